@@ -1,0 +1,207 @@
+"""The four-player PettingZoo AEC environment (classic ``env()`` / ``raw_env`` pattern).
+
+Example:
+    >>> from big2_env import env
+    >>> e = env()
+    >>> e.reset(seed=42)
+    >>> for agent in e.agent_iter():
+    ...     obs, reward, termination, truncation, info = e.last()
+    ...     action = None if termination or truncation else int(obs["candidate_actions"][0])
+    ...     e.step(action)
+    >>> sorted(info)
+    ['scores', 'turns', 'winner']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .cards import format_play
+from .encoding import FEATURE_SIZE, NUM_ACTIONS, OBS_SIZE, Decision, observation
+from .game import NUM_PLAYERS, Game
+from .render import check_viewer, render_table
+from .rules import Rules
+
+AGENTS = tuple(f"player_{i}" for i in range(NUM_PLAYERS))
+_MAX_LISTED = 20
+
+
+def observation_space(candidate_view: bool = True) -> spaces.Dict:
+    """The per-agent observation space (see SPEC section 5)."""
+    parts: dict[str, spaces.Space] = {
+        "observation": spaces.Box(low=0.0, high=52.0, shape=(OBS_SIZE,), dtype=np.float32),
+        "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+    }
+    if candidate_view:
+        parts["candidate_actions"] = spaces.Sequence(spaces.Discrete(NUM_ACTIONS), stack=True)
+        parts["candidate_features"] = spaces.Sequence(
+            spaces.Box(low=0.0, high=1.0, shape=(FEATURE_SIZE,), dtype=np.float32), stack=True
+        )
+    return spaces.Dict(parts)
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The wrapped env: illegal actions end the game with reward -1 for the offender
+    (PettingZoo's ``TerminateIllegalWrapper``), plus the order and bounds checks.
+
+    Keywords: ``render_mode`` (``None``, ``"ansi"``, ``"human"``), ``rules`` (a
+    :class:`Rules`, preset name or dict), ``candidate_view`` (default ``True``),
+    ``render_view`` (whose hand rendering shows: ``"current"``, ``"all"``, ``"none"`` or a seat).
+    """
+    wrapped: AECEnv = raw_env(**kwargs)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    wrapped = wrappers.OrderEnforcingWrapper(wrapped)
+    return wrapped
+
+
+class raw_env(AECEnv, EzPickle):
+    """Big 2 for four agents ``player_0``..``player_3`` (seat order = agent order).
+
+    Observations are dicts (see :func:`observation_space`); rewards are the final
+    scores, given only at the end; ``infos`` then carry ``scores`` (per agent),
+    ``winner`` (agent name) and ``turns``. An illegal action raises ``ValueError``
+    naming the action and the legal ones.
+    """
+
+    metadata = {"render_modes": ["human", "ansi"], "name": "big2_v0", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        rules: Rules | str | dict | None = None,
+        candidate_view: bool = True,
+        render_view: str | int | None = "current",
+    ):
+        EzPickle.__init__(self, render_mode, rules, candidate_view, render_view)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}; got {render_mode!r}")
+        if not isinstance(candidate_view, bool):
+            raise ValueError(f"candidate_view must be True or False; got {candidate_view!r}")
+        self.render_mode = render_mode
+        self.rules = Rules.coerce(rules)
+        self.candidate_view = candidate_view
+        self.render_view = check_viewer(render_view)
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        self._obs_space = observation_space(candidate_view)
+        self._act_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_spaces = {a: self._obs_space for a in AGENTS}
+        self.action_spaces = {a: self._act_space for a in AGENTS}
+        self._np_random: np.random.Generator | None = None
+        self.game: Game | None = None
+        self._decision: Decision | None = None
+        self._empty_actions = np.zeros(0, dtype=np.int64)
+        self._empty_features = np.zeros((0, FEATURE_SIZE), dtype=np.float32)
+        self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self._obs_space
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self._act_space
+
+    # ------------------------------------------------------------------ API
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None or self._np_random is None:
+            self._np_random, _ = seeding.np_random(seed)
+        self.game = Game(self.rules, seed=self._np_random)
+        self._decision = None
+        self.agents = list(AGENTS)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = AGENTS[self.game.current_player]
+
+    def current_decision(self) -> Decision:
+        """The :class:`Decision` (observation, legal actions, plays, features) of the agent on move."""
+        if self.game is None:
+            raise RuntimeError("call reset() before using the environment")
+        if self._decision is None:
+            self._decision = Decision(self.game)
+        return self._decision
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if self.game is None:
+            raise RuntimeError("call reset() before observe()")
+        seat = AGENTS.index(agent)
+        game = self.game
+        if not game.is_over and seat == game.current_player:
+            d = self.current_decision()
+            obs = {"observation": d.observation, "action_mask": d.action_mask()}
+            if self.candidate_view:
+                obs["candidate_actions"] = d.actions
+                obs["candidate_features"] = d.features
+            return obs
+        obs = {"observation": observation(game, seat), "action_mask": self._zero_mask.copy()}
+        if self.candidate_view:
+            obs["candidate_actions"] = self._empty_actions.copy()
+            obs["candidate_features"] = self._empty_features.copy()
+        return obs
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        decision = self.current_decision()
+        entry = decision.entry_for_action(self._check_action(action)) if action is not None else None
+        if entry is None:
+            raise ValueError(self._illegal_message(agent, action, decision))
+        game = self.game
+        assert game is not None
+        self._cumulative_rewards[agent] = 0.0
+        game._apply(entry)
+        self._decision = None
+        if game.is_over:
+            scores = game.scores()
+            self.rewards = {a: float(scores[i]) for i, a in enumerate(AGENTS)}
+            self.terminations = {a: True for a in self.agents}
+            final = {"scores": dict(zip(AGENTS, scores)), "winner": AGENTS[game.winner], "turns": game.turn}
+            self.infos = {a: dict(final) for a in self.agents}
+            self.agent_selection = AGENTS[(game.winner + 1) % NUM_PLAYERS]
+        else:
+            self.rewards = {a: 0.0 for a in self.agents}
+            self.agent_selection = AGENTS[game.current_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    @staticmethod
+    def _check_action(action: Any) -> int:
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+            return int(action)
+        if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+            return int(action)
+        raise ValueError(f"action must be an int in 0..{NUM_ACTIONS - 1}, got {action!r}")
+
+    def _illegal_message(self, agent: str, action: Any, decision: Decision) -> str:
+        legal = [f"{a} ({format_play(p)})" for a, p in zip(decision.actions.tolist(), decision.plays)]
+        listed = ", ".join(legal[:_MAX_LISTED]) + (f", ... ({len(legal)} in all)" if len(legal) > _MAX_LISTED else "")
+        return f"illegal action {action!r} for {agent}; legal actions: {listed}"
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if self.game is None:
+            text = "Big 2: call reset() to deal"
+        else:
+            text = render_table(self.game, self.render_view)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        pass

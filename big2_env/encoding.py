@@ -1,0 +1,310 @@
+"""The paper's encodings: the 277-number information state, the 1695-action
+hand-slot index with its mask, and the 80-number candidate features.
+
+Information state (float32, for the acting player ``i``; the others are listed
+clockwise from ``i``: next, across, previous):
+
+====== ===== ====================================================================
+slice  size  content
+====== ===== ====================================================================
+0:13   13    ``i``'s hand as card ids, ascending, padded with 52
+13:65  52    indicator of the active trick's cards (all 0 when leading)
+65:117 52    indicator of every card played so far
+117:120 3    cards left in each other player's hand
+120    1     consecutive passes since the last play (3 when control returns)
+121:277 156  per other player, indicator of the cards they have played
+====== ===== ====================================================================
+
+It is built only from ``i``'s hand and public history, never from another
+player's unplayed cards.
+
+Action index (hand-slot scheme): with the hand sorted ascending, an action names
+the slots (0..12) it plays. Blocks, each in lexicographic order of slot tuples:
+
+============ ======= ==========================================================
+indices      count   slot tuples
+============ ======= ==========================================================
+0..12        13      singles ``(i,)``
+13..45       33      pairs ``i<j``, ``j<=i+3``
+46..76       31      triples ``i<j<k``, ``k<=i+3``
+77..406      330     four-card sets ``a<b<c<d``, ``b<=a+3``, ``d<=c+3`` (two pair
+                     and four of a kind; used only with ``four_card_plays``)
+407..1693    1287    five-card sets (all ``C(13, 5)``)
+1694         1       pass
+============ ======= ==========================================================
+
+Candidate features (80 float32 per legal action):
+
+====== ===== ====================================================================
+slice  size  content
+====== ===== ====================================================================
+0:52   52    indicator of the cards played
+52     1     pass bit (for pass, the only 1 in the row)
+53:61  8     one-hot category: single, pair, triple, straight, flush, full house,
+             four of a kind, straight flush (two pair -> pair, four-card quads ->
+             four of a kind)
+61:74  13    one-hot rank of the comparison card
+74:78  4     one-hot suit of the comparison card
+78     1     number of cards / 5
+79     1     rank of the comparison card / 12
+====== ===== ====================================================================
+
+The comparison card is the card that decides comparisons: the card of a single,
+the highest card of a pair, triple, two pair, straight, flush or straight flush,
+the highest card of the triple of a full house and of the four of a four of a kind.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Sequence
+
+import numpy as np
+
+from .cards import NUM_CARDS, check_card, format_cards
+from .combos import FEATURE_CATEGORY, Entry, classify
+from .rules import Rules
+
+OBS_SIZE = 277
+NUM_ACTIONS = 1695
+PASS_ACTION = 1694
+FEATURE_SIZE = 80
+HAND_SLOTS = 13
+PAD_CARD = 52
+
+OBS_HAND = slice(0, 13)
+OBS_TRICK = slice(13, 65)
+OBS_PLAYED = slice(65, 117)
+OBS_CARDS_LEFT = slice(117, 120)
+OBS_PASSES = 120
+OBS_PLAYED_BY = slice(121, 277)
+
+FEAT_CARDS = slice(0, 52)
+FEAT_PASS = 52
+FEAT_CATEGORY = 53
+FEAT_RANK = 61
+FEAT_SUIT = 74
+FEAT_NUM_CARDS = 78
+FEAT_RANK_SCALED = 79
+
+
+def _build_slot_tuples() -> list[tuple[int, ...]]:
+    slots: list[tuple[int, ...]] = [(i,) for i in range(13)]
+    slots += [(i, j) for i in range(13) for j in range(i + 1, min(i + 3, 12) + 1)]
+    slots += [(i, j, k) for i in range(13) for j in range(i + 1, 13) for k in range(j + 1, min(i + 3, 12) + 1)]
+    slots += [
+        (a, b, c, d)
+        for a in range(13)
+        for b in range(a + 1, min(a + 3, 12) + 1)
+        for c in range(b + 1, 13)
+        for d in range(c + 1, min(c + 3, 12) + 1)
+    ]
+    slots += list(combinations(range(13), 5))
+    return slots
+
+
+ACTION_SLOTS: tuple[tuple[int, ...], ...] = tuple(_build_slot_tuples()) + ((),)
+assert len(ACTION_SLOTS) == NUM_ACTIONS
+BLOCK_STARTS = {1: 0, 2: 13, 3: 46, 4: 77, 5: 407}
+
+_SLOT_MASK_TO_INDEX = [-1] * (1 << HAND_SLOTS)
+for _index, _slots in enumerate(ACTION_SLOTS[:-1]):
+    _SLOT_MASK_TO_INDEX[sum(1 << s for s in _slots)] = _index
+
+
+def _slot_mask(play: Sequence[int], hand_mask: int) -> int:
+    mask = 0
+    for c in play:
+        mask |= 1 << (hand_mask & ((1 << c) - 1)).bit_count()
+    return mask
+
+
+def action_index(play: Sequence[int], hand: Sequence[int]) -> int:
+    """Index (0..1694) of ``play`` made from ``hand``; ``()`` is :data:`PASS_ACTION`.
+
+    >>> from big2_env.cards import parse_cards
+    >>> hand = parse_cards("3D 3S 5H 9C")
+    >>> action_index(parse_cards("3D 3S"), hand), action_index((), hand)
+    (13, 1694)
+    """
+    if len(play) == 0:
+        return PASS_ACTION
+    hand_mask = 0
+    for c in hand:
+        hand_mask |= 1 << check_card(c)
+    for c in play:
+        if not hand_mask >> check_card(c) & 1:
+            raise ValueError(f"card {format_cards([c])} of the play is not in the hand")
+    index = _SLOT_MASK_TO_INDEX[_slot_mask(play, hand_mask)] if len(set(play)) == len(play) else -1
+    if index < 0:
+        raise ValueError(f"the play {format_cards(sorted(play))!r} has no action index (not a slot set of the scheme)")
+    return index
+
+
+def action_cards(index: int, hand: Sequence[int]) -> tuple[int, ...]:
+    """The sorted cards that action ``index`` names in ``hand`` (``()`` for pass).
+
+    Raises ``ValueError`` when the index is out of range or names a slot the hand does not have.
+    """
+    if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < NUM_ACTIONS:
+        raise ValueError(f"action index must be an int in 0..{NUM_ACTIONS - 1}, got {index!r}")
+    slots = ACTION_SLOTS[int(index)]
+    ordered = sorted(hand)
+    if slots and slots[-1] >= len(ordered):
+        raise ValueError(f"action {index} names hand slot {slots[-1]} but the hand has {len(ordered)} cards")
+    return tuple(ordered[s] for s in slots)
+
+
+def entry_action_indices(entries: Sequence[Entry], hand_mask: int) -> list[int]:
+    """Action indices of legal-play entries made from the hand with bitmask ``hand_mask``."""
+    table = _SLOT_MASK_TO_INDEX
+    return [table[_slot_mask(e[1], hand_mask)] if e[1] else PASS_ACTION for e in entries]
+
+
+def action_mask_from_indices(indices: Sequence[int]) -> np.ndarray:
+    """int8 mask of length 1695 with ones at ``indices``."""
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[list(indices)] = 1
+    return mask
+
+
+def _indicator_rows(masks: Sequence[int]) -> np.ndarray:
+    """uint8 array (len(masks), 52) of card indicators from 52-bit masks."""
+    buf = b"".join(m.to_bytes(7, "little") for m in masks)
+    bits = np.unpackbits(np.frombuffer(buf, dtype=np.uint8), bitorder="little")
+    return bits.reshape(len(masks), 56)[:, :NUM_CARDS]
+
+
+def encode_observation(
+    hand: Sequence[int],
+    trick_mask: int,
+    played_mask: int,
+    cards_left_others: Sequence[int],
+    passes: int,
+    played_by_others: Sequence[int],
+) -> np.ndarray:
+    """Assemble the 277-number information state from its parts (see the module docstring)."""
+    obs = np.zeros(OBS_SIZE, dtype=np.float32)
+    obs[0:13] = PAD_CARD
+    obs[0 : len(hand)] = hand
+    rows = _indicator_rows([trick_mask, played_mask, *played_by_others])
+    obs[13:65] = rows[0]
+    obs[65:117] = rows[1]
+    obs[117:120] = cards_left_others
+    obs[120] = passes
+    obs[121:277] = rows[2:].ravel()
+    return obs
+
+
+def observation(game, player: int) -> np.ndarray:
+    """The information state of ``player`` in ``game`` (a :class:`big2_env.game.Game`)."""
+    others = [(player + k) % 4 for k in (1, 2, 3)]
+    trick_mask = 0
+    for c in game.trick or ():
+        trick_mask |= 1 << c
+    return encode_observation(
+        game._hand_cards[player],
+        trick_mask,
+        game.played_mask,
+        [len(game._hand_cards[o]) for o in others],
+        game.passes,
+        [game.played_by_mask[o] for o in others],
+    )
+
+
+def entry_features(entries: Sequence[Entry]) -> np.ndarray:
+    """(n, 80) float32 candidate features of legal-play entries (see the module docstring)."""
+    n = len(entries)
+    feats = np.zeros((n, FEATURE_SIZE), dtype=np.float32)
+    if n == 0:
+        return feats
+    feats[:, :NUM_CARDS] = _indicator_rows([e[2] for e in entries])
+    rows, cols, vals = [], [], []
+    for i, e in enumerate(entries):
+        if not e[1]:
+            rows.append(i)
+            cols.append(FEAT_PASS)
+            vals.append(1.0)
+            continue
+        card = e[4]
+        rank = card >> 2
+        rows += [i, i, i, i, i]
+        cols += [FEAT_CATEGORY + FEATURE_CATEGORY[e[3]], FEAT_RANK + rank, FEAT_SUIT + (card & 3), FEAT_NUM_CARDS, FEAT_RANK_SCALED]
+        vals += [1.0, 1.0, 1.0, len(e[1]) / 5.0, rank / 12.0]
+    feats[rows, cols] = vals
+    return feats
+
+
+def play_features(play: Sequence[int], rules: Rules = Rules()) -> np.ndarray:
+    """The 80 candidate features of one play (``()`` for pass) under ``rules``.
+
+    >>> from big2_env.cards import parse_cards
+    >>> f = play_features(parse_cards("3D 3S"))
+    >>> int(f[:52].sum()), int(f[52]), int(f[54]), float(f[78])
+    (2, 0, 1, 0.4)
+    """
+    if len(play) == 0:
+        return entry_features([(-1, (), 0, -1, -1)])[0]
+    play_t = tuple(sorted(play))
+    combo = classify(play_t, rules)
+    if combo is None:
+        raise ValueError(f"{format_cards(play_t)!r} is not a legal combination under these rules")
+    mask = 0
+    for c in play_t:
+        mask |= 1 << c
+    return entry_features([(combo.strength, play_t, mask, combo.category, combo.comparison_card)])[0]
+
+
+class Decision:
+    """Everything an agent sees at one decision: built once, shared by env and trainers.
+
+    Attributes:
+        player: the seat on move.
+        observation: (277,) float32 information state.
+        actions: legal action indices, ascending (int64 array).
+        plays: the legal plays, in the same order as ``actions``.
+        features: (n, 80) float32 candidate features, same order (built lazily).
+    """
+
+    __slots__ = ("player", "observation", "actions", "plays", "_entries", "_features")
+
+    def __init__(self, game) -> None:
+        self.player = game.current_player
+        self.observation = observation(game, self.player)
+        entries = game.legal_entries()
+        indices = entry_action_indices(entries, game._hand_masks[self.player])
+        order = sorted(range(len(entries)), key=indices.__getitem__)
+        self._entries = [entries[i] for i in order]
+        self.actions = np.array([indices[i] for i in order], dtype=np.int64)
+        self.plays = [e[1] for e in self._entries]
+        self._features: np.ndarray | None = None
+
+    @property
+    def features(self) -> np.ndarray:
+        if self._features is None:
+            self._features = entry_features(self._entries)
+        return self._features
+
+    def action_mask(self) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[self.actions] = 1
+        return mask
+
+    def play_for_action(self, action: int) -> tuple[int, ...] | None:
+        """The play of a legal action index, or ``None`` if the action is not legal now."""
+        pos = int(np.searchsorted(self.actions, action))
+        if pos < len(self.actions) and self.actions[pos] == action:
+            return self.plays[pos]
+        return None
+
+    def entry_for_action(self, action: int) -> Entry | None:
+        pos = int(np.searchsorted(self.actions, action))
+        if pos < len(self.actions) and self.actions[pos] == action:
+            return self._entries[pos]
+        return None
+
+
+def legal_action_mask(game) -> np.ndarray:
+    """int8 mask (1695,) of the legal actions of the player on move in ``game``."""
+    entries = game.legal_entries()
+    return action_mask_from_indices(entry_action_indices(entries, game._hand_masks[game.current_player]))

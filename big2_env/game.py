@@ -1,0 +1,333 @@
+"""The pure Big 2 rules engine: deal, turn order, plays and passes, tricks, game end, scores.
+
+It knows nothing of reinforcement learning: the encodings and environments are
+built on top of it.
+
+Examples:
+    >>> game = Game(seed=7)
+    >>> opener = game.current_player
+    >>> all(0 in play for play in game.legal_plays())  # the opening play contains 3D
+    True
+    >>> while not game.is_over:
+    ...     game.play(game.legal_plays()[0])
+    >>> sum(game.scores())
+    0
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from .cards import NUM_CARDS, THREE_OF_DIAMONDS, card_str, check_card, format_cards, format_play, mask_to_cards, parse_play
+from .combos import Entry, classify, enumerate_combos
+from .legal import PASS_ENTRY, hand_mask_of, select_entries
+from .rules import Rules
+
+NUM_PLAYERS = 4
+HAND_SIZE = 13
+_MAX_LISTED = 12
+
+
+class IllegalPlayError(ValueError):
+    """A play that the rules do not allow in the current position."""
+
+
+def deal_hands(rng: np.random.Generator) -> list[list[int]]:
+    """Shuffle the 52 cards with ``rng`` and deal 13 to each of the four seats (sorted)."""
+    deck = rng.permutation(NUM_CARDS).tolist()
+    return [sorted(deck[i * HAND_SIZE : (i + 1) * HAND_SIZE]) for i in range(NUM_PLAYERS)]
+
+
+def hand_penalty(cards_left: int, scoring: str) -> int:
+    """What a loser with ``cards_left`` cards pays under a scoring rule."""
+    if scoring == "hk":
+        if cards_left == 13:
+            return 3 * cards_left
+        if cards_left >= 10:
+            return 2 * cards_left
+    return cards_left
+
+
+class Game:
+    """One game of Big 2 between four seats (0..3, clockwise).
+
+    Args:
+        rules: the rule set (a :class:`Rules`, a preset name or a dict of keywords).
+        seed: an int, a ``numpy.random.Generator`` or ``None``; the same seed gives the same deal.
+
+    Attributes (read-only by convention):
+        rules, current_player, trick (sorted tuple of the active trick, ``None`` when
+        leading), trick_player (who made the active trick), passes (consecutive
+        passes since the last play), winner (``None`` until the game ends), turn
+        (decisions taken so far), history (list of ``(player, play)``).
+    """
+
+    def __init__(self, rules: Rules | str | dict | None = None, seed: int | np.random.Generator | None = None):
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        self._setup(Rules.coerce(rules), deal_hands(rng))
+
+    @classmethod
+    def from_hands(
+        cls,
+        hands: Sequence[Iterable[int] | str],
+        rules: Rules | str | dict | None = None,
+        *,
+        current_player: int | None = None,
+        trick: Iterable[int] | str | None = None,
+        trick_player: int | None = None,
+        passes: int = 0,
+        opening: bool | None = None,
+    ) -> "Game":
+        """Start from given hands (card ids or card text), for tests, puzzles and replays.
+
+        With the defaults, ``hands`` must be a full deal and play starts from the
+        opening (holder of 3D on move). Give ``current_player`` (and optionally an
+        active ``trick`` made by ``trick_player`` followed by ``passes`` passes) to
+        start mid-game; the opening rule then applies only if ``opening=True``.
+        """
+        rules = Rules.coerce(rules)
+        if len(hands) != NUM_PLAYERS:
+            raise ValueError(f"need exactly {NUM_PLAYERS} hands, got {len(hands)}")
+        parsed = [sorted(parse_play(h)) if isinstance(h, str) else sorted(h) for h in hands]
+        seen = 0
+        for seat, hand in enumerate(parsed):
+            mask = hand_mask_of(hand, f"hand of player {seat}")
+            if not 1 <= len(hand) <= HAND_SIZE:
+                raise ValueError(f"player {seat} must hold 1 to {HAND_SIZE} cards, got {len(hand)}")
+            if mask & seen:
+                raise ValueError(f"card(s) {format_cards(mask_to_cards(mask & seen))} dealt to more than one player")
+            seen |= mask
+        trick_t = None
+        if trick is not None:
+            trick_t = tuple(sorted(parse_play(trick) if isinstance(trick, str) else trick))
+            if not trick_t:
+                trick_t = None
+        game = cls.__new__(cls)
+        game._setup(rules, parsed, current_player=current_player, opening=opening)
+        if trick_t is not None:
+            if current_player is None:
+                raise ValueError("give current_player when starting facing a trick")
+            combo = classify(trick_t, rules)
+            if combo is None:
+                raise ValueError(f"trick {format_cards(trick_t)!r} is not a legal combination under these rules")
+            trick_mask = hand_mask_of(trick_t, "trick")
+            if trick_mask & seen:
+                raise ValueError(f"trick {format_cards(trick_t)!r} shares cards with a hand")
+            if not 0 <= passes <= 2:
+                raise ValueError(f"passes after the trick must be 0, 1 or 2, got {passes}")
+            if trick_player is None:
+                trick_player = (current_player - 1 - passes) % NUM_PLAYERS
+            elif (trick_player + 1 + passes) % NUM_PLAYERS != current_player:
+                raise ValueError(
+                    f"player {trick_player} played the trick and {passes} passed, so player "
+                    f"{(trick_player + 1 + passes) % NUM_PLAYERS} is on move, not {current_player}"
+                )
+            game.trick, game._trick_strength, game.trick_player, game.passes = trick_t, combo.strength, trick_player, passes
+            game.played_mask |= trick_mask
+            game.played_by_mask[trick_player] |= trick_mask
+        elif passes:
+            raise ValueError("passes need an active trick")
+        return game
+
+    def _setup(
+        self,
+        rules: Rules,
+        hands: list[list[int]],
+        current_player: int | None = None,
+        opening: bool | None = None,
+    ) -> None:
+        self.rules = rules
+        self._hand_masks = [hand_mask_of(h) for h in hands]
+        self._hand_cards = [list(h) for h in hands]
+        self._combos = [enumerate_combos(m, rules) for m in self._hand_masks]
+        if current_player is None:
+            holders = [p for p in range(NUM_PLAYERS) if self._hand_masks[p] & 1]
+            if not holders:
+                raise ValueError("no player holds 3D: give current_player to start mid-game")
+            current_player = holders[0]
+            opening = True if opening is None else opening
+        elif not (isinstance(current_player, (int, np.integer)) and 0 <= current_player < NUM_PLAYERS):
+            raise ValueError(f"current_player must be 0..3, got {current_player!r}")
+        self.current_player = int(current_player)
+        self._opening = bool(opening)
+        if self._opening and not self._hand_masks[self.current_player] & 1:
+            raise ValueError("the opening needs the player on move to hold 3D")
+        self.trick: tuple[int, ...] | None = None
+        self._trick_strength = 0
+        self.trick_player: int | None = None
+        self.passes = 0
+        self.winner: int | None = None
+        self.turn = 0
+        self.history: list[tuple[int, tuple[int, ...]]] = []
+        self.played_mask = 0
+        self.played_by_mask = [0, 0, 0, 0]
+        self._legal: list[Entry] | None = None
+
+    # ----------------------------------------------------------------- queries
+    @property
+    def hands(self) -> tuple[tuple[int, ...], ...]:
+        """Every seat's hand, each a sorted tuple of card ids."""
+        return tuple(tuple(h) for h in self._hand_cards)
+
+    def hand(self, player: int) -> list[int]:
+        """One seat's hand as a sorted list (a copy)."""
+        return list(self._hand_cards[player])
+
+    def cards_left(self, player: int) -> int:
+        return len(self._hand_cards[player])
+
+    @property
+    def is_over(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def is_opening(self) -> bool:
+        """True until the first play of the game (when the opening rule applies)."""
+        return self._opening
+
+    @property
+    def leading(self) -> bool:
+        """True when the player on move has control (no active trick)."""
+        return self.trick is None
+
+    def legal_entries(self) -> list[Entry]:
+        """Legal plays as internal entries ``(strength, play, mask, category, comparison_card)``.
+
+        Pass is :data:`big2_env.legal.PASS_ENTRY` and comes last when legal.
+        """
+        if self._legal is None:
+            if self.winner is not None:
+                self._legal = []
+                return self._legal
+            groups = self._combos[self.current_player]
+            if self.trick is None:
+                if self._opening and self.rules.opening == "3D_must_play":
+                    self._legal = select_entries(groups, 0, 0, must_include_mask=1 << THREE_OF_DIAMONDS)
+                elif self._opening and self.rules.opening == "3D_single":
+                    self._legal = select_entries(groups, 0, 0, only_play=(THREE_OF_DIAMONDS,))
+                else:
+                    self._legal = select_entries(groups, 0, 0)
+            else:
+                self._legal = select_entries(groups, len(self.trick), self._trick_strength)
+                self._legal.append(PASS_ENTRY)
+        return self._legal
+
+    def legal_plays(self) -> list[tuple[int, ...]]:
+        """Legal plays of the player on move (sorted tuples; ``()`` is pass, last when legal)."""
+        return [e[1] for e in self.legal_entries()]
+
+    def scores(self) -> list[int]:
+        """Final scores per seat (sum to zero). Raises ``ValueError`` before the game ends."""
+        if self.winner is None:
+            raise ValueError("the game is not over yet; scores exist only at the end")
+        penalties = [hand_penalty(len(h), self.rules.scoring) for h in self._hand_cards]
+        total = sum(penalties)
+        return [total if p == self.winner else -penalties[p] for p in range(NUM_PLAYERS)]
+
+    # ----------------------------------------------------------------- moves
+    def play(self, cards: Iterable[int] | str) -> None:
+        """Play cards (ids or text such as ``"3D 3S"``) or pass (``()`` or ``"pass"``) for the player on move.
+
+        Raises :class:`IllegalPlayError` (a ``ValueError``) naming the problem; the
+        state is unchanged after a rejected play.
+        """
+        if isinstance(cards, str):
+            play = parse_play(cards)
+        else:
+            play = tuple(sorted(check_cards(cards)))
+        for entry in self.legal_entries():
+            if entry[1] == play:
+                self._apply(entry)
+                return
+        raise IllegalPlayError(self._explain_illegal(play))
+
+    def play_index(self, index: int) -> None:
+        """Make the ``index``-th play of :meth:`legal_plays` (no other check: the fast path)."""
+        legal = self.legal_entries()
+        if not 0 <= index < len(legal):
+            raise IllegalPlayError(f"play index {index} out of range: {len(legal)} legal plays")
+        self._apply(legal[index])
+
+    def _apply(self, entry: Entry) -> None:
+        player = self.current_player
+        play = entry[1]
+        self.history.append((player, play))
+        self.turn += 1
+        self._legal = None
+        if not play:
+            self.passes += 1
+            if self.passes == NUM_PLAYERS - 1:
+                self.trick = None  # everyone else passed: the trick's player leads next
+            self.current_player = (player + 1) % NUM_PLAYERS
+            return
+        mask = entry[2]
+        self._hand_masks[player] ^= mask
+        self._hand_cards[player] = [c for c in self._hand_cards[player] if not mask >> c & 1]
+        self.played_mask |= mask
+        self.played_by_mask[player] |= mask
+        self.trick, self._trick_strength, self.trick_player = play, entry[0], player
+        self.passes = 0
+        self._opening = False
+        if not self._hand_masks[player]:
+            self.winner = player
+            return
+        self._combos[player] = [[e for e in group if not e[2] & mask] for group in self._combos[player]]
+        self.current_player = (player + 1) % NUM_PLAYERS
+
+    def _explain_illegal(self, play: tuple[int, ...]) -> str:
+        player = self.current_player
+        if self.winner is not None:
+            return f"the game is over (player {self.winner} won); no more plays"
+        if not play:
+            return f"player {player} has control (no active trick) and cannot pass"
+        missing = [c for c in play if not self._hand_masks[player] >> c & 1]
+        if missing:
+            return f"{format_cards(missing)} not in player {player}'s hand ({format_cards(self._hand_cards[player])})"
+        text = format_play(play)
+        combo = classify(play, self.rules)
+        if combo is None:
+            reason = f"{text!r} is not a legal combination under these rules"
+        elif self.trick is not None and len(play) != len(self.trick):
+            reason = f"{text!r} has {len(play)} cards but the trick {format_play(self.trick)!r} has {len(self.trick)}"
+        elif self.trick is not None:
+            reason = f"{text!r} does not beat the trick {format_play(self.trick)!r}"
+        elif self._opening and self.rules.opening == "3D_single":
+            reason = f"the opening play must be {card_str(THREE_OF_DIAMONDS)} alone"
+        else:
+            reason = f"the opening play must contain {card_str(THREE_OF_DIAMONDS)}"
+        legal = [format_play(p) for p in self.legal_plays()]
+        listed = ", ".join(legal[:_MAX_LISTED]) + (f", ... ({len(legal)} in all)" if len(legal) > _MAX_LISTED else "")
+        return f"illegal play for player {player}: {reason}. Legal plays: {listed}"
+
+    def copy(self) -> "Game":
+        """An independent copy of the game state."""
+        other = Game.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        other._hand_masks = list(self._hand_masks)
+        other._hand_cards = [list(h) for h in self._hand_cards]
+        other._combos = list(self._combos)  # groups are replaced, never mutated, on play
+        other.played_by_mask = list(self.played_by_mask)
+        other.history = list(self.history)
+        other._legal = None
+        return other
+
+    def __repr__(self) -> str:
+        state = f"winner={self.winner}" if self.is_over else f"to_move={self.current_player}"
+        trick = format_play(self.trick) if self.trick else "-"
+        return f"Game({state}, trick={trick!r}, cards_left={[len(h) for h in self._hand_cards]}, turn={self.turn})"
+
+
+def check_cards(cards: Iterable[int]) -> list[int]:
+    """Validate card ids (ints 0..51, no repeats) and return them as a list."""
+    result = []
+    mask = 0
+    for c in cards:
+        card = check_card(c)
+        if mask >> card & 1:
+            raise IllegalPlayError(f"card {card_str(card)} given twice")
+        mask |= 1 << card
+        result.append(card)
+    return result
+

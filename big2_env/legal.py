@@ -1,0 +1,105 @@
+"""Legal-play generation: the combinations of a hand filtered by the active trick.
+
+The standalone :func:`legal_plays` serves users and tests; :class:`big2_env.game.Game`
+uses the same :func:`select_entries` on hand tables it keeps up to date
+incrementally (playing cards only removes entries, it never adds any).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from functools import lru_cache
+from operator import itemgetter
+from typing import Iterable, Sequence
+
+from .cards import card_str, check_card, format_cards
+from .combos import Entry, classify, enumerate_combos
+from .rules import Rules
+
+PASS: tuple[int, ...] = ()
+PASS_ENTRY: Entry = (-1, (), 0, -1, -1)
+_strength_of = itemgetter(0)
+
+
+def select_entries(
+    groups: Sequence[list[Entry]],
+    trick_size: int,
+    trick_strength: int,
+    must_include_mask: int = 0,
+    only_play: tuple[int, ...] | None = None,
+) -> list[Entry]:
+    """Non-pass entries of an enumerated hand that are legal now.
+
+    ``trick_size == 0`` means leading (every combination, by size then strength);
+    otherwise only entries of that size with a greater strength.
+    ``must_include_mask`` keeps entries containing that card; ``only_play`` keeps
+    exactly that play (the ``3D_single`` opening).
+    """
+    if trick_size:
+        group = groups[trick_size]
+        chosen = group[bisect_right(group, trick_strength, key=_strength_of) :]
+    else:
+        chosen = [e for group in groups for e in group]
+    if only_play is not None:
+        return [e for e in chosen if e[1] == only_play]
+    if must_include_mask:
+        return [e for e in chosen if e[2] & must_include_mask]
+    return chosen
+
+
+@lru_cache(maxsize=4096)
+def _cached_combos(hand_mask: int, rules: Rules) -> list[list[Entry]]:
+    return enumerate_combos(hand_mask, rules)
+
+
+def hand_mask_of(cards: Iterable[int], what: str = "hand") -> int:
+    """Bitmask of a collection of distinct card ids; ``ValueError`` on a bad or repeated card."""
+    mask = 0
+    for c in cards:
+        card = check_card(c)
+        if mask >> card & 1:
+            raise ValueError(f"card {card_str(card)} appears twice in the {what}")
+        mask |= 1 << card
+    return mask
+
+
+def legal_plays(
+    hand: Iterable[int],
+    trick: Sequence[int] | None = None,
+    rules: Rules = Rules(),
+    must_include: int | None = None,
+) -> list[tuple[int, ...]]:
+    """Every legal play from ``hand`` facing ``trick`` (``None`` when leading).
+
+    Each play is a sorted tuple of card ids; ``()`` is pass, present exactly when
+    passing is legal (facing a trick). Non-pass plays come first, ordered by
+    number of cards and then by strength; pass is last. ``must_include`` is a card
+    that every play must contain (the opening 3D).
+
+    >>> from big2_env.cards import parse_cards, format_play
+    >>> [format_play(p) for p in legal_plays(parse_cards("3D 3S 5H"), parse_cards("4C"))]
+    ['5H', 'pass']
+    """
+    rules = Rules.coerce(rules)
+    hand_mask = hand_mask_of(hand)
+    trick_size, trick_strength = 0, 0
+    if trick is not None and len(trick):
+        trick_t = tuple(sorted(trick))
+        trick_mask = hand_mask_of(trick_t, "trick")
+        combo = classify(trick_t, rules)
+        if combo is None:
+            raise ValueError(f"trick {format_cards(trick_t)!r} is not a legal combination under these rules")
+        if trick_mask & hand_mask:
+            raise ValueError(f"trick {format_cards(trick_t)!r} shares cards with the hand")
+        trick_size, trick_strength = len(trick_t), combo.strength
+    must_mask = 0
+    if must_include is not None:
+        card = check_card(must_include)
+        if not hand_mask >> card & 1:
+            raise ValueError(f"must_include card {card_str(card)} is not in the hand")
+        must_mask = 1 << card
+    entries = select_entries(_cached_combos(hand_mask, rules), trick_size, trick_strength, must_mask)
+    plays = [e[1] for e in entries]
+    if trick_size:
+        plays.append(PASS)
+    return plays

@@ -1,0 +1,130 @@
+"""Rule variants: the frozen :class:`Rules` value and its named presets."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Any, ClassVar, Mapping
+
+STRAIGHTS = ("no_two", "wrap", "to_two")
+FLUSH_ORDERS = ("high_card", "suit_first")
+SCORINGS = ("paper", "hk")
+OPENINGS = ("3D_must_play", "3D_leads_free", "3D_single")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """A Big 2 rule set. ``Rules()`` is the paper's default; every field is validated.
+
+    Attributes:
+        straights: ``"no_two"`` (default): the nine straights 3-4-5-6-7 .. T-J-Q-K-A,
+            a 2 is never in a straight. ``"wrap"``: also 2-3-4-5-6 and A-2-3-4-5,
+            ranked above T-J-Q-K-A in that order. ``"to_two"``: also J-Q-K-A-2, the
+            highest straight. Within one shape straights compare by highest card id.
+        flush_order: ``"high_card"`` (default): flushes compare by highest card id.
+            ``"suit_first"``: by suit first, then highest card id.
+        four_card_plays: ``False`` (default). ``True`` adds four-card plays: two pair
+            (compared by the highest card of the higher pair) and four of a kind
+            (compared by rank, beats any two pair).
+        five_card_quads: ``True`` (default): four of a kind plus any kicker is a
+            five-card hand. ``False``: it is not (four of a kind is then only a
+            four-card play, if those are on).
+        scoring: ``"paper"`` (default): each loser scores minus their cards left, the
+            winner the sum. ``"hk"``: a loser's cards count 1x when 9 or fewer, 2x for
+            10-12 and 3x for 13; the winner gets the sum.
+        opening: ``"3D_must_play"`` (default): the holder of 3D leads and the opening
+            play must contain 3D. ``"3D_leads_free"``: the holder of 3D leads any
+            combination. ``"3D_single"``: the holder of 3D must open with 3D alone.
+
+    Examples:
+        >>> Rules() == Rules.preset("paper")
+        True
+        >>> Rules(straights="wrap").straights
+        'wrap'
+        >>> Rules(scoring="bogus")
+        Traceback (most recent call last):
+        ...
+        ValueError: Rules.scoring must be one of 'paper', 'hk'; got 'bogus'
+    """
+
+    straights: str = "no_two"
+    flush_order: str = "high_card"
+    four_card_plays: bool = False
+    five_card_quads: bool = True
+    scoring: str = "paper"
+    opening: str = "3D_must_play"
+
+    PRESETS: ClassVar[tuple[str, ...]] = ("paper", "charlesworth")
+
+    def __post_init__(self) -> None:
+        for name, allowed in (
+            ("straights", STRAIGHTS),
+            ("flush_order", FLUSH_ORDERS),
+            ("scoring", SCORINGS),
+            ("opening", OPENINGS),
+        ):
+            value = getattr(self, name)
+            if value not in allowed:
+                listed = ", ".join(repr(a) for a in allowed)
+                raise ValueError(f"Rules.{name} must be one of {listed}; got {value!r}")
+        for name in ("four_card_plays", "five_card_quads"):
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise ValueError(f"Rules.{name} must be True or False; got {value!r}")
+
+    @classmethod
+    def preset(cls, name: str) -> "Rules":
+        """A named rule set: ``"paper"`` (the default) or ``"charlesworth"``.
+
+        ``"charlesworth"`` is the rule set of the best-known public Big 2 PPO agent:
+        four-card plays on, no five-card quads, straights up to J-Q-K-A-2, and the
+        holder of 3D opens with 3D alone.
+        """
+        if name == "paper":
+            return cls()
+        if name == "charlesworth":
+            return cls(
+                four_card_plays=True,
+                five_card_quads=False,
+                straights="to_two",
+                opening="3D_single",
+            )
+        raise ValueError(f"unknown rules preset {name!r}; allowed: {', '.join(map(repr, cls.PRESETS))}")
+
+    @classmethod
+    def coerce(cls, rules: "Rules | str | Mapping[str, Any] | None") -> "Rules":
+        """Accept a ``Rules``, a preset name, a dict of keywords, or ``None`` (the default)."""
+        if rules is None:
+            return cls()
+        if isinstance(rules, Rules):
+            return rules
+        if isinstance(rules, str):
+            return cls.preset(rules)
+        if isinstance(rules, Mapping):
+            return cls.from_dict(rules)
+        raise ValueError(
+            f"rules must be a Rules, a preset name {cls.PRESETS} or a dict of Rules keywords; got {rules!r}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The rule set as a plain dict (JSON-serialisable)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Rules":
+        """Build from a dict of keywords; unknown keys raise ``ValueError``."""
+        fields = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - fields)
+        if unknown:
+            raise ValueError(f"unknown Rules keyword(s) {unknown}; allowed: {sorted(fields)}")
+        return cls(**dict(data))
+
+    def to_json(self) -> str:
+        """The rule set as a JSON string."""
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Rules":
+        """Inverse of :meth:`to_json`."""
+        return cls.from_dict(json.loads(text))
