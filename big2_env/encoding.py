@@ -240,7 +240,7 @@ def play_features(play: Sequence[int], rules: Rules = Rules()) -> np.ndarray:
 
     >>> from big2_env.cards import parse_cards
     >>> f = play_features(parse_cards("3D 3S"))
-    >>> int(f[:52].sum()), int(f[52]), int(f[54]), float(f[78])
+    >>> int(f[:52].sum()), int(f[52]), int(f[54]), round(float(f[78]), 3)
     (2, 0, 1, 0.4)
     """
     if len(play) == 0:
