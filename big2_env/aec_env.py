@@ -21,16 +21,25 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from .cards import format_play
 from .encoding import FEATURE_SIZE, NUM_ACTIONS, OBS_SIZE, Decision, observation
 from .game import NUM_PLAYERS, Game
 from .render import check_viewer, render_table
 from .rules import Rules
+from .wrappers import classic_wrap
 
 AGENTS = tuple(f"player_{i}" for i in range(NUM_PLAYERS))
 _MAX_LISTED = 20
+
+
+class _ActionSpace(spaces.Discrete):
+    """``Discrete(1695)`` with a fast path in ``contains`` for plain ints (same answers)."""
+
+    def contains(self, x: Any) -> bool:
+        if type(x) is int:
+            return 0 <= x < NUM_ACTIONS
+        return super().contains(x)
 
 
 def observation_space(candidate_view: bool = True) -> spaces.Dict:
@@ -55,11 +64,7 @@ def env(**kwargs: Any) -> AECEnv:
     :class:`Rules`, preset name or dict), ``candidate_view`` (default ``True``),
     ``render_view`` (whose hand rendering shows: ``"current"``, ``"all"``, ``"none"`` or a seat).
     """
-    wrapped: AECEnv = raw_env(**kwargs)
-    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    wrapped = wrappers.OrderEnforcingWrapper(wrapped)
-    return wrapped
+    return classic_wrap(raw_env(**kwargs))
 
 
 class raw_env(AECEnv, EzPickle):
@@ -93,7 +98,7 @@ class raw_env(AECEnv, EzPickle):
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
         self._obs_space = observation_space(candidate_view)
-        self._act_space = spaces.Discrete(NUM_ACTIONS)
+        self._act_space = _ActionSpace(NUM_ACTIONS)
         self.observation_spaces = {a: self._obs_space for a in AGENTS}
         self.action_spaces = {a: self._act_space for a in AGENTS}
         self._np_random: np.random.Generator | None = None
@@ -170,10 +175,9 @@ class raw_env(AECEnv, EzPickle):
             final = {"scores": dict(zip(AGENTS, scores)), "winner": AGENTS[game.winner], "turns": game.turn}
             self.infos = {a: dict(final) for a in self.agents}
             self.agent_selection = AGENTS[(game.winner + 1) % NUM_PLAYERS]
-        else:
-            self.rewards = {a: 0.0 for a in self.agents}
+            self._accumulate_rewards()
+        else:  # rewards stay zero until the end, so there is nothing to accumulate
             self.agent_selection = AGENTS[game.current_player]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

@@ -175,6 +175,25 @@ def _indicator_rows(masks: Sequence[int]) -> np.ndarray:
     return bits.reshape(len(masks), 56)[:, :NUM_CARDS]
 
 
+def _build_obs_gather() -> np.ndarray:
+    """Index of each observation number in the gather source (5 x 56 mask bits, then 17 small ints)."""
+    bits, extra = 5 * 56, 5 * 56
+    src = np.empty(OBS_SIZE, dtype=np.intp)
+    src[0:13] = extra + np.arange(13)  # hand card ids
+    src[13:65] = np.arange(52)  # trick bits
+    src[65:117] = 56 + np.arange(52)  # played bits
+    src[117:120] = extra + 13 + np.arange(3)  # cards left of the others
+    src[120] = extra + 16  # passes
+    for k in range(3):  # cards played by each other player
+        src[121 + 52 * k : 121 + 52 * (k + 1)] = 56 * (2 + k) + np.arange(52)
+    assert bits == extra
+    return src
+
+
+_OBS_GATHER = _build_obs_gather()
+_PADDING = tuple(bytes([PAD_CARD] * k) for k in range(HAND_SLOTS + 1))
+
+
 def encode_observation(
     hand: Sequence[int],
     trick_mask: int,
@@ -183,32 +202,43 @@ def encode_observation(
     passes: int,
     played_by_others: Sequence[int],
 ) -> np.ndarray:
-    """Assemble the 277-number information state from its parts (see the module docstring)."""
-    obs = np.zeros(OBS_SIZE, dtype=np.float32)
-    obs[0:13] = PAD_CARD
-    obs[0 : len(hand)] = hand
-    rows = _indicator_rows([trick_mask, played_mask, *played_by_others])
-    obs[13:65] = rows[0]
-    obs[65:117] = rows[1]
-    obs[117:120] = cards_left_others
-    obs[120] = passes
-    obs[121:277] = rows[2:].ravel()
-    return obs
+    """Assemble the 277-number information state from its parts (see the module docstring).
+
+    All parts are small ints, so they are packed into one byte string, the masks
+    unpacked to bits, and the result gathered into place with one index array.
+    """
+    buf = b"".join(
+        (
+            trick_mask.to_bytes(7, "little"),
+            played_mask.to_bytes(7, "little"),
+            played_by_others[0].to_bytes(7, "little"),
+            played_by_others[1].to_bytes(7, "little"),
+            played_by_others[2].to_bytes(7, "little"),
+            bytes(hand),
+            _PADDING[HAND_SLOTS - len(hand)],
+            bytes((*cards_left_others, passes)),
+        )
+    )
+    raw = np.frombuffer(buf, dtype=np.uint8)
+    source = np.concatenate((np.unpackbits(raw[:35], bitorder="little"), raw[35:]))
+    return source[_OBS_GATHER].astype(np.float32)
 
 
 def observation(game, player: int) -> np.ndarray:
     """The information state of ``player`` in ``game`` (a :class:`big2_env.game.Game`)."""
-    others = [(player + k) % 4 for k in (1, 2, 3)]
+    others = ((player + 1) % 4, (player + 2) % 4, (player + 3) % 4)
     trick_mask = 0
     for c in game.trick or ():
         trick_mask |= 1 << c
+    hands = game._hand_cards
+    played_by = game.played_by_mask
     return encode_observation(
-        game._hand_cards[player],
+        hands[player],
         trick_mask,
         game.played_mask,
-        [len(game._hand_cards[o]) for o in others],
+        (len(hands[others[0]]), len(hands[others[1]]), len(hands[others[2]])),
         game.passes,
-        [game.played_by_mask[o] for o in others],
+        (played_by[others[0]], played_by[others[1]], played_by[others[2]]),
     )
 
 
@@ -266,16 +296,17 @@ class Decision:
         features: (n, 80) float32 candidate features, same order (built lazily).
     """
 
-    __slots__ = ("player", "observation", "actions", "plays", "_entries", "_features")
+    __slots__ = ("player", "observation", "actions", "plays", "_entries", "_features", "_by_action")
 
     def __init__(self, game) -> None:
         self.player = game.current_player
         self.observation = observation(game, self.player)
         entries = game.legal_entries()
-        indices = entry_action_indices(entries, game._hand_masks[self.player])
-        order = sorted(range(len(entries)), key=indices.__getitem__)
-        self._entries = [entries[i] for i in order]
-        self.actions = np.array([indices[i] for i in order], dtype=np.int64)
+        by_action = dict(zip(entry_action_indices(entries, game._hand_masks[self.player]), entries))
+        ordered = sorted(by_action)
+        self._by_action = by_action
+        self._entries = [by_action[a] for a in ordered]
+        self.actions = np.array(ordered, dtype=np.int64)
         self.plays = [e[1] for e in self._entries]
         self._features: np.ndarray | None = None
 
@@ -292,16 +323,12 @@ class Decision:
 
     def play_for_action(self, action: int) -> tuple[int, ...] | None:
         """The play of a legal action index, or ``None`` if the action is not legal now."""
-        pos = int(np.searchsorted(self.actions, action))
-        if pos < len(self.actions) and self.actions[pos] == action:
-            return self.plays[pos]
-        return None
+        entry = self._by_action.get(action)
+        return None if entry is None else entry[1]
 
     def entry_for_action(self, action: int) -> Entry | None:
-        pos = int(np.searchsorted(self.actions, action))
-        if pos < len(self.actions) and self.actions[pos] == action:
-            return self._entries[pos]
-        return None
+        """The engine entry of a legal action index, or ``None`` if the action is not legal now."""
+        return self._by_action.get(action)
 
 
 def legal_action_mask(game) -> np.ndarray:
