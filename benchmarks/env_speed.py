@@ -74,15 +74,19 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--seconds must be positive")
     rules = Rules.preset(args.rules)
     try:
-        from pettingzoo.classic import connect_four_v3
+        import pygame  # noqa: F401  (connect_four_v3 needs it)
     except ImportError:
         sys.exit("the reference needs pygame: pip install -e '.[bench]'")
+    import pettingzoo
+
+    def connect_four():
+        return pettingzoo.make("aec", "classic/connect_four_v3")
 
     rows = [
         ("(a) engine, random legal plays", *bench_engine(args.seconds, rules)),
         ("(b) AEC loop, candidate_view=False", *bench_aec(lambda: env(rules=rules, candidate_view=False), args.seconds)),
         ("(c) AEC loop, candidate_view=True", *bench_aec(lambda: env(rules=rules, candidate_view=True), args.seconds)),
-        ("(d) connect_four_v3 AEC loop (reference)", *bench_aec(connect_four_v3.env, args.seconds)),
+        ("(d) connect_four_v3 AEC loop (reference)", *bench_aec(connect_four, args.seconds)),
     ]
     print(f"rules={args.rules}, {args.seconds:g} s per measurement, one process")
     print(f"{'measurement':<42} {'decisions/s':>12} {'games/s':>10}")
