@@ -56,6 +56,7 @@ the highest card of the triple of a full house and of the four of a four of a ki
 
 from __future__ import annotations
 
+import struct
 from itertools import combinations
 from typing import Sequence
 
@@ -242,27 +243,44 @@ def observation(game, player: int) -> np.ndarray:
     )
 
 
-def entry_features(entries: Sequence[Entry]) -> np.ndarray:
-    """(n, 80) float32 candidate features of legal-play entries (see the module docstring)."""
-    n = len(entries)
-    feats = np.zeros((n, FEATURE_SIZE), dtype=np.float32)
-    if n == 0:
-        return feats
-    feats[:, :NUM_CARDS] = _indicator_rows([e[2] for e in entries])
-    rows, cols, vals = [], [], []
-    for i, e in enumerate(entries):
-        if not e[1]:
-            rows.append(i)
-            cols.append(FEAT_PASS)
-            vals.append(1.0)
-            continue
-        card = e[4]
+_FEATURE_ROW = struct.Struct(f"<{FEATURE_SIZE}f")
+_FEATURE_CACHE: dict[Entry, bytes] = {}
+_FEATURE_CACHE_LIMIT = 200_000  # about 70 MB at most; cleared when full
+
+
+def _feature_row(entry: Entry) -> bytes:
+    row = [0.0] * FEATURE_SIZE
+    play = entry[1]
+    if not play:
+        row[FEAT_PASS] = 1.0
+    else:
+        for c in play:
+            row[c] = 1.0
+        card = entry[4]
         rank = card >> 2
-        rows += [i, i, i, i, i]
-        cols += [FEAT_CATEGORY + FEATURE_CATEGORY[e[3]], FEAT_RANK + rank, FEAT_SUIT + (card & 3), FEAT_NUM_CARDS, FEAT_RANK_SCALED]
-        vals += [1.0, 1.0, 1.0, len(e[1]) / 5.0, rank / 12.0]
-    feats[rows, cols] = vals
-    return feats
+        row[FEAT_CATEGORY + FEATURE_CATEGORY[entry[3]]] = 1.0
+        row[FEAT_RANK + rank] = 1.0
+        row[FEAT_SUIT + (card & 3)] = 1.0
+        row[FEAT_NUM_CARDS] = len(play) / 5.0
+        row[FEAT_RANK_SCALED] = rank / 12.0
+    return _FEATURE_ROW.pack(*row)
+
+
+def entry_features(entries: Sequence[Entry]) -> np.ndarray:
+    """(n, 80) float32 candidate features of legal-play entries (see the module docstring).
+
+    Rows are cached per entry (the same combination recurs across decisions and games).
+    """
+    cache = _FEATURE_CACHE
+    rows = []
+    for e in entries:
+        row = cache.get(e)
+        if row is None:
+            if len(cache) >= _FEATURE_CACHE_LIMIT:
+                cache.clear()
+            row = cache[e] = _feature_row(e)
+        rows.append(row)
+    return np.frombuffer(bytearray(b"".join(rows)), dtype=np.float32).reshape(len(rows), FEATURE_SIZE)
 
 
 def play_features(play: Sequence[int], rules: Rules = Rules()) -> np.ndarray:
