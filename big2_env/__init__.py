@@ -78,3 +78,9 @@ def _register() -> None:
 
 
 _register()
+
+from .evaluation import EvaluationResult, evaluate  # noqa: E402
+from .gym_env import Big2SingleAgentEnv, register_gymnasium  # noqa: E402
+
+register_gymnasium()
+__all__ += ["Big2SingleAgentEnv", "EvaluationResult", "evaluate", "register_gymnasium"]

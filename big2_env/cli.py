@@ -2,12 +2,15 @@
 
 Subcommands:
     big2 demo [--seed S] [--rules PRESET] [--view all|none|0..3]   play and render one game between random players
+    big2 play [--seat 0..3] [--opponent random|greedy|smart] [--rules PRESET] [--seed S]
+                                                                   play one seat against three computer players
     big2 rules                                                     print the rule variants and presets
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Sequence
 
@@ -48,6 +51,82 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+PLAY_HELP = """Type a play as card text, e.g. '3D' or '8H 8S' (ranks 3-9 T J Q K A 2, suits D C H S),
+'pass' to pass, '?' to list your legal plays, 'h' for this help, 'q' to quit."""
+
+
+def _legal_listing(game: Game) -> str:
+    plays = [format_play(p) for p in game.legal_plays()]
+    return "Legal plays: " + ", ".join(plays)
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """Play one seat at the terminal against three computer opponents."""
+    from .cards import parse_play
+    from .encoding import action_cards
+    from .game import IllegalPlayError
+    from .policies import make_policy, observation_dict
+
+    rules = Rules.preset(args.rules)
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
+    game = Game(rules, seed=seed)
+    human = args.seat
+    names = [f"player_{i}" for i in range(4)]
+    names[human] = f"you ({names[human]})"
+    opponents = {seat: make_policy(args.opponent, seed=seed + seat, rules=rules) for seat in range(4) if seat != human}
+    print(f"Big 2: you hold seat {human}; opponents: {args.opponent}; rules: {args.rules}; seed {seed}")
+    print(PLAY_HELP)
+    while not game.is_over:
+        seat = game.current_player
+        if seat != human:
+            action = opponents[seat].act(observation_dict(game, candidate_view=True))
+            play = action_cards(action, game.hand(seat))
+            game.play(play)
+            print(f"{names[seat]} plays {format_play(play)} ({game.cards_left(seat)} left)")
+            continue
+        print()
+        print(render_table(game, human, names))
+        while True:
+            try:
+                text = input("Your play> ").strip()
+            except EOFError:
+                print("\nend of input: game abandoned")
+                return 1
+            if not text:
+                continue
+            lowered = text.lower()
+            if lowered in ("q", "quit", "exit"):
+                print("game abandoned")
+                return 1
+            if lowered in ("?", "l", "legal", "list"):
+                print(_legal_listing(game))
+                continue
+            if lowered in ("h", "help"):
+                print(PLAY_HELP)
+                continue
+            try:
+                game.play(parse_play(text))
+            except IllegalPlayError as err:
+                print(f"Not allowed: {err}")
+                continue
+            except ValueError as err:
+                print(f"Could not read that: {err}")
+                continue
+            break
+    print()
+    print(render_table(game, "all", names))
+    scores = game.scores()
+    verdict = "You win!" if game.winner == human else f"{names[game.winner]} wins."
+    print(f"\n{verdict} Final scores: " + ", ".join(f"{names[i]} {s:+d}" for i, s in enumerate(scores)))
+    return 0
+
+
+def _seat(text: str) -> int:
+    if text.isdigit() and 0 <= int(text) <= 3:
+        return int(text)
+    raise argparse.ArgumentTypeError(f"--seat must be 0, 1, 2 or 3; got {text!r}")
+
+
 def cmd_rules(args: argparse.Namespace) -> int:
     from dataclasses import fields
 
@@ -77,6 +156,13 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--rules", default="paper", choices=Rules.PRESETS, help="rules preset (default paper)")
     demo.add_argument("--view", type=_view, default="all", help="whose hands to show: all, none, current or a seat 0..3")
     demo.set_defaults(func=cmd_demo)
+
+    play = sub.add_parser("play", help="play one seat against three computer opponents in the terminal")
+    play.add_argument("--seat", type=_seat, default=0, help="your seat 0..3 (default 0)")
+    play.add_argument("--opponent", default="smart", choices=("random", "greedy", "smart"), help="opponents (default smart)")
+    play.add_argument("--rules", default="paper", choices=Rules.PRESETS, help="rules preset (default paper)")
+    play.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
+    play.set_defaults(func=cmd_play)
 
     rules = sub.add_parser("rules", help="list the rule variants and presets")
     rules.set_defaults(func=cmd_rules)

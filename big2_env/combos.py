@@ -69,7 +69,7 @@ Entry = tuple[int, tuple[int, ...], int, int, int]
 @lru_cache(maxsize=None)
 def straight_shapes(straights: str) -> tuple[tuple[int, ...], ...]:
     """Rank windows that make a straight, lowest shape first (index = shape order)."""
-    shapes = [tuple(range(low, low + 5)) for low in range(9)]  # 34567 .. TJQKA
+    shapes = [tuple(range(low, low + 5)) for low in range(8)]  # 34567 .. TJQKA (8 shapes; no 2)
     if straights == "to_two":
         shapes.append((8, 9, 10, 11, 12))  # J Q K A 2
     elif straights == "wrap":

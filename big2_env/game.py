@@ -20,7 +20,17 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .cards import NUM_CARDS, THREE_OF_DIAMONDS, card_str, check_card, format_cards, format_play, mask_to_cards, parse_play
+from .cards import (
+    NUM_CARDS,
+    THREE_OF_DIAMONDS,
+    card_str,
+    check_card,
+    format_cards,
+    format_play,
+    mask_to_cards,
+    parse_cards,
+    parse_play,
+)
 from .combos import Entry, classify, enumerate_combos
 from .legal import PASS_ENTRY, hand_mask_of, select_entries
 from .rules import Rules
@@ -90,7 +100,7 @@ class Game:
         rules = Rules.coerce(rules)
         if len(hands) != NUM_PLAYERS:
             raise ValueError(f"need exactly {NUM_PLAYERS} hands, got {len(hands)}")
-        parsed = [sorted(parse_play(h)) if isinstance(h, str) else sorted(h) for h in hands]
+        parsed = [sorted(parse_cards(h)) if isinstance(h, str) else sorted(h) for h in hands]
         seen = 0
         for seat, hand in enumerate(parsed):
             mask = hand_mask_of(hand, f"hand of player {seat}")
@@ -119,6 +129,8 @@ class Game:
                 raise ValueError(f"passes after the trick must be 0, 1 or 2, got {passes}")
             if trick_player is None:
                 trick_player = (current_player - 1 - passes) % NUM_PLAYERS
+            elif not (isinstance(trick_player, (int, np.integer)) and 0 <= trick_player < NUM_PLAYERS):
+                raise ValueError(f"trick_player must be 0..3, got {trick_player!r}")
             elif (trick_player + 1 + passes) % NUM_PLAYERS != current_player:
                 raise ValueError(
                     f"player {trick_player} played the trick and {passes} passed, so player "
@@ -245,6 +257,8 @@ class Game:
 
     def play_index(self, index: int) -> None:
         """Make the ``index``-th play of :meth:`legal_plays` (no other check: the fast path)."""
+        if self.winner is not None:
+            raise IllegalPlayError(self._explain_illegal(()))
         legal = self.legal_entries()
         if not 0 <= index < len(legal):
             raise IllegalPlayError(f"play index {index} out of range: {len(legal)} legal plays")

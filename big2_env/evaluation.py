@@ -1,0 +1,492 @@
+"""The paper's evaluation protocol: one agent against three copies of an opponent.
+
+:func:`evaluate` plays ``n_games`` four-player games. In each game the evaluated
+agent holds one seat, drawn uniformly at random per game from the seeded RNG (the
+paper: "the evaluated agent's seat is randomized across games"); the other three
+seats are played by the opponent policy. It reports the agent's win rate and mean
+score (the final score of the agent's seat, section 2 of the spec) with 95%
+confidence intervals, the paper's success criterion (win rate > 25% and mean
+score > 0) and per-seat figures.
+
+Example:
+    >>> from big2_env.evaluation import evaluate
+    >>> result = evaluate("random", "random", n_games=40, seed=1)
+    >>> result.n_games, sum(s.games for s in result.per_seat)
+    (40, 40)
+    >>> 0.0 <= result.win_rate <= 1.0
+    True
+
+Speed: the games are stepped together. Each round, every unfinished game makes one
+move; the decisions of all games where the agent is on move go to
+``agent.act_batch`` in one call, and those of the opponents to
+``opponent.act_batch`` in another, so a neural policy can run one forward pass per
+round. The engine (:class:`big2_env.game.Game`) is driven directly, with no
+environment loop in between. The observations handed to the policies are
+read-only mappings with the candidate-view keys (``"observation"``,
+``"action_mask"``, ``"candidate_actions"``, ``"candidate_features"``);
+``"action_mask"`` and ``"candidate_features"`` are built only when a policy reads
+them (``dict(obs)`` gives a plain dict).
+
+Confidence intervals (95%, ``z = 1.96``):
+
+* win rate: the Wilson score interval (games are independent Bernoulli trials);
+* mean score: the normal approximation, mean +- z * sd / sqrt(n) (sample sd);
+* duplicate mode (``duplicate=True``): every deal is played four times, with the
+  agent in each seat in turn, so ``n_games`` deals give ``4 * n_games`` games.
+  The four games of a deal share its cards and are not independent, so the deal is
+  the unit: both intervals are normal intervals over the per-deal means (win
+  fraction 0, 1/4, ..., 1 and mean score of the four games), the win-rate one
+  clipped to [0, 1]. Duplicate play removes most of the luck of the deal and
+  balances the seats exactly, so it needs far fewer deals for the same precision.
+
+Policies are expected to be memoryless (an action from the observation alone, as
+the :class:`big2_env.policies.Policy` interface is), because one opponent object
+plays all three opponent seats of every game and games are interleaved.
+``evaluate`` calls ``seed`` on both policies with seeds derived from ``seed``, so
+the same arguments give the same result (``elapsed_s`` aside).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from .encoding import Decision
+from .game import NUM_PLAYERS, Game
+from .policies import Policy, make_policy
+from .rules import Rules
+
+__all__ = ["EvaluationResult", "PolicyObservation", "SeatResult", "evaluate", "resolve_policy", "wilson_interval"]
+
+Z95 = 1.959963984540054
+WIN_RATE_TARGET = 0.25  # the paper's success criterion: win rate above 25% ...
+SCORE_TARGET = 0.0  # ... and mean score above 0
+
+
+class PolicyObservation(Mapping):
+    """The candidate-view observation dict of one :class:`Decision`, built lazily.
+
+    Keys, as in the PettingZoo env with ``candidate_view=True``: ``"observation"``,
+    ``"action_mask"``, ``"candidate_actions"``, ``"candidate_features"``. The mask
+    and the features are computed on first access (most heuristics never read the
+    features). Everything is derived from the decision, never from the live game,
+    so the mapping stays valid after the game moves on.
+    """
+
+    __slots__ = ("decision", "_mask")
+    KEYS = ("observation", "action_mask", "candidate_actions", "candidate_features")
+
+    def __init__(self, decision: Decision) -> None:
+        self.decision = decision
+        self._mask: np.ndarray | None = None
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key == "observation":
+            return self.decision.observation
+        if key == "candidate_actions":
+            return self.decision.actions
+        if key == "action_mask":
+            if self._mask is None:
+                self._mask = self.decision.action_mask()
+            return self._mask
+        if key == "candidate_features":
+            return self.decision.features
+        raise KeyError(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.KEYS
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.KEYS)
+
+    def __len__(self) -> int:
+        return len(self.KEYS)
+
+    def __repr__(self) -> str:
+        return f"PolicyObservation(player={self.decision.player}, legal_actions={self.decision.actions.tolist()})"
+
+
+def resolve_policy(policy: Any, what: str, rules: Rules) -> Policy:
+    """A policy object from a name in :data:`big2_env.policies.POLICIES` or an object with ``act``.
+
+    Raises ``ValueError`` for an unknown name and ``TypeError`` for anything else.
+    """
+    if isinstance(policy, str):
+        try:
+            return make_policy(policy, rules=rules)
+        except ValueError as err:
+            raise ValueError(f"{what}: {err}") from None
+    if callable(getattr(policy, "act", None)):
+        return policy
+    raise TypeError(f"{what} must be a policy name or an object with an act(obs) method; got {policy!r}")
+
+
+def policy_name(policy: Any) -> str:
+    """A short display name: the registered name, else the class name."""
+    if isinstance(policy, str):
+        return policy
+    name = getattr(policy, "name", None)
+    if isinstance(name, str) and name and name != Policy.name:
+        return name
+    return type(policy).__name__
+
+
+def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval for a binomial proportion (``(nan, nan)`` when ``n == 0``)."""
+    if n <= 0:
+        return (math.nan, math.nan)
+    p = successes / n
+    denom = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n)) / denom
+    lo = 0.0 if successes <= 0 else max(0.0, min(p, centre - half))  # exact ends at 0 and n, and
+    hi = 1.0 if successes >= n else min(1.0, max(p, centre + half))  # never excluding p to rounding
+    return (lo, hi)
+
+
+def normal_interval(values: np.ndarray, z: float = Z95) -> tuple[float, float]:
+    """mean +- z * sd / sqrt(n) with the sample sd (``(nan, nan)`` with fewer than two values)."""
+    n = len(values)
+    if n < 2:
+        return (math.nan, math.nan)
+    mean = float(np.mean(values))
+    half = z * float(np.std(values, ddof=1)) / math.sqrt(n)
+    return (mean - half, mean + half)
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """The agent's figures over the games it played from one seat."""
+
+    seat: int
+    games: int
+    wins: int
+    win_rate: float
+    mean_score: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "games": self.games,
+            "wins": self.wins,
+            "win_rate": self.win_rate,
+            "mean_score": self.mean_score,
+        }
+
+
+@dataclass(frozen=True)
+class EvaluationResult:
+    """What :func:`evaluate` measured. ``str(result)`` is a readable table.
+
+    Attributes:
+        agent, opponent: display names of the policies.
+        n_games: games played (``4 * n_deals`` in duplicate mode).
+        n_deals: distinct deals (``n_games`` unless duplicate).
+        duplicate, seed, rules: the arguments.
+        wins, win_rate, win_rate_ci: the agent's wins, their fraction and its 95% CI.
+        mean_score, score_std, mean_score_ci: the agent's mean final score, the sample
+            sd over games and the 95% CI of the mean.
+        ci_method: how the intervals were computed (see the module docstring).
+        per_seat: one :class:`SeatResult` per seat 0..3.
+        mean_turns: mean decisions per game (all players).
+        elapsed_s: wall-clock seconds.
+        seats, scores, winners, turns: per-game records (agent seat, agent score,
+            winning seat, decisions), in game order; duplicate mode lists the four
+            games of deal ``k`` at ``4k .. 4k + 3`` (agent in seats 0..3).
+    """
+
+    agent: str
+    opponent: str
+    n_games: int
+    n_deals: int
+    duplicate: bool
+    seed: int | None
+    rules: Rules
+    wins: int
+    win_rate: float
+    win_rate_ci: tuple[float, float]
+    mean_score: float
+    score_std: float
+    mean_score_ci: tuple[float, float]
+    ci_method: str
+    per_seat: tuple[SeatResult, ...]
+    mean_turns: float
+    elapsed_s: float
+    seats: np.ndarray = field(repr=False, compare=False)
+    scores: np.ndarray = field(repr=False, compare=False)
+    winners: np.ndarray = field(repr=False, compare=False)
+    turns: np.ndarray = field(repr=False, compare=False)
+
+    @property
+    def success(self) -> bool:
+        """The paper's criterion: win rate > 25% and mean score > 0 (point estimates)."""
+        return self.win_rate > WIN_RATE_TARGET and self.mean_score > SCORE_TARGET
+
+    @property
+    def significant_success(self) -> bool:
+        """Stricter: the lower ends of both 95% intervals clear the criterion."""
+        return self.win_rate_ci[0] > WIN_RATE_TARGET and self.mean_score_ci[0] > SCORE_TARGET
+
+    @property
+    def games_per_s(self) -> float:
+        return self.n_games / self.elapsed_s if self.elapsed_s > 0 else math.inf
+
+    def to_dict(self, include_games: bool = False) -> dict[str, Any]:
+        """Plain JSON-ready dict; ``include_games=True`` adds the per-game lists."""
+        out: dict[str, Any] = {
+            "agent": self.agent,
+            "opponent": self.opponent,
+            "n_games": self.n_games,
+            "n_deals": self.n_deals,
+            "duplicate": self.duplicate,
+            "seed": self.seed,
+            "rules": self.rules.to_dict(),
+            "wins": self.wins,
+            "win_rate": self.win_rate,
+            "win_rate_ci": list(self.win_rate_ci),
+            "mean_score": self.mean_score,
+            "score_std": self.score_std,
+            "mean_score_ci": list(self.mean_score_ci),
+            "ci_method": self.ci_method,
+            "success": self.success,
+            "significant_success": self.significant_success,
+            "per_seat": [s.to_dict() for s in self.per_seat],
+            "mean_turns": self.mean_turns,
+            "elapsed_s": self.elapsed_s,
+        }
+        if include_games:
+            out["games"] = {
+                "seats": self.seats.tolist(),
+                "scores": self.scores.tolist(),
+                "winners": self.winners.tolist(),
+                "turns": self.turns.tolist(),
+            }
+        return out
+
+    def to_table(self) -> str:
+        games = f"{self.n_deals} deals x 4 seats = {self.n_games} games" if self.duplicate else f"{self.n_games} games"
+        lo, hi = self.win_rate_ci
+        slo, shi = self.mean_score_ci
+        verdict = "yes" if self.success else "no"
+        if self.success and not self.significant_success:
+            verdict += " (not significant at 95%)"
+        lines = [
+            f"{self.agent} vs 3 x {self.opponent}: {games}, seed {self.seed}, "
+            f"{self.elapsed_s:.2f} s ({self.games_per_s:.0f} games/s)",
+            f"  win rate    {self.win_rate:7.1%}   95% CI [{lo:.1%}, {hi:.1%}]",
+            f"  mean score  {self.mean_score:+7.2f}   95% CI [{slo:+.2f}, {shi:+.2f}]   (sd {self.score_std:.2f})",
+            f"  success     {verdict}   (win rate > 25% and mean score > 0)",
+            f"  CI method   {self.ci_method}",
+            "  seat  games  win rate  mean score",
+        ]
+        for s in self.per_seat:
+            lines.append(f"  {s.seat:>4}  {s.games:>5}  {s.win_rate:>8.1%}  {s.mean_score:>+10.2f}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.to_table()
+
+
+def _act(policy: Any, observations: list[PolicyObservation]) -> list[int]:
+    batch = getattr(policy, "act_batch", None)
+    actions = batch(observations) if batch is not None else [policy.act(o) for o in observations]
+    if len(actions) != len(observations):
+        raise ValueError(f"{policy!r}.act_batch returned {len(actions)} actions for {len(observations)} observations")
+    return actions
+
+
+class _Progress:
+    """tqdm when installed; otherwise a line on stderr about every 10%."""
+
+    def __init__(self, total: int, desc: str, enabled: bool) -> None:
+        self.total, self.done, self.desc, self.bar, self.enabled = total, 0, desc, None, enabled
+        self._next_report = 0
+        if enabled:
+            try:
+                from tqdm.auto import tqdm
+            except ImportError:
+                pass
+            else:
+                self.bar = tqdm(total=total, desc=desc, unit="game")
+
+    def update(self, n: int) -> None:
+        if not self.enabled or n == 0:
+            return
+        self.done += n
+        if self.bar is not None:
+            self.bar.update(n)
+        elif self.done >= self._next_report or self.done == self.total:
+            print(f"{self.desc}: {self.done}/{self.total} games", file=sys.stderr)
+            self._next_report = self.done + max(1, self.total // 10)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _check_positive_int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+        raise ValueError(f"{what} must be a positive int; got {value!r}")
+    return int(value)
+
+
+def evaluate(
+    agent: Any,
+    opponent: Any,
+    n_games: int = 1000,
+    seed: int | None = 0,
+    rules: Rules | str | Mapping[str, Any] | None = Rules(),
+    duplicate: bool = False,
+    progress: bool = False,
+    batch_size: int = 512,
+) -> EvaluationResult:
+    """Evaluate ``agent`` against three copies of ``opponent`` (the paper's protocol).
+
+    Args:
+        agent: the evaluated policy: a name in :data:`big2_env.policies.POLICIES`
+            or an object with ``act(obs) -> int`` (``act_batch`` used when present).
+        opponent: the opponent class, same forms; it plays the other three seats.
+        n_games: games to play (deals, in duplicate mode); a positive int.
+        seed: seeds the deals, the agent's seats and both policies (``policy.seed``);
+            the same seed (and ``batch_size``) gives the same result. ``None``: fresh entropy.
+        rules: the rule set (a :class:`Rules`, preset name or dict).
+        duplicate: play every deal four times, the agent once in each seat
+            (``4 * n_games`` games in all; see the module docstring for the intervals).
+        progress: show a progress bar (tqdm if installed, else a line on stderr per ~10%).
+        batch_size: games stepped together (the most observations in one ``act_batch``).
+
+    Returns:
+        An :class:`EvaluationResult`.
+
+    Raises:
+        ValueError: unknown policy name, ``n_games`` or ``batch_size`` not a positive int.
+        TypeError: a policy that is neither a name nor an object with ``act``.
+    """
+    n_deals = _check_positive_int(n_games, "n_games")
+    batch_size = _check_positive_int(batch_size, "batch_size")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ValueError(f"seed must be a non-negative int or None; got {seed!r}")
+    rules = Rules.coerce(rules)
+    agent_policy = resolve_policy(agent, "agent", rules)
+    opponent_policy = resolve_policy(opponent, "opponent", rules)
+    agent_label, opponent_label = policy_name(agent), policy_name(opponent)
+
+    root = np.random.SeedSequence(seed)
+    deal_seq, seat_seq, agent_seq, opponent_seq = root.spawn(4)
+    deal_seeds = deal_seq.generate_state(n_deals, np.uint64)
+    if hasattr(agent_policy, "seed"):
+        agent_policy.seed(int(agent_seq.generate_state(1, np.uint64)[0]))
+    if hasattr(opponent_policy, "seed") and opponent_policy is not agent_policy:
+        opponent_policy.seed(int(opponent_seq.generate_state(1, np.uint64)[0]))
+
+    total = 4 * n_deals if duplicate else n_deals
+    if duplicate:
+        seats = np.tile(np.arange(NUM_PLAYERS, dtype=np.int64), n_deals)
+    else:
+        seats = np.random.default_rng(seat_seq).integers(NUM_PLAYERS, size=n_deals).astype(np.int64)
+    scores = np.zeros(total, dtype=np.int64)
+    winners = np.zeros(total, dtype=np.int64)
+    turns = np.zeros(total, dtype=np.int64)
+
+    def new_game(index: int, base: list[Game | None]) -> Game:
+        if not duplicate:
+            return Game(rules, seed=int(deal_seeds[index]))
+        if index % NUM_PLAYERS == 0:
+            base[0] = Game(rules, seed=int(deal_seeds[index // NUM_PLAYERS]))
+        return base[0].copy()  # the same deal for each seat of the agent
+
+    bar = _Progress(total, f"{agent_label} vs {opponent_label}", progress)
+    start = time.perf_counter()
+    base: list[Game | None] = [None]
+    seat_of = seats.tolist()  # plain ints: faster to index and compare in the loop
+    next_index = 0
+    active: list[tuple[int, Game]] = []
+    try:
+        while active or next_index < total:
+            while len(active) < batch_size and next_index < total:
+                active.append((next_index, new_game(next_index, base)))
+                next_index += 1
+            agent_moves: list[tuple[int, Game, Decision]] = []
+            opponent_moves: list[tuple[int, Game, Decision]] = []
+            for index, game in active:
+                decision = Decision(game)
+                (agent_moves if decision.player == seat_of[index] else opponent_moves).append((index, game, decision))
+            finished = 0
+            for who, policy, moves in (("agent", agent_policy, agent_moves), ("opponent", opponent_policy, opponent_moves)):
+                if not moves:
+                    continue
+                actions = _act(policy, [PolicyObservation(d) for _, _, d in moves])
+                for (index, game, decision), action in zip(moves, actions):
+                    entry = decision.entry_for_action(int(action))
+                    if entry is None:
+                        raise ValueError(
+                            f"{who} policy {policy!r} chose illegal action {action!r} in game {index}; "
+                            f"legal actions: {decision.actions.tolist()}"
+                        )
+                    game._apply(entry)
+                    if game.winner is not None:
+                        scores[index] = game.scores()[seat_of[index]]
+                        winners[index] = game.winner
+                        turns[index] = game.turn
+                        finished += 1
+            if finished:
+                active = [(i, g) for i, g in active if g.winner is None]
+                bar.update(finished)
+    finally:
+        bar.close()
+    elapsed = time.perf_counter() - start
+
+    won = winners == seats
+    wins = int(won.sum())
+    score_std = float(np.std(scores, ddof=1)) if total > 1 else math.nan
+    if duplicate:
+        win_rate_ci = normal_interval(won.reshape(n_deals, NUM_PLAYERS).mean(axis=1))
+        win_rate_ci = (max(0.0, win_rate_ci[0]), min(1.0, win_rate_ci[1]))
+        mean_score_ci = normal_interval(scores.reshape(n_deals, NUM_PLAYERS).mean(axis=1))
+        method = "duplicate: normal intervals over per-deal means (deal = unit), z=1.96"
+    else:
+        win_rate_ci = wilson_interval(wins, total)
+        mean_score_ci = normal_interval(scores.astype(np.float64))
+        method = "win rate: Wilson score interval; mean score: normal approximation; z=1.96"
+    per_seat = []
+    for seat in range(NUM_PLAYERS):
+        here = seats == seat
+        games = int(here.sum())
+        seat_wins = int(won[here].sum())
+        per_seat.append(
+            SeatResult(
+                seat=seat,
+                games=games,
+                wins=seat_wins,
+                win_rate=seat_wins / games if games else math.nan,
+                mean_score=float(scores[here].mean()) if games else math.nan,
+            )
+        )
+    return EvaluationResult(
+        agent=agent_label,
+        opponent=opponent_label,
+        n_games=total,
+        n_deals=n_deals,
+        duplicate=bool(duplicate),
+        seed=None if seed is None else int(seed),
+        rules=rules,
+        wins=wins,
+        win_rate=wins / total,
+        win_rate_ci=win_rate_ci,
+        mean_score=float(scores.mean()),
+        score_std=score_std,
+        mean_score_ci=mean_score_ci,
+        ci_method=method,
+        per_seat=tuple(per_seat),
+        mean_turns=float(turns.mean()),
+        elapsed_s=elapsed,
+        seats=seats,
+        scores=scores,
+        winners=winners,
+        turns=turns,
+    )
