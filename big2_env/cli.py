@@ -4,6 +4,8 @@ Subcommands:
     big2 demo [--seed S] [--rules PRESET] [--view all|none|0..3]   play and render one game between random players
     big2 play [--seat 0..3] [--opponent random|greedy|smart] [--rules PRESET] [--seed S]
                                                                    play one seat against three computer players
+    big2 eval --agent NAME|MODEL.zip --opponent random|greedy|smart [--games N] [--duplicate] [--seed S]
+                                                                   the paper's evaluation protocol, as a table
     big2 rules                                                     print the rule variants and presets
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from typing import Sequence
 
 from .cards import format_play
@@ -19,6 +22,10 @@ from .game import Game
 from .policies import RandomPolicy
 from .render import render_table
 from .rules import Rules
+
+
+class CliError(Exception):
+    """A user error reported as ``big2 COMMAND: error: ...`` with exit status 2."""
 
 
 def _view(text: str) -> str | int:
@@ -127,6 +134,52 @@ def _seat(text: str) -> int:
     raise argparse.ArgumentTypeError(f"--seat must be 0, 1, 2 or 3; got {text!r}")
 
 
+def load_agent(spec: str, rules: Rules):
+    """A policy from a name (random, greedy, smart) or a saved sb3-contrib MaskablePPO model (.zip)."""
+    from .policies import POLICIES, make_policy
+
+    if spec in POLICIES:
+        return make_policy(spec, rules=rules)
+    path = Path(spec)
+    if path.suffix == ".zip":
+        if not path.is_file():
+            raise CliError(f"--agent: no such model file {spec!r}")
+        try:
+            from sb3_contrib import MaskablePPO
+        except ImportError:
+            raise CliError("--agent: loading a .zip model needs sb3-contrib (pip install -e '.[sb3]')") from None
+        from .sb3_adapter import SB3Policy
+
+        try:
+            model = MaskablePPO.load(str(path), device="cpu")
+        except Exception as err:  # corrupt or foreign file
+            raise CliError(f"--agent: could not load {spec!r} as a MaskablePPO model: {err}") from None
+        return SB3Policy(model)
+    raise CliError(f"--agent must be one of {', '.join(sorted(POLICIES))} or a MaskablePPO model file (.zip); got {spec!r}")
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from .evaluation import evaluate
+
+    rules = Rules.preset(args.rules)
+    agent = load_agent(args.agent, rules)
+    result = evaluate(
+        agent, args.opponent, n_games=args.games, seed=args.seed, rules=rules, duplicate=args.duplicate, progress=not args.no_progress
+    )
+    print(result.to_table())
+    return 0
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
 def cmd_rules(args: argparse.Namespace) -> int:
     from dataclasses import fields
 
@@ -164,6 +217,16 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
     play.set_defaults(func=cmd_play)
 
+    ev = sub.add_parser("eval", help="evaluate an agent against three opponents (the paper's protocol)")
+    ev.add_argument("--agent", required=True, help="random, greedy, smart, or a MaskablePPO model file (.zip)")
+    ev.add_argument("--opponent", required=True, choices=("random", "greedy", "smart"), help="the opponent class")
+    ev.add_argument("--games", type=_positive_int, default=1000, help="games (deals with --duplicate), default 1000")
+    ev.add_argument("--duplicate", action="store_true", help="replay every deal with the agent in each of the four seats")
+    ev.add_argument("--seed", type=int, default=0, help="seed of deals, seats and policies (default 0)")
+    ev.add_argument("--rules", default="paper", choices=Rules.PRESETS, help="rules preset (default paper)")
+    ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ev.set_defaults(func=cmd_eval)
+
     rules = sub.add_parser("rules", help="list the rule variants and presets")
     rules.set_defaults(func=cmd_rules)
     return parser
@@ -174,6 +237,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except CliError as err:
+        parser.exit(2, f"big2 {args.command}: error: {err}\n")
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130

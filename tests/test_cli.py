@@ -100,3 +100,55 @@ def test_play_quits_cleanly_on_end_of_input():
     result = run_big2("play", "--seed", "1", "--opponent", "random", input_text="q\n")
     assert result.returncode == 1
     assert "game abandoned" in result.stdout
+
+
+def test_eval_prints_the_protocol_table():
+    result = run_big2("eval", "--agent", "greedy", "--opponent", "random", "--games", "60", "--seed", "3", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.startswith("greedy vs 3 x random: 60 games, seed 3")
+    assert "win rate" in out and "95% CI" in out and "mean score" in out
+    seat_rows = [line.split() for line in out.splitlines() if line.strip()[:1].isdigit()]
+    assert [row[0] for row in seat_rows] == ["0", "1", "2", "3"]
+    assert sum(int(row[1]) for row in seat_rows) == 60
+    duplicate = run_big2("eval", "--agent", "random", "--opponent", "smart", "--games", "10", "--duplicate", "--no-progress")
+    assert duplicate.returncode == 0, duplicate.stderr
+    assert "40 games" in duplicate.stdout
+
+
+def test_eval_loads_a_maskable_ppo_model(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO("MultiInputPolicy", gymnasium.make("Big2-v0"), n_steps=64, batch_size=64, seed=0, device="cpu")
+    path = tmp_path / "model.zip"
+    model.save(str(path))
+    result = run_big2("eval", "--agent", str(path), "--opponent", "random", "--games", "20", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("sb3 vs 3 x random: 20 games")
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--agent", "foo", "--opponent", "random"], "--agent must be one of greedy, random, smart"),
+        (["--agent", "missing.zip", "--opponent", "random"], "no such model file"),
+        (["--agent", "random", "--opponent", "genius"], "invalid choice"),
+        (["--agent", "random", "--opponent", "random", "--games", "0"], "expected a positive integer"),
+        (["--opponent", "random"], "required"),
+    ],
+)
+def test_eval_bad_arguments(args, message):
+    result = run_big2("eval", *args)
+    assert result.returncode == 2
+    assert message in result.stderr
+
+
+def test_eval_rejects_a_corrupt_model_file(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    bad = tmp_path / "bad.zip"
+    bad.write_text("not a model")
+    result = run_big2("eval", "--agent", str(bad), "--opponent", "random")
+    assert result.returncode == 2
+    assert "could not load" in result.stderr

@@ -1,0 +1,44 @@
+"""The 3x3 table of Random / Greedy / Smart evaluated against each other (the paper's protocol).
+
+    python benchmarks/heuristics_table.py [--games 1000] [--seed 0]
+
+Each cell: the row policy in one seat (randomised per game), three copies of the
+column policy in the others; win rate and mean score with 95% CIs, and the time taken.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from big2_env.evaluation import evaluate
+
+NAMES = ("random", "greedy", "smart")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    if args.games <= 0:
+        parser.error("--games must be positive")
+    start = time.perf_counter()
+    print(f"| agent \\ opponents | {' | '.join(NAMES)} |")
+    print("| --- | --- | --- | --- |")
+    timings = []
+    for agent in NAMES:
+        cells = []
+        for opponent in NAMES:
+            r = evaluate(agent, opponent, n_games=args.games, seed=args.seed)
+            lo, hi = r.win_rate_ci
+            slo, shi = r.mean_score_ci
+            cells.append(f"{r.win_rate:.1%} [{lo:.1%}, {hi:.1%}] / {r.mean_score:+.2f} [{slo:+.2f}, {shi:+.2f}]")
+            timings.append(f"{agent} vs {opponent}: {r.elapsed_s:.1f} s")
+        print(f"| {agent} | {' | '.join(cells)} |")
+    print(f"\n{args.games} games per cell, seed {args.seed}; total {time.perf_counter() - start:.1f} s")
+    print("; ".join(timings))
+
+
+if __name__ == "__main__":
+    main()
