@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
@@ -25,7 +24,7 @@ from pettingzoo import AECEnv
 from .cards import format_play
 from .encoding import FEATURE_SIZE, NUM_ACTIONS, OBS_SIZE, Decision, observation
 from .game import NUM_PLAYERS, Game
-from .render import check_viewer, render_table
+from .render import check_viewer, emit, render_table
 from .rules import Rules
 from .wrappers import classic_wrap
 
@@ -195,17 +194,9 @@ class raw_env(AECEnv, EzPickle):
         return f"illegal action {action!r} for {agent}; legal actions: {listed}"
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        if self.game is None:
-            text = "Big 2: call reset() to deal"
-        else:
-            text = render_table(self.game, self.render_view)
-        if self.render_mode == "ansi":
-            return text
-        print(text + "\n")
-        return None
+        if self.render_mode is None or self.game is None:
+            return emit(self.render_mode, "Big 2: call reset() to deal")
+        return emit(self.render_mode, render_table(self.game, self.render_view))
 
     def close(self) -> None:
         pass

@@ -348,6 +348,13 @@ class Decision:
         """The engine entry of a legal action index, or ``None`` if the action is not legal now."""
         return self._by_action.get(action)
 
+    def require_entry(self, action: int, who: str) -> Entry:
+        """The entry of ``action``; ``ValueError`` naming ``who``, the action and the legal ones if illegal."""
+        entry = self._by_action.get(int(action))
+        if entry is None:
+            raise ValueError(f"{who} chose illegal action {action!r}; legal actions: {self.actions.tolist()}")
+        return entry
+
 
 def legal_action_mask(game) -> np.ndarray:
     """int8 mask (1695,) of the legal actions of the player on move in ``game``."""

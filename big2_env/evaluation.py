@@ -52,7 +52,7 @@ import math
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 
@@ -422,13 +422,7 @@ def evaluate(
                     continue
                 actions = _act(policy, [PolicyObservation(d) for _, _, d in moves])
                 for (index, game, decision), action in zip(moves, actions):
-                    entry = decision.entry_for_action(int(action))
-                    if entry is None:
-                        raise ValueError(
-                            f"{who} policy {policy!r} chose illegal action {action!r} in game {index}; "
-                            f"legal actions: {decision.actions.tolist()}"
-                        )
-                    game._apply(entry)
+                    game._apply(decision.require_entry(action, f"{who} policy {policy!r} in game {index}"))
                     if game.winner is not None:
                         scores[index] = game.scores()[seat_of[index]]
                         winners[index] = game.winner

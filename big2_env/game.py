@@ -24,7 +24,6 @@ from .cards import (
     NUM_CARDS,
     THREE_OF_DIAMONDS,
     card_str,
-    check_card,
     format_cards,
     format_play,
     mask_to_cards,
@@ -248,7 +247,9 @@ class Game:
         if isinstance(cards, str):
             play = parse_play(cards)
         else:
-            play = tuple(sorted(check_cards(cards)))
+            cards = list(cards)
+            hand_mask_of(cards, "play")  # valid ids, no repeats
+            play = tuple(sorted(int(c) for c in cards))
         for entry in self.legal_entries():
             if entry[1] == play:
                 self._apply(entry)
@@ -331,17 +332,4 @@ class Game:
         state = f"winner={self.winner}" if self.is_over else f"to_move={self.current_player}"
         trick = format_play(self.trick) if self.trick else "-"
         return f"Game({state}, trick={trick!r}, cards_left={[len(h) for h in self._hand_cards]}, turn={self.turn})"
-
-
-def check_cards(cards: Iterable[int]) -> list[int]:
-    """Validate card ids (ints 0..51, no repeats) and return them as a list."""
-    result = []
-    mask = 0
-    for c in cards:
-        card = check_card(c)
-        if mask >> card & 1:
-            raise IllegalPlayError(f"card {card_str(card)} given twice")
-        mask |= 1 << card
-        result.append(card)
-    return result
 

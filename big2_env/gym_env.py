@@ -77,7 +77,7 @@ from .encoding import FEATURE_SIZE, NUM_ACTIONS, Decision, observation
 from .evaluation import PolicyObservation, resolve_policy
 from .game import HAND_SIZE, NUM_PLAYERS, Game, hand_penalty
 from .policies import Policy
-from .render import render_table
+from .render import emit, render_table
 from .rules import Rules
 
 __all__ = ["ENV_ID", "Big2SingleAgentEnv", "register_gymnasium"]
@@ -262,18 +262,10 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         return self._current_decision().actions.copy()
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        if self.game is None:
-            text = "Big 2: call reset() to deal"
-        else:
-            names = [f"player_{i}" + (" (learner)" if i == self.learner_seat else "") for i in range(NUM_PLAYERS)]
-            text = render_table(self.game, self.learner_seat, names)
-        if self.render_mode == "ansi":
-            return text
-        print(text + "\n")
-        return None
+        if self.render_mode is None or self.game is None:
+            return emit(self.render_mode, "Big 2: call reset() to deal")
+        names = [f"player_{i}" + (" (learner)" if i == self.learner_seat else "") for i in range(NUM_PLAYERS)]
+        return emit(self.render_mode, render_table(self.game, self.learner_seat, names))
 
     def close(self) -> None:
         pass
@@ -298,13 +290,7 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
             decision = Decision(game)
             policy = self.opponents[(decision.player - learner) % NUM_PLAYERS - 1]
             action = policy.act(PolicyObservation(decision))
-            entry = decision.entry_for_action(int(action))
-            if entry is None:
-                raise ValueError(
-                    f"opponent policy {policy!r} in seat {decision.player} chose illegal action {action!r}; "
-                    f"legal actions: {decision.actions.tolist()}"
-                )
-            game._apply(entry)
+            game._apply(decision.require_entry(action, f"opponent policy {policy!r} in seat {decision.player}"))
         self._decision = None
 
     def _current_decision(self) -> Decision:

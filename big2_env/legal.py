@@ -58,7 +58,7 @@ def hand_mask_of(cards: Iterable[int], what: str = "hand") -> int:
     for c in cards:
         card = check_card(c)
         if mask >> card & 1:
-            raise ValueError(f"card {card_str(card)} appears twice in the {what}")
+            raise ValueError(f"card {card_str(card)} is given twice in the {what}")
         mask |= 1 << card
     return mask
 

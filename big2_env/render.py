@@ -73,3 +73,17 @@ def render_table(game, viewer: Viewer = "current", names: list[str] | None = Non
     played = bin(game.played_mask).count("1")
     lines.append(f"Played so far: {played} card{'s' if played != 1 else ''}")
     return "\n".join(lines)
+
+
+def emit(render_mode: str | None, text: str) -> str | None:
+    """What an env's ``render()`` does with its table: return it (``"ansi"``), print it
+    (``"human"``), or warn that no render mode was chosen (``None``)."""
+    if render_mode is None:
+        import gymnasium
+
+        gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+        return None
+    if render_mode == "ansi":
+        return text
+    print(text + "\n")
+    return None

@@ -40,7 +40,7 @@ def test_parse_accepts_the_documented_forms():
 @pytest.mark.parametrize(
     ("hand", "trick", "rules", "must_include", "fragment"),
     [
-        ([0, 0, 5], None, Rules(), None, "appears twice in the hand"),
+        ([0, 0, 5], None, Rules(), None, "is given twice in the hand"),
         ([0, 52], None, Rules(), None, "0..51"),
         ([-1], None, Rules(), None, "0..51"),
         (["3D"], None, Rules(), None, "0..51"),
@@ -111,7 +111,7 @@ FOUR_HANDS = ["3D 4C 5H", "6D 7C", "8D 9C", "TD JC"]
     [
         (["3D 4C", "4C 5D", "6D", "7D"], {}, "4C dealt to more than one player"),
         (["3D 4C 4C", "5D", "6D", "7D"], {}, "4C is given twice"),
-        ([[0, 5, 5], [8], [12], [16]], {}, "appears twice in the hand of player 0"),
+        ([[0, 5, 5], [8], [12], [16]], {}, "is given twice in the hand of player 0"),
         (["3D", "5D", "6D"], {}, "need exactly 4 hands, got 3"),
         (["3D", "5D", "6D", "7D", "8D"], {}, "need exactly 4 hands, got 5"),
         (["3D", "", "6D", "7D"], {}, "player 1 must hold 1 to 13 cards, got 0"),
