@@ -86,7 +86,7 @@ class raw_env(AECEnv, EzPickle):
     ):
         EzPickle.__init__(self, render_mode, rules, candidate_view, render_view)
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+        if render_mode is not None and render_mode not in ("human", "ansi"):
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}; got {render_mode!r}")
         if not isinstance(candidate_view, bool):
             raise ValueError(f"candidate_view must be True or False; got {candidate_view!r}")
@@ -124,7 +124,7 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = AGENTS[self.game.current_player]
 
     def current_decision(self) -> Decision:
@@ -167,13 +167,14 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards[agent] = 0.0
         game._apply(entry)
         self._decision = None
-        if game.is_over:
+        winner = game.winner
+        if winner is not None:
             scores = game.scores()
             self.rewards = {a: float(scores[i]) for i, a in enumerate(AGENTS)}
             self.terminations = {a: True for a in self.agents}
-            final = {"scores": dict(zip(AGENTS, scores)), "winner": AGENTS[game.winner], "turns": game.turn}
+            final = {"scores": dict(zip(AGENTS, scores)), "winner": AGENTS[winner], "turns": game.turn}
             self.infos = {a: dict(final) for a in self.agents}
-            self.agent_selection = AGENTS[(game.winner + 1) % NUM_PLAYERS]
+            self.agent_selection = AGENTS[(winner + 1) % NUM_PLAYERS]
             self._accumulate_rewards()
         else:  # rewards stay zero until the end, so there is nothing to accumulate
             self.agent_selection = AGENTS[game.current_player]

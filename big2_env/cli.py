@@ -122,8 +122,9 @@ def cmd_play(args: argparse.Namespace) -> int:
             break
     print()
     print(render_table(game, "all", names))
-    scores = game.scores()
-    verdict = "You win!" if game.winner == human else f"{names[game.winner]} wins."
+    scores, winner = game.scores(), game.winner
+    assert winner is not None
+    verdict = "You win!" if winner == human else f"{names[winner]} wins."
     print(f"\n{verdict} Final scores: " + ", ".join(f"{names[i]} {s:+d}" for i, s in enumerate(scores)))
     return 0
 

@@ -190,7 +190,7 @@ def enumerate_combos(hand_mask: int, rules: Rules = Rules()) -> list[list[Entry]
     patterns = [(hand_mask >> (4 * r)) & 15 for r in range(NUM_RANKS)]
     hand = [c for cs in by_rank for c in cs]
 
-    singles = [(c, (c,), 1 << c, SINGLE, c) for c in hand]
+    singles: list[Entry] = [(c, (c,), 1 << c, SINGLE, c) for c in hand]
     pairs: list[Entry] = []
     triples: list[Entry] = []
     for r in range(NUM_RANKS):

@@ -398,7 +398,9 @@ def evaluate(
             return Game(rules, seed=int(deal_seeds[index]))
         if index % NUM_PLAYERS == 0:
             base[0] = Game(rules, seed=int(deal_seeds[index // NUM_PLAYERS]))
-        return base[0].copy()  # the same deal for each seat of the agent
+        dealt = base[0]
+        assert dealt is not None
+        return dealt.copy()  # the same deal for each seat of the agent
 
     bar = _Progress(total, f"{agent_label} vs {opponent_label}", progress)
     start = time.perf_counter()

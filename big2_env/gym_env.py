@@ -211,7 +211,7 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
             if self.illegal_action == "raise":
                 raise ValueError(self._illegal_message(action, decision))
             self._done = True
-            info = {
+            illegal_info: dict[str, Any] = {
                 "learner_seat": self.learner_seat,
                 "scores": None,
                 "winner": None,
@@ -219,7 +219,7 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
                 "illegal_action": True,
                 "is_success": False,
             }
-            return self._observe(), self.illegal_penalty, True, False, info
+            return self._observe(), self.illegal_penalty, True, False, illegal_info
         self.game._apply(entry)
         self._decision = None
         self._play_opponents()
@@ -229,6 +229,7 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         if game.is_over:
             self._done = terminated = True
             scores = game.scores()
+            assert self.learner_seat is not None
             reward = float(scores[self.learner_seat])
             info.update(
                 scores=scores,

@@ -67,9 +67,9 @@ def decode_observation(obs: Observation) -> DecodedObservation:
     size = len(hand)
     plays = []
     for a in actions:
-        slots = ACTION_SLOTS[a] if 0 <= a < NUM_ACTIONS else None
-        if slots is None or (slots and slots[-1] >= size):
+        if not 0 <= a < NUM_ACTIONS or (ACTION_SLOTS[a] and ACTION_SLOTS[a][-1] >= size):
             action_cards(a, hand)  # raises the ValueError that names the problem
+        slots = ACTION_SLOTS[a]
         plays.append(tuple([hand[s] for s in slots]))
     return DecodedObservation(hand, trick_cards or None, actions, tuple(plays))
 
