@@ -2,10 +2,14 @@
 
 Subcommands:
     big2 demo [--seed S] [--rules PRESET] [--view all|none|0..3]   play and render one game between random players
-    big2 play [--seat 0..3] [--opponent random|greedy|smart] [--rules PRESET] [--seed S]
+    big2 play [--seat 0..3] [--opponent random|greedy|smart|pretrained|MODEL.pt] [--rules PRESET] [--seed S]
                                                                    play one seat against three computer players
-    big2 eval --agent NAME|MODEL.zip --opponent random|greedy|smart [--games N] [--duplicate] [--seed S]
+    big2 eval --agent NAME|pretrained|MODEL.pt|MODEL.zip --opponent random|greedy|smart [--games N] [--duplicate] [--seed S]
                                                                    the paper's evaluation protocol, as a table
+    big2 train [--algo ppo] [--curriculum self] [--entropy 0.05] [--batches N] [--games-per-batch 64]
+               [--seed S] [--out DIR] [--config FILE] [--resume] ...
+                                                                   train the card-aware PPO agent (needs torch)
+    big2 plot DIR                                                  draw DIR's learning curves (needs matplotlib)
     big2 rules                                                     print the rule variants and presets
 """
 
@@ -72,7 +76,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from .cards import parse_play
     from .encoding import action_cards
     from .game import IllegalPlayError
-    from .policies import make_policy, observation_dict
+    from .policies import observation_dict
 
     rules = Rules.preset(args.rules)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
@@ -80,7 +84,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     human = args.seat
     names = [f"player_{i}" for i in range(4)]
     names[human] = f"you ({names[human]})"
-    opponents = {seat: make_policy(args.opponent, seed=seed + seat, rules=rules) for seat in range(4) if seat != human}
+    opponents = _play_opponents(args.opponent, seed, rules, human)
     print(f"Big 2: you hold seat {human}; opponents: {args.opponent}; rules: {args.rules}; seed {seed}")
     print(PLAY_HELP)
     while not game.is_over:
@@ -135,28 +139,154 @@ def _seat(text: str) -> int:
     raise argparse.ArgumentTypeError(f"--seat must be 0, 1, 2 or 3; got {text!r}")
 
 
-def load_agent(spec: str, rules: Rules):
-    """A policy from a name (random, greedy, smart) or a saved sb3-contrib MaskablePPO model (.zip)."""
+def _load_network(spec: str, rules: Rules, what: str):
+    """A :class:`agents.policy.NetworkPolicy` from ``"pretrained"`` or a ``.pt`` file (imports torch lazily)."""
+    try:
+        from agents.checkpoint import CheckpointError
+        from agents.policy import NetworkPolicy
+        from agents.pretrained import load_pretrained
+    except ImportError as err:
+        raise CliError(f"{what}: {spec!r} needs torch (pip install torch==2.13.0, then pip install -e '.[agents]'): {err}") from None
+    try:
+        if spec == "pretrained":
+            policy = load_pretrained()
+        else:
+            if not Path(spec).is_file():
+                raise CliError(f"{what}: no such model file {spec!r}")
+            policy = NetworkPolicy.from_file(spec, rules=rules, name=Path(spec).stem)
+    except (FileNotFoundError, CheckpointError) as err:
+        raise CliError(f"{what}: {err}") from None
+    policy.rules = rules
+    return policy
+
+
+def load_agent(spec: str, rules: Rules, what: str = "--agent"):
+    """A policy from a name (random, greedy, smart), ``pretrained`` (the shipped PPO agent), a
+    ``big2 train`` checkpoint or model file (``.pt``), or a saved sb3-contrib MaskablePPO model (``.zip``)."""
     from .policies import POLICIES, make_policy
 
     if spec in POLICIES:
         return make_policy(spec, rules=rules)
     path = Path(spec)
+    if spec == "pretrained" or path.suffix == ".pt":
+        return _load_network(spec, rules, what)
     if path.suffix == ".zip":
         if not path.is_file():
-            raise CliError(f"--agent: no such model file {spec!r}")
+            raise CliError(f"{what}: no such model file {spec!r}")
         try:
             from sb3_contrib import MaskablePPO
         except ImportError:
-            raise CliError("--agent: loading a .zip model needs sb3-contrib (pip install -e '.[sb3]')") from None
+            raise CliError(f"{what}: loading a .zip model needs sb3-contrib (pip install -e '.[sb3]')") from None
         from .sb3_adapter import SB3Policy
 
         try:
             model = MaskablePPO.load(str(path), device="cpu")
         except Exception as err:  # corrupt or foreign file
-            raise CliError(f"--agent: could not load {spec!r} as a MaskablePPO model: {err}") from None
+            raise CliError(f"{what}: could not load {spec!r} as a MaskablePPO model: {err}") from None
         return SB3Policy(model)
-    raise CliError(f"--agent must be one of {', '.join(sorted(POLICIES))} or a MaskablePPO model file (.zip); got {spec!r}")
+    raise CliError(
+        f"{what} must be one of {', '.join(sorted(POLICIES))}, pretrained, a trained model file (.pt) "
+        f"or a MaskablePPO model file (.zip); got {spec!r}"
+    )
+
+
+def _play_opponents(spec: str, seed: int, rules: Rules, human: int) -> dict:
+    """The three computer players of ``big2 play``: a heuristic per seat (seeded apart) or one network for all."""
+    from .policies import POLICIES, make_policy
+
+    if spec in POLICIES:
+        return {seat: make_policy(spec, seed=seed + seat, rules=rules) for seat in range(4) if seat != human}
+    policy = load_agent(spec, rules, what="--opponent")
+    policy.seed(seed)
+    return {seat: policy for seat in range(4) if seat != human}
+
+
+def _train_flag_type(kind: type):
+    def parse(text: str):
+        try:
+            return kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {kind.__name__}, got {text!r}") from None
+
+    return parse
+
+
+def _model_override(text: str) -> tuple[str, int | bool]:
+    name, sep, value = text.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"--model takes FIELD=VALUE, got {text!r}")
+    if value.lower() in ("true", "false"):
+        return name, value.lower() == "true"
+    try:
+        return name, int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--model {name}: expected an integer, got {value!r}") from None
+
+
+def _add_train_arguments(parser: argparse.ArgumentParser) -> None:
+    """One flag per :class:`agents.train.TrainArgs` field (defaults shown from the dataclass; the parsed
+    namespace holds only the flags given, so ``--resume`` knows what was asked to change)."""
+    from dataclasses import MISSING, fields
+
+    from agents.config import TrainArgs
+
+    for f in fields(TrainArgs):
+        flag = "--" + f.name.replace("_", "-")
+        default = f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
+        text = f"{f.metadata.get('help', '')} (default: {default!r})".replace("%", "%%")
+        if f.name == "eval_opponents":
+            parser.add_argument(flag, type=lambda t: [x for x in t.split(",") if x], default=argparse.SUPPRESS, help=text)
+        elif f.name == "model":
+            parser.add_argument(
+                flag, type=_model_override, action="append", default=argparse.SUPPRESS, metavar="FIELD=VALUE", help=text
+            )
+        elif isinstance(default, bool):
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS, help=text)
+        else:
+            parser.add_argument(flag, type=_train_flag_type(type(default)), default=argparse.SUPPRESS, help=text)
+    parser.add_argument("--config", help="JSON or TOML file of training arguments (flags given here override it)")
+    parser.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint, exactly")
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """Train the card-aware PPO agent (torch is imported here, never by ``import big2_env``)."""
+    try:
+        from agents.checkpoint import CheckpointError
+        from agents.config import args_from_mapping, load_config_file
+        from agents.train import train
+    except ImportError as err:
+        raise CliError(f"training needs torch (pip install torch==2.13.0, then pip install -e '.[agents]'): {err}") from None
+    given = {k: v for k, v in vars(args).items() if k not in ("command", "func", "config", "resume")}
+    if "model" in given:
+        given["model"] = dict(given["model"])
+    try:
+        values = load_config_file(args.config) if args.config else {}
+        if "model" in given and "model" in values:  # --model FIELD=VALUE refines the file's model table
+            given["model"] = {**values["model"], **given["model"]}
+        values.update(given)
+        train_args = args_from_mapping(values)
+        if not args.resume:
+            train_args.validate()
+        result = train(train_args, resume=args.resume, explicit=set(values))
+    except (CheckpointError, ValueError) as err:
+        raise CliError(str(err)) from None
+    state = "finished" if result.finished else f"stopped at batch {result.batch} (resume with --resume)"
+    print(f"{state}: {result.batch} batches, {result.games} games, {result.decisions} decisions in {result.elapsed_s:.0f} s")
+    print(f"model: {result.out / 'model.pt'}  checkpoint: {result.out / 'checkpoint.pt'}  metrics: {result.out / 'metrics.csv'}")
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    try:
+        from agents.plot import plot_run
+    except ImportError as err:
+        raise CliError(str(err)) from None
+    try:
+        path = plot_run(args.run_dir, args.output)
+    except (FileNotFoundError, ValueError, ImportError) as err:
+        raise CliError(str(err)) from None
+    print(path)
+    return 0
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -213,13 +343,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play one seat against three computer opponents in the terminal")
     play.add_argument("--seat", type=_seat, default=0, help="your seat 0..3 (default 0)")
-    play.add_argument("--opponent", default="smart", choices=("random", "greedy", "smart"), help="opponents (default smart)")
+    play.add_argument(
+        "--opponent", default="smart", help="opponents: random, greedy, smart, pretrained or a trained model file .pt (default smart)"
+    )
     play.add_argument("--rules", default="paper", choices=Rules.PRESETS, help="rules preset (default paper)")
     play.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
     play.set_defaults(func=cmd_play)
 
     ev = sub.add_parser("eval", help="evaluate an agent against three opponents (the paper's protocol)")
-    ev.add_argument("--agent", required=True, help="random, greedy, smart, or a MaskablePPO model file (.zip)")
+    ev.add_argument(
+        "--agent", required=True, help="random, greedy, smart, pretrained, a trained model file (.pt) or a MaskablePPO model file (.zip)"
+    )
     ev.add_argument("--opponent", required=True, choices=("random", "greedy", "smart"), help="the opponent class")
     ev.add_argument("--games", type=_positive_int, default=1000, help="games (deals with --duplicate), default 1000")
     ev.add_argument("--duplicate", action="store_true", help="replay every deal with the agent in each of the four seats")
@@ -227,6 +361,20 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--rules", default="paper", choices=Rules.PRESETS, help="rules preset (default paper)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
     ev.set_defaults(func=cmd_eval)
+
+    tr = sub.add_parser(
+        "train",
+        help="train the card-aware PPO agent by self-play (needs torch)",
+        description="Train the card-aware PPO agent (paper sections 3-5). Flags override --config; "
+        "with --resume the run's own arguments are used and only budget, logging and thread flags may change.",
+    )
+    _add_train_arguments(tr)
+    tr.set_defaults(func=cmd_train)
+
+    pl = sub.add_parser("plot", help="draw a training run's learning curves (win rate and mean score vs batches)")
+    pl.add_argument("run_dir", help="the --out folder of big2 train")
+    pl.add_argument("--output", default=None, help="PNG path (default RUN_DIR/learning_curves.png)")
+    pl.set_defaults(func=cmd_plot)
 
     rules = sub.add_parser("rules", help="list the rule variants and presets")
     rules.set_defaults(func=cmd_rules)

@@ -1,0 +1,154 @@
+"""Saving and loading trained agents: atomic writes, format checks, clear refusals.
+
+Two kinds of file, both written by :func:`torch.save` and read with
+``torch.load(weights_only=True)`` (plain containers and tensors only, never
+arbitrary pickled objects):
+
+* a **training checkpoint** (``DIR/checkpoint.pt``, :data:`CHECKPOINT_KIND`):
+  everything :func:`agents.train.train` needs to continue exactly (model,
+  optimiser, learning-rate schedule position, the random states of Python, numpy
+  and torch, the game-seed stream, the batch counter, the snapshot pool, the run's
+  arguments);
+* a **policy file** (``DIR/model.pt``, :data:`POLICY_KIND`): the network's config
+  and weights only (under 1 MB for the default config): what ``big2 eval --agent``,
+  ``big2 play --opponent`` and :mod:`agents.pretrained` load.
+
+Every file carries ``kind``, ``format_version`` (:data:`FORMAT_VERSION`) and the
+:class:`~agents.network.NetworkConfig` as a dict. Loading refuses, with a
+:class:`CheckpointError` that says what is wrong and what to do, a file that is
+missing, unreadable or truncated, of another kind or format version, or (when the
+caller states the config it expects, as ``--resume`` does) made with another
+model config.
+
+Writes are atomic: the file is written to a temporary file in the same folder,
+flushed and fsynced, then moved over the target with :func:`os.replace`, so a
+crash leaves either the old file or the new one, never half a file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Mapping
+
+import torch
+
+from .network import Big2Net, NetworkConfig
+
+FORMAT_VERSION = 1
+CHECKPOINT_KIND = "big2-agents/checkpoint"
+POLICY_KIND = "big2-agents/policy"
+KINDS = (CHECKPOINT_KIND, POLICY_KIND)
+
+
+class CheckpointError(ValueError):
+    """A file that cannot be used as asked (missing, corrupt, other format or config)."""
+
+
+def atomic_save(obj: Any, path: str | os.PathLike) -> Path:
+    """``torch.save(obj)`` to ``path`` atomically (temporary file in the same folder, then ``os.replace``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            torch.save(obj, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return path
+
+
+def read_file(path: str | os.PathLike, kinds: tuple[str, ...] = KINDS) -> dict[str, Any]:
+    """Read and validate a checkpoint or policy file; returns its dict.
+
+    Raises :class:`CheckpointError` for a missing, corrupt or foreign file, another
+    kind than ``kinds`` or another format version.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"no such file: {str(path)!r}")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # truncated, corrupt, or a pickle with foreign objects
+        raise CheckpointError(
+            f"could not read {str(path)!r} as a big2 agents checkpoint (corrupt, truncated or not a checkpoint): "
+            f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+        ) from None
+    if not isinstance(data, dict) or data.get("kind") not in KINDS:
+        raise CheckpointError(
+            f"{str(path)!r} is not a big2 agents checkpoint (no 'kind' of {', '.join(KINDS)}); "
+            "big2 agents are saved by `big2 train` (DIR/checkpoint.pt, DIR/model.pt)"
+        )
+    version = data.get("format_version")
+    if version != FORMAT_VERSION:
+        raise CheckpointError(
+            f"{str(path)!r} has checkpoint format version {version!r}; this big2-env reads version "
+            f"{FORMAT_VERSION}. Load it with the big2-env release that wrote it, or train a new agent"
+        )
+    if data["kind"] not in kinds:
+        raise CheckpointError(f"{str(path)!r} is a {data['kind']!r} file; expected {' or '.join(kinds)}")
+    try:
+        NetworkConfig.from_dict(data["model_config"])
+    except (KeyError, TypeError, ValueError) as err:
+        raise CheckpointError(f"{str(path)!r} has an unusable model config: {err}") from None
+    return data
+
+
+def config_of(data: Mapping[str, Any]) -> NetworkConfig:
+    return NetworkConfig.from_dict(data["model_config"])
+
+
+def check_config(data: Mapping[str, Any], expected: NetworkConfig, path: str | os.PathLike) -> None:
+    """Refuse (``CheckpointError``) a file whose model config is not ``expected``, naming the differences."""
+    found = config_of(data)
+    if found != expected:
+        diffs = [
+            f"{name}: checkpoint {value!r}, this run {getattr(expected, name)!r}"
+            for name, value in found.to_dict().items()
+            if getattr(expected, name) != value
+        ]
+        raise CheckpointError(
+            f"{str(path)!r} was made with another model config ({'; '.join(diffs)}); "
+            "resume with the same model config, or start a new run in another --out folder"
+        )
+
+
+def policy_payload(model: Big2Net, info: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The dict of a policy file: kind, version, config, weights (cloned) and free-form ``info``."""
+    return {
+        "kind": POLICY_KIND,
+        "format_version": FORMAT_VERSION,
+        "model_config": model.config.to_dict(),
+        "model_state": {k: v.detach().clone() for k, v in model.state_dict().items()},
+        "info": dict(info or {}),
+    }
+
+
+def save_policy(path: str | os.PathLike, model: Big2Net, info: Mapping[str, Any] | None = None) -> Path:
+    """Write a policy file (config + weights) atomically."""
+    return atomic_save(policy_payload(model, info), path)
+
+
+def load_model(path: str | os.PathLike, expected: NetworkConfig | None = None) -> tuple[Big2Net, dict[str, Any]]:
+    """The network stored in a policy file or a training checkpoint, in eval mode, and the file's dict.
+
+    ``expected``: refuse a file made with another config (see :func:`check_config`).
+    """
+    data = read_file(path)
+    if expected is not None:
+        check_config(data, expected, path)
+    model = Big2Net(config_of(data))
+    try:
+        model.load_state_dict(data["model_state"])
+    except (KeyError, RuntimeError, TypeError) as err:
+        raise CheckpointError(f"{str(path)!r}: the weights do not fit its model config: {err}") from None
+    model.eval()
+    return model, data

@@ -1,0 +1,239 @@
+"""The configuration dataclasses of the agents, importable without torch.
+
+* :class:`NetworkConfig`: the sizes of :class:`agents.network.Big2Net` (stored in
+  every checkpoint);
+* :class:`PPOConfig`: PPO's hyperparameters (:mod:`agents.ppo`);
+* :class:`TrainArgs`: every argument of a training run, CleanRL style: one flat
+  dataclass, each field a ``big2 train`` flag (``--games-per-batch`` ...), and the
+  keys of a ``--config`` JSON or TOML file (:func:`load_config_file`).
+
+``big2_env.cli`` builds ``big2 train``'s parser from :class:`TrainArgs` without
+importing torch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any, Mapping
+
+from big2_env.rules import Rules
+
+CURRICULA = ("self", "checkpoint", "fixed:smart", "fixed:greedy", "fixed:random")
+"""The curricula of :func:`agents.curriculum.make_curriculum`."""
+
+
+@dataclass(frozen=True)
+class NetworkConfig:
+    """Sizes of :class:`Big2Net` (saved in checkpoints; a checkpoint only loads into the same config).
+
+    Attributes:
+        card_dim: width of the card embedding table (and of the hand attention block).
+        hand_heads: attention heads over the hand (must divide ``card_dim``).
+        hand_ff: hidden width of the hand block's feed-forward sub-layer.
+        field_dim: output width of each card-set encoder (trick, seen, each opponent).
+        count_dim: output width of the counts encoder (opponents' cards left, passes).
+        state_dim: width of the state embedding.
+        state_ff: hidden width of the residual feed-forward block.
+        action_hidden: hidden width of the candidate MLP.
+        action_dim: width of the candidate embedding (and of the projected state).
+        value_hidden: hidden width of the value head.
+        value_head: build PPO's value head (False: a Q-network, scores only).
+    """
+
+    card_dim: int = 32
+    hand_heads: int = 4
+    hand_ff: int = 64
+    field_dim: int = 64
+    count_dim: int = 32
+    state_dim: int = 128
+    state_ff: int = 256
+    action_hidden: int = 128
+    action_dim: int = 64
+    value_hidden: int = 128
+    value_head: bool = True
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "value_head":
+                if not isinstance(value, bool):
+                    raise ValueError(f"NetworkConfig.value_head must be a bool; got {value!r}")
+            elif isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"NetworkConfig.{f.name} must be a positive int; got {value!r}")
+        if self.card_dim % self.hand_heads:
+            raise ValueError(f"hand_heads ({self.hand_heads}) must divide card_dim ({self.card_dim})")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "NetworkConfig":
+        """Build from a dict; unknown keys raise ``ValueError`` naming them."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown NetworkConfig field(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        return cls(**dict(data))
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """PPO hyperparameters (defaults: the paper's, entropy 0.05)."""
+
+    lr: float = 3e-5
+    warmup_fraction: float = 0.02
+    min_lr_fraction: float = 0.0
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    value_coef: float = 0.5
+    entropy_coef: float = 0.05
+    max_grad_norm: float = 0.5
+    epochs: int = 4
+    minibatch: int = 256
+    reward_scale: float = 1.0
+
+
+def _arg(default: Any, help: str, **kwargs: Any) -> Any:
+    """A TrainArgs field with its ``big2 train --help`` text."""
+    if isinstance(default, (list, dict)):
+        return field(default_factory=lambda: type(default)(default), metadata={"help": help, **kwargs})
+    return field(default=default, metadata={"help": help, **kwargs})
+
+
+@dataclass
+class TrainArgs:
+    """Arguments of a training run; every field is also a ``big2 train`` flag (``--games-per-batch``, ...).
+
+    Fields that define the experiment (algorithm, curriculum, hyperparameters,
+    seed, rules, model) must stay the same on ``resume``; the others
+    (:data:`RESUME_MUTABLE`: budget, logging, evaluation, threads) may change.
+    """
+
+    algo: str = _arg("ppo", "training algorithm (only ppo so far)")
+    curriculum: str = _arg("self", "self, checkpoint, fixed:smart, fixed:greedy or fixed:random")
+    entropy: float = _arg(0.05, "entropy coefficient (paper best 0.05)")
+    batches: int = _arg(5000, "planned number of batches (the learning-rate schedule spans them)")
+    games_per_batch: int = _arg(64, "games per batch")
+    seed: int = _arg(0, "seed of the initial weights, deals, seats and sampled actions")
+    out: str = _arg("runs/ppo", "run folder (checkpoint, model, logs, plot)")
+    rules: str = _arg("paper", "rules preset")
+    lr: float = _arg(3e-5, "peak Adam learning rate")
+    warmup_fraction: float = _arg(0.02, "share of the planned batches spent in linear warm-up")
+    min_lr_fraction: float = _arg(0.0, "the cosine decay ends at this fraction of --lr")
+    gamma: float = _arg(0.99, "discount")
+    gae_lambda: float = _arg(0.95, "GAE lambda")
+    clip: float = _arg(0.2, "PPO ratio clip and value clip")
+    value_coef: float = _arg(0.5, "value loss coefficient")
+    max_grad_norm: float = _arg(0.5, "global gradient-norm clip")
+    epochs: int = _arg(4, "PPO epochs per batch")
+    minibatch: int = _arg(256, "decisions per minibatch")
+    reward_scale: float = _arg(1.0, "reward = final score x this (1: the paper's unshaped score)")
+    train_forced: bool = _arg(
+        False,
+        "also record and train on forced moves (one legal action, nearly always a forced pass); "
+        "by default they are played without a forward pass and left out of the trajectories",
+    )
+    snapshot_every: int = _arg(50, "checkpoint curriculum: snapshot the policy every this many batches")
+    pool_size: int = _arg(20, "checkpoint curriculum: keep the newest this many snapshots")
+    snapshot_current_prob: float = _arg(0.5, "checkpoint curriculum: chance an opponent seat plays the current policy")
+    eval_every: int = _arg(100, "evaluate every this many batches (0: only at the start and the end)")
+    eval_games: int = _arg(200, "games per opponent at each evaluation")
+    eval_opponents: list = _arg(["random", "greedy", "smart"], "opponent classes to evaluate against (comma separated)")
+    eval_seed: int = _arg(12345, "evaluation seed (the same deals at every evaluation)")
+    eval_deterministic: bool = _arg(False, "evaluate the argmax policy instead of sampling")
+    checkpoint_every: int = _arg(100, "write the checkpoint every this many batches (and at the end)")
+    threads: int = _arg(2, "torch threads (capped at the cores this process may use)")
+    progress: bool = _arg(True, "progress bar")
+    tensorboard: bool = _arg(True, "TensorBoard logs in OUT/tb (if the tensorboard package is installed)")
+    stop_after: int = _arg(0, "stop after this many batches in all, as if interrupted (0: run to --batches)")
+    model: dict = _arg({}, "NetworkConfig fields that differ from the defaults (FIELD=INT)")
+
+    def network_config(self) -> NetworkConfig:
+        return NetworkConfig.from_dict(self.model)
+
+    def ppo_config(self) -> PPOConfig:
+        return PPOConfig(
+            lr=self.lr,
+            warmup_fraction=self.warmup_fraction,
+            min_lr_fraction=self.min_lr_fraction,
+            gamma=self.gamma,
+            gae_lambda=self.gae_lambda,
+            clip=self.clip,
+            value_coef=self.value_coef,
+            entropy_coef=self.entropy,
+            max_grad_norm=self.max_grad_norm,
+            epochs=self.epochs,
+            minibatch=self.minibatch,
+            reward_scale=self.reward_scale,
+        )
+
+    def validate(self) -> "TrainArgs":
+        if self.algo != "ppo":
+            raise ValueError(f"algo must be 'ppo' (the only trainer so far); got {self.algo!r}")
+        if self.curriculum not in CURRICULA:
+            raise ValueError(f"curriculum must be one of {', '.join(CURRICULA)}; got {self.curriculum!r}")
+        Rules.preset(self.rules)
+        for name in ("batches", "games_per_batch", "epochs", "minibatch", "eval_games", "threads", "pool_size", "snapshot_every"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"{name} must be a positive int; got {value!r}")
+        for name in ("eval_every", "checkpoint_every", "stop_after", "seed", "eval_seed"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be a non-negative int; got {value!r}")
+        for opponent in self.eval_opponents:
+            if opponent not in ("random", "greedy", "smart"):
+                raise ValueError(f"eval_opponents: unknown opponent {opponent!r} (random, greedy, smart)")
+        self.network_config()
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# Fields that may differ when resuming (the rest define the experiment).
+RESUME_MUTABLE = frozenset(
+    {"batches", "out", "eval_every", "eval_games", "eval_opponents", "eval_seed", "eval_deterministic",
+     "checkpoint_every", "threads", "progress", "tensorboard", "stop_after"}
+)
+
+
+def args_from_mapping(data: Mapping[str, Any], base: TrainArgs | None = None) -> TrainArgs:
+    """``TrainArgs`` from a dict (a config file, a checkpoint); unknown keys raise ``ValueError``."""
+    known = {f.name: f for f in fields(TrainArgs)}
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise ValueError(f"unknown training argument(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    values = (base or TrainArgs()).to_dict()
+    values.update({k: (list(v) if k == "eval_opponents" else (dict(v) if k == "model" else v)) for k, v in data.items()})
+    return TrainArgs(**values)
+
+
+def load_config_file(path: str | os.PathLike) -> dict[str, Any]:
+    """Training arguments from a JSON (``.json``) or TOML (``.toml``) file (``model`` may be a table)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"no such config file: {str(path)!r}")
+    text = path.read_text()
+    try:
+        if path.suffix.lower() == ".toml":
+            try:
+                import tomllib
+            except ImportError:  # Python 3.10
+                import tomli as tomllib  # type: ignore[no-redef]
+            data = tomllib.loads(text)
+        else:
+            data = json.loads(text)
+    except Exception as err:
+        raise ValueError(f"could not parse config file {str(path)!r}: {err}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"config file {str(path)!r} must hold a table/object of training arguments")
+    data = {k.replace("-", "_"): v for k, v in data.items()}
+    args_from_mapping(data)  # validates the names
+    return data
+
+

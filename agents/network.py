@@ -1,0 +1,272 @@
+"""The card-aware policy/value network of the paper (section 3.2, appendix B).
+
+State encoder (input: the 277-number information state of the spec, section 3):
+
+* one **card embedding table** ``card_embedding`` (53 rows: cards 0..51 and the
+  padding id 52, whose row is fixed at zero) shared by every card-valued field;
+* the **hand** (slots 0:13, card ids padded with 52) is embedded, passed through
+  one masked multi-head self-attention block (padded slots masked as keys, then a
+  feed-forward sub-layer, post-norm like ``TransformerEncoderLayer``; no positional
+  encoding: a hand is a set) and mean-pooled over the held cards;
+* the **trick**, the **seen cards** and **each opponent's played cards** (52-card
+  indicators) are projected through the *same* table, ``indicator @ E[:52]``, and
+  divided by a fixed 13 (:data:`INDICATOR_SCALE`), *not* by the number of cards: a
+  mean would hide how many cards a set holds (a pair and a five-card trick of
+  similar cards would look alike), the fixed scale keeps that count while keeping
+  the magnitudes of the 52-card "seen" set within a few embedding norms. Each goes
+  through a small feed-forward encoder (trick, seen, and one encoder shared by the
+  three opponents, whose outputs are concatenated in clockwise order: next,
+  across, previous);
+* the **opponents' card counts** and the **pass count** (each one-hot over
+  0..13) go through their own linear layer and ReLU;
+* everything is concatenated, projected to ``state_dim``, layer-normalised and
+  refined by a residual feed-forward block: the state embedding ``s``.
+
+Action encoder and scorer: each legal candidate's 80 features go through a
+two-layer MLP to ``action_dim``; a learned linear projection maps ``s`` into the
+same space and the score is the scaled dot product ``<a, W s> / sqrt(action_dim)``:
+the logit of PPO's policy (or Q(o, a) for a value learner). PPO's value head is an
+MLP on ``s``.
+
+Batches are ragged: the candidates of a batch of states are given **flat**
+(``features`` (M, 80) with ``owner`` (M,) naming the state each row belongs to and
+``slot`` its position in that state's list), so the action MLP runs once over the
+real candidates only; scores are scattered into a ``(B, K_max)`` matrix padded
+with ``-inf``. :meth:`Big2Net.forward_padded` takes the padded form
+``(B, K, 80)`` plus a mask instead. :func:`pack_candidates` builds the flat index
+arrays with numpy.
+
+The architecture is fixed by :class:`NetworkConfig` (a frozen dataclass stored in
+every checkpoint); ``Big2Net(NetworkConfig())`` has about 2.3e5 parameters
+(:func:`count_parameters`), under 1 MB of float32 weights.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .config import NetworkConfig
+
+__all__ = ["Big2Net", "HandEncoder", "NetworkConfig", "count_parameters", "pack_candidates"]
+
+OBS_SIZE = 277
+FEATURE_SIZE = 80
+NUM_CARDS = 52
+PAD_CARD = 52
+INDICATOR_SCALE = 13.0
+"""Card-set indicators are projected as ``indicator @ E[:52] / 13`` (see the module docstring)."""
+
+_HAND = slice(0, 13)
+_CARD_SETS = (slice(13, 117), slice(121, 277))  # trick, seen | played by next, across, previous
+_COUNTS = slice(117, 121)  # cards left of next, across, previous; passes (0..3)
+_COUNT_VALUES = 14  # one-hot width of each count (0..13)
+_COUNT_INPUT = 4 * _COUNT_VALUES
+
+
+class HandEncoder(nn.Module):
+    """Masked multi-head self-attention over the held cards, then a masked mean over them.
+
+    A post-norm transformer encoder layer (attention, add & norm, feed-forward, add &
+    norm) written out with plain matrix products: for 13 tokens this is several times
+    faster on CPU than ``nn.MultiheadAttention``'s fused kernels, and it computes the
+    same function (``tests/test_agents_network.py`` checks it against
+    ``nn.MultiheadAttention`` with a ``key_padding_mask``).
+    """
+
+    def __init__(self, dim: int, heads: int, ff: int) -> None:
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.out = nn.Linear(dim, dim)
+        self.norm1 = nn.LayerNorm(dim)
+        self.ff = nn.Sequential(nn.Linear(dim, ff), nn.ReLU(), nn.Linear(ff, dim))
+        self.norm2 = nn.LayerNorm(dim)
+
+    def attend(
+        self, cards: torch.Tensor, pad: torch.Tensor, qkv: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None
+    ) -> torch.Tensor:
+        """Multi-head self-attention with padded keys masked out: (B, T, dim) -> (B, T, dim).
+
+        ``qkv``: the queries, keys and values (each (B, T, dim)) when computed elsewhere
+        (see :meth:`forward_ids`); by default ``self.qkv(cards)`` split in three.
+        """
+        batch, tokens, dim = cards.shape
+        head_dim = dim // self.heads
+        q, k, v = qkv if qkv is not None else self.qkv(cards).split(dim, dim=-1)
+        q, k, v = (t.reshape(batch, tokens, self.heads, head_dim).transpose(1, 2) for t in (q, k, v))  # (B, H, T, d)
+        logits = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(head_dim))
+        logits = logits.masked_fill(pad[:, None, None, :], -math.inf)
+        mixed = torch.softmax(logits, dim=-1) @ v  # (B, H, T, d)
+        return self.out(mixed.transpose(1, 2).reshape(batch, tokens, dim))
+
+    def forward(
+        self, cards: torch.Tensor, pad: torch.Tensor, qkv: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None
+    ) -> torch.Tensor:
+        """``cards`` (B, 13, dim) embedded hand, ``pad`` (B, 13) True at padding -> (B, dim).
+
+        Every row must hold at least one card (a player on move always does).
+        """
+        x = self.norm1(cards + self.attend(cards, pad, qkv))
+        x = self.norm2(x + self.ff(x))
+        keep = (~pad).unsqueeze(-1).to(x.dtype)
+        return (x * keep).sum(1) / keep.sum(1).clamp_min(1.0)
+
+    def forward_ids(self, ids: torch.Tensor, embedding: nn.Embedding) -> torch.Tensor:
+        """The hand of card ids (B, T), padded with 52 -> (B, dim): ``forward(embedding(ids), ids == 52)``.
+
+        Faster, same function: the tokens are rows of the embedding table, so the
+        query/key/value projection is applied once to the 53-row table and the
+        projected rows are gathered per token, instead of projecting every token.
+        """
+        table = embedding.weight
+        q_table, k_table, v_table = self.qkv(table).split(table.shape[1], dim=1)
+        qkv = (F.embedding(ids, q_table), F.embedding(ids, k_table), F.embedding(ids, v_table))
+        return self.forward(F.embedding(ids, table), ids == PAD_CARD, qkv)
+
+
+class Big2Net(nn.Module):
+    """State encoder, candidate encoder, dot-product scorer and (optionally) a value head.
+
+    See the module docstring. Main entry points: :meth:`forward` (flat candidates),
+    :meth:`forward_padded` (padded candidates), :meth:`encode_state`,
+    :meth:`encode_actions`.
+    """
+
+    def __init__(self, config: NetworkConfig | None = None) -> None:
+        super().__init__()
+        self.config = cfg = config or NetworkConfig()
+        self.card_embedding = nn.Embedding(NUM_CARDS + 1, cfg.card_dim, padding_idx=PAD_CARD)
+        self.hand = HandEncoder(cfg.card_dim, cfg.hand_heads, cfg.hand_ff)
+        # Card-set encoders (Linear + ReLU each, applied together in encode_state).
+        self.trick_encoder = nn.Linear(cfg.card_dim, cfg.field_dim)
+        self.seen_encoder = nn.Linear(cfg.card_dim, cfg.field_dim)
+        self.opponent_encoder = nn.Linear(cfg.card_dim, cfg.field_dim)  # shared by the three opponents
+        self.register_buffer("_count_values", torch.arange(_COUNT_VALUES, dtype=torch.float32), persistent=False)
+        self.count_encoder = nn.Sequential(nn.Linear(_COUNT_INPUT, cfg.count_dim), nn.ReLU())
+        joined = cfg.card_dim + 5 * cfg.field_dim + cfg.count_dim
+        self.project = nn.Linear(joined, cfg.state_dim)
+        self.norm = nn.LayerNorm(cfg.state_dim)
+        self.residual = nn.Sequential(nn.Linear(cfg.state_dim, cfg.state_ff), nn.ReLU(), nn.Linear(cfg.state_ff, cfg.state_dim))
+        self.action_encoder = nn.Sequential(
+            nn.Linear(FEATURE_SIZE, cfg.action_hidden), nn.ReLU(), nn.Linear(cfg.action_hidden, cfg.action_dim)
+        )
+        self.state_to_action = nn.Linear(cfg.state_dim, cfg.action_dim)
+        self.score_scale = 1.0 / math.sqrt(cfg.action_dim)
+        self.value = (
+            nn.Sequential(nn.Linear(cfg.state_dim, cfg.value_hidden), nn.ReLU(), nn.Linear(cfg.value_hidden, 1))
+            if cfg.value_head
+            else None
+        )
+
+    # ------------------------------------------------------------ encoders
+    def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
+        """(B, 277) information states -> (B, state_dim) state embeddings."""
+        batch = obs.shape[0]
+        hand = self.hand.forward_ids(obs[:, _HAND].long(), self.card_embedding)
+        # The five card sets (trick, seen, played by each opponent) through the shared table ...
+        sets = torch.cat([obs[:, part] for part in _CARD_SETS], dim=1).reshape(batch, 5, NUM_CARDS)
+        projected = sets @ (self.card_embedding.weight[:NUM_CARDS] * (1.0 / INDICATOR_SCALE))  # (B, 5, card_dim)
+        # ... and each through its encoder (one batched product: trick, seen, opponent x 3).
+        encoders = (self.trick_encoder, self.seen_encoder, self.opponent_encoder, self.opponent_encoder, self.opponent_encoder)
+        weight = torch.stack([e.weight for e in encoders]).transpose(1, 2)  # (5, card_dim, field_dim)
+        bias = torch.stack([e.bias for e in encoders]).unsqueeze(1)  # (5, 1, field_dim)
+        fields = torch.relu(torch.baddbmm(bias, projected.transpose(0, 1), weight))  # (5, B, field_dim)
+        fields = fields.transpose(0, 1).reshape(batch, -1)
+        # Cards left of each opponent and passes, one-hot.
+        counts = (obs[:, _COUNTS].unsqueeze(-1) == self._count_values).to(obs.dtype).reshape(batch, _COUNT_INPUT)
+        counts = self.count_encoder(counts)
+        state = self.norm(self.project(torch.cat((hand, fields, counts), dim=1)))
+        return state + self.residual(state)
+
+    def encode_actions(self, features: torch.Tensor) -> torch.Tensor:
+        """(..., 80) candidate features -> (..., action_dim) candidate embeddings."""
+        return self.action_encoder(features)
+
+    def state_value(self, state: torch.Tensor) -> torch.Tensor:
+        if self.value is None:
+            raise RuntimeError("this network has no value head (NetworkConfig.value_head=False)")
+        return self.value(state).squeeze(-1)
+
+    # ------------------------------------------------------------ forward
+    def forward(
+        self,
+        obs: torch.Tensor,
+        features: torch.Tensor,
+        owner: torch.Tensor,
+        slot: torch.Tensor,
+        max_candidates: int,
+        feature_index: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Scores of ragged candidate sets, padded to ``(B, max_candidates)`` with ``-inf``.
+
+        Args:
+            obs: (B, 277) float information states.
+            features: (M, 80) features of every candidate of every state, state by state.
+            owner: (M,) long, the state (0..B-1) each candidate belongs to.
+            slot: (M,) long, the candidate's position in its state's list.
+            max_candidates: K, the largest candidate count in the batch.
+            feature_index: optional (M,) long: ``features`` then holds only the
+                distinct candidate rows and candidate ``i`` is ``features[feature_index[i]]``
+                (the same combination recurs across states: the trainer encodes it once).
+
+        Returns:
+            ``(scores, value)``: scores (B, K), ``-inf`` where there is no candidate
+            (logits for PPO, Q values for a value learner), and value (B,) (``None``
+            without a value head).
+        """
+        state = self.encode_state(obs)
+        actions = self.encode_actions(features)
+        if feature_index is not None:
+            actions = actions.index_select(0, feature_index)
+        query = self.state_to_action(state)
+        flat = (actions * query.index_select(0, owner)).sum(-1) * self.score_scale
+        scores = flat.new_full((obs.shape[0], max_candidates), -math.inf)
+        scores = scores.index_put((owner, slot), flat)
+        value = self.state_value(state) if self.value is not None else None
+        return scores, value
+
+    def forward_padded(
+        self, obs: torch.Tensor, features: torch.Tensor, mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Same as :meth:`forward` with candidates given padded: ``features`` (B, K, 80),
+        ``mask`` (B, K) True for real candidates. Padded rows are never encoded and score ``-inf``."""
+        owner, slot = mask.nonzero(as_tuple=True)
+        return self.forward(obs, features[owner, slot], owner, slot, features.shape[1])
+
+
+def pack_candidates(counts: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(owner, slot, K)`` index arrays for states with ``counts`` candidates each (numpy, int64).
+
+    >>> owner, slot, k = pack_candidates([2, 3])
+    >>> owner.tolist(), slot.tolist(), k
+    ([0, 0, 1, 1, 1], [0, 1, 0, 1, 2], 3)
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    total = int(counts.sum())
+    owner = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    starts = np.cumsum(counts) - counts
+    slot = np.arange(total, dtype=np.int64) - np.repeat(starts, counts)
+    return owner, slot, int(counts.max()) if len(counts) else 0
+
+
+def count_parameters(model: nn.Module) -> int:
+    """Number of trainable parameters."""
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+def masked_log_softmax(scores: torch.Tensor) -> torch.Tensor:
+    """log-probabilities over each row's real candidates (``-inf`` entries get ``-inf``)."""
+    return torch.log_softmax(scores, dim=-1)
+
+
+def masked_entropy(scores: torch.Tensor) -> torch.Tensor:
+    """Entropy of each row's distribution over its real candidates (padding ignored)."""
+    logp = torch.log_softmax(scores, dim=-1)
+    p = logp.exp()
+    return -(p * logp.masked_fill(torch.isinf(scores), 0.0)).sum(-1)

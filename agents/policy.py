@@ -1,0 +1,145 @@
+"""A trained network as a :class:`big2_env.policies.Policy`, plus the batched scoring helpers.
+
+:class:`NetworkPolicy` turns the observation dicts of the environments (and of
+:func:`big2_env.evaluation.evaluate`) into one batched forward pass: ``act_batch``
+stacks the 277-number states and concatenates every observation's candidate
+features, runs the network once and picks one candidate per observation
+(sampled from the softmax of the scores, or the argmax with
+``deterministic=True``). Observations without the candidate view (only
+``"observation"`` and ``"action_mask"``) are accepted too: the candidates are
+rebuilt from the mask and the hand.
+
+The numpy helpers :func:`score_numpy` and :func:`choose` are shared with the
+training rollouts (:mod:`agents.rollout`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import torch
+
+from big2_env.encoding import FEATURE_SIZE, OBS_HAND, PAD_CARD, action_cards, play_features
+from big2_env.policies import Policy
+from big2_env.rules import Rules
+
+from .network import Big2Net, pack_candidates
+
+
+def score_numpy(
+    model: Big2Net, obs: np.ndarray, features: np.ndarray, counts: np.ndarray, device: torch.device | str = "cpu"
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """One no-grad forward pass on numpy inputs.
+
+    Args:
+        obs: (B, 277) float32 states; features: (M, 80) float32 candidates, state by
+            state; counts: (B,) candidates per state (each >= 1).
+
+    Returns:
+        ``(logp, value)``: (B, K) float32 log-probabilities (``-inf`` on padding) and
+        (B,) float32 values (``None`` without a value head).
+    """
+    owner, slot, k = pack_candidates(counts)
+    device = torch.device(device)
+    with torch.inference_mode():
+        scores, value = model(
+            torch.from_numpy(obs).to(device),
+            torch.from_numpy(features).to(device),
+            torch.from_numpy(owner).to(device),
+            torch.from_numpy(slot).to(device),
+            k,
+        )
+        logp = torch.log_softmax(scores, dim=-1).cpu().numpy()
+    return logp, (None if value is None else value.cpu().numpy())
+
+
+def choose(logp: np.ndarray, counts: np.ndarray, rng: np.random.Generator | None) -> np.ndarray:
+    """One candidate slot per row: sampled from ``exp(logp)`` with ``rng`` (one uniform
+    per row, inverse CDF), or the argmax when ``rng`` is ``None``. Never a padded slot."""
+    if rng is None:
+        return np.argmax(logp, axis=1).astype(np.int64)
+    cdf = np.cumsum(np.exp(logp, dtype=np.float64), axis=1)
+    u = rng.random(len(logp)) * cdf[:, -1]
+    choice = (cdf < u[:, None]).sum(axis=1)
+    return np.minimum(choice, np.asarray(counts, dtype=np.int64) - 1)
+
+
+class NetworkPolicy(Policy):
+    """Plays with a :class:`~agents.network.Big2Net` (one batched forward pass per ``act_batch``).
+
+    Args:
+        model: the network (switched to eval mode; it is not copied).
+        deterministic: play the highest-scoring candidate instead of sampling.
+        device: where the forward pass runs (``"cpu"`` by default).
+        seed: seed of the sampling RNG (``seed()`` reseeds it; ``evaluate`` does).
+        rules: the rule set, needed only to rebuild candidate features for
+            observations without the candidate view.
+        name: display name (e.g. in evaluation tables).
+    """
+
+    name = "network"
+
+    def __init__(
+        self,
+        model: Big2Net,
+        deterministic: bool = False,
+        device: torch.device | str = "cpu",
+        seed: int | None = None,
+        rules: Rules | str | dict | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.model = model.to(device).eval()
+        self.deterministic = bool(deterministic)
+        self.device = torch.device(device)
+        self.rules = Rules.coerce(rules)
+        self.rng = np.random.default_rng(seed)
+        if name is not None:
+            self.name = name
+
+    def seed(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def _candidates(self, obs: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+        if "candidate_actions" in obs and "candidate_features" in obs:
+            return np.asarray(obs["candidate_actions"]), np.asarray(obs["candidate_features"], dtype=np.float32)
+        actions = np.flatnonzero(np.asarray(obs["action_mask"]))
+        vector = np.asarray(obs["observation"])
+        hand = [int(c) for c in vector[OBS_HAND].tolist() if c != PAD_CARD]
+        rows = [play_features(action_cards(int(a), hand), self.rules) for a in actions]
+        return actions, np.array(rows, dtype=np.float32).reshape(len(actions), FEATURE_SIZE)
+
+    def act_batch(self, observations: Sequence[Mapping[str, Any]]) -> list[int]:
+        if not observations:
+            return []
+        actions, features = zip(*(self._candidates(o) for o in observations))
+        counts = np.array([len(a) for a in actions], dtype=np.int64)
+        if (counts == 0).any():
+            raise ValueError("an observation has no legal action: is this agent on move?")
+        obs = np.stack([np.asarray(o["observation"], dtype=np.float32) for o in observations])
+        logp, _ = score_numpy(self.model, obs, np.concatenate(features), counts, self.device)
+        picks = choose(logp, counts, None if self.deterministic else self.rng)
+        return [int(a[i]) for a, i in zip(actions, picks.tolist())]
+
+    def act(self, obs: Mapping[str, Any]) -> int:
+        return self.act_batch([obs])[0]
+
+    def probabilities(self, obs: Mapping[str, Any]) -> dict[int, float]:
+        """The policy's probability of each legal action of one observation."""
+        actions, features = self._candidates(obs)
+        logp, _ = score_numpy(
+            self.model, np.asarray(obs["observation"], dtype=np.float32)[None], features, np.array([len(actions)]), self.device
+        )
+        return {int(a): float(np.exp(lp)) for a, lp in zip(actions, logp[0])}
+
+    @classmethod
+    def from_file(cls, path: str, **kwargs: Any) -> "NetworkPolicy":
+        """Load a policy file or training checkpoint (see :mod:`agents.checkpoint`)."""
+        from .checkpoint import load_model
+
+        model, _ = load_model(path)
+        kwargs.setdefault("name", f"network({path})")
+        return cls(model, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"NetworkPolicy(deterministic={self.deterministic}, config={self.model.config})"

@@ -1,0 +1,211 @@
+"""PPO for the card-aware network (paper appendix C).
+
+* **Per-seat trajectories.** Each seat's own decisions in a game form its
+  trajectory (the other players' moves happen "inside the environment" between
+  two of them). The reward is 0 at every decision except the seat's last one,
+  which gets that seat's final score (times ``reward_scale``, 1 by default: the
+  paper's unshaped score); the trajectory ends there (no bootstrap).
+* **GAE** with ``gamma`` 0.99 and ``lambda`` 0.95 along each trajectory
+  (:func:`gae`); returns = advantages + values.
+* **Advantages are normalised** (mean 0, sd 1) over the whole collected batch,
+  once, before the epochs.
+* **Loss** (minimised): clipped policy surrogate (``clip`` 0.2) + ``value_coef``
+  (0.5) x clipped value loss (CleanRL's form: ``0.5 * max((V - R)^2,
+  (V_old + clip(V - V_old, -0.2, 0.2) - R)^2)``) - ``entropy_coef`` (paper best
+  0.05) x mean entropy of the policy over each state's legal candidates.
+* **Optimisation**: ``epochs`` (4) passes over the batch in shuffled minibatches
+  of ``minibatch`` (256; the last one of a pass may be smaller) decisions, Adam,
+  global gradient-norm clipping at 0.5. The learning rate (3e-5) follows
+  :func:`lr_at`: linear warm-up, then cosine decay to ``min_lr_fraction`` of the
+  peak at the last planned batch.
+"""
+
+from __future__ import annotations
+
+import math
+import numpy as np
+import torch
+
+from .config import PPOConfig
+from .network import Big2Net
+from .rollout import Rollout
+
+
+def lr_at(batch: int, total: int, peak: float, warmup_fraction: float = 0.02, min_fraction: float = 0.0) -> float:
+    """Learning rate for 0-based ``batch`` of ``total`` planned batches.
+
+    Linear warm-up over the first ``w = ceil(warmup_fraction * total)`` batches
+    (``peak * (batch + 1) / w``), then cosine decay from ``peak`` towards
+    ``min_fraction * peak``: ``floor + (peak - floor) * (1 + cos(pi * p)) / 2`` with
+    ``p = (batch - w) / (total - w)`` (so it reaches the floor just after the last
+    planned batch). Batches past ``total`` stay at the floor.
+
+    >>> [round(lr_at(b, 10, 1.0, 0.2), 3) for b in range(10)]
+    [0.5, 1.0, 1.0, 0.962, 0.854, 0.691, 0.5, 0.309, 0.146, 0.038]
+    """
+    total = max(1, int(total))
+    warmup = max(0, math.ceil(warmup_fraction * total))
+    if batch < warmup:
+        return peak * (batch + 1) / warmup
+    floor = min_fraction * peak
+    progress = min(1.0, (batch - warmup) / max(1, total - warmup))
+    return floor + (peak - floor) * 0.5 * (1.0 + math.cos(math.pi * progress))
+
+
+def gae(
+    rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, gamma: float = 0.99, lam: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
+    """Generalised advantage estimates over concatenated trajectories.
+
+    ``dones[t]`` is True at the last step of a trajectory (nothing is bootstrapped
+    past it); the next step, if any, starts a new trajectory. Returns
+    ``(advantages, returns)`` with ``returns = advantages + values`` (float64).
+
+    >>> adv, ret = gae(np.array([0.0, 1.0]), np.array([0.5, 0.5]), np.array([False, True]), 0.5, 0.5)
+    >>> adv.tolist(), ret.tolist()
+    ([-0.125, 0.5], [0.375, 1.0])
+    """
+    rewards = np.asarray(rewards, dtype=np.float64)
+    values = np.asarray(values, dtype=np.float64)
+    dones = np.asarray(dones, dtype=bool)
+    n = len(rewards)
+    advantages = np.zeros(n, dtype=np.float64)
+    next_adv = 0.0
+    next_value = 0.0
+    for t in range(n - 1, -1, -1):
+        if dones[t]:
+            next_adv = 0.0
+            next_value = 0.0
+        delta = rewards[t] + gamma * next_value - values[t]
+        next_adv = delta + gamma * lam * next_adv
+        advantages[t] = next_adv
+        next_value = values[t]
+    return advantages, advantages + values
+
+
+def seat_trajectories(rollout: Rollout, reward_scale: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Order the recorded decisions by (game, seat, time) and give each seat its own rewards.
+
+    Returns ``(order, rewards, dones)``: ``order`` indexes the rollout's rows so that
+    each (game, seat) trajectory is contiguous and in time order; ``rewards[i]`` and
+    ``dones[i]`` belong to row ``order[i]``: the seat's final score (times
+    ``reward_scale``) and True at its last decision, 0 and False elsewhere.
+    """
+    order = np.lexsort((rollout.turn, rollout.seat, rollout.game))
+    game = rollout.game[order]
+    seat = rollout.seat[order]
+    n = len(order)
+    dones = np.ones(n, dtype=bool)
+    if n > 1:
+        dones[:-1] = (game[1:] != game[:-1]) | (seat[1:] != seat[:-1])
+    rewards = np.zeros(n, dtype=np.float64)
+    rewards[dones] = rollout.scores[game[dones], seat[dones]] * reward_scale
+    return order, rewards, dones
+
+
+def advantages_and_returns(rollout: Rollout, config: PPOConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row advantages (not yet normalised) and returns, in the rollout's row order."""
+    order, rewards, dones = seat_trajectories(rollout, config.reward_scale)
+    adv_sorted, ret_sorted = gae(rewards, rollout.value[order], dones, config.gamma, config.gae_lambda)
+    advantages = np.empty(len(order), dtype=np.float64)
+    returns = np.empty(len(order), dtype=np.float64)
+    advantages[order] = adv_sorted
+    returns[order] = ret_sorted
+    return advantages, returns
+
+
+def candidate_keys(features: np.ndarray) -> np.ndarray:
+    """One int64 per candidate row naming its combination (its 52 card bits and the pass bit):
+    equal keys, equal feature rows (the other features follow from the cards under one rule set)."""
+    bits = np.packbits(features[:, :53] > 0, axis=1, bitorder="little")  # (M, 7)
+    padded = np.zeros((len(features), 8), dtype=np.uint8)
+    padded[:, :7] = bits
+    return padded.view("<i8").reshape(-1)
+
+
+def make_optimizer(model: Big2Net, lr: float) -> torch.optim.Optimizer:
+    """Adam; the fused CPU kernel when this torch has it (several times faster for many small tensors)."""
+    try:
+        return torch.optim.Adam(model.parameters(), lr=lr, fused=True)
+    except (RuntimeError, TypeError, ValueError):
+        return torch.optim.Adam(model.parameters(), lr=lr, foreach=True)
+
+
+def ppo_update(
+    model: Big2Net,
+    optimizer: torch.optim.Optimizer,
+    rollout: Rollout,
+    config: PPOConfig,
+    rng: np.random.Generator,
+) -> dict[str, float]:
+    """Run the PPO epochs on one collected batch; returns mean statistics.
+
+    ``rng`` shuffles the minibatches. Statistics: ``policy_loss``, ``value_loss``,
+    ``entropy``, ``approx_kl`` (``mean((r - 1) - log r)``), ``clip_fraction``,
+    ``grad_norm`` (before clipping), ``explained_variance`` and ``minibatches``.
+    """
+    n = len(rollout)
+    if n == 0:
+        return {"minibatches": 0}
+    advantages, returns = advantages_and_returns(rollout, config)
+    std = advantages.std()
+    advantages = (advantages - advantages.mean()) / (std + 1e-8)
+
+    obs_all = torch.from_numpy(rollout.obs)
+    features_all = rollout.features
+    keys_all = candidate_keys(features_all)
+    adv_all = torch.from_numpy(advantages.astype(np.float32))
+    ret_all = torch.from_numpy(returns.astype(np.float32))
+    old_logp_all = torch.from_numpy(rollout.logp)
+    old_value_all = torch.from_numpy(rollout.value)
+    choice_all = torch.from_numpy(rollout.choice)
+    params = [p for p in model.parameters() if p.requires_grad]
+    clip = config.clip
+    sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0, "grad_norm": 0.0}
+    steps = 0
+    model.train()
+    for _ in range(config.epochs):
+        permutation = rng.permutation(n)
+        for start in range(0, n, config.minibatch):
+            index = permutation[start : start + config.minibatch]
+            rows, owner, slot, k = rollout.candidate_rows(index)
+            _, first, inverse = np.unique(keys_all[rows], return_index=True, return_inverse=True)
+            idx = torch.from_numpy(index)
+            scores, value = model(
+                obs_all.index_select(0, idx),
+                torch.from_numpy(features_all[rows[first]]),
+                torch.from_numpy(owner),
+                torch.from_numpy(slot),
+                k,
+                torch.from_numpy(inverse.reshape(-1)),
+            )
+            logp_all = torch.log_softmax(scores, dim=-1)
+            logp = logp_all.gather(1, choice_all.index_select(0, idx).unsqueeze(1)).squeeze(1)
+            probs = logp_all.exp()
+            entropy = -(probs * logp_all.masked_fill(torch.isinf(scores), 0.0)).sum(-1).mean()
+            log_ratio = logp - old_logp_all.index_select(0, idx)
+            ratio = log_ratio.exp()
+            adv = adv_all.index_select(0, idx)
+            policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1.0 - clip, 1.0 + clip)).mean()
+            ret = ret_all.index_select(0, idx)
+            old_value = old_value_all.index_select(0, idx)
+            clipped_value = old_value + (value - old_value).clamp(-clip, clip)
+            value_loss = 0.5 * torch.max((value - ret).square(), (clipped_value - ret).square()).mean()
+            loss = policy_loss + config.value_coef * value_loss - config.entropy_coef * entropy
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            grad_norm = torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm, foreach=True)
+            optimizer.step()
+            with torch.no_grad():
+                sums["policy_loss"] += float(policy_loss)
+                sums["value_loss"] += float(value_loss)
+                sums["entropy"] += float(entropy)
+                sums["approx_kl"] += float(((ratio - 1.0) - log_ratio).mean())
+                sums["clip_fraction"] += float(((ratio - 1.0).abs() > clip).float().mean())
+                sums["grad_norm"] += float(grad_norm)
+            steps += 1
+    stats = {key: value / steps for key, value in sums.items()}
+    var = float(np.var(returns))
+    stats["explained_variance"] = float(1.0 - np.var(returns - rollout.value) / var) if var > 0 else float("nan")
+    stats["minibatches"] = steps
+    return stats

@@ -1,0 +1,301 @@
+"""Fast training rollouts: many games stepped together, one forward pass per model per step.
+
+:func:`collect` drives the engine directly (:class:`big2_env.game.Game` and
+:class:`big2_env.encoding.Decision`, no environment loop in between). Every step,
+each unfinished game makes one move: the decisions are grouped by who controls
+the seat on move, every network group gets **one** batched forward pass (states
+stacked, candidate features concatenated, see :func:`agents.policy.score_numpy`)
+and every heuristic group one ``act_batch`` call with the same observation
+mappings :func:`big2_env.evaluation.evaluate` uses.
+
+Who plays a seat is a :class:`ModelSeat` (a network: the current policy under
+training, or a saved snapshot; ``train=True`` marks the seats whose decisions are
+recorded for the update) or a :class:`PolicySeat` (any
+:class:`big2_env.policies.Policy`, e.g. Smart). The observations and legal sets
+recorded are exactly those of the PettingZoo env on the same deal
+(``tests/test_agents_rollout.py`` checks it decision by decision).
+
+The result, a :class:`Rollout`, holds flat numpy arrays: one row per recorded
+decision (in the order they were made), the candidate features of all recorded
+decisions concatenated (``counts`` per decision), and the final scores.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Hashable, Mapping, Sequence, Union
+
+import numpy as np
+
+from big2_env.encoding import Decision
+from big2_env.evaluation import PolicyObservation
+from big2_env.game import NUM_PLAYERS, Game
+from big2_env.policies import Policy
+
+from .network import Big2Net
+from .policy import choose, score_numpy
+
+
+@dataclass(frozen=True)
+class ModelSeat:
+    """A seat played by a network: ``key`` names it in the ``models`` mapping given to
+    :func:`collect` (``"current"``: the policy being trained); ``train``: record its decisions."""
+
+    key: Hashable = "current"
+    train: bool = True
+
+
+@dataclass(frozen=True, eq=False)
+class PolicySeat:
+    """A seat played by a (heuristic) policy object through ``act_batch``; never recorded."""
+
+    policy: Policy
+
+    @property
+    def train(self) -> bool:
+        return False
+
+
+Seat = Union[ModelSeat, PolicySeat]
+SeatPlan = Sequence[Seat]  # four seats, indexed by seat number
+
+
+@dataclass
+class Rollout:
+    """Recorded decisions of a batch of games (see the module docstring).
+
+    Per decision (N rows): ``obs`` (N, 277) float32, ``counts`` (N,) candidates,
+    ``offsets`` (N,) first row of its candidates in ``features``, ``choice`` (N,)
+    chosen candidate (position in the ascending legal-action list), ``action``
+    (N,) chosen action index (0..1694), ``logp`` (N,) log-probability of the choice
+    under the behaviour policy, ``value`` (N,) value estimate, ``game`` (N,),
+    ``seat`` (N,), ``turn`` (N,) (decisions made in that game before this one).
+    ``features`` (M, 80) float32: the candidates of every decision, in order, and
+    ``candidate_actions`` (M,) their action indices (ascending within a decision).
+    Per game: ``scores`` (G, 4) final scores, ``turns`` (G,), ``winners`` (G,).
+    ``decisions``: every decision made (recorded or not); ``model_decisions``:
+    those made by networks.
+    """
+
+    obs: np.ndarray
+    features: np.ndarray
+    candidate_actions: np.ndarray
+    counts: np.ndarray
+    offsets: np.ndarray
+    choice: np.ndarray
+    action: np.ndarray
+    logp: np.ndarray
+    value: np.ndarray
+    game: np.ndarray
+    seat: np.ndarray
+    turn: np.ndarray
+    scores: np.ndarray
+    turns: np.ndarray
+    winners: np.ndarray
+    decisions: int = 0
+    model_decisions: int = 0
+    seat_plans: list = field(default_factory=list, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.obs)
+
+    def candidate_rows(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """For decisions ``index``: the rows of their candidates in ``features`` and the
+        ``(owner, slot, K)`` arrays of :func:`agents.network.pack_candidates`."""
+        counts = self.counts[index]
+        total = int(counts.sum())
+        starts = np.cumsum(counts) - counts
+        within = np.arange(total, dtype=np.int64) - np.repeat(starts, counts)
+        rows = np.repeat(self.offsets[index], counts) + within
+        owner = np.repeat(np.arange(len(index), dtype=np.int64), counts)
+        return rows, owner, within, int(counts.max()) if len(counts) else 0
+
+
+class _Recorder:
+    """Accumulates the recorded decisions of :func:`collect`, one block per forward pass."""
+
+    def __init__(self) -> None:
+        self.obs: list[np.ndarray] = []
+        self.features: list[np.ndarray] = []
+        self.candidates: list[np.ndarray] = []
+        self.counts: list[np.ndarray] = []
+        self.ints: list[np.ndarray] = []  # (k, 5): choice, action, game, seat, turn
+        self.floats: list[np.ndarray] = []  # (k, 2): logp, value
+
+    def add(self, obs, features, candidates, counts, choice, action, game, seat, turn, logp, value) -> None:
+        self.obs.append(obs)
+        self.features.append(features)
+        self.candidates.append(candidates)
+        self.counts.append(counts)
+        self.ints.append(np.stack([choice, action, game, seat, turn], axis=1).astype(np.int64))
+        self.floats.append(np.stack([logp, value], axis=1).astype(np.float32))
+
+    def build(self, scores, turns, winners, decisions, model_decisions, plans) -> Rollout:
+        if self.obs:
+            obs = np.concatenate(self.obs)
+            features = np.concatenate(self.features)
+            candidates = np.concatenate(self.candidates).astype(np.int64)
+            counts = np.concatenate(self.counts).astype(np.int64)
+            ints = np.concatenate(self.ints)
+            floats = np.concatenate(self.floats)
+        else:
+            obs = np.zeros((0, 277), np.float32)
+            features = np.zeros((0, 80), np.float32)
+            candidates = np.zeros(0, np.int64)
+            counts = np.zeros(0, np.int64)
+            ints = np.zeros((0, 5), np.int64)
+            floats = np.zeros((0, 2), np.float32)
+        offsets = np.cumsum(counts) - counts
+        return Rollout(
+            obs=obs,
+            features=features,
+            candidate_actions=candidates,
+            counts=counts,
+            offsets=offsets,
+            choice=ints[:, 0].copy(),
+            action=ints[:, 1].copy(),
+            game=ints[:, 2].copy(),
+            seat=ints[:, 3].copy(),
+            turn=ints[:, 4].copy(),
+            logp=floats[:, 0].copy(),
+            value=floats[:, 1].copy(),
+            scores=scores,
+            turns=turns,
+            winners=winners,
+            decisions=decisions,
+            model_decisions=model_decisions,
+            seat_plans=list(plans),
+        )
+
+
+def collect(
+    games: Sequence[Game],
+    plans: Sequence[SeatPlan],
+    models: Mapping[Hashable, Big2Net],
+    rng: np.random.Generator | None,
+    skip_forced: bool = False,
+) -> Rollout:
+    """Play ``games`` to the end, stepping them together; record the ``train`` seats.
+
+    Args:
+        games: fresh (or mid-game) engine games; they are played in place.
+        plans: per game, four seats (:class:`ModelSeat` or :class:`PolicySeat`).
+        models: the networks named by the plans' :class:`ModelSeat` keys.
+        rng: draws the networks' sampled actions (one uniform per decision, in a
+            fixed order); ``None`` plays every network's argmax.
+        skip_forced: a network seat with exactly one legal action (almost always a
+            forced pass) plays it without a forward pass and the decision is not
+            recorded: it is a move of the game, not a choice (probability 1, no
+            policy gradient, no entropy).
+
+    Returns:
+        A :class:`Rollout`.
+    """
+    if len(plans) != len(games):
+        raise ValueError(f"{len(games)} games but {len(plans)} seat plans")
+    for plan in plans:
+        if len(plan) != NUM_PLAYERS:
+            raise ValueError(f"a seat plan needs {NUM_PLAYERS} seats, got {len(plan)}")
+        for seat in plan:
+            if isinstance(seat, ModelSeat) and seat.key not in models:
+                raise ValueError(f"no model {seat.key!r} for a ModelSeat; models: {list(models)}")
+    n_games = len(games)
+    scores = np.zeros((n_games, NUM_PLAYERS), dtype=np.int64)
+    turns = np.zeros(n_games, dtype=np.int64)
+    winners = np.full(n_games, -1, dtype=np.int64)
+    recorder = _Recorder()
+    decisions = model_decisions = 0
+    active = [g for g in range(n_games) if not games[g].is_over]
+    for g in range(n_games):
+        if games[g].is_over:
+            scores[g], turns[g], winners[g] = games[g].scores(), games[g].turn, games[g].winner
+    while active:
+        groups: dict[Hashable, list[tuple[int, Decision]]] = {}
+        seat_of_group: dict[Hashable, Seat] = {}
+        finished = False
+        decisions += len(active)
+        for g in active:
+            game = games[g]
+            seat = plans[g][game.current_player]
+            if isinstance(seat, ModelSeat):
+                if skip_forced:
+                    legal = game.legal_entries()
+                    if len(legal) == 1:  # a forced move: no choice to make or learn
+                        model_decisions += 1
+                        finished |= _apply(game, legal[0], g, scores, turns, winners)
+                        continue
+                key: Hashable = ("model", seat.key)
+            else:
+                key = ("policy", id(seat.policy))
+            bucket = groups.get(key)
+            if bucket is None:
+                bucket = groups[key] = []
+                seat_of_group[key] = seat
+            bucket.append((g, Decision(game)))
+        for key, items in groups.items():
+            seat = seat_of_group[key]
+            if isinstance(seat, ModelSeat):
+                model_decisions += len(items)
+                entries = _model_step(items, plans, models[seat.key], rng, recorder, games)
+            else:
+                chosen = seat.policy.act_batch([PolicyObservation(d) for _, d in items])
+                entries = []
+                for (g, d), action in zip(items, chosen):
+                    entry = d.entry_for_action(int(action))
+                    if entry is None:
+                        raise ValueError(f"{seat.policy!r} chose illegal action {action!r}; legal: {d.actions.tolist()}")
+                    entries.append(entry)
+            for (g, _), entry in zip(items, entries):
+                finished |= _apply(games[g], entry, g, scores, turns, winners)
+        if finished:
+            active = [g for g in active if games[g].winner is None]
+    return recorder.build(scores, turns, winners, decisions, model_decisions, plans)
+
+
+def _apply(game: Game, entry, g: int, scores: np.ndarray, turns: np.ndarray, winners: np.ndarray) -> bool:
+    """Make the move; on the game's end store its result and return True."""
+    game._apply(entry)
+    if game.winner is None:
+        return False
+    scores[g], turns[g], winners[g] = game.scores(), game.turn, game.winner
+    return True
+
+
+def _model_step(items, plans, model, rng, recorder: _Recorder, games) -> list:
+    """One forward pass for a group of decisions; records the ``train`` ones; returns the entries."""
+    decisions = [d for _, d in items]
+    obs = np.stack([d.observation for d in decisions])
+    features_list = [d.features for d in decisions]
+    features = np.concatenate(features_list)
+    counts = np.fromiter((len(f) for f in features_list), dtype=np.int64, count=len(decisions))
+    logp, value = score_numpy(model, obs, features, counts)
+    choice = choose(logp, counts, rng)
+    rows = np.arange(len(decisions))
+    chosen_logp = logp[rows, choice]
+    actions = np.fromiter((d.actions[c] for d, c in zip(decisions, choice.tolist())), dtype=np.int64, count=len(decisions))
+    entries = [d.entry_for_action(int(a)) for d, a in zip(decisions, actions.tolist())]
+    train = np.fromiter((plans[g][d.player].train for g, d in items), dtype=bool, count=len(items))
+    if train.any():
+        game_ids = np.fromiter((g for g, _ in items), dtype=np.int64, count=len(items))
+        seats = np.fromiter((d.player for d in decisions), dtype=np.int64, count=len(items))
+        turn = np.fromiter((games[g].turn for g, _ in items), dtype=np.int64, count=len(items))
+        values = value if value is not None else np.zeros(len(decisions), np.float32)
+        candidates = np.concatenate([d.actions for d in decisions])
+        if train.all():
+            recorder.add(obs, features, candidates, counts, choice, actions, game_ids, seats, turn, chosen_logp, values)
+        else:
+            owner = np.repeat(rows, counts)
+            recorder.add(
+                obs[train],
+                features[train[owner]],
+                candidates[train[owner]],
+                counts[train],
+                choice[train],
+                actions[train],
+                game_ids[train],
+                seats[train],
+                turn[train],
+                chosen_logp[train],
+                values[train],
+            )
+    return entries

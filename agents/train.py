@@ -1,0 +1,511 @@
+"""PPO self-play training, CleanRL style: one dataclass of arguments, one loop you can read.
+
+Run it as ``big2 train`` (see ``big2 train --help``) or from Python::
+
+    from agents.train import TrainArgs, train
+    train(TrainArgs(curriculum="self", entropy=0.05, batches=5000, out="runs/ppo"))
+
+Each batch: the curriculum seats ``games_per_batch`` fresh deals
+(:mod:`agents.curriculum`), :func:`agents.rollout.collect` plays them with one
+batched forward pass per step, :func:`agents.ppo.ppo_update` runs the PPO epochs.
+
+What a run writes in ``out``:
+
+* ``checkpoint.pt``: the full training state (model, optimiser, schedule position,
+  random states of Python / numpy / torch, the game-seed, seat, action and
+  minibatch streams, batch counter, curriculum incl. its snapshot pool), written
+  atomically every ``checkpoint_every`` batches and at the end. ``resume=True``
+  continues from it exactly: a run interrupted and resumed ends with the same
+  parameters, bit for bit, as one that ran straight through (same machine and
+  thread count);
+* ``model.pt``: the policy alone (config + weights, under 1 MB), for
+  ``big2 eval --agent``, ``big2 play --opponent`` and :mod:`agents.pretrained`;
+* ``metrics.csv``: evaluations every ``eval_every`` batches (and at batch 0 and
+  the end) against each of ``eval_opponents`` with
+  :func:`big2_env.evaluation.evaluate` (``eval_games`` games, fixed seed
+  ``eval_seed`` so every checkpoint meets the same deals);
+* ``train_log.csv``: one row per batch (losses, entropy, KL, clip fraction, learning
+  rate, decisions, rollout and update seconds, decisions/s);
+* ``tb/``: the same as TensorBoard scalars (when the ``tensorboard`` package is
+  installed);
+* ``learning_curves.png``: win rate and mean score vs batches, one line per
+  opponent (like the paper's Figure 2), written at the end (``big2 plot DIR``
+  redraws it at any time);
+* ``args.json``: the arguments of the run.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import random
+import sys
+import time
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, Collection, Mapping
+
+import numpy as np
+import torch
+
+from big2_env.game import Game
+from big2_env.rules import Rules
+
+from .checkpoint import (
+    CHECKPOINT_KIND,
+    FORMAT_VERSION,
+    CheckpointError,
+    atomic_save,
+    check_config,
+    read_file,
+    save_policy,
+)
+from .config import RESUME_MUTABLE, TrainArgs, args_from_mapping
+from .curriculum import make_curriculum
+from .network import Big2Net, count_parameters
+from .policy import NetworkPolicy
+from .ppo import lr_at, make_optimizer, ppo_update
+from .rollout import collect
+
+CHECKPOINT_NAME = "checkpoint.pt"
+MODEL_NAME = "model.pt"
+METRICS_NAME = "metrics.csv"
+TRAIN_LOG_NAME = "train_log.csv"
+PLOT_NAME = "learning_curves.png"
+
+METRICS_FIELDS = (
+    "batch",
+    "games",
+    "decisions",
+    "elapsed_s",
+    "opponent",
+    "eval_games",
+    "win_rate",
+    "win_rate_lo",
+    "win_rate_hi",
+    "mean_score",
+    "mean_score_lo",
+    "mean_score_hi",
+)
+TRAIN_LOG_FIELDS = (
+    "batch",
+    "games",
+    "decisions",
+    "elapsed_s",
+    "lr",
+    "policy_loss",
+    "value_loss",
+    "entropy",
+    "approx_kl",
+    "clip_fraction",
+    "grad_norm",
+    "explained_variance",
+    "batch_decisions",
+    "trained_decisions",
+    "mean_game_turns",
+    "rollout_s",
+    "update_s",
+    "decisions_per_s",
+)
+
+
+def free_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+# ----------------------------------------------------------------------------- state
+class Trainer:
+    """The training state and loop (see the module docstring); :func:`train` drives it."""
+
+    def __init__(self, args: TrainArgs) -> None:
+        self.args = args.validate()
+        self.rules = Rules.preset(args.rules)
+        self.ppo = args.ppo_config()
+        self.config = args.network_config()
+        root = np.random.SeedSequence(args.seed)
+        init_seq, game_seq, seat_seq, action_seq, shuffle_seq = root.spawn(5)
+        random.seed(args.seed)
+        np.random.seed(args.seed % 2**32)
+        torch.manual_seed(int(init_seq.generate_state(1, np.uint64)[0] % 2**63))
+        self.model = Big2Net(self.config)
+        self.optimizer = make_optimizer(self.model, self.ppo.lr)
+        self.game_rng = np.random.default_rng(game_seq)
+        self.action_rng = np.random.default_rng(action_seq)
+        self.shuffle_rng = np.random.default_rng(shuffle_seq)
+        self.curriculum = make_curriculum(
+            args.curriculum,
+            seat_seq,
+            rules=self.rules,
+            snapshot_every=args.snapshot_every,
+            pool_size=args.pool_size,
+            current_prob=args.snapshot_current_prob,
+        )
+        self.batch = 0
+        self.games = 0
+        self.decisions = 0
+        self.elapsed_s = 0.0
+        self.lr = lr_at(0, args.batches, self.ppo.lr, self.ppo.warmup_fraction, self.ppo.min_lr_fraction)
+
+    # ------------------------------------------------------------ one batch
+    def train_batch(self) -> dict[str, float]:
+        """Collect one batch of games and run the PPO update; returns the batch's statistics."""
+        args, ppo = self.args, self.ppo
+        self.lr = lr_at(self.batch, args.batches, ppo.lr, ppo.warmup_fraction, ppo.min_lr_fraction)
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.lr
+        start = time.perf_counter()
+        seeds = self.game_rng.integers(0, 2**63, size=args.games_per_batch)
+        games = [Game(self.rules, seed=int(s)) for s in seeds]
+        plans = self.curriculum.plan(args.games_per_batch)
+        models = self.curriculum.models(self.model)
+        rollout = collect(games, plans, models, self.action_rng, skip_forced=not args.train_forced)
+        collected = time.perf_counter()
+        stats = ppo_update(self.model, self.optimizer, rollout, ppo, self.shuffle_rng)
+        done = time.perf_counter()
+        self.batch += 1
+        self.curriculum.after_batch(self.batch, self.model)
+        self.games += args.games_per_batch
+        self.decisions += rollout.decisions
+        self.elapsed_s += done - start
+        stats.update(
+            lr=self.lr,
+            batch_decisions=rollout.decisions,
+            trained_decisions=len(rollout),
+            mean_game_turns=float(rollout.turns.mean()),
+            rollout_s=collected - start,
+            update_s=done - collected,
+            decisions_per_s=rollout.decisions / max(done - start, 1e-9),
+        )
+        return stats
+
+    # ------------------------------------------------------------ evaluation
+    def evaluate(self, opponents: list[str], n_games: int, seed: int, deterministic: bool) -> dict[str, Any]:
+        from big2_env.evaluation import evaluate
+
+        policy = NetworkPolicy(self.model, deterministic=deterministic, rules=self.rules, name="ppo")
+        results = {}
+        for opponent in opponents:
+            results[opponent] = evaluate(policy, opponent, n_games=n_games, seed=seed, rules=self.rules)
+        self.model.train()
+        return results
+
+    # ------------------------------------------------------------ checkpoints
+    def state_dict(self) -> dict[str, Any]:
+        np_state = np.random.get_state()
+        return {
+            "kind": CHECKPOINT_KIND,
+            "format_version": FORMAT_VERSION,
+            "model_config": self.config.to_dict(),
+            "model_state": {k: v.detach().clone() for k, v in self.model.state_dict().items()},
+            "optimizer_state": self.optimizer.state_dict(),
+            "args": self.args.to_dict(),
+            "batch": self.batch,
+            "games": self.games,
+            "decisions": self.decisions,
+            "elapsed_s": self.elapsed_s,
+            "lr": self.lr,
+            "rng": {
+                "python": random.getstate(),
+                "numpy_global": [np_state[0], np_state[1].tolist(), int(np_state[2]), int(np_state[3]), float(np_state[4])],
+                "torch": torch.get_rng_state(),
+                "games": self.game_rng.bit_generator.state,
+                "actions": self.action_rng.bit_generator.state,
+                "shuffle": self.shuffle_rng.bit_generator.state,
+            },
+            "curriculum": self.curriculum.state_dict(),
+            "info": {"parameters": count_parameters(self.model), "torch": str(torch.__version__)},
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        self.model.load_state_dict(state["model_state"])
+        self.optimizer.load_state_dict(state["optimizer_state"])
+        self.batch = int(state["batch"])
+        self.games = int(state["games"])
+        self.decisions = int(state["decisions"])
+        self.elapsed_s = float(state["elapsed_s"])
+        self.lr = float(state["lr"])
+        rng = state["rng"]
+        random.setstate(rng["python"])
+        kind, keys, pos, has_gauss, cached = rng["numpy_global"]
+        np.random.set_state((kind, np.array(keys, dtype=np.uint32), pos, has_gauss, cached))
+        torch.set_rng_state(rng["torch"])
+        self.game_rng.bit_generator.state = rng["games"]
+        self.action_rng.bit_generator.state = rng["actions"]
+        self.shuffle_rng.bit_generator.state = rng["shuffle"]
+        self.curriculum.load_state_dict(state["curriculum"])
+
+    def save(self, out: Path) -> None:
+        atomic_save(self.state_dict(), out / CHECKPOINT_NAME)
+        save_policy(
+            out / MODEL_NAME,
+            self.model,
+            {
+                "batch": self.batch,
+                "games": self.games,
+                "curriculum": self.args.curriculum,
+                "entropy": self.args.entropy,
+                "seed": self.args.seed,
+                "rules": self.args.rules,
+            },
+        )
+
+
+# ----------------------------------------------------------------------------- logging
+class _CsvLog:
+    """Append rows to a CSV file (header written once; rows past a resumed batch dropped)."""
+
+    def __init__(self, path: Path, columns: tuple[str, ...], keep_until_batch: int | None) -> None:
+        self.path, self.columns = path, columns
+        if keep_until_batch is not None and path.is_file():
+            with path.open(newline="") as handle:
+                rows = [r for r in csv.DictReader(handle) if int(float(r["batch"])) <= keep_until_batch]
+            self._rewrite(rows)
+        elif keep_until_batch is None or not path.is_file():
+            self._rewrite([])
+
+    def _rewrite(self, rows: list[dict]) -> None:
+        tmp = self.path.with_name(f".{self.path.name}.tmp")
+        with tmp.open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, self.columns, extrasaction="ignore")
+            writer.writeheader()
+            writer.writerows(rows)
+        os.replace(tmp, self.path)
+
+    def append(self, row: Mapping[str, Any]) -> None:
+        with self.path.open("a", newline="") as handle:
+            csv.DictWriter(handle, self.columns, extrasaction="ignore").writerow(
+                {k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()}
+            )
+
+
+def _tensorboard(out: Path, enabled: bool, purge_step: int | None):
+    if not enabled:
+        return None
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except Exception:  # the tensorboard package is not installed
+        return None
+    return SummaryWriter(str(out / "tb"), purge_step=purge_step)
+
+
+class _Progress:
+    """tqdm bar over games (rate = games/s, with ETA), or a line every ~2% without tqdm."""
+
+    def __init__(self, total: int, initial: int, enabled: bool) -> None:
+        self.bar = None
+        self.enabled = enabled
+        self.total = total
+        self.done = initial
+        self.start = time.perf_counter()
+        self.start_done = initial
+        self.next_print = 0.0
+        if enabled:
+            try:
+                from tqdm.auto import tqdm
+            except ImportError:
+                pass
+            else:
+                self.bar = tqdm(total=total, initial=initial, unit="game", desc="train", dynamic_ncols=True, smoothing=0.05)
+
+    def update(self, n: int, postfix: Mapping[str, Any]) -> None:
+        self.done += n
+        if not self.enabled:
+            return
+        if self.bar is not None:
+            self.bar.set_postfix(postfix, refresh=False)
+            self.bar.update(n)
+            return
+        now = time.perf_counter()
+        if now >= self.next_print or self.done >= self.total:
+            rate = (self.done - self.start_done) / max(now - self.start, 1e-9)
+            eta = (self.total - self.done) / rate if rate > 0 else math.inf
+            extra = " ".join(f"{k}={v}" for k, v in postfix.items())
+            print(f"train: {self.done}/{self.total} games, {rate:.1f} games/s, ETA {eta / 60:.1f} min {extra}", file=sys.stderr)
+            self.next_print = now + 30.0
+
+    def write(self, text: str) -> None:
+        if self.bar is not None:
+            self.bar.write(text)
+        else:
+            print(text, file=sys.stderr)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+# ----------------------------------------------------------------------------- the loop
+@dataclass
+class TrainResult:
+    """What :func:`train` returns."""
+
+    out: Path
+    batch: int
+    games: int
+    decisions: int
+    elapsed_s: float
+    finished: bool
+    last_eval: dict[str, Any]
+    model: Big2Net
+
+
+def resolve_resume_args(saved: Mapping[str, Any], given: TrainArgs, explicit: Collection[str] | None) -> TrainArgs:
+    """The arguments of a resumed run: the checkpoint's, with the ``explicit`` fields of
+    ``given`` applied; refuses (``ValueError``) a change of a field that defines the experiment."""
+    base = args_from_mapping(saved)
+    names = [f.name for f in fields(TrainArgs)] if explicit is None else list(explicit)
+    changed = {}
+    for name in names:
+        new, old = getattr(given, name), getattr(base, name)
+        if new == old:
+            continue
+        if name not in RESUME_MUTABLE:
+            raise ValueError(
+                f"cannot resume with {name}={new!r}: the run was started with {name}={old!r} "
+                "(only the budget, logging, evaluation and thread settings may change on --resume)"
+            )
+        changed[name] = new
+    values = base.to_dict()
+    values.update(changed)
+    values["stop_after"] = given.stop_after  # an interruption point belongs to one invocation, never inherited
+    return TrainArgs(**values)
+
+
+def train(args: TrainArgs, resume: bool = False, explicit: Collection[str] | None = None) -> TrainResult:
+    """Run (or resume) a training run; see the module docstring for what it writes.
+
+    Args:
+        args: the run's arguments.
+        resume: continue from ``args.out/checkpoint.pt`` (its arguments are used;
+            the fields named in ``explicit``, or all of ``args`` when ``explicit`` is
+            ``None``, must not change anything that defines the experiment).
+        explicit: the argument names the user set (``big2 train`` passes those given
+            on the command line or in ``--config``).
+    """
+    out = Path(args.out)
+    checkpoint_path = out / CHECKPOINT_NAME
+    state = None
+    if resume:
+        if not checkpoint_path.is_file():
+            raise CheckpointError(f"nothing to resume: no {CHECKPOINT_NAME} in {str(out)!r}")
+        state = read_file(checkpoint_path, kinds=(CHECKPOINT_KIND,))
+        args = resolve_resume_args(state["args"], args, explicit)
+        args.out = str(out)
+        check_config(state, args.network_config(), checkpoint_path)
+    elif checkpoint_path.exists():
+        raise CheckpointError(
+            f"{str(out)!r} already holds a training run ({CHECKPOINT_NAME}); resume it with --resume, "
+            "or choose another --out folder"
+        )
+    args.validate()
+    out.mkdir(parents=True, exist_ok=True)
+    threads = min(args.threads, free_cores())
+    previous_threads = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        return _run(args, out, state, threads)
+    finally:
+        torch.set_num_threads(previous_threads)
+
+
+def _run(args: TrainArgs, out: Path, state: Mapping[str, Any] | None, threads: int) -> TrainResult:
+    trainer = Trainer(args)
+    if state is not None:
+        trainer.load_state_dict(state)
+    start_batch = trainer.batch
+    (out / "args.json").write_text(json.dumps(args.to_dict(), indent=2) + "\n")
+    keep = start_batch if state is not None else None
+    metrics = _CsvLog(out / METRICS_NAME, METRICS_FIELDS, keep)
+    train_log = _CsvLog(out / TRAIN_LOG_NAME, TRAIN_LOG_FIELDS, keep)
+    writer = _tensorboard(out, args.tensorboard, purge_step=start_batch if state is not None else None)
+    stop = min(args.batches, args.stop_after) if args.stop_after else args.batches
+    bar = _Progress(args.batches * args.games_per_batch, start_batch * args.games_per_batch, args.progress)
+    if start_batch == 0:
+        bar.write(
+            f"big2 train: {args.algo}, curriculum {trainer.curriculum.describe()}; "
+            f"{count_parameters(trainer.model):,} parameters; {threads} torch thread(s); out {out}"
+        )
+    last_eval: dict[str, Any] = {}
+
+    def run_eval() -> None:
+        nonlocal last_eval
+        if not args.eval_opponents:
+            return
+        results = trainer.evaluate(list(args.eval_opponents), args.eval_games, args.eval_seed, args.eval_deterministic)
+        summary = []
+        for opponent, r in results.items():
+            metrics.append(
+                {
+                    "batch": trainer.batch,
+                    "games": trainer.games,
+                    "decisions": trainer.decisions,
+                    "elapsed_s": trainer.elapsed_s,
+                    "opponent": opponent,
+                    "eval_games": r.n_games,
+                    "win_rate": r.win_rate,
+                    "win_rate_lo": r.win_rate_ci[0],
+                    "win_rate_hi": r.win_rate_ci[1],
+                    "mean_score": r.mean_score,
+                    "mean_score_lo": r.mean_score_ci[0],
+                    "mean_score_hi": r.mean_score_ci[1],
+                }
+            )
+            if writer is not None:
+                writer.add_scalar(f"eval/{opponent}/win_rate", r.win_rate, trainer.batch)
+                writer.add_scalar(f"eval/{opponent}/mean_score", r.mean_score, trainer.batch)
+            summary.append(f"{opponent} {r.win_rate:.1%} ({r.mean_score:+.2f})")
+        last_eval = {k: {"win_rate": r.win_rate, "mean_score": r.mean_score} for k, r in results.items()}
+        bar.write(f"batch {trainer.batch}: " + ", ".join(summary))
+
+    saved_batch = start_batch
+    try:
+        if start_batch == 0:
+            run_eval()
+        while trainer.batch < stop:
+            stats = trainer.train_batch()
+            row = {
+                "batch": trainer.batch,
+                "games": trainer.games,
+                "decisions": trainer.decisions,
+                "elapsed_s": trainer.elapsed_s,
+                **stats,
+            }
+            train_log.append(row)
+            if writer is not None:
+                for key in TRAIN_LOG_FIELDS[4:]:
+                    if key in stats:
+                        writer.add_scalar(f"train/{key}", stats[key], trainer.batch)
+            bar.update(
+                args.games_per_batch,
+                {"dec/s": f"{stats['decisions_per_s']:.0f}", "ent": f"{stats.get('entropy', float('nan')):.3f}"},
+            )
+            final = trainer.batch == stop
+            if (args.eval_every and trainer.batch % args.eval_every == 0) or (trainer.batch == args.batches):
+                run_eval()
+            if (args.checkpoint_every and trainer.batch % args.checkpoint_every == 0) or final:
+                trainer.save(out)
+                saved_batch = trainer.batch
+    except KeyboardInterrupt:
+        bar.write(
+            f"interrupted during batch {trainer.batch + 1}; the checkpoint in {out} is at batch {saved_batch}"
+            + (": continue with --resume" if saved_batch else "")
+        )
+        raise
+    finally:
+        bar.close()
+        if writer is not None:
+            writer.close()
+    finished = trainer.batch >= args.batches
+    if finished and last_eval:
+        try:
+            from .plot import plot_run
+
+            plot_run(out)
+        except ImportError:  # no matplotlib: `big2 plot DIR` says how to get it
+            pass
+    return TrainResult(out, trainer.batch, trainer.games, trainer.decisions, trainer.elapsed_s, finished, last_eval, trainer.model)
