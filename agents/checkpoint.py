@@ -106,6 +106,13 @@ def config_of(data: Mapping[str, Any]) -> NetworkConfig:
     return NetworkConfig.from_dict(data["model_config"])
 
 
+def algo_of(data: Mapping[str, Any]) -> str:
+    """The training algorithm of a file's network (``"ppo"`` for files that do not say)."""
+    info = data.get("info") or {}
+    args = data.get("args") or {}
+    return str(info.get("algo") or args.get("algo") or "ppo")
+
+
 def check_config(data: Mapping[str, Any], expected: NetworkConfig, path: str | os.PathLike) -> None:
     """Refuse (``CheckpointError``) a file whose model config is not ``expected``, naming the differences."""
     found = config_of(data)

@@ -3,6 +3,7 @@
 * :class:`NetworkConfig`: the sizes of :class:`agents.network.Big2Net` (stored in
   every checkpoint);
 * :class:`PPOConfig`: PPO's hyperparameters (:mod:`agents.ppo`);
+* :class:`ValueConfig`: the value learners' hyperparameters (:mod:`agents.value`);
 * :class:`TrainArgs`: every argument of a training run, CleanRL style: one flat
   dataclass, each field a ``big2 train`` flag (``--games-per-batch`` ...), and the
   keys of a ``--config`` JSON or TOML file (:func:`load_config_file`).
@@ -21,8 +22,23 @@ from typing import Any, Mapping
 
 from big2_env.rules import Rules
 
+
 CURRICULA = ("self", "checkpoint", "fixed:smart", "fixed:greedy", "fixed:random")
 """The curricula of :func:`agents.curriculum.make_curriculum`."""
+
+VALUE_ALGOS = ("mcq", "sarsa", "qlearning")
+"""The value learners (:mod:`agents.value`)."""
+
+ALGOS = ("ppo",) + VALUE_ALGOS
+"""The trainers: PPO (:mod:`agents.ppo`) and the value learners (:mod:`agents.value`)."""
+
+ALGO_DEFAULTS: dict[str, dict[str, float]] = {
+    "ppo": {"max_grad_norm": 0.5, "reward_scale": 1.0},
+    "mcq": {"max_grad_norm": 1.0, "reward_scale": 1.0 / 13.0},
+    "sarsa": {"max_grad_norm": 1.0, "reward_scale": 1.0 / 13.0},
+    "qlearning": {"max_grad_norm": 1.0, "reward_scale": 1.0 / 13.0},
+}
+"""The paper's per-algorithm values of the ``TrainArgs`` fields left at ``None``."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +113,30 @@ class PPOConfig:
     reward_scale: float = 1.0
 
 
+@dataclass(frozen=True)
+class ValueConfig:
+    """A value learner's hyperparameters (defaults: the paper's)."""
+
+    algo: str = "mcq"
+    lr: float = 3e-5
+    gamma: float = 0.99
+    reward_scale: float = 1.0 / 13.0
+    max_grad_norm: float = 1.0
+    target_sync: int = 10
+    epsilon_start: float = 0.5
+    epsilon_end: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.algo not in VALUE_ALGOS:
+            raise ValueError(f"value learner algo must be one of {', '.join(VALUE_ALGOS)}; got {self.algo!r}")
+
+    @property
+    def uses_target(self) -> bool:
+        """SARSA and Q-learning bootstrap from a delayed target network; Monte Carlo Q does not."""
+        return self.algo != "mcq"
+
+
+
 def _arg(default: Any, help: str, **kwargs: Any) -> Any:
     """A TrainArgs field with its ``big2 train --help`` text."""
     if isinstance(default, (list, dict)):
@@ -113,7 +153,7 @@ class TrainArgs:
     (:data:`RESUME_MUTABLE`: budget, logging, evaluation, threads) may change.
     """
 
-    algo: str = _arg("ppo", "training algorithm (only ppo so far)")
+    algo: str = _arg("ppo", "training algorithm: ppo, mcq (Monte Carlo Q), sarsa or qlearning")
     curriculum: str = _arg("self", "self, checkpoint, fixed:smart, fixed:greedy or fixed:random")
     entropy: float = _arg(0.05, "entropy coefficient (paper best 0.05)")
     batches: int = _arg(5000, "planned number of batches (the learning-rate schedule spans them)")
@@ -128,10 +168,15 @@ class TrainArgs:
     gae_lambda: float = _arg(0.95, "GAE lambda")
     clip: float = _arg(0.2, "PPO ratio clip and value clip")
     value_coef: float = _arg(0.5, "value loss coefficient")
-    max_grad_norm: float = _arg(0.5, "global gradient-norm clip")
+    max_grad_norm: float | None = _arg(None, "global gradient-norm clip (None: 0.5 for ppo, 1.0 for the value learners)", type=float)
     epochs: int = _arg(4, "PPO epochs per batch")
     minibatch: int = _arg(256, "decisions per minibatch")
-    reward_scale: float = _arg(1.0, "reward = final score x this (1: the paper's unshaped score)")
+    reward_scale: float | None = _arg(
+        None, "training reward = final score x this (None: 1 for ppo, 1/13 for the value learners, as in the paper)", type=float
+    )
+    epsilon_start: float = _arg(0.5, "value learners: epsilon-greedy exploration at the first batch")
+    epsilon_end: float = _arg(0.0, "value learners: epsilon at the last planned batch (linear in between)")
+    target_sync: int = _arg(10, "sarsa, qlearning: copy the network to the target network every this many batches")
     train_forced: bool = _arg(
         False,
         "also record and train on forced moves (one legal action, nearly always a forced pass); "
@@ -153,7 +198,31 @@ class TrainArgs:
     model: dict = _arg({}, "NetworkConfig fields that differ from the defaults (FIELD=INT)")
 
     def network_config(self) -> NetworkConfig:
-        return NetworkConfig.from_dict(self.model)
+        """The model: defaults, ``model`` overrides; the value head exactly for PPO."""
+        wanted = self.algo == "ppo"
+        if self.model.get("value_head", wanted) != wanted:
+            raise ValueError(
+                f"model value_head={self.model['value_head']!r} does not fit algo {self.algo!r} "
+                "(PPO has a value head, the value learners do not); leave value_head out"
+            )
+        return NetworkConfig.from_dict({**self.model, "value_head": wanted})
+
+    def algo_default(self, name: str) -> float:
+        """``max_grad_norm`` or ``reward_scale``: the field's value, or the algorithm's default when ``None``."""
+        value = getattr(self, name)
+        return float(ALGO_DEFAULTS[self.algo][name] if value is None else value)
+
+    def value_config(self) -> ValueConfig:
+        return ValueConfig(
+            algo=self.algo,
+            lr=self.lr,
+            gamma=self.gamma,
+            reward_scale=self.algo_default("reward_scale"),
+            max_grad_norm=self.algo_default("max_grad_norm"),
+            target_sync=self.target_sync,
+            epsilon_start=self.epsilon_start,
+            epsilon_end=self.epsilon_end,
+        )
 
     def ppo_config(self) -> PPOConfig:
         return PPOConfig(
@@ -165,19 +234,27 @@ class TrainArgs:
             clip=self.clip,
             value_coef=self.value_coef,
             entropy_coef=self.entropy,
-            max_grad_norm=self.max_grad_norm,
+            max_grad_norm=self.algo_default("max_grad_norm"),
             epochs=self.epochs,
             minibatch=self.minibatch,
-            reward_scale=self.reward_scale,
+            reward_scale=self.algo_default("reward_scale"),
         )
 
     def validate(self) -> "TrainArgs":
-        if self.algo != "ppo":
-            raise ValueError(f"algo must be 'ppo' (the only trainer so far); got {self.algo!r}")
+        if self.algo not in ALGOS:
+            raise ValueError(f"algo must be one of {', '.join(ALGOS)}; got {self.algo!r}")
         if self.curriculum not in CURRICULA:
             raise ValueError(f"curriculum must be one of {', '.join(CURRICULA)}; got {self.curriculum!r}")
         Rules.preset(self.rules)
-        for name in ("batches", "games_per_batch", "epochs", "minibatch", "eval_games", "threads", "pool_size", "snapshot_every"):
+        for name in ("max_grad_norm", "reward_scale"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0):
+                raise ValueError(f"{name} must be a positive number (or None for the algorithm's default); got {value!r}")
+        for name in ("epsilon_start", "epsilon_end"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be a number in [0, 1]; got {value!r}")
+        for name in ("batches", "games_per_batch", "epochs", "minibatch", "eval_games", "threads", "pool_size", "snapshot_every", "target_sync"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ValueError(f"{name} must be a positive int; got {value!r}")

@@ -231,6 +231,16 @@ class Big2Net(nn.Module):
         value = self.state_value(state) if self.value is not None else None
         return scores, value
 
+    def score_pairs(self, obs: torch.Tensor, features: torch.Tensor) -> torch.Tensor:
+        """The score of one given candidate per state: ``obs`` (B, 277), ``features`` (B, 80) -> (B,).
+
+        The same function as :meth:`forward`'s score of that candidate (up to float
+        rounding), without encoding the other candidates: what a value learner's loss
+        (Q of the chosen action) and SARSA's target (Q of the next chosen action) need.
+        """
+        query = self.state_to_action(self.encode_state(obs))
+        return (self.encode_actions(features) * query).sum(-1) * self.score_scale
+
     def forward_padded(
         self, obs: torch.Tensor, features: torch.Tensor, mask: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor | None]:

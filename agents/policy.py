@@ -54,11 +54,32 @@ def score_numpy(
     return logp, (None if value is None else value.cpu().numpy())
 
 
-def choose(logp: np.ndarray, counts: np.ndarray, rng: np.random.Generator | None) -> np.ndarray:
-    """One candidate slot per row: sampled from ``exp(logp)`` with ``rng`` (one uniform
-    per row, inverse CDF), or the argmax when ``rng`` is ``None``. Never a padded slot."""
+def choose(
+    logp: np.ndarray, counts: np.ndarray, rng: np.random.Generator | None, epsilon: float | None = None
+) -> np.ndarray:
+    """One candidate slot per row, never a padded one.
+
+    * ``rng`` is ``None``: the argmax of each row;
+    * ``epsilon`` is ``None``: sampled from ``exp(logp)`` with ``rng`` (one uniform per
+      row, inverse CDF): PPO's behaviour policy;
+    * ``epsilon`` given: epsilon-greedy, the value learners' behaviour policy: with
+      probability ``epsilon`` a slot uniform over the row's ``counts`` candidates,
+      otherwise the argmax (two uniforms per row, drawn whatever the outcome).
+
+    >>> logp = np.log(np.array([[0.1, 0.9, 0.0], [0.7, 0.2, 0.1]]))
+    >>> choose(logp, np.array([2, 3]), None).tolist()
+    [1, 0]
+    >>> choose(logp, np.array([2, 3]), np.random.default_rng(0), epsilon=0.0).tolist()
+    [1, 0]
+    """
     if rng is None:
         return np.argmax(logp, axis=1).astype(np.int64)
+    if epsilon is not None:
+        counts = np.asarray(counts, dtype=np.int64)
+        u = rng.random((len(logp), 2))
+        greedy = np.argmax(logp, axis=1).astype(np.int64)
+        uniform = np.minimum((u[:, 1] * counts).astype(np.int64), counts - 1)
+        return np.where(u[:, 0] < epsilon, uniform, greedy)
     cdf = np.cumsum(np.exp(logp, dtype=np.float64), axis=1)
     u = rng.random(len(logp)) * cdf[:, -1]
     choice = (cdf < u[:, None]).sum(axis=1)
@@ -134,11 +155,17 @@ class NetworkPolicy(Policy):
 
     @classmethod
     def from_file(cls, path: str, **kwargs: Any) -> "NetworkPolicy":
-        """Load a policy file or training checkpoint (see :mod:`agents.checkpoint`)."""
-        from .checkpoint import load_model
+        """Load a policy file or training checkpoint (see :mod:`agents.checkpoint`).
 
-        model, _ = load_model(path)
+        Unless ``deterministic`` is given, a value learner's network (``mcq``,
+        ``sarsa``, ``qlearning``) plays greedily, as the paper evaluates them, and a
+        PPO policy samples.
+        """
+        from .checkpoint import algo_of, load_model
+
+        model, data = load_model(path)
         kwargs.setdefault("name", f"network({path})")
+        kwargs.setdefault("deterministic", algo_of(data) != "ppo")
         return cls(model, **kwargs)
 
     def __repr__(self) -> str:

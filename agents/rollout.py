@@ -67,8 +67,9 @@ class Rollout:
     Per decision (N rows): ``obs`` (N, 277) float32, ``counts`` (N,) candidates,
     ``offsets`` (N,) first row of its candidates in ``features``, ``choice`` (N,)
     chosen candidate (position in the ascending legal-action list), ``action``
-    (N,) chosen action index (0..1694), ``logp`` (N,) log-probability of the choice
-    under the behaviour policy, ``value`` (N,) value estimate, ``game`` (N,),
+    (N,) chosen action index (0..1694), ``logp`` (N,) log-softmax of the network's
+    scores at the choice (PPO's behaviour log-probability; for a value learner,
+    whose behaviour is epsilon-greedy, it is unused), ``value`` (N,) value estimate (0 without a value head), ``game`` (N,),
     ``seat`` (N,), ``turn`` (N,) (decisions made in that game before this one).
     ``features`` (M, 80) float32: the candidates of every decision, in order, and
     ``candidate_actions`` (M,) their action indices (ascending within a decision).
@@ -174,6 +175,7 @@ def collect(
     models: Mapping[Hashable, Big2Net],
     rng: np.random.Generator | None,
     skip_forced: bool = False,
+    epsilon: float | None = None,
 ) -> Rollout:
     """Play ``games`` to the end, stepping them together; record the ``train`` seats.
 
@@ -181,12 +183,15 @@ def collect(
         games: fresh (or mid-game) engine games; they are played in place.
         plans: per game, four seats (:class:`ModelSeat` or :class:`PolicySeat`).
         models: the networks named by the plans' :class:`ModelSeat` keys.
-        rng: draws the networks' sampled actions (one uniform per decision, in a
-            fixed order); ``None`` plays every network's argmax.
+        rng: draws the networks' sampled actions (in a fixed order); ``None``
+            plays every network's argmax.
         skip_forced: a network seat with exactly one legal action (almost always a
             forced pass) plays it without a forward pass and the decision is not
             recorded: it is a move of the game, not a choice (probability 1, no
             policy gradient, no entropy).
+        epsilon: ``None``: networks sample from the softmax of their scores (PPO);
+            a number: they play epsilon-greedy over their scores, the value
+            learners' behaviour policy (see :func:`agents.policy.choose`).
 
     Returns:
         A :class:`Rollout`.
@@ -236,7 +241,7 @@ def collect(
             seat = seat_of_group[key]
             if isinstance(seat, ModelSeat):
                 model_decisions += len(items)
-                entries = _model_step(items, plans, models[seat.key], rng, recorder, games)
+                entries = _model_step(items, plans, models[seat.key], rng, epsilon, recorder, games)
             else:
                 chosen = seat.policy.act_batch([PolicyObservation(d) for _, d in items])
                 entries = []
@@ -261,7 +266,7 @@ def _apply(game: Game, entry, g: int, scores: np.ndarray, turns: np.ndarray, win
     return True
 
 
-def _model_step(items, plans, model, rng, recorder: _Recorder, games) -> list:
+def _model_step(items, plans, model, rng, epsilon, recorder: _Recorder, games) -> list:
     """One forward pass for a group of decisions; records the ``train`` ones; returns the entries."""
     decisions = [d for _, d in items]
     obs = np.stack([d.observation for d in decisions])
@@ -269,7 +274,7 @@ def _model_step(items, plans, model, rng, recorder: _Recorder, games) -> list:
     features = np.concatenate(features_list)
     counts = np.fromiter((len(f) for f in features_list), dtype=np.int64, count=len(decisions))
     logp, value = score_numpy(model, obs, features, counts)
-    choice = choose(logp, counts, rng)
+    choice = choose(logp, counts, rng, epsilon)
     rows = np.arange(len(decisions))
     chosen_logp = logp[rows, choice]
     actions = np.fromiter((d.actions[c] for d, c in zip(decisions, choice.tolist())), dtype=np.int64, count=len(decisions))

@@ -1,19 +1,27 @@
-"""PPO self-play training, CleanRL style: one dataclass of arguments, one loop you can read.
+"""Self-play training (PPO or a value learner), CleanRL style: one dataclass of arguments, one loop you can read.
 
 Run it as ``big2 train`` (see ``big2 train --help``) or from Python::
 
     from agents.train import TrainArgs, train
-    train(TrainArgs(curriculum="self", entropy=0.05, batches=5000, out="runs/ppo"))
+    train(TrainArgs(algo="ppo", curriculum="self", entropy=0.05, batches=5000, out="runs/ppo"))
+    train(TrainArgs(algo="mcq", curriculum="self", batches=5000, out="runs/mcq"))
 
 Each batch: the curriculum seats ``games_per_batch`` fresh deals
 (:mod:`agents.curriculum`), :func:`agents.rollout.collect` plays them with one
-batched forward pass per step, :func:`agents.ppo.ppo_update` runs the PPO epochs.
+batched forward pass per step (PPO samples from its policy, the value learners
+play epsilon-greedy), then :func:`agents.ppo.ppo_update` runs the PPO epochs or
+:func:`agents.value.value_update` takes the value learner's one step (``mcq``,
+``sarsa``, ``qlearning``; the last two also keep a target network, copied every
+``target_sync`` batches). PPO's learning rate follows warm-up and cosine decay;
+the value learners' is constant and their epsilon decays linearly (the paper's
+settings). Evaluation samples PPO's policy and plays the value learners greedily.
 
 What a run writes in ``out``:
 
 * ``checkpoint.pt``: the full training state (model, optimiser, schedule position,
   random states of Python / numpy / torch, the game-seed, seat, action and
-  minibatch streams, batch counter, curriculum incl. its snapshot pool), written
+  minibatch streams, batch counter, curriculum incl. its snapshot pool, the
+  target network of SARSA and Q-learning), written
   atomically every ``checkpoint_every`` batches and at the end. ``resume=True``
   continues from it exactly: a run interrupted and resumed ends with the same
   parameters, bit for bit, as one that ran straight through (same machine and
@@ -24,8 +32,9 @@ What a run writes in ``out``:
   the end) against each of ``eval_opponents`` with
   :func:`big2_env.evaluation.evaluate` (``eval_games`` games, fixed seed
   ``eval_seed`` so every checkpoint meets the same deals);
-* ``train_log.csv``: one row per batch (losses, entropy, KL, clip fraction, learning
-  rate, decisions, rollout and update seconds, decisions/s);
+* ``train_log.csv``: one row per batch (learning rate, PPO's losses, entropy, KL
+  and clip fraction or the value learner's epsilon, loss, mean Q and target,
+  decisions, rollout and update seconds, decisions/s);
 * ``tb/``: the same as TensorBoard scalars (when the ``tensorboard`` package is
   installed);
 * ``learning_curves.png``: win rate and mean score vs batches, one line per
@@ -43,6 +52,7 @@ import os
 import random
 import sys
 import time
+from copy import deepcopy
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Collection, Mapping
@@ -68,6 +78,7 @@ from .network import Big2Net, count_parameters
 from .policy import NetworkPolicy
 from .ppo import lr_at, make_optimizer, ppo_update
 from .rollout import collect
+from .value import epsilon_at, value_update
 
 CHECKPOINT_NAME = "checkpoint.pt"
 MODEL_NAME = "model.pt"
@@ -102,6 +113,10 @@ TRAIN_LOG_FIELDS = (
     "clip_fraction",
     "grad_norm",
     "explained_variance",
+    "epsilon",
+    "q_loss",
+    "mean_q",
+    "mean_target",
     "batch_decisions",
     "trained_decisions",
     "mean_game_turns",
@@ -120,12 +135,17 @@ def free_cores() -> int:
 
 # ----------------------------------------------------------------------------- state
 class Trainer:
-    """The training state and loop (see the module docstring); :func:`train` drives it."""
+    """The training state and loop (see the module docstring); :func:`train` drives it.
+
+    ``ppo`` (PPO's settings) or ``value`` (a value learner's) is set, the other ``None``;
+    ``target`` is the delayed network of SARSA and Q-learning (``None`` otherwise).
+    """
 
     def __init__(self, args: TrainArgs) -> None:
         self.args = args.validate()
         self.rules = Rules.preset(args.rules)
-        self.ppo = args.ppo_config()
+        self.ppo = args.ppo_config() if args.algo == "ppo" else None
+        self.value = None if args.algo == "ppo" else args.value_config()
         self.config = args.network_config()
         root = np.random.SeedSequence(args.seed)
         init_seq, game_seq, seat_seq, action_seq, shuffle_seq = root.spawn(5)
@@ -133,7 +153,8 @@ class Trainer:
         np.random.seed(args.seed % 2**32)
         torch.manual_seed(int(init_seq.generate_state(1, np.uint64)[0] % 2**63))
         self.model = Big2Net(self.config)
-        self.optimizer = make_optimizer(self.model, self.ppo.lr)
+        self.target = deepcopy(self.model).eval() if self.value is not None and self.value.uses_target else None
+        self.optimizer = make_optimizer(self.model, args.lr)
         self.game_rng = np.random.default_rng(game_seq)
         self.action_rng = np.random.default_rng(action_seq)
         self.shuffle_rng = np.random.default_rng(shuffle_seq)
@@ -149,13 +170,27 @@ class Trainer:
         self.games = 0
         self.decisions = 0
         self.elapsed_s = 0.0
-        self.lr = lr_at(0, args.batches, self.ppo.lr, self.ppo.warmup_fraction, self.ppo.min_lr_fraction)
+        self.lr = self.lr_at(0)
+        self.epsilon = self.epsilon_at(0)
+
+    def lr_at(self, batch: int) -> float:
+        """PPO: warm-up and cosine decay (:func:`agents.ppo.lr_at`); value learners: constant."""
+        if self.ppo is None:
+            return self.args.lr
+        return lr_at(batch, self.args.batches, self.ppo.lr, self.ppo.warmup_fraction, self.ppo.min_lr_fraction)
+
+    def epsilon_at(self, batch: int) -> float | None:
+        """The value learners' exploration rate at ``batch`` (``None`` for PPO, which samples its policy)."""
+        if self.value is None:
+            return None
+        return epsilon_at(batch, self.args.batches, self.value.epsilon_start, self.value.epsilon_end)
 
     # ------------------------------------------------------------ one batch
     def train_batch(self) -> dict[str, float]:
-        """Collect one batch of games and run the PPO update; returns the batch's statistics."""
-        args, ppo = self.args, self.ppo
-        self.lr = lr_at(self.batch, args.batches, ppo.lr, ppo.warmup_fraction, ppo.min_lr_fraction)
+        """Collect one batch of games and run the update; returns the batch's statistics."""
+        args = self.args
+        self.lr = self.lr_at(self.batch)
+        self.epsilon = self.epsilon_at(self.batch)
         for group in self.optimizer.param_groups:
             group["lr"] = self.lr
         start = time.perf_counter()
@@ -163,11 +198,18 @@ class Trainer:
         games = [Game(self.rules, seed=int(s)) for s in seeds]
         plans = self.curriculum.plan(args.games_per_batch)
         models = self.curriculum.models(self.model)
-        rollout = collect(games, plans, models, self.action_rng, skip_forced=not args.train_forced)
+        rollout = collect(games, plans, models, self.action_rng, skip_forced=not args.train_forced, epsilon=self.epsilon)
         collected = time.perf_counter()
-        stats = ppo_update(self.model, self.optimizer, rollout, ppo, self.shuffle_rng)
+        if self.ppo is not None:
+            stats = ppo_update(self.model, self.optimizer, rollout, self.ppo, self.shuffle_rng)
+        else:
+            assert self.value is not None
+            stats = value_update(self.model, self.optimizer, rollout, self.value, self.target)
+            stats["epsilon"] = self.epsilon
         done = time.perf_counter()
         self.batch += 1
+        if self.target is not None and self.value is not None and self.batch % self.value.target_sync == 0:
+            self.target.load_state_dict(self.model.state_dict())
         self.curriculum.after_batch(self.batch, self.model)
         self.games += args.games_per_batch
         self.decisions += rollout.decisions
@@ -187,7 +229,8 @@ class Trainer:
     def evaluate(self, opponents: list[str], n_games: int, seed: int, deterministic: bool) -> dict[str, Any]:
         from big2_env.evaluation import evaluate
 
-        policy = NetworkPolicy(self.model, deterministic=deterministic, rules=self.rules, name="ppo")
+        greedy = deterministic or self.value is not None  # the value learners are evaluated greedily
+        policy = NetworkPolicy(self.model, deterministic=greedy, rules=self.rules, name=self.args.algo)
         results = {}
         for opponent in opponents:
             results[opponent] = evaluate(policy, opponent, n_games=n_games, seed=seed, rules=self.rules)
@@ -218,6 +261,9 @@ class Trainer:
                 "shuffle": self.shuffle_rng.bit_generator.state,
             },
             "curriculum": self.curriculum.state_dict(),
+            "target_state": (
+                None if self.target is None else {k: v.detach().clone() for k, v in self.target.state_dict().items()}
+            ),
             "info": {"parameters": count_parameters(self.model), "torch": str(torch.__version__)},
         }
 
@@ -238,6 +284,8 @@ class Trainer:
         self.action_rng.bit_generator.state = rng["actions"]
         self.shuffle_rng.bit_generator.state = rng["shuffle"]
         self.curriculum.load_state_dict(state["curriculum"])
+        if self.target is not None:
+            self.target.load_state_dict(state["target_state"])
 
     def save(self, out: Path) -> None:
         atomic_save(self.state_dict(), out / CHECKPOINT_NAME)
@@ -245,6 +293,7 @@ class Trainer:
             out / MODEL_NAME,
             self.model,
             {
+                "algo": self.args.algo,
                 "batch": self.batch,
                 "games": self.games,
                 "curriculum": self.args.curriculum,
@@ -482,7 +531,8 @@ def _run(args: TrainArgs, out: Path, state: Mapping[str, Any] | None, threads: i
                         writer.add_scalar(f"train/{key}", stats[key], trainer.batch)
             bar.update(
                 args.games_per_batch,
-                {"dec/s": f"{stats['decisions_per_s']:.0f}", "ent": f"{stats.get('entropy', float('nan')):.3f}"},
+                {"dec/s": f"{stats['decisions_per_s']:.0f}"}
+                | ({"ent": f"{stats.get('entropy', float('nan')):.3f}"} if trainer.ppo else {"eps": f"{trainer.epsilon:.3f}"}),
             )
             final = trainer.batch == stop
             if (args.eval_every and trainer.batch % args.eval_every == 0) or (trainer.batch == args.batches):

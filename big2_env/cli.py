@@ -243,7 +243,8 @@ def _add_train_arguments(parser: argparse.ArgumentParser) -> None:
         elif isinstance(default, bool):
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS, help=text)
         else:
-            parser.add_argument(flag, type=_train_flag_type(type(default)), default=argparse.SUPPRESS, help=text)
+            kind = f.metadata.get("type", type(default))  # fields defaulting to None name their type
+            parser.add_argument(flag, type=_train_flag_type(kind), default=argparse.SUPPRESS, help=text)
     parser.add_argument("--config", help="JSON or TOML file of training arguments (flags given here override it)")
     parser.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint, exactly")
 

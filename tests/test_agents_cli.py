@@ -70,6 +70,12 @@ def test_train_reports_bad_arguments(tmp_path, capsys):
         main(["train", "--batches", "many"])
     assert "expected int" in capsys.readouterr().err
     with pytest.raises(SystemExit):
+        main(["train", "--algo", "dqn", "--out", str(tmp_path / "y")])
+    assert "algo must be one of ppo, mcq, sarsa, qlearning" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["train", "--algo", "mcq", "--max-grad-norm", "big"])
+    assert "expected float" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
         main(["train", "--resume", "--out", str(tmp_path / "none")])
     assert "nothing to resume" in capsys.readouterr().err
     with pytest.raises(SystemExit):

@@ -35,9 +35,13 @@ def assert_same_state(a: dict, b: dict) -> None:
         assert torch.equal(a[name], b[name]), name
 
 
-@pytest.mark.parametrize("curriculum", ["checkpoint", "fixed:random"])
-def test_resumed_run_matches_an_uninterrupted_one_bit_for_bit(tmp_path, curriculum):
-    extra = {"snapshot_every": 1, "pool_size": 2} if curriculum == "checkpoint" else {}
+@pytest.mark.parametrize(
+    "curriculum, algo", [("checkpoint", "ppo"), ("fixed:random", "ppo"), ("self", "sarsa"), ("checkpoint", "qlearning")]
+)
+def test_resumed_run_matches_an_uninterrupted_one_bit_for_bit(tmp_path, curriculum, algo):
+    extra: dict = {"snapshot_every": 1, "pool_size": 2} if curriculum == "checkpoint" else {}
+    if algo != "ppo":  # the target network is synchronised after batch 3: once after the split
+        extra.update(algo=algo, target_sync=3)
     straight = train(tiny(tmp_path / "straight", curriculum=curriculum, **extra))
     assert straight.finished and straight.batch == 4
     half = train(tiny(tmp_path / "split", curriculum=curriculum, stop_after=2, **extra))
@@ -52,6 +56,9 @@ def test_resumed_run_matches_an_uninterrupted_one_bit_for_bit(tmp_path, curricul
     assert a["rng"]["games"] == b["rng"]["games"] and a["rng"]["actions"] == b["rng"]["actions"]
     for x, y in zip(a["optimizer_state"]["state"].values(), b["optimizer_state"]["state"].values()):
         assert_same_state(x, y)
+    if algo != "ppo":
+        assert_same_state(a["target_state"], b["target_state"])
+        assert not all(torch.equal(v, a["model_state"][k]) for k, v in a["target_state"].items())
     if curriculum == "checkpoint":
         assert [s["batch"] for s in a["curriculum"]["pool"]] == [3, 4]
         for x, y in zip(a["curriculum"]["pool"], b["curriculum"]["pool"]):
