@@ -44,7 +44,7 @@ CURRENT_OPPONENT = ModelSeat(CURRENT, train=False)
 
 
 def _rng_state(rng: np.random.Generator) -> dict:
-    return rng.bit_generator.state
+    return dict(rng.bit_generator.state)
 
 
 def _set_rng_state(rng: np.random.Generator, state: dict) -> None:
@@ -196,7 +196,7 @@ class FixedOpponent(Curriculum):
     def load_state_dict(self, state: dict[str, Any]) -> None:
         super().load_state_dict(state)
         if state.get("policy_rng") is not None:
-            _set_rng_state(self.policy.rng, state["policy_rng"])
+            _set_rng_state(getattr(self.policy, "rng"), state["policy_rng"])
 
     def describe(self) -> str:
         return f"{self.name}: {self.opponent} in three seats, learner seat uniform per game, only the learner trains"

@@ -203,7 +203,7 @@ class Trainer:
         if self.ppo is not None:
             stats = ppo_update(self.model, self.optimizer, rollout, self.ppo, self.shuffle_rng)
         else:
-            assert self.value is not None
+            assert self.value is not None and self.epsilon is not None
             stats = value_update(self.model, self.optimizer, rollout, self.value, self.target)
             stats["epsilon"] = self.epsilon
         done = time.perf_counter()
@@ -239,7 +239,7 @@ class Trainer:
 
     # ------------------------------------------------------------ checkpoints
     def state_dict(self) -> dict[str, Any]:
-        np_state = np.random.get_state()
+        np_state: Any = np.random.get_state()
         return {
             "kind": CHECKPOINT_KIND,
             "format_version": FORMAT_VERSION,

@@ -232,7 +232,7 @@ def _add_train_arguments(parser: argparse.ArgumentParser) -> None:
 
     for f in fields(TrainArgs):
         flag = "--" + f.name.replace("_", "-")
-        default = f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
+        default = f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc,operator]
         text = f"{f.metadata.get('help', '')} (default: {default!r})".replace("%", "%%")
         if f.name == "eval_opponents":
             parser.add_argument(flag, type=lambda t: [x for x in t.split(",") if x], default=argparse.SUPPRESS, help=text)
