@@ -6,9 +6,9 @@ Subcommands:
                                                                    play one seat against three computer players
     big2 eval --agent NAME|pretrained|MODEL.pt|MODEL.zip --opponent random|greedy|smart [--games N] [--duplicate] [--seed S]
                                                                    the paper's evaluation protocol, as a table
-    big2 train [--algo ppo] [--curriculum self] [--entropy 0.05] [--batches N] [--games-per-batch 64]
-               [--seed S] [--out DIR] [--config FILE] [--resume] ...
-                                                                   train the card-aware PPO agent (needs torch)
+    big2 train [--algo ppo|mcq|sarsa|qlearning] [--curriculum self] [--entropy 0.05] [--batches N]
+               [--games-per-batch 64] [--seed S] [--out DIR] [--config FILE] [--resume] ...
+                                                                   train the card-aware agent: PPO or a value learner (needs torch)
     big2 plot DIR                                                  draw DIR's learning curves (needs matplotlib)
     big2 rules                                                     print the rule variants and presets
 """
@@ -250,7 +250,7 @@ def _add_train_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    """Train the card-aware PPO agent (torch is imported here, never by ``import big2_env``)."""
+    """Train the card-aware agent, PPO or a value learner (torch is imported here, never by ``import big2_env``)."""
     try:
         from agents.checkpoint import CheckpointError
         from agents.config import args_from_mapping, load_config_file
@@ -365,8 +365,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     tr = sub.add_parser(
         "train",
-        help="train the card-aware PPO agent by self-play (needs torch)",
-        description="Train the card-aware PPO agent (paper sections 3-5). Flags override --config; "
+        help="train the card-aware agent by self-play: PPO, Monte Carlo Q, SARSA or Q-learning (needs torch)",
+        description="Train the card-aware agent by self-play, PPO or a value learner (paper sections 3-5). Flags override --config; "
         "with --resume the run's own arguments are used and only budget, logging and thread flags may change.",
     )
     _add_train_arguments(tr)

@@ -1,0 +1,392 @@
+"""Reproduce the paper's three experiments at a chosen budget and write a markdown report.
+
+*Self-Play Reinforcement Learning under Imperfect Information in Big 2*:
+
+* Table 1: PPO (no entropy bonus, as in the paper's Table 1), Monte Carlo Q, SARSA and
+  Q-learning, all under current-policy self-play;
+* Table 2: PPO with entropy coefficient 0, 0.05 and 0.1 (current self-play);
+* Table 3: current self-play, checkpoint self-play and Smart-only training, for PPO
+  (entropy 0.05) and Monte Carlo Q.
+
+That is ten distinct training runs (PPO entropy 0 and the self-play runs are shared
+between tables). Every run uses the same budget (``--batches`` x 64 games; the paper's
+is 5,000 x 64), training seed and rules, and is then evaluated with the paper's
+protocol: ``--eval-games`` (1000) seat-randomised games against each of Random, Greedy
+and Smart, PPO sampling from its policy and the value learners playing greedily. The
+report puts our figures (with 95% confidence intervals) beside the paper's, checks
+the orderings the paper reports with a two-proportion z-test, states the budget and
+the wall time, and draws the learning curves (evaluations every ``batches / 10``
+batches, ``--curve-games`` games each).
+
+Usage::
+
+    python benchmarks/reproduce_paper.py --batches 500 --jobs 2
+    python benchmarks/reproduce_paper.py --batches 500 --jobs 2 --full-ppo runs/ppo   # add a full-budget PPO row
+    python benchmarks/reproduce_paper.py --report-only                                  # redraw from finished runs
+
+It is resumable: every run trains in ``--runs/NAME`` (``big2 train``'s folder layout)
+and continues from its checkpoint when interrupted; finished runs and their final
+evaluations (``final_eval.json``) are reused. The report, a ``results.json`` and the
+plots go to ``--report-dir`` (default ``benchmarks/reproduction``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+OPPONENTS = ("random", "greedy", "smart")
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One training run of the reproduction."""
+
+    name: str
+    label: str
+    algo: str
+    curriculum: str = "self"
+    entropy: float = 0.05
+
+
+EXPERIMENTS = {
+    e.name: e
+    for e in (
+        Experiment("ppo_ent0", "PPO (entropy 0)", "ppo", entropy=0.0),
+        Experiment("ppo_ent005", "PPO (entropy 0.05)", "ppo", entropy=0.05),
+        Experiment("ppo_ent01", "PPO (entropy 0.1)", "ppo", entropy=0.1),
+        Experiment("mcq", "Monte Carlo Q", "mcq"),
+        Experiment("sarsa", "SARSA", "sarsa"),
+        Experiment("qlearning", "Q-learning", "qlearning"),
+        Experiment("ppo_checkpoint", "PPO, checkpoint self-play", "ppo", curriculum="checkpoint"),
+        Experiment("ppo_smart", "PPO, Smart-only", "ppo", curriculum="fixed:smart"),
+        Experiment("mcq_checkpoint", "Monte Carlo Q, checkpoint self-play", "mcq", curriculum="checkpoint"),
+        Experiment("mcq_smart", "Monte Carlo Q, Smart-only", "mcq", curriculum="fixed:smart"),
+    )
+}
+
+# The paper's figures: win rate (%) and mean score against Random, Greedy, Smart.
+PAPER: dict[str, tuple[tuple[float, float], ...]] = {
+    "ppo_ent0": ((85.4, 11.56), (58.2, 4.58), (37.1, 1.44)),
+    "mcq": ((80.5, 10.92), (50.2, 3.65), (32.5, 0.76)),
+    "sarsa": ((81.0, 11.48), (44.2, 2.79), (30.6, 0.58)),
+    "qlearning": ((79.2, 10.95), (49.8, 3.06), (27.3, -0.80)),
+    "ppo_ent005": ((90.1, 13.10), (64.8, 5.40), (43.5, 2.00)),
+    "ppo_ent01": ((87.0, 12.63), (60.3, 5.10), (39.7, 1.70)),
+    "ppo_checkpoint": ((88.7, 11.74), (61.6, 4.78), (40.6, 1.44)),
+    "ppo_smart": ((83.9, 11.58), (55.4, 4.55), (37.8, 1.42)),
+    "mcq_checkpoint": ((75.4, 10.35), (44.1, 3.18), (28.8, 0.12)),
+    "mcq_smart": ((77.9, 10.51), (46.7, 3.46), (29.9, 0.36)),
+}
+
+TABLES = (
+    ("Table 1: algorithms (current-policy self-play)", ("ppo_ent0", "mcq", "sarsa", "qlearning"), {}),
+    ("Table 2: PPO entropy ablation (current-policy self-play)", ("ppo_ent0", "ppo_ent005", "ppo_ent01"),
+     {"ppo_ent0": "entropy 0.00", "ppo_ent005": "entropy 0.05", "ppo_ent01": "entropy 0.10"}),
+    ("Table 3: curriculum ablation (PPO with entropy 0.05; Monte Carlo Q)",
+     ("ppo_ent005", "ppo_checkpoint", "ppo_smart", "mcq", "mcq_checkpoint", "mcq_smart"),
+     {"ppo_ent005": "PPO, current self-play", "mcq": "Monte Carlo Q, current self-play"}),
+)
+
+# The orderings the paper reports: (better, worse, opponents).
+ORDERINGS = (
+    ("ppo_ent0", "mcq", ("greedy", "smart")),
+    ("mcq", "sarsa", ("greedy", "smart")),
+    ("mcq", "qlearning", ("greedy", "smart")),
+    ("ppo_ent005", "ppo_ent0", OPPONENTS),
+    ("ppo_ent005", "ppo_ent01", OPPONENTS),
+    ("ppo_ent005", "ppo_checkpoint", OPPONENTS),
+    ("ppo_ent005", "ppo_smart", OPPONENTS),
+    ("mcq", "mcq_checkpoint", OPPONENTS),
+    ("mcq", "mcq_smart", OPPONENTS),
+)
+
+
+# ----------------------------------------------------------------------------- running
+def _result_dict(result: Any) -> dict[str, Any]:
+    return {
+        "n_games": result.n_games,
+        "win_rate": result.win_rate,
+        "win_rate_ci": list(result.win_rate_ci),
+        "mean_score": result.mean_score,
+        "mean_score_ci": list(result.mean_score_ci),
+        "success": result.success,
+    }
+
+
+def evaluate_model(model_path: Path, eval_games: int, eval_seed: int) -> dict[str, Any]:
+    """The paper's protocol against each opponent class (PPO samples, value learners play greedily)."""
+    from agents.policy import NetworkPolicy
+    from big2_env.evaluation import evaluate
+
+    policy = NetworkPolicy.from_file(str(model_path), name=model_path.parent.name)
+    start = time.perf_counter()
+    results = {opponent: _result_dict(evaluate(policy, opponent, n_games=eval_games, seed=eval_seed)) for opponent in OPPONENTS}
+    return {"results": results, "eval_s": time.perf_counter() - start, "deterministic": policy.deterministic}
+
+
+def run_experiment(name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """Train (or resume, or reuse) one run and evaluate its final model; returns its record."""
+    import torch
+
+    from agents.train import TrainArgs, train
+
+    torch.set_num_threads(1)
+    spec = EXPERIMENTS[name]
+    out = Path(options["runs"]) / name
+    record_path = out / "final_eval.json"
+    if record_path.is_file():
+        record = json.loads(record_path.read_text())
+        if record.get("batches") == options["batches"]:
+            return record
+    args = TrainArgs(
+        algo=spec.algo,
+        curriculum=spec.curriculum,
+        entropy=spec.entropy,
+        batches=options["batches"],
+        games_per_batch=64,
+        seed=options["seed"],
+        out=str(out),
+        eval_every=max(1, options["batches"] // 10),
+        eval_games=options["curve_games"],
+        threads=1,
+        progress=False,
+        tensorboard=False,
+    )
+    print(f"[{time.strftime('%H:%M:%S')}] {name}: training {options['batches']} batches", flush=True)
+    resume = (out / "checkpoint.pt").is_file()
+    result = train(args, resume=resume, explicit={"batches", "eval_every", "eval_games", "threads", "progress", "tensorboard"})
+    print(f"[{time.strftime('%H:%M:%S')}] {name}: trained in {result.elapsed_s / 60:.1f} min; evaluating", flush=True)
+    record = evaluate_model(out / "model.pt", options["eval_games"], options["eval_seed"])
+    record.update(name=name, batches=result.batch, games=result.games, decisions=result.decisions, train_s=result.elapsed_s)
+    record_path.write_text(json.dumps(record, indent=2) + "\n")
+    summary = ", ".join(f"{o} {r['win_rate']:.1%}" for o, r in record["results"].items())
+    print(f"[{time.strftime('%H:%M:%S')}] {name}: {summary}", flush=True)
+    return record
+
+
+def _run_star(item: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    return run_experiment(*item)
+
+
+# ----------------------------------------------------------------------------- report
+def z_test(p1: float, p2: float, n1: int, n2: int) -> float:
+    """Two-proportion z statistic for p1 - p2 (pooled)."""
+    pooled = (p1 * n1 + p2 * n2) / (n1 + n2)
+    se = math.sqrt(max(pooled * (1 - pooled) * (1 / n1 + 1 / n2), 1e-12))
+    return (p1 - p2) / se
+
+
+def verdict(z: float) -> str:
+    if z > 1.96:
+        return "holds (significant)"
+    if z > 0:
+        return "same direction, not significant"
+    if z > -1.96:
+        return "reversed, not significant"
+    return "**reversed (significant)**"
+
+
+def _cell(result: dict[str, Any]) -> str:
+    lo, hi = result["win_rate_ci"]
+    slo, shi = result["mean_score_ci"]
+    return f"{result['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] ({result['mean_score']:+.2f} [{slo:+.2f}, {shi:+.2f}])"
+
+
+def curves_figure(names: list[str], runs: Path, output: Path, title: str) -> bool:
+    """Win rate against each opponent class vs training batches, one line per run."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        from agents.plot import read_metrics
+    except ImportError:
+        return False
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2), sharey=True)
+    drawn = False
+    for name in names:
+        try:
+            series = read_metrics(runs / name)
+        except FileNotFoundError:
+            continue
+        for ax, opponent in zip(axes, OPPONENTS):
+            if opponent in series:
+                data = series[opponent]
+                ax.plot(data["batch"], [100 * v for v in data["win_rate"]], marker=".", label=EXPERIMENTS[name].label)
+                drawn = True
+    if not drawn:
+        plt.close(fig)
+        return False
+    for ax, opponent in zip(axes, OPPONENTS):
+        ax.axhline(25, color="grey", linestyle="--", linewidth=0.8)
+        ax.set(title=f"vs three {opponent.capitalize()}", xlabel="training batches (64 games each)")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("win rate (%)")
+    axes[-1].legend(fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    output.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(output, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def write_report(records: dict[str, dict[str, Any]], options: dict[str, Any], full: dict[str, Any] | None, wall_s: float | None) -> Path:
+    report_dir = Path(options["report_dir"])
+    report_dir.mkdir(parents=True, exist_ok=True)
+    runs = Path(options["runs"])
+    batches = options["batches"]
+    lines = [
+        "# Reproducing *Self-Play Reinforcement Learning under Imperfect Information in Big 2*",
+        "",
+        f"Written by `python benchmarks/reproduce_paper.py` ({time.strftime('%Y-%m-%d')}).",
+        "",
+        "## Budget and protocol",
+        "",
+        f"* **Budget: {batches:,} batches x 64 games per run ({batches * 64:,} games), "
+        f"{batches / 5000:.0%} of the paper's 5,000 batches.** Every run has the same budget; results at this budget "
+        "say nothing certain about the paper's full budget, where the learners are much further along.",
+        f"* Training seed {options['seed']} for every run (one seed per condition, as in the paper), default rules, "
+        "64 games per batch, the paper's hyperparameters (`big2 train` defaults). PPO: lr 3e-5 with warm-up and cosine "
+        "decay over the run's own budget. Value learners: constant lr 3e-5, epsilon 0.5 -> 0 linearly over the run's budget.",
+        f"* Evaluation: {options['eval_games']:,} seat-randomised games against each of Random, Greedy and Smart "
+        f"(seed {options['eval_seed']}, the same deals for every run); PPO samples from its policy, the value learners play "
+        "greedily. Cells: win rate [95% Wilson CI] (mean score [95% CI]). Success (paper): win rate > 25% and mean score > 0.",
+        "* Learning curves: evaluations every "
+        f"{max(1, batches // 10)} batches with {options['curve_games']} games per opponent class.",
+        "* Our choice, stated: forced moves (a single legal action) are played without the network and not trained on, "
+        "for every algorithm (see `TrainArgs.train_forced`).",
+    ]
+    done = [n for n in EXPERIMENTS if n in records]
+    missing = [n for n in EXPERIMENTS if n not in records]
+    if missing:
+        lines.append(f"* **Not finished yet:** {', '.join(missing)}; their rows are empty.")
+    train_total = sum(records[n]["train_s"] for n in done)
+    eval_total = sum(records[n]["eval_s"] for n in done)
+    lines.append(
+        f"* Time: {train_total / 60:.0f} min of training and {eval_total / 60:.0f} min of final evaluation in all "
+        f"(one core per run, 2-core machine, runs two at a time)"
+        + (f"; this invocation's wall time {wall_s / 60:.0f} min." if wall_s is not None else ".")
+    )
+    for title, names, labels in TABLES:
+        lines += ["", f"## {title}", "", "| run | vs Random | vs Greedy | vs Smart | train time |", "| --- | --- | --- | --- | --- |"]
+        for name in names:
+            label = labels.get(name, EXPERIMENTS[name].label)
+            paper = " | ".join(f"{w:.1f}% ({s:.2f})" for w, s in PAPER[name])
+            if name in records:
+                rec = records[name]
+                ours = " | ".join(_cell(rec["results"][o]) for o in OPPONENTS)
+                lines.append(f"| **ours**: {label} | {ours} | {rec['train_s'] / 60:.1f} min |")
+            else:
+                lines.append(f"| **ours**: {label} | not run | not run | not run | |")
+            lines.append(f"| paper: {label} | {paper} | 5,000 batches |")
+        if full is not None and "ppo_ent005" in names:
+            ours = " | ".join(_cell(full["results"][o]) for o in OPPONENTS)
+            lines.append(f"| **ours, full budget**: {full['label']} | {ours} | {full['train_s'] / 60:.0f} min |")
+        png = f"curves_table{title.split(':')[0].split()[-1]}.png"
+        if curves_figure(list(names), runs, report_dir / png, title):
+            lines += ["", f"![learning curves, {title}]({png})"]
+    lines += [
+        "",
+        "## The paper's orderings, checked",
+        "",
+        "Win rates compared with a two-proportion z-test (|z| > 1.96: significant at 5%). Where ours disagrees "
+        "with the paper, this table says so; nothing was tuned to make it agree.",
+        "",
+        "| claim (paper) | opponent | ours | z | verdict |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for better, worse, opponents in ORDERINGS:
+        if better not in records or worse not in records:
+            continue
+        for opponent in opponents:
+            a = records[better]["results"][opponent]
+            b = records[worse]["results"][opponent]
+            z = z_test(a["win_rate"], b["win_rate"], a["n_games"], b["n_games"])
+            lines.append(
+                f"| {EXPERIMENTS[better].label} > {EXPERIMENTS[worse].label} | {opponent} | "
+                f"{a['win_rate']:.1%} vs {b['win_rate']:.1%} | {z:+.2f} | {verdict(z)} |"
+            )
+    lines.append("")
+    report = report_dir / "REPORT.md"
+    report.write_text("\n".join(lines) + "\n")
+    (report_dir / "results.json").write_text(
+        json.dumps({"options": options, "runs": records, "full_ppo": full}, indent=2, default=str) + "\n"
+    )
+    return report
+
+
+# ----------------------------------------------------------------------------- main
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batches", type=int, default=500, help="batches of 64 games per run (paper: 5000); default 500")
+    parser.add_argument("--jobs", type=int, default=2, help="runs trained at once, one core each (default 2)")
+    parser.add_argument("--eval-games", type=int, default=1000, help="final evaluation games per opponent class (default 1000)")
+    parser.add_argument("--curve-games", type=int, default=200, help="games per opponent class at each curve point (default 200)")
+    parser.add_argument("--seed", type=int, default=0, help="training seed of every run")
+    parser.add_argument("--eval-seed", type=int, default=2026, help="evaluation seed (same deals for every run)")
+    parser.add_argument("--runs", default=str(ROOT / "runs" / "reproduce"), help="folder of the training runs")
+    parser.add_argument("--report-dir", default=str(ROOT / "benchmarks" / "reproduction"), help="where the report goes")
+    parser.add_argument("--only", default="", help="comma-separated run names to train now (default: all ten)")
+    parser.add_argument("--full-ppo", default="", help="a finished full-budget PPO (entropy 0.05, self-play) run folder to add")
+    parser.add_argument("--report-only", action="store_true", help="train nothing; write the report from finished runs")
+    args = parser.parse_args(argv)
+    for flag in ("batches", "jobs", "eval_games", "curve_games"):
+        if getattr(args, flag) <= 0:
+            parser.error(f"--{flag.replace('_', '-')} must be a positive integer")
+    names = [n for n in args.only.split(",") if n] or list(EXPERIMENTS)
+    unknown = [n for n in names if n not in EXPERIMENTS]
+    if unknown:
+        parser.error(f"unknown run(s) {', '.join(unknown)}; known: {', '.join(EXPERIMENTS)}")
+    options = {k: getattr(args, k) for k in ("batches", "eval_games", "curve_games", "seed", "eval_seed", "runs", "report_dir")}
+    start = time.perf_counter()
+    if not args.report_only:
+        items = [(n, options) for n in names]
+        if args.jobs == 1:
+            for item in items:
+                _run_star(item)
+        else:
+            with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+                for _ in pool.imap_unordered(_run_star, items):
+                    pass
+    records = {}
+    for name in EXPERIMENTS:
+        path = Path(args.runs) / name / "final_eval.json"
+        if path.is_file():
+            record = json.loads(path.read_text())
+            if record.get("batches") == args.batches:
+                records[name] = record
+    full = None
+    if args.full_ppo:
+        full_dir = Path(args.full_ppo)
+        cache = full_dir / "final_eval.json"
+        if cache.is_file():
+            full = json.loads(cache.read_text())
+        else:
+            full = evaluate_model(full_dir / "model.pt", args.eval_games, args.eval_seed)
+            run_args = json.loads((full_dir / "args.json").read_text())
+            from agents.checkpoint import read_file
+
+            state = read_file(full_dir / "checkpoint.pt")
+            full.update(batches=int(state["batch"]), train_s=float(state["elapsed_s"]), args=run_args)
+            cache.write_text(json.dumps(full, indent=2) + "\n")
+        full["label"] = f"PPO (entropy {full['args']['entropy']}), {full['batches']:,} batches"
+    report = write_report(records, options, full, None if args.report_only else time.perf_counter() - start)
+    print(f"report: {report}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
