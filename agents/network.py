@@ -142,12 +142,14 @@ class HandEncoder(nn.Module):
         pair = torch.baddbmm(key_mask, q, k.transpose(1, 2), alpha=1.0 / math.sqrt(head_dim))  # (H, 53, 53)
         index = (ids.unsqueeze(2) * rows + key_ids.unsqueeze(1)).reshape(-1)  # (B * T * keys)
         logits = pair.reshape(heads, rows * rows).index_select(1, index).view(heads * batch, tokens, keys)
-        values = v.index_select(1, key_ids.reshape(-1)).view(heads * batch, keys, head_dim)
-        mixed = torch.bmm(torch.softmax(logits, dim=-1), values).view(heads, batch * tokens, head_dim)
+        value_rows = (torch.arange(heads, device=ids.device) * rows).unsqueeze(1) + key_ids.reshape(1, -1)  # in (H * 53)
+        values = v.reshape(heads * rows, head_dim).index_select(0, value_rows.reshape(-1)).view(heads * batch, keys, head_dim)
+        mixed = torch.bmm(torch.softmax(logits, dim=-1), values)  # (H * B, T, d)
+        mixed = mixed.view(heads, batch * tokens, head_dim).transpose(0, 1).reshape(batch * tokens, dim)
         # The held cards, packed: their flat (state, slot) positions, state by state.
         held = ids != PAD_CARD
         flat = held.reshape(-1).nonzero().squeeze(1)
-        mixed = mixed.index_select(1, flat).transpose(0, 1).reshape(-1, dim)
+        mixed = mixed.index_select(0, flat)
         x = self.norm1(F.embedding(ids.reshape(-1).index_select(0, flat), table) + self.out(mixed))
         x = self.norm2(x + self.ff(x))
         total = x.new_zeros(batch, dim).index_add_(0, flat // tokens, x)
