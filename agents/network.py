@@ -129,6 +129,8 @@ class HandEncoder(nn.Module):
         * everything after the attention (output projection, norms, feed-forward,
           mean) works on the held cards only, packed: the padding slots (about 40% of
           them over a game), masked out of the mean, are never computed.
+
+        Every row must hold at least one card, as for :meth:`forward`.
         """
         table = embedding.weight
         rows, dim = table.shape
@@ -142,7 +144,8 @@ class HandEncoder(nn.Module):
         pair = torch.baddbmm(key_mask, q, k.transpose(1, 2), alpha=1.0 / math.sqrt(head_dim))  # (H, 53, 53)
         index = (ids.unsqueeze(2) * rows + key_ids.unsqueeze(1)).reshape(-1)  # (B * T * keys)
         logits = pair.reshape(heads, rows * rows).index_select(1, index).view(heads * batch, tokens, keys)
-        value_rows = (torch.arange(heads, device=ids.device) * rows).unsqueeze(1) + key_ids.reshape(1, -1)  # in (H * 53)
+        # Each key's row in the values table seen as (H * 53, d), head by head.
+        value_rows = (torch.arange(heads, device=ids.device) * rows).unsqueeze(1) + key_ids.reshape(1, -1)
         values = v.reshape(heads * rows, head_dim).index_select(0, value_rows.reshape(-1)).view(heads * batch, keys, head_dim)
         mixed = torch.bmm(torch.softmax(logits, dim=-1), values)  # (H * B, T, d)
         mixed = mixed.view(heads, batch * tokens, head_dim).transpose(0, 1).reshape(batch * tokens, dim)
