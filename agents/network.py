@@ -67,6 +67,8 @@ _CARD_SETS = (slice(13, 117), slice(121, 277))  # trick, seen | played by next, 
 _COUNTS = slice(117, 121)  # cards left of next, across, previous; passes (0..3)
 _COUNT_VALUES = 14  # one-hot width of each count (0..13)
 _COUNT_INPUT = 4 * _COUNT_VALUES
+_KEY_BLOCK = 16
+"""The hand attention's keys are padded to a multiple of this (see :meth:`HandEncoder.forward_ids`)."""
 
 
 class HandEncoder(nn.Module):
@@ -76,7 +78,9 @@ class HandEncoder(nn.Module):
     norm) written out with plain matrix products: for 13 tokens this is several times
     faster on CPU than ``nn.MultiheadAttention``'s fused kernels, and it computes the
     same function (``tests/test_agents_network.py`` checks it against
-    ``nn.MultiheadAttention`` with a ``key_padding_mask``).
+    ``nn.MultiheadAttention`` with a ``key_padding_mask``). :meth:`forward` is the
+    plain form; :meth:`forward_ids`, the one the network uses, computes the same
+    function faster.
     """
 
     def __init__(self, dim: int, heads: int, ff: int) -> None:
@@ -88,31 +92,23 @@ class HandEncoder(nn.Module):
         self.ff = nn.Sequential(nn.Linear(dim, ff), nn.ReLU(), nn.Linear(ff, dim))
         self.norm2 = nn.LayerNorm(dim)
 
-    def attend(
-        self, cards: torch.Tensor, pad: torch.Tensor, qkv: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None
-    ) -> torch.Tensor:
-        """Multi-head self-attention with padded keys masked out: (B, T, dim) -> (B, T, dim).
-
-        ``qkv``: the queries, keys and values (each (B, T, dim)) when computed elsewhere
-        (see :meth:`forward_ids`); by default ``self.qkv(cards)`` split in three.
-        """
+    def attend(self, cards: torch.Tensor, pad: torch.Tensor) -> torch.Tensor:
+        """Multi-head self-attention with padded keys masked out: (B, T, dim) -> (B, T, dim)."""
         batch, tokens, dim = cards.shape
         head_dim = dim // self.heads
-        q, k, v = qkv if qkv is not None else self.qkv(cards).split(dim, dim=-1)
+        q, k, v = self.qkv(cards).split(dim, dim=-1)
         q, k, v = (t.reshape(batch, tokens, self.heads, head_dim).transpose(1, 2) for t in (q, k, v))  # (B, H, T, d)
         logits = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(head_dim))
         logits = logits.masked_fill(pad[:, None, None, :], -math.inf)
         mixed = torch.softmax(logits, dim=-1) @ v  # (B, H, T, d)
         return self.out(mixed.transpose(1, 2).reshape(batch, tokens, dim))
 
-    def forward(
-        self, cards: torch.Tensor, pad: torch.Tensor, qkv: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None
-    ) -> torch.Tensor:
+    def forward(self, cards: torch.Tensor, pad: torch.Tensor) -> torch.Tensor:
         """``cards`` (B, 13, dim) embedded hand, ``pad`` (B, 13) True at padding -> (B, dim).
 
         Every row must hold at least one card (a player on move always does).
         """
-        x = self.norm1(cards + self.attend(cards, pad, qkv))
+        x = self.norm1(cards + self.attend(cards, pad))
         x = self.norm2(x + self.ff(x))
         keep = (~pad).unsqueeze(-1).to(x.dtype)
         return (x * keep).sum(1) / keep.sum(1).clamp_min(1.0)
@@ -120,14 +116,47 @@ class HandEncoder(nn.Module):
     def forward_ids(self, ids: torch.Tensor, embedding: nn.Embedding) -> torch.Tensor:
         """The hand of card ids (B, T), padded with 52 -> (B, dim): ``forward(embedding(ids), ids == 52)``.
 
-        Faster, same function: the tokens are rows of the embedding table, so the
-        query/key/value projection is applied once to the 53-row table and the
-        projected rows are gathered per token, instead of projecting every token.
+        Faster, same function (up to float rounding):
+
+        * the tokens are rows of the 53-row embedding table, so the query/key/value
+          projection is applied to the table, and the attention logit of every
+          (query card, key card) pair is computed once, in a ``(heads, 53, 53)``
+          table whose padding-key column is ``-inf``; each hand gathers its logits
+          and values from the tables;
+        * the keys are padded with padding ids to a multiple of :data:`_KEY_BLOCK`: a
+          softmax over a last dimension shorter than the SIMD width runs a scalar
+          loop, several times slower than over 16 entries;
+        * everything after the attention (output projection, norms, feed-forward,
+          mean) works on the held cards only, packed: the padding slots (about 40% of
+          them over a game), masked out of the mean, are never computed.
+
+        Every row must hold at least one card, as for :meth:`forward`.
         """
         table = embedding.weight
-        q_table, k_table, v_table = self.qkv(table).split(table.shape[1], dim=1)
-        qkv = (F.embedding(ids, q_table), F.embedding(ids, k_table), F.embedding(ids, v_table))
-        return self.forward(F.embedding(ids, table), ids == PAD_CARD, qkv)
+        rows, dim = table.shape
+        batch, tokens = ids.shape
+        heads, head_dim = self.heads, dim // self.heads
+        keys = -(-tokens // _KEY_BLOCK) * _KEY_BLOCK
+        key_ids = F.pad(ids, (0, keys - tokens), value=PAD_CARD)
+        q, k, v = (t.reshape(rows, heads, head_dim).transpose(0, 1) for t in self.qkv(table).split(dim, dim=1))  # (H, 53, d)
+        key_mask = table.new_zeros(rows)
+        key_mask[PAD_CARD] = -math.inf
+        pair = torch.baddbmm(key_mask, q, k.transpose(1, 2), alpha=1.0 / math.sqrt(head_dim))  # (H, 53, 53)
+        index = (ids.unsqueeze(2) * rows + key_ids.unsqueeze(1)).reshape(-1)  # (B * T * keys)
+        logits = pair.reshape(heads, rows * rows).index_select(1, index).view(heads * batch, tokens, keys)
+        # Each key's row in the values table seen as (H * 53, d), head by head.
+        value_rows = (torch.arange(heads, device=ids.device) * rows).unsqueeze(1) + key_ids.reshape(1, -1)
+        values = v.reshape(heads * rows, head_dim).index_select(0, value_rows.reshape(-1)).view(heads * batch, keys, head_dim)
+        mixed = torch.bmm(torch.softmax(logits, dim=-1), values)  # (H * B, T, d)
+        mixed = mixed.view(heads, batch * tokens, head_dim).transpose(0, 1).reshape(batch * tokens, dim)
+        # The held cards, packed: their flat (state, slot) positions, state by state.
+        held = ids != PAD_CARD
+        flat = held.reshape(-1).nonzero().squeeze(1)
+        mixed = mixed.index_select(0, flat)
+        x = self.norm1(F.embedding(ids.reshape(-1).index_select(0, flat), table) + self.out(mixed))
+        x = self.norm2(x + self.ff(x))
+        total = x.new_zeros(batch, dim).index_add_(0, flat // tokens, x)
+        return total / held.sum(1, keepdim=True).to(x.dtype).clamp_min(1.0)
 
 
 class Big2Net(nn.Module):

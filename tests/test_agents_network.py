@@ -145,6 +145,33 @@ def test_hand_attention_is_multihead_attention_with_a_key_padding_mask():
     torch.testing.assert_close(encoder.forward_ids(ids, embedding), encoder(embedding(ids), ids == 52))
 
 
+def test_fast_hand_path_has_the_plain_forward_and_gradients():
+    """forward_ids (pair-logit table, keys padded to 16, held cards packed) against
+    forward on the embedded hand: same outputs and same gradients, hands of every size,
+    padding anywhere."""
+    torch.manual_seed(4)
+    embedding = torch.nn.Embedding(53, 32, padding_idx=52)
+    encoder = HandEncoder(32, 4, 64)
+    rng = np.random.default_rng(4)
+    ids = torch.full((40, 13), 52)
+    for i in range(len(ids)):
+        n = 1 + i % 13
+        ids[i, rng.permutation(13)[:n]] = torch.from_numpy(rng.permutation(52)[:n])
+    weights = torch.randn(len(ids), 32)
+    results = []
+    for fast in (True, False):
+        encoder.zero_grad()
+        embedding.zero_grad()
+        out = encoder.forward_ids(ids, embedding) if fast else encoder(embedding(ids), ids == 52)
+        (out * weights).sum().backward()
+        grads = [p.grad.clone() for p in [*encoder.parameters(), embedding.weight]]
+        results.append((out.detach(), grads))
+    (fast_out, fast_grads), (plain_out, plain_grads) = results
+    torch.testing.assert_close(fast_out, plain_out, rtol=1e-5, atol=1e-5)
+    for a, b in zip(fast_grads, plain_grads):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+
+
 def test_size_is_small_and_config_round_trips(model, tmp_path):
     n = count_parameters(model)
     assert 100_000 <= n <= 1_000_000
