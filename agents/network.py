@@ -167,6 +167,8 @@ class Big2Net(nn.Module):
     :meth:`encode_actions`.
     """
 
+    _count_values: torch.Tensor  # the buffer 0..13 the counts are one-hot encoded against
+
     def __init__(self, config: NetworkConfig | None = None) -> None:
         super().__init__()
         self.config = cfg = config or NetworkConfig()

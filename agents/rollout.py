@@ -212,8 +212,10 @@ def collect(
     decisions = model_decisions = 0
     active = [g for g in range(n_games) if not games[g].is_over]
     for g in range(n_games):
-        if games[g].is_over:
-            scores[g], turns[g], winners[g] = games[g].scores(), games[g].turn, games[g].winner
+        game = games[g]
+        if game.is_over:
+            scores[g], turns[g] = game.scores(), game.turn
+            winners[g] = -1 if game.winner is None else game.winner
     while active:
         groups: dict[Hashable, list[tuple[int, Decision]]] = {}
         seat_of_group: dict[Hashable, Seat] = {}
