@@ -5,7 +5,9 @@ head): the dot-product score of a legal candidate is read as ``Q(o, a)``.
 
 * **Collection**: epsilon-greedy over the legal actions (:func:`agents.policy.choose`),
   epsilon linear from ``epsilon_start`` (0.5) at the first batch to ``epsilon_end``
-  (0) at the last planned one (:func:`epsilon_at`). Evaluation plays greedily.
+  (0) at the last planned one (:func:`epsilon_at`). Every network seat of a training
+  game plays this way (in checkpoint self-play also the current-policy and snapshot
+  opponents); heuristic opponents play their own rules. Evaluation plays greedily.
 * **Per-seat trajectories**, as in PPO (:func:`agents.ppo.seat_trajectories`): a seat's
   own recorded decisions of one game, in time order; the reward is 0 except at
   the seat's last decision, which gets its final score times ``reward_scale``
