@@ -276,10 +276,11 @@ def write_report(records: dict[str, dict[str, Any]], options: dict[str, Any], fu
     train_total = sum(records[n]["train_s"] for n in done)
     eval_total = sum(records[n]["eval_s"] for n in done)
     lines.append(
-        f"* Time: {train_total / 60:.0f} min of training and {eval_total / 60:.0f} min of final evaluation in all "
-        f"(one core per run, 2-core machine, runs two at a time)"
+        f"* Time: {train_total / 60:.0f} min of training and {eval_total / 60:.0f} min of final evaluation in all, "
+        f"summed over the runs (one torch thread per run; `--jobs` runs at once on the 2-core machine)"
         + (f"; this invocation's wall time {wall_s / 60:.0f} min." if wall_s is not None else ".")
     )
+    lines += [f"* {note}" for note in options.get("note", [])]
     for title, names, labels in TABLES:
         lines += ["", f"## {title}", "", "| run | vs Random | vs Greedy | vs Smart | train time |", "| --- | --- | --- | --- | --- |"]
         for name in names:
@@ -308,6 +309,7 @@ def write_report(records: dict[str, dict[str, Any]], options: dict[str, Any], fu
         "| claim (paper) | opponent | ours | z | verdict |",
         "| --- | --- | --- | --- | --- |",
     ]
+    tally: dict[str, int] = {}
     for better, worse, opponents in ORDERINGS:
         if better not in records or worse not in records:
             continue
@@ -315,10 +317,13 @@ def write_report(records: dict[str, dict[str, Any]], options: dict[str, Any], fu
             a = records[better]["results"][opponent]
             b = records[worse]["results"][opponent]
             z = z_test(a["win_rate"], b["win_rate"], a["n_games"], b["n_games"])
+            tally[verdict(z).strip("*")] = tally.get(verdict(z).strip("*"), 0) + 1
             lines.append(
                 f"| {EXPERIMENTS[better].label} > {EXPERIMENTS[worse].label} | {opponent} | "
                 f"{a['win_rate']:.1%} vs {b['win_rate']:.1%} | {z:+.2f} | {verdict(z)} |"
             )
+    if tally:
+        lines += ["", f"In all, {sum(tally.values())} comparisons: " + "; ".join(f"{n} {v}" for v, n in tally.items()) + "."]
     lines.append("")
     report = report_dir / "REPORT.md"
     report.write_text("\n".join(lines) + "\n")
@@ -342,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated run names to train now (default: all ten)")
     parser.add_argument("--full-ppo", default="", help="a finished full-budget PPO (entropy 0.05, self-play) run folder to add")
     parser.add_argument("--report-only", action="store_true", help="train nothing; write the report from finished runs")
+    parser.add_argument("--note", action="append", default=[], help="a line to add to the report's budget section (repeatable)")
     args = parser.parse_args(argv)
     for flag in ("batches", "jobs", "eval_games", "curve_games"):
         if getattr(args, flag) <= 0:
@@ -350,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in names if n not in EXPERIMENTS]
     if unknown:
         parser.error(f"unknown run(s) {', '.join(unknown)}; known: {', '.join(EXPERIMENTS)}")
-    options = {k: getattr(args, k) for k in ("batches", "eval_games", "curve_games", "seed", "eval_seed", "runs", "report_dir")}
+    options = {k: getattr(args, k) for k in ("batches", "eval_games", "curve_games", "seed", "eval_seed", "runs", "report_dir", "note")}
     start = time.perf_counter()
     if not args.report_only:
         items = [(n, options) for n in names]
