@@ -22,7 +22,6 @@ from typing import Any, Mapping
 
 from big2_env.rules import Rules
 
-
 CURRICULA = ("self", "checkpoint", "fixed:smart", "fixed:greedy", "fixed:random")
 """The curricula of :func:`agents.curriculum.make_curriculum`."""
 
@@ -31,14 +30,6 @@ VALUE_ALGOS = ("mcq", "sarsa", "qlearning")
 
 ALGOS = ("ppo",) + VALUE_ALGOS
 """The trainers: PPO (:mod:`agents.ppo`) and the value learners (:mod:`agents.value`)."""
-
-ALGO_DEFAULTS: dict[str, dict[str, float]] = {
-    "ppo": {"max_grad_norm": 0.5, "reward_scale": 1.0},
-    "mcq": {"max_grad_norm": 1.0, "reward_scale": 1.0 / 13.0},
-    "sarsa": {"max_grad_norm": 1.0, "reward_scale": 1.0 / 13.0},
-    "qlearning": {"max_grad_norm": 1.0, "reward_scale": 1.0 / 13.0},
-}
-"""The paper's per-algorithm values of the ``TrainArgs`` fields left at ``None``."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +126,13 @@ class ValueConfig:
         """SARSA and Q-learning bootstrap from a delayed target network; Monte Carlo Q does not."""
         return self.algo != "mcq"
 
+
+ALGO_DEFAULTS: dict[str, dict[str, float]] = {
+    algo: {"max_grad_norm": config.max_grad_norm, "reward_scale": config.reward_scale}
+    for algo, config in [("ppo", PPOConfig())] + [(a, ValueConfig(algo=a)) for a in VALUE_ALGOS]
+}
+"""The per-algorithm values of the ``TrainArgs`` fields left at ``None``: the defaults of
+:class:`PPOConfig` and :class:`ValueConfig` (the paper's)."""
 
 
 def _arg(default: Any, help: str, **kwargs: Any) -> Any:
