@@ -148,7 +148,7 @@ class TrainArgs:
 
     Fields that define the experiment (algorithm, curriculum, hyperparameters,
     seed, rules, model) must stay the same on ``resume``; the others
-    (:data:`RESUME_MUTABLE`: budget, logging, evaluation, threads) may change.
+    (:data:`RESUME_MUTABLE`: budget, logging, evaluation, threads, workers) may change.
     """
 
     algo: str = _arg("ppo", "training algorithm: ppo, mcq (Monte Carlo Q), sarsa or qlearning")
@@ -189,7 +189,12 @@ class TrainArgs:
     eval_seed: int = _arg(12345, "evaluation seed (the same deals at every evaluation)")
     eval_deterministic: bool = _arg(False, "evaluate the argmax policy instead of sampling")
     checkpoint_every: int = _arg(100, "write the checkpoint every this many batches (and at the end)")
-    threads: int = _arg(2, "torch threads (capped at the cores this process may use)")
+    threads: int = _arg(2, "torch threads per process (capped at the cores this process may use, shared out among --workers)")
+    workers: int = _arg(
+        2,
+        "PPO: processes that share each batch's self-play games and each minibatch's gradient "
+        "(agents.parallel; capped at the free cores; 1: the trainer alone). 2 trains about 1.25x faster than 1 on 2 cores",
+    )
     progress: bool = _arg(True, "progress bar")
     tensorboard: bool = _arg(True, "TensorBoard logs in OUT/tb (if the tensorboard package is installed)")
     stop_after: int = _arg(0, "stop after this many batches in all, as if interrupted (0: run to --batches)")
@@ -252,7 +257,7 @@ class TrainArgs:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be a number in [0, 1]; got {value!r}")
-        for name in ("batches", "games_per_batch", "epochs", "minibatch", "eval_games", "threads", "pool_size", "snapshot_every", "target_sync"):
+        for name in ("batches", "games_per_batch", "epochs", "minibatch", "eval_games", "threads", "workers", "pool_size", "snapshot_every", "target_sync"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ValueError(f"{name} must be a positive int; got {value!r}")
@@ -273,7 +278,7 @@ class TrainArgs:
 # Fields that may differ when resuming (the rest define the experiment).
 RESUME_MUTABLE = frozenset(
     {"batches", "out", "eval_every", "eval_games", "eval_opponents", "eval_seed", "eval_deterministic",
-     "checkpoint_every", "threads", "progress", "tensorboard", "stop_after"}
+     "checkpoint_every", "threads", "workers", "progress", "tensorboard", "stop_after"}
 )
 
 

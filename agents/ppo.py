@@ -23,12 +23,15 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 
 from .config import PPOConfig
 from .network import Big2Net
-from .rollout import Rollout
+from .parallel import TrainHelpers, split_minibatch
+from .rollout import Rollout, candidate_rows
 
 
 def lr_at(batch: int, total: int, peak: float, warmup_fraction: float = 0.02, min_fraction: float = 0.0) -> float:
@@ -131,36 +134,118 @@ def make_optimizer(model: Big2Net, lr: float) -> torch.optim.Optimizer:
         return torch.optim.Adam(model.parameters(), lr=lr, foreach=True)
 
 
+@dataclass
+class UpdateData:
+    """What PPO's minibatch loss reads, one row per recorded decision (numpy arrays, so that
+    it pickles cheaply to the gradient workers of :mod:`agents.parallel`).
+
+    ``obs`` (N, 277), the candidates' ``features`` (M, 80) with their
+    :func:`candidate_keys` ``keys`` (M,), ``counts`` / ``offsets`` (N,) locating each
+    decision's candidates, ``choice``, behaviour ``old_logp`` and ``old_value``, and the
+    normalised ``advantages`` and ``returns`` (N,).
+    """
+
+    obs: np.ndarray
+    features: np.ndarray
+    keys: np.ndarray
+    counts: np.ndarray
+    offsets: np.ndarray
+    choice: np.ndarray
+    old_logp: np.ndarray
+    old_value: np.ndarray
+    advantages: np.ndarray
+    returns: np.ndarray
+
+    @classmethod
+    def from_rollout(cls, rollout: Rollout, config: PPOConfig) -> "UpdateData":
+        """GAE over the rollout's per-seat trajectories, advantages normalised over the batch."""
+        advantages, returns = advantages_and_returns(rollout, config)
+        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        return cls(
+            obs=rollout.obs,
+            features=rollout.features,
+            keys=candidate_keys(rollout.features),
+            counts=rollout.counts,
+            offsets=rollout.offsets,
+            choice=rollout.choice,
+            old_logp=rollout.logp,
+            old_value=rollout.value,
+            advantages=advantages.astype(np.float32),
+            returns=returns.astype(np.float32),
+        )
+
+
+def minibatch_loss(
+    model: Big2Net, data: UpdateData, index: np.ndarray, config: PPOConfig
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """PPO's loss on the decisions ``index`` of ``data`` (means over them) and its parts.
+
+    Returns ``(loss, stats)``; ``stats`` holds ``policy_loss``, ``value_loss``,
+    ``entropy``, ``approx_kl`` and ``clip_fraction`` (detached). Each candidate
+    combination is encoded once per minibatch (equal :func:`candidate_keys`).
+    """
+    rows, owner, slot, k = candidate_rows(data.counts, data.offsets, index)
+    _, first, inverse = np.unique(data.keys[rows], return_index=True, return_inverse=True)
+    idx = torch.from_numpy(index)
+    scores, value = model(
+        torch.from_numpy(data.obs).index_select(0, idx),
+        torch.from_numpy(data.features[rows[first]]),
+        torch.from_numpy(owner),
+        torch.from_numpy(slot),
+        k,
+        torch.from_numpy(inverse.reshape(-1)),
+    )
+    assert value is not None, "PPO needs a network with a value head"
+    clip = config.clip
+    logp_all = torch.log_softmax(scores, dim=-1)
+    logp = logp_all.gather(1, torch.from_numpy(data.choice[index]).unsqueeze(1)).squeeze(1)
+    probs = logp_all.exp()
+    entropy = -(probs * logp_all.masked_fill(torch.isinf(scores), 0.0)).sum(-1).mean()
+    log_ratio = logp - torch.from_numpy(data.old_logp[index])
+    ratio = log_ratio.exp()
+    adv = torch.from_numpy(data.advantages[index])
+    policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1.0 - clip, 1.0 + clip)).mean()
+    ret = torch.from_numpy(data.returns[index])
+    old_value = torch.from_numpy(data.old_value[index])
+    clipped_value = old_value + (value - old_value).clamp(-clip, clip)
+    value_loss = 0.5 * torch.max((value - ret).square(), (clipped_value - ret).square()).mean()
+    loss = policy_loss + config.value_coef * value_loss - config.entropy_coef * entropy
+    with torch.no_grad():
+        stats = {
+            "policy_loss": policy_loss.detach(),
+            "value_loss": value_loss.detach(),
+            "entropy": entropy.detach(),
+            "approx_kl": ((ratio - 1.0) - log_ratio).mean(),
+            "clip_fraction": ((ratio - 1.0).abs() > clip).float().mean(),
+        }
+    return loss, stats
+
+
 def ppo_update(
     model: Big2Net,
     optimizer: torch.optim.Optimizer,
     rollout: Rollout,
     config: PPOConfig,
     rng: np.random.Generator,
+    workers: TrainHelpers | None = None,
 ) -> dict[str, float]:
     """Run the PPO epochs on one collected batch; returns mean statistics.
 
-    ``rng`` shuffles the minibatches. Statistics: ``policy_loss``, ``value_loss``,
-    ``entropy``, ``approx_kl`` (``mean((r - 1) - log r)``), ``clip_fraction``,
-    ``grad_norm`` (before clipping), ``explained_variance`` and ``minibatches``.
+    ``rng`` shuffles the minibatches. With ``workers`` (:class:`agents.parallel.TrainHelpers`),
+    each minibatch is split between this process and the helpers, which compute
+    their parts' gradients at the same time (the same update up to float rounding).
+    Statistics: ``policy_loss``, ``value_loss``, ``entropy``, ``approx_kl``
+    (``mean((r - 1) - log r)``), ``clip_fraction``, ``grad_norm`` (before
+    clipping), ``explained_variance`` and ``minibatches``.
     """
     n = len(rollout)
     if n == 0:
         return {"minibatches": 0}
-    advantages, returns = advantages_and_returns(rollout, config)
-    std = advantages.std()
-    advantages = (advantages - advantages.mean()) / (std + 1e-8)
-
-    obs_all = torch.from_numpy(rollout.obs)
-    features_all = rollout.features
-    keys_all = candidate_keys(features_all)
-    adv_all = torch.from_numpy(advantages.astype(np.float32))
-    ret_all = torch.from_numpy(returns.astype(np.float32))
-    old_logp_all = torch.from_numpy(rollout.logp)
-    old_value_all = torch.from_numpy(rollout.value)
-    choice_all = torch.from_numpy(rollout.choice)
+    data = UpdateData.from_rollout(rollout, config)
+    if workers is not None:
+        workers.set_data(data, config)
+    parts_per_step = 1 + (len(workers) if workers is not None else 0)
     params = [p for p in model.parameters() if p.requires_grad]
-    clip = config.clip
     sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0, "grad_norm": 0.0}
     steps = 0
     model.train()
@@ -168,44 +253,28 @@ def ppo_update(
         permutation = rng.permutation(n)
         for start in range(0, n, config.minibatch):
             index = permutation[start : start + config.minibatch]
-            rows, owner, slot, k = rollout.candidate_rows(index)
-            _, first, inverse = np.unique(keys_all[rows], return_index=True, return_inverse=True)
-            idx = torch.from_numpy(index)
-            scores, value = model(
-                obs_all.index_select(0, idx),
-                torch.from_numpy(features_all[rows[first]]),
-                torch.from_numpy(owner),
-                torch.from_numpy(slot),
-                k,
-                torch.from_numpy(inverse.reshape(-1)),
-            )
-            logp_all = torch.log_softmax(scores, dim=-1)
-            logp = logp_all.gather(1, choice_all.index_select(0, idx).unsqueeze(1)).squeeze(1)
-            probs = logp_all.exp()
-            entropy = -(probs * logp_all.masked_fill(torch.isinf(scores), 0.0)).sum(-1).mean()
-            log_ratio = logp - old_logp_all.index_select(0, idx)
-            ratio = log_ratio.exp()
-            adv = adv_all.index_select(0, idx)
-            policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1.0 - clip, 1.0 + clip)).mean()
-            ret = ret_all.index_select(0, idx)
-            old_value = old_value_all.index_select(0, idx)
-            clipped_value = old_value + (value - old_value).clamp(-clip, clip)
-            value_loss = 0.5 * torch.max((value - ret).square(), (clipped_value - ret).square()).mean()
-            loss = policy_loss + config.value_coef * value_loss - config.entropy_coef * entropy
             optimizer.zero_grad(set_to_none=True)
-            loss.backward()
+            if workers is None:
+                loss, stats = minibatch_loss(model, data, index, config)
+                loss.backward()
+                shares = [(1.0, {k: float(v) for k, v in stats.items()})]
+            else:
+                own, *others = split_minibatch(index, parts_per_step)
+                busy = workers.start(others, len(index))
+                loss, stats = minibatch_loss(model, data, own, config)
+                (loss * (len(own) / len(index))).backward()
+                shares = [(len(own) / len(index), {k: float(v) for k, v in stats.items()})]
+                shares += [(len(others[i]) / len(index), s) for i, s in zip(busy, workers.finish(busy))]
             grad_norm = torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm, foreach=True)
             optimizer.step()
-            with torch.no_grad():
-                sums["policy_loss"] += float(policy_loss)
-                sums["value_loss"] += float(value_loss)
-                sums["entropy"] += float(entropy)
-                sums["approx_kl"] += float(((ratio - 1.0) - log_ratio).mean())
-                sums["clip_fraction"] += float(((ratio - 1.0).abs() > clip).float().mean())
-                sums["grad_norm"] += float(grad_norm)
+            for weight, part in shares:
+                for key, value in part.items():
+                    sums[key] += weight * value
+            sums["grad_norm"] += float(grad_norm)
             steps += 1
-    stats = {key: value / steps for key, value in sums.items()}
+    stats_out = {key: value / steps for key, value in sums.items()}
+    returns = data.returns.astype(np.float64)
     var = float(np.var(returns))
-    stats["explained_variance"] = float(1.0 - np.var(returns - rollout.value) / var) if var > 0 else float("nan")
-    stats["minibatches"] = steps
-    return stats
+    stats_out["explained_variance"] = float(1.0 - np.var(returns - rollout.value) / var) if var > 0 else float("nan")
+    stats_out["minibatches"] = steps
+    return stats_out

@@ -103,13 +103,56 @@ class Rollout:
     def candidate_rows(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """For decisions ``index``: the rows of their candidates in ``features`` and the
         ``(owner, slot, K)`` arrays of :func:`agents.network.pack_candidates`."""
-        counts = self.counts[index]
-        total = int(counts.sum())
-        starts = np.cumsum(counts) - counts
-        within = np.arange(total, dtype=np.int64) - np.repeat(starts, counts)
-        rows = np.repeat(self.offsets[index], counts) + within
-        owner = np.repeat(np.arange(len(index), dtype=np.int64), counts)
-        return rows, owner, within, int(counts.max()) if len(counts) else 0
+        return candidate_rows(self.counts, self.offsets, index)
+
+
+def candidate_rows(counts: np.ndarray, offsets: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """For decisions ``index`` of a batch whose decision ``i`` has ``counts[i]`` candidates
+    starting at row ``offsets[i]``: the rows of their candidates and the ``(owner, slot, K)``
+    arrays of :func:`agents.network.pack_candidates`.
+
+    >>> rows, owner, slot, k = candidate_rows(np.array([2, 1, 3]), np.array([0, 2, 3]), np.array([2, 0]))
+    >>> rows.tolist(), owner.tolist(), slot.tolist(), k
+    ([3, 4, 5, 0, 1], [0, 0, 0, 1, 1], [0, 1, 2, 0, 1], 3)
+    """
+    counts = counts[index]
+    total = int(counts.sum())
+    starts = np.cumsum(counts) - counts
+    within = np.arange(total, dtype=np.int64) - np.repeat(starts, counts)
+    rows = np.repeat(offsets[index], counts) + within
+    owner = np.repeat(np.arange(len(index), dtype=np.int64), counts)
+    return rows, owner, within, int(counts.max()) if len(counts) else 0
+
+
+def concat_rollouts(parts: Sequence[Rollout]) -> Rollout:
+    """One :class:`Rollout` of several, as if their games had been played as one batch: rows
+    and games in the order given (game indices renumbered), candidate offsets rebuilt."""
+    if not parts:
+        raise ValueError("concat_rollouts needs at least one rollout")
+    if len(parts) == 1:
+        return parts[0]
+    game_base = np.cumsum([0] + [len(p.scores) for p in parts[:-1]])
+    counts = np.concatenate([p.counts for p in parts])
+    return Rollout(
+        obs=np.concatenate([p.obs for p in parts]),
+        features=np.concatenate([p.features for p in parts]),
+        candidate_actions=np.concatenate([p.candidate_actions for p in parts]),
+        counts=counts,
+        offsets=np.cumsum(counts) - counts,
+        choice=np.concatenate([p.choice for p in parts]),
+        action=np.concatenate([p.action for p in parts]),
+        logp=np.concatenate([p.logp for p in parts]),
+        value=np.concatenate([p.value for p in parts]),
+        game=np.concatenate([p.game + base for p, base in zip(parts, game_base)]),
+        seat=np.concatenate([p.seat for p in parts]),
+        turn=np.concatenate([p.turn for p in parts]),
+        scores=np.concatenate([p.scores for p in parts]),
+        turns=np.concatenate([p.turns for p in parts]),
+        winners=np.concatenate([p.winners for p in parts]),
+        decisions=sum(p.decisions for p in parts),
+        model_decisions=sum(p.model_decisions for p in parts),
+        seat_plans=[plan for p in parts for plan in p.seat_plans],
+    )
 
 
 class _Recorder:

@@ -75,6 +75,7 @@ from .checkpoint import (
 from .config import RESUME_MUTABLE, TrainArgs, args_from_mapping
 from .curriculum import make_curriculum
 from .network import Big2Net, count_parameters
+from .parallel import TrainHelpers, parallel_plans
 from .policy import NetworkPolicy
 from .ppo import lr_at, make_optimizer, ppo_update
 from .rollout import collect
@@ -133,6 +134,19 @@ def free_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def process_layout(workers: int, threads: int) -> tuple[int, int]:
+    """``(processes, torch threads per process)`` for ``--workers`` and ``--threads``: at
+    most one process per free core, and the free cores shared out so that the processes
+    together never run more threads than there are cores.
+
+    >>> process_layout(1, 1)
+    (1, 1)
+    """
+    cores = free_cores()
+    processes = max(1, min(workers, cores))
+    return processes, max(1, min(threads, cores // processes))
+
+
 # ----------------------------------------------------------------------------- state
 class Trainer:
     """The training state and loop (see the module docstring); :func:`train` drives it.
@@ -166,6 +180,8 @@ class Trainer:
             pool_size=args.pool_size,
             current_prob=args.snapshot_current_prob,
         )
+        self.processes, self.process_threads = process_layout(args.workers, args.threads)
+        self._helpers: TrainHelpers | None = None
         self.batch = 0
         self.games = 0
         self.decisions = 0
@@ -195,13 +211,18 @@ class Trainer:
             group["lr"] = self.lr
         start = time.perf_counter()
         seeds = self.game_rng.integers(0, 2**63, size=args.games_per_batch)
-        games = [Game(self.rules, seed=int(s)) for s in seeds]
         plans = self.curriculum.plan(args.games_per_batch)
-        models = self.curriculum.models(self.model)
-        rollout = collect(games, plans, models, self.action_rng, skip_forced=not args.train_forced, epsilon=self.epsilon)
+        helpers = self.helpers()
+        skip_forced = not args.train_forced
+        if helpers is not None and parallel_plans(plans):
+            rollout = helpers.collect(self.rules, seeds, plans, self.model, self.action_rng, skip_forced, self.epsilon)
+        else:
+            games = [Game(self.rules, seed=int(s)) for s in seeds]
+            models = self.curriculum.models(self.model)
+            rollout = collect(games, plans, models, self.action_rng, skip_forced=skip_forced, epsilon=self.epsilon)
         collected = time.perf_counter()
         if self.ppo is not None:
-            stats = ppo_update(self.model, self.optimizer, rollout, self.ppo, self.shuffle_rng)
+            stats = ppo_update(self.model, self.optimizer, rollout, self.ppo, self.shuffle_rng, helpers)
         else:
             assert self.value is not None and self.epsilon is not None
             stats = value_update(self.model, self.optimizer, rollout, self.value, self.target)
@@ -224,6 +245,21 @@ class Trainer:
             decisions_per_s=rollout.decisions / max(done - start, 1e-9),
         )
         return stats
+
+    def helpers(self) -> TrainHelpers | None:
+        """PPO's helper processes (:mod:`agents.parallel`, started on first use) when
+        ``workers`` > 1, else ``None`` (the value learners always train in one process)."""
+        if self.ppo is None or self.processes <= 1:
+            return None
+        if self._helpers is None:
+            self._helpers = TrainHelpers(self.model, self.processes - 1, threads=self.process_threads)
+        return self._helpers
+
+    def close(self) -> None:
+        """Stop the helper processes, if any (the trainer stays usable: they restart on demand)."""
+        if self._helpers is not None:
+            self._helpers.close()
+            self._helpers = None
 
     # ------------------------------------------------------------ evaluation
     def evaluate(self, opponents: list[str], n_games: int, seed: int, deterministic: bool) -> dict[str, Any]:
@@ -406,7 +442,7 @@ class TrainResult:
 def resolve_resume_args(saved: Mapping[str, Any], given: TrainArgs, explicit: Collection[str] | None) -> TrainArgs:
     """The arguments of a resumed run: the checkpoint's, with the ``explicit`` fields of
     ``given`` applied; refuses (``ValueError``) a change of a field that defines the experiment."""
-    base = args_from_mapping(saved)
+    base = args_from_mapping({"workers": 1, **saved})  # runs from before `workers` existed trained in one process
     names = [f.name for f in fields(TrainArgs)] if explicit is None else list(explicit)
     changed = {}
     for name in names:
@@ -453,7 +489,7 @@ def train(args: TrainArgs, resume: bool = False, explicit: Collection[str] | Non
         )
     args.validate()
     out.mkdir(parents=True, exist_ok=True)
-    threads = min(args.threads, free_cores())
+    _, threads = process_layout(args.workers, args.threads)
     previous_threads = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
@@ -464,6 +500,13 @@ def train(args: TrainArgs, resume: bool = False, explicit: Collection[str] | Non
 
 def _run(args: TrainArgs, out: Path, state: Mapping[str, Any] | None, threads: int) -> TrainResult:
     trainer = Trainer(args)
+    try:
+        return _loop(trainer, args, out, state, threads)
+    finally:
+        trainer.close()
+
+
+def _loop(trainer: Trainer, args: TrainArgs, out: Path, state: Mapping[str, Any] | None, threads: int) -> TrainResult:
     if state is not None:
         trainer.load_state_dict(state)
     start_batch = trainer.batch
@@ -477,7 +520,7 @@ def _run(args: TrainArgs, out: Path, state: Mapping[str, Any] | None, threads: i
     if start_batch == 0:
         bar.write(
             f"big2 train: {args.algo}, curriculum {trainer.curriculum.describe()}; "
-            f"{count_parameters(trainer.model):,} parameters; {threads} torch thread(s); out {out}"
+            f"{count_parameters(trainer.model):,} parameters; {trainer.processes} process(es) x {threads} torch thread(s); out {out}"
         )
     last_eval: dict[str, Any] = {}
 

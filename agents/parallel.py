@@ -1,0 +1,250 @@
+"""Helper processes that share a PPO batch's work with the trainer: rollouts and gradients.
+
+On a small CPU model like :class:`~agents.network.Big2Net`, more torch threads do
+not make training faster (the operations are too small to split well), but other
+*processes* can work at the same time. :class:`TrainHelpers` starts ``n`` helper
+processes (``TrainArgs.workers - 1``) that share the trainer's network weights
+(``model.share_memory()``: a helper always sees the weights the trainer's optimiser
+just wrote; nothing is copied per step) and do two things:
+
+* **Rollouts** (current-policy self-play only, where every seat is the current
+  policy): the batch's games are split into ``n + 1`` parts; the trainer plays the
+  first part with its action RNG while each helper plays another with its own RNG
+  (seeded from the trainer's action RNG, so the run stays reproducible); the parts
+  are concatenated (:func:`agents.rollout.concat_rollouts`). Other curricula
+  (snapshots, heuristic opponents) collect in the trainer alone.
+* **Gradients**: every PPO minibatch is split into ``n + 1`` nearly equal parts
+  (:func:`split_minibatch`, the trainer's first); each process computes its part's
+  loss weighted by its share of the minibatch (``loss_i * n_i / n``) and the
+  gradient; the helpers' gradients (shared-memory buffers) are added to the
+  trainer's, giving the gradient of the whole minibatch's mean loss, the same as
+  one process computes up to float rounding; the trainer then clips and steps. The
+  batch's decisions (:class:`agents.ppo.UpdateData`) go to the helpers once per update.
+
+With more than one process a run's results differ from a one-process run's (other
+sampling streams, float rounding) but a run stays exactly reproducible, and
+resumable, for a given ``workers`` value.
+
+Helpers are forked where the platform allows it (Linux), else spawned; each runs
+torch with ``threads`` intra-op threads. They stop with :meth:`TrainHelpers.close`
+(also called when the object is garbage-collected and at interpreter exit).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import traceback
+import weakref
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from big2_env.game import Game
+from big2_env.rules import Rules
+
+from .config import NetworkConfig, PPOConfig
+from .network import Big2Net
+from .rollout import ModelSeat, Rollout, SeatPlan, collect, concat_rollouts
+
+CURRENT = "current"
+
+__all__ = ["TrainHelpers", "split_minibatch"]
+
+
+def split_minibatch(index: np.ndarray, parts: int) -> list[np.ndarray]:
+    """``index`` cut into ``parts`` consecutive pieces of nearly equal size, larger ones first.
+
+    >>> [p.tolist() for p in split_minibatch(np.arange(5), 2)]
+    [[0, 1, 2], [3, 4]]
+    """
+    return np.array_split(index, parts)
+
+
+def parallel_plans(plans: Sequence[SeatPlan]) -> bool:
+    """Whether helpers can play these games: every seat is the current policy (``ModelSeat("current")``)."""
+    return all(isinstance(seat, ModelSeat) and seat.key == CURRENT for plan in plans for seat in plan)
+
+
+def _context() -> Any:
+    methods = mp.get_all_start_methods()
+    return mp.get_context("fork" if "fork" in methods else "spawn")
+
+
+def _worker_main(conn: Any, config: dict, shared: Sequence[torch.Tensor], grad_buffer: torch.Tensor, threads: int) -> None:
+    """A helper's loop over messages: ``("collect", rules, seeds, plans, action_seed, skip_forced, epsilon)``,
+    ``("data", UpdateData, PPOConfig)``, ``("step", index, weight)``, ``("close",)``."""
+    from big2_env.game import Game
+
+    from .ppo import minibatch_loss  # imported here: ppo imports this module
+
+    torch.set_num_threads(threads)
+    model = Big2Net(NetworkConfig.from_dict(config))
+    params = [p for p in model.parameters() if p.requires_grad]
+    with torch.no_grad():
+        for p, s in zip(params, shared):
+            p.data = s  # the trainer's weights, in shared memory
+    model.train()
+    data: Any = None
+    ppo_config: Any = None
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):  # the trainer is gone
+            return
+        kind = message[0]
+        if kind == "close":
+            return
+        try:
+            if kind == "collect":
+                rules, seeds, plans, action_seed, skip_forced, epsilon = message[1:]
+                games = [Game(rules, seed=int(seed)) for seed in seeds]
+                rollout = collect(games, plans, {CURRENT: model}, np.random.default_rng(action_seed), skip_forced, epsilon)
+                rollout.seat_plans = []  # the trainer has them
+                conn.send(("ok", rollout))
+            elif kind == "data":
+                data, ppo_config = message[1], message[2]
+                conn.send(("ok", None))
+            elif kind == "step":
+                index, weight = message[1], message[2]
+                for p in params:
+                    p.grad = None
+                loss, stats = minibatch_loss(model, data, index, ppo_config)
+                (loss * weight).backward()
+                grads = [p.grad if p.grad is not None else torch.zeros_like(p) for p in params]
+                torch.cat([g.reshape(-1) for g in grads], out=grad_buffer)
+                conn.send(("ok", {k: float(v) for k, v in stats.items()}))
+            else:
+                raise ValueError(f"unknown message {kind!r}")
+        except Exception:
+            conn.send(("error", traceback.format_exc()))
+
+
+def _shutdown(conns: list, processes: list) -> None:
+    for conn in conns:
+        try:
+            conn.send(("close",))
+        except Exception:
+            pass
+    for process in processes:
+        process.join(timeout=5)
+        if process.is_alive():
+            process.terminate()
+            process.join(timeout=5)
+    for conn in conns:
+        conn.close()
+
+
+class TrainHelpers:
+    """``n`` helper processes sharing ``model``'s parameters (see the module docstring).
+
+    Args:
+        model: the trainer's network; its parameters are moved to shared memory
+            (in place: the optimiser and every other reference keep working).
+        n: helper processes (at least 1).
+        threads: torch intra-op threads in each helper.
+    """
+
+    def __init__(self, model: Big2Net, n: int, threads: int = 1) -> None:
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"TrainHelpers needs at least one helper process; got n={n!r}")
+        model.share_memory()
+        self.params = [p for p in model.parameters() if p.requires_grad]
+        self.sizes = [p.numel() for p in self.params]
+        total = sum(self.sizes)
+        context = _context()
+        self.conns: list = []
+        self.processes: list = []
+        self.buffers: list[torch.Tensor] = []
+        shared = [p.detach() for p in self.params]
+        for _ in range(n):
+            buffer = torch.zeros(total, dtype=torch.float32).share_memory_()
+            parent, child = context.Pipe()
+            process = context.Process(
+                target=_worker_main,
+                args=(child, model.config.to_dict(), shared, buffer, int(threads)),
+                daemon=True,
+                name="big2-gradient-worker",
+            )
+            process.start()
+            child.close()
+            self.conns.append(parent)
+            self.processes.append(process)
+            self.buffers.append(buffer)
+        self._finalizer = weakref.finalize(self, _shutdown, self.conns, self.processes)
+
+    def __len__(self) -> int:
+        return len(self.conns)
+
+    def _receive(self, conn: Any) -> Any:
+        try:
+            status, payload = conn.recv()
+        except (EOFError, OSError):
+            raise RuntimeError("a training helper process died (see its error output above)") from None
+        if status == "error":
+            raise RuntimeError(f"a training helper process failed:\n{payload}")
+        return payload
+
+    # ------------------------------------------------------------ rollouts
+    def collect(
+        self,
+        rules: Rules,
+        seeds: Sequence[int] | np.ndarray,
+        plans: Sequence[SeatPlan],
+        model: Big2Net,
+        rng: np.random.Generator,
+        skip_forced: bool,
+        epsilon: float | None,
+    ) -> Rollout:
+        """:func:`agents.rollout.collect` of fresh games dealt from ``seeds``, shared
+        with the helpers; every seat of every plan must be the current policy
+        (:func:`parallel_plans`). The trainer plays the first part with ``rng``."""
+        parts = split_minibatch(np.arange(len(seeds)), len(self) + 1)
+        busy = []
+        for i, (conn, part) in enumerate(zip(self.conns, parts[1:])):
+            if len(part):
+                action_seed = int(rng.integers(2**63))
+                conn.send(("collect", rules, [int(seeds[g]) for g in part], [plans[g] for g in part], action_seed, skip_forced, epsilon))
+                busy.append(i)
+        own = parts[0]
+        games = [Game(rules, seed=int(seeds[g])) for g in own]
+        rollouts = [collect(games, [plans[g] for g in own], {CURRENT: model}, rng, skip_forced, epsilon)]
+        rollouts += [self._receive(self.conns[i]) for i in busy]
+        merged = concat_rollouts(rollouts)
+        merged.seat_plans = list(plans)
+        return merged
+
+    # ------------------------------------------------------------ gradients
+    def set_data(self, data: Any, config: PPOConfig) -> None:
+        """Send the batch's decisions (an :class:`agents.ppo.UpdateData`) to every helper."""
+        for conn in self.conns:
+            conn.send(("data", data, config))
+        for conn in self.conns:
+            self._receive(conn)
+
+    def start(self, parts: Sequence[np.ndarray], total: int) -> list[int]:
+        """Start one step: helper ``i`` computes ``parts[i]`` (weight ``len / total``).
+        Returns the helpers that got a non-empty part (to pass to :meth:`finish`)."""
+        busy = []
+        for i, (conn, part) in enumerate(zip(self.conns, parts)):
+            if len(part):
+                conn.send(("step", part, len(part) / total))
+                busy.append(i)
+        return busy
+
+    def finish(self, busy: Sequence[int]) -> list[dict[str, float]]:
+        """Wait for the helpers of :meth:`start`, add their gradients to the parameters'
+        ``.grad``; returns their statistics (each a mean over its part)."""
+        stats = [self._receive(self.conns[i]) for i in busy]
+        for i in busy:
+            pieces = self.buffers[i].split(self.sizes)
+            for p, piece in zip(self.params, pieces):
+                if p.grad is None:
+                    p.grad = piece.view_as(p).clone()
+                else:
+                    p.grad.add_(piece.view_as(p))
+        return stats
+
+    def close(self) -> None:
+        """Stop the helper processes (idempotent)."""
+        self._finalizer()
