@@ -22,7 +22,7 @@ from typing import Any, Mapping
 
 from big2_env.rules import Rules
 
-CURRICULA = ("self", "checkpoint", "fixed:smart", "fixed:greedy", "fixed:random")
+CURRICULA = ("self", "checkpoint", "fixed:smart", "fixed:greedy", "fixed:random", "mixed")
 """The curricula of :func:`agents.curriculum.make_curriculum`."""
 
 VALUE_ALGOS = ("mcq", "sarsa", "qlearning")
@@ -152,7 +152,7 @@ class TrainArgs:
     """
 
     algo: str = _arg("ppo", "training algorithm: ppo, mcq (Monte Carlo Q), sarsa or qlearning")
-    curriculum: str = _arg("self", "self, checkpoint, fixed:smart, fixed:greedy or fixed:random")
+    curriculum: str = _arg("self", "self, checkpoint, fixed:smart, fixed:greedy, fixed:random or mixed")
     entropy: float = _arg(0.05, "entropy coefficient (paper best 0.05)")
     batches: int = _arg(5000, "planned number of batches (the learning-rate schedule spans them)")
     games_per_batch: int = _arg(64, "games per batch")
@@ -183,6 +183,9 @@ class TrainArgs:
     snapshot_every: int = _arg(50, "checkpoint curriculum: snapshot the policy every this many batches")
     pool_size: int = _arg(20, "checkpoint curriculum: keep the newest this many snapshots")
     snapshot_current_prob: float = _arg(0.5, "checkpoint curriculum: chance an opponent seat plays the current policy")
+    mixed_self_prob: float = _arg(
+        0.5, "mixed curriculum: chance a game is current-policy self-play; otherwise three copies of Smart, Greedy or Random (uniform)"
+    )
     eval_every: int = _arg(100, "evaluate every this many batches (0: only at the start and the end)")
     eval_games: int = _arg(200, "games per opponent at each evaluation")
     eval_opponents: list = _arg(["random", "greedy", "smart"], "opponent classes to evaluate against (comma separated)")
@@ -253,7 +256,7 @@ class TrainArgs:
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0):
                 raise ValueError(f"{name} must be a positive number (or None for the algorithm's default); got {value!r}")
-        for name in ("epsilon_start", "epsilon_end"):
+        for name in ("epsilon_start", "epsilon_end", "mixed_self_prob", "snapshot_current_prob"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be a number in [0, 1]; got {value!r}")

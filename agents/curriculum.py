@@ -18,6 +18,12 @@ independently of the deal; the holder of 3D still starts every game.
 * ``"fixed:smart"``, ``"fixed:greedy"``, ``"fixed:random"`` (:class:`FixedOpponent`):
   the heuristic in three seats, the learner seat uniform per game; only the learner
   trains.
+* ``"mixed"`` (:class:`MixedPlay`, not in the paper): each game is current-policy
+  self-play (all four seats train) with probability ``self_prob`` (default 0.5),
+  otherwise a fixed-opponent game against three copies of Smart, Greedy or Random
+  (uniform; the learner seat uniform; only the learner trains). It keeps
+  self-play's broad coverage of the game while the learner also meets the
+  evaluation's opponent classes.
 
 Every curriculum has ``state_dict()`` / ``load_state_dict()`` (plain Python values
 and tensors) so that a resumed run continues exactly.
@@ -203,6 +209,50 @@ class FixedOpponent(Curriculum):
 
 
 
+class MixedPlay(Curriculum):
+    """Self-play with probability ``self_prob``, else a heuristic opponent class (see the module docstring)."""
+
+    name = "mixed"
+    OPPONENTS = ("smart", "greedy", "random")
+
+    def __init__(self, seed: int | np.random.SeedSequence, rules: Rules, self_prob: float = 0.5) -> None:
+        super().__init__(seed)
+        if not 0.0 <= self_prob <= 1.0:
+            raise ValueError(f"self_prob must be in [0, 1]; got {self_prob!r}")
+        self.self_prob = float(self_prob)
+        self.policies = {name: make_policy(name, seed=int(self.rng.integers(2**63)), rules=rules) for name in self.OPPONENTS}
+        self.seats = {name: PolicySeat(policy) for name, policy in self.policies.items()}
+
+    def plan(self, n_games: int) -> list[list[Seat]]:
+        plans: list[list[Seat]] = []
+        for _ in range(n_games):
+            if self.rng.random() < self.self_prob:
+                plans.append([LEARNER] * NUM_PLAYERS)
+                continue
+            opponent = self.seats[self.OPPONENTS[int(self.rng.integers(len(self.OPPONENTS)))]]
+            learner = int(self.rng.integers(NUM_PLAYERS))
+            plans.append([LEARNER if seat == learner else opponent for seat in range(NUM_PLAYERS)])
+        return plans
+
+    def state_dict(self) -> dict[str, Any]:
+        state = super().state_dict()
+        state["policy_rngs"] = {
+            name: _rng_state(policy.rng) for name, policy in self.policies.items() if getattr(policy, "rng", None) is not None
+        }
+        return state
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        super().load_state_dict(state)
+        for name, rng_state in state.get("policy_rngs", {}).items():
+            _set_rng_state(getattr(self.policies[name], "rng"), rng_state)
+
+    def describe(self) -> str:
+        return (
+            f"mixed: self-play (every seat trains) with p={self.self_prob}, else Smart, Greedy or Random (uniform) "
+            "in three seats with the learner seat uniform, only the learner trains"
+        )
+
+
 def make_curriculum(
     spec: str,
     seed: int | np.random.SeedSequence,
@@ -210,12 +260,15 @@ def make_curriculum(
     snapshot_every: int = 50,
     pool_size: int = 20,
     current_prob: float = 0.5,
+    self_prob: float = 0.5,
 ) -> Curriculum:
     """Build a curriculum from its name (:data:`CURRICULA`)."""
     if spec == "self":
         return SelfPlay(seed)
     if spec == "checkpoint":
         return CheckpointPlay(seed, snapshot_every=snapshot_every, pool_size=pool_size, current_prob=current_prob)
+    if spec == "mixed":
+        return MixedPlay(seed, rules or Rules(), self_prob=self_prob)
     if spec.startswith("fixed:"):
         return FixedOpponent(seed, spec.split(":", 1)[1], rules or Rules())
     raise ValueError(f"unknown curriculum {spec!r}; allowed: {', '.join(CURRICULA)}")

@@ -179,6 +179,7 @@ class Trainer:
             snapshot_every=args.snapshot_every,
             pool_size=args.pool_size,
             current_prob=args.snapshot_current_prob,
+            self_prob=args.mixed_self_prob,
         )
         self.processes, self.process_threads = process_layout(args.workers, args.threads)
         self._helpers: TrainHelpers | None = None

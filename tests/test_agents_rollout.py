@@ -167,6 +167,41 @@ def test_fixed_random_opponent_state_round_trips():
         make_curriculum("fixed:human", 0)
 
 
+def test_mixed_curriculum_mixes_self_play_and_the_three_heuristics(model):
+    curriculum = make_curriculum("mixed", 4, Rules(), self_prob=0.4)
+    plans = curriculum.plan(600)
+    kinds = {"self": 0, "smart": 0, "greedy": 0, "random": 0}
+    learners = set()
+    for plan in plans:
+        if all(seat.train for seat in plan):
+            kinds["self"] += 1
+            continue
+        trained = [s for s, seat in enumerate(plan) if seat.train]
+        assert len(trained) == 1
+        learners.add(trained[0])
+        others = {seat.policy.name for seat in plan if isinstance(seat, PolicySeat)}
+        assert len(others) == 1 and sum(isinstance(seat, PolicySeat) for seat in plan) == 3
+        kinds[others.pop()] += 1
+    assert 0.34 < kinds["self"] / 600 < 0.46
+    for name in ("smart", "greedy", "random"):
+        assert 0.15 < kinds[name] / 600 < 0.25, kinds
+    assert learners == {0, 1, 2, 3}
+    games = env_games(range(6))
+    rollout = collect(games, plans[:6], {"current": model}, np.random.default_rng(0))
+    for g in range(6):
+        trained = {s for s, seat in enumerate(plans[g]) if seat.train}
+        assert set(rollout.seat[rollout.game == g].tolist()) == trained
+    # state round trip (resume): same future plans and the same Random opponent stream
+    curriculum.policies["random"].rng.random(3)
+    other = make_curriculum("mixed", 0, Rules(), self_prob=0.4)
+    other.load_state_dict(curriculum.state_dict())
+    describe = [[getattr(seat, "policy", None) and seat.policy.name or repr(seat) for seat in p] for p in curriculum.plan(20)]
+    assert [[getattr(seat, "policy", None) and seat.policy.name or repr(seat) for seat in p] for p in other.plan(20)] == describe
+    assert other.policies["random"].rng.random() == curriculum.policies["random"].rng.random()
+    with pytest.raises(ValueError, match="self_prob"):
+        make_curriculum("mixed", 0, Rules(), self_prob=1.5)
+
+
 def test_collect_rejects_bad_plans(model):
     with pytest.raises(ValueError, match="seat plans"):
         collect(env_games([1]), [], {"current": model}, None)
