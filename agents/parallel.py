@@ -76,7 +76,7 @@ def _worker_main(conn: Any, config: dict, shared: Sequence[torch.Tensor], grad_b
     ``("data", UpdateData, PPOConfig)``, ``("step", index, weight)``, ``("close",)``."""
     from big2_env.game import Game
 
-    from .ppo import minibatch_loss  # imported here: ppo imports this module
+    from .ppo import attach_flat_grad, minibatch_loss  # imported here: ppo imports this module
 
     torch.set_num_threads(threads)
     model = Big2Net(NetworkConfig.from_dict(config))
@@ -84,6 +84,7 @@ def _worker_main(conn: Any, config: dict, shared: Sequence[torch.Tensor], grad_b
     with torch.no_grad():
         for p, s in zip(params, shared):
             p.data = s  # the trainer's weights, in shared memory
+    attach_flat_grad(params, grad_buffer)
     model.train()
     data: Any = None
     ppo_config: Any = None
@@ -107,12 +108,9 @@ def _worker_main(conn: Any, config: dict, shared: Sequence[torch.Tensor], grad_b
                 conn.send(("ok", None))
             elif kind == "step":
                 index, weight = message[1], message[2]
-                for p in params:
-                    p.grad = None
+                grad_buffer.zero_()
                 loss, stats = minibatch_loss(model, data, index, ppo_config)
-                (loss * weight).backward()
-                grads = [p.grad if p.grad is not None else torch.zeros_like(p) for p in params]
-                torch.cat([g.reshape(-1) for g in grads], out=grad_buffer)
+                (loss * weight).backward()  # accumulates into the shared buffer (attach_flat_grad)
                 conn.send(("ok", {k: float(v) for k, v in stats.items()}))
             else:
                 raise ValueError(f"unknown message {kind!r}")
@@ -232,13 +230,16 @@ class TrainHelpers:
                 busy.append(i)
         return busy
 
-    def finish(self, busy: Sequence[int]) -> list[dict[str, float]]:
+    def finish(self, busy: Sequence[int], flat_grad: torch.Tensor | None = None) -> list[dict[str, float]]:
         """Wait for the helpers of :meth:`start`, add their gradients to the parameters'
-        ``.grad``; returns their statistics (each a mean over its part)."""
+        ``.grad`` (in one operation when they are views of ``flat_grad``, see
+        :func:`agents.ppo.attach_flat_grad`); returns their statistics (each a mean over its part)."""
         stats = [self._receive(self.conns[i]) for i in busy]
         for i in busy:
-            pieces = self.buffers[i].split(self.sizes)
-            for p, piece in zip(self.params, pieces):
+            if flat_grad is not None:
+                flat_grad.add_(self.buffers[i])
+                continue
+            for p, piece in zip(self.params, self.buffers[i].split(self.sizes)):
                 if p.grad is None:
                     p.grad = piece.view_as(p).clone()
                 else:

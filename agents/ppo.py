@@ -221,6 +221,23 @@ def minibatch_loss(
     return loss, stats
 
 
+def attach_flat_grad(params: list[torch.nn.Parameter], buffer: torch.Tensor | None = None) -> torch.Tensor:
+    """Make every parameter's ``.grad`` a view of one flat tensor (``buffer``, or a new one) and return it.
+
+    Backward passes then accumulate into it in place, so that zeroing, the global
+    norm, clipping and adding another process's gradient are one operation each
+    instead of one per parameter. Zero it before each backward pass.
+    """
+    total = sum(p.numel() for p in params)
+    if buffer is None:
+        buffer = torch.zeros(total, dtype=params[0].dtype)
+    elif buffer.numel() != total:
+        raise ValueError(f"gradient buffer holds {buffer.numel()} numbers; the parameters need {total}")
+    for p, view in zip(params, buffer.split([p.numel() for p in params])):
+        p.grad = view.view_as(p)
+    return buffer
+
+
 def ppo_update(
     model: Big2Net,
     optimizer: torch.optim.Optimizer,
@@ -246,6 +263,7 @@ def ppo_update(
         workers.set_data(data, config)
     parts_per_step = 1 + (len(workers) if workers is not None else 0)
     params = [p for p in model.parameters() if p.requires_grad]
+    flat_grad = attach_flat_grad(params)
     sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0, "grad_norm": 0.0}
     steps = 0
     model.train()
@@ -253,7 +271,7 @@ def ppo_update(
         permutation = rng.permutation(n)
         for start in range(0, n, config.minibatch):
             index = permutation[start : start + config.minibatch]
-            optimizer.zero_grad(set_to_none=True)
+            flat_grad.zero_()
             if workers is None:
                 loss, stats = minibatch_loss(model, data, index, config)
                 loss.backward()
@@ -264,13 +282,15 @@ def ppo_update(
                 loss, stats = minibatch_loss(model, data, own, config)
                 (loss * (len(own) / len(index))).backward()
                 shares = [(len(own) / len(index), {k: float(v) for k, v in stats.items()})]
-                shares += [(len(others[i]) / len(index), s) for i, s in zip(busy, workers.finish(busy))]
-            grad_norm = torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm, foreach=True)
+                shares += [(len(others[i]) / len(index), s) for i, s in zip(busy, workers.finish(busy, flat_grad))]
+            grad_norm = float(flat_grad.norm())
+            if grad_norm > config.max_grad_norm:  # global gradient-norm clipping (as torch.nn.utils.clip_grad_norm_)
+                flat_grad.mul_(config.max_grad_norm / (grad_norm + 1e-6))
             optimizer.step()
             for weight, part in shares:
                 for key, value in part.items():
                     sums[key] += weight * value
-            sums["grad_norm"] += float(grad_norm)
+            sums["grad_norm"] += grad_norm
             steps += 1
     stats_out = {key: value / steps for key, value in sums.items()}
     returns = data.returns.astype(np.float64)

@@ -188,6 +188,10 @@ def test_config_files_json_and_toml(tmp_path):
         TrainArgs(curriculum="league").validate()
     with pytest.raises(ValueError, match="games_per_batch must be a positive int"):
         TrainArgs(games_per_batch=0).validate()
+    with pytest.raises(ValueError, match="workers must be a positive int"):
+        TrainArgs(workers=0).validate()
+    with pytest.raises(ValueError, match="mixed_self_prob must be a number in"):
+        TrainArgs(curriculum="mixed", mixed_self_prob=1.5).validate()
 
 
 def test_pretrained_loader_says_how_to_train_when_the_file_is_missing(tmp_path, monkeypatch):
