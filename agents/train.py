@@ -48,6 +48,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import multiprocessing
 import os
 import random
 import sys
@@ -182,6 +183,8 @@ class Trainer:
             self_prob=args.mixed_self_prob,
         )
         self.processes, self.process_threads = process_layout(args.workers, args.threads)
+        if multiprocessing.current_process().daemon:  # e.g. a multiprocessing.Pool worker: it may not start helpers
+            self.processes = 1
         self._helpers: TrainHelpers | None = None
         self.batch = 0
         self.games = 0

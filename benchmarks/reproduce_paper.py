@@ -160,12 +160,13 @@ def run_experiment(name: str, options: dict[str, Any]) -> dict[str, Any]:
         eval_every=max(1, options["batches"] // 10),
         eval_games=options["curve_games"],
         threads=1,
+        workers=1,  # one process per run: --jobs runs them side by side (and pool processes cannot start helpers)
         progress=False,
         tensorboard=False,
     )
     print(f"[{time.strftime('%H:%M:%S')}] {name}: training {options['batches']} batches", flush=True)
     resume = (out / "checkpoint.pt").is_file()
-    result = train(args, resume=resume, explicit={"batches", "eval_every", "eval_games", "threads", "progress", "tensorboard"})
+    result = train(args, resume=resume, explicit={"batches", "eval_every", "eval_games", "threads", "workers", "progress", "tensorboard"})
     print(f"[{time.strftime('%H:%M:%S')}] {name}: trained in {result.elapsed_s / 60:.1f} min; evaluating", flush=True)
     record = evaluate_model(out / "model.pt", options["eval_games"], options["eval_seed"])
     record.update(name=name, batches=result.batch, games=result.games, decisions=result.decisions, train_s=result.elapsed_s)
