@@ -33,6 +33,7 @@ torch with ``threads`` intra-op threads. They stop with :meth:`TrainHelpers.clos
 from __future__ import annotations
 
 import multiprocessing as mp
+import signal
 import traceback
 import weakref
 from typing import Any, Sequence
@@ -74,10 +75,9 @@ def _context() -> Any:
 def _worker_main(conn: Any, config: dict, shared: Sequence[torch.Tensor], grad_buffer: torch.Tensor, threads: int) -> None:
     """A helper's loop over messages: ``("collect", rules, seeds, plans, action_seed, skip_forced, epsilon)``,
     ``("data", UpdateData, PPOConfig)``, ``("step", index, weight)``, ``("close",)``."""
-    from big2_env.game import Game
-
     from .ppo import attach_flat_grad, minibatch_loss  # imported here: ppo imports this module
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle; it then closes its helpers
     torch.set_num_threads(threads)
     model = Big2Net(NetworkConfig.from_dict(config))
     params = [p for p in model.parameters() if p.requires_grad]
