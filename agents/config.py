@@ -184,7 +184,9 @@ class TrainArgs:
     pool_size: int = _arg(20, "checkpoint curriculum: keep the newest this many snapshots")
     snapshot_current_prob: float = _arg(0.5, "checkpoint curriculum: chance an opponent seat plays the current policy")
     mixed_self_prob: float = _arg(
-        0.5, "mixed curriculum: chance a game is current-policy self-play; otherwise three copies of Smart, Greedy or Random (uniform)"
+        0.5,
+        "mixed curriculum: chance a game is current-policy self-play; "
+        "otherwise three copies of Smart, Greedy or Random (uniform)",
     )
     eval_every: int = _arg(100, "evaluate every this many batches (0: only at the start and the end)")
     eval_games: int = _arg(200, "games per opponent at each evaluation")

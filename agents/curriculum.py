@@ -208,7 +208,6 @@ class FixedOpponent(Curriculum):
         return f"{self.name}: {self.opponent} in three seats, learner seat uniform per game, only the learner trains"
 
 
-
 class MixedPlay(Curriculum):
     """Self-play with probability ``self_prob``, else a heuristic opponent class (see the module docstring)."""
 
@@ -237,7 +236,7 @@ class MixedPlay(Curriculum):
     def state_dict(self) -> dict[str, Any]:
         state = super().state_dict()
         state["policy_rngs"] = {
-            name: _rng_state(policy.rng) for name, policy in self.policies.items() if getattr(policy, "rng", None) is not None
+            name: _rng_state(getattr(policy, "rng")) for name, policy in self.policies.items() if getattr(policy, "rng", None) is not None
         }
         return state
 

@@ -202,7 +202,8 @@ class TrainHelpers:
         for i, (conn, part) in enumerate(zip(self.conns, parts[1:])):
             if len(part):
                 action_seed = int(rng.integers(2**63))
-                conn.send(("collect", rules, [int(seeds[g]) for g in part], [plans[g] for g in part], action_seed, skip_forced, epsilon))
+                part_seeds, part_plans = [int(seeds[g]) for g in part], [plans[g] for g in part]
+                conn.send(("collect", rules, part_seeds, part_plans, action_seed, skip_forced, epsilon))
                 busy.append(i)
         own = parts[0]
         games = [Game(rules, seed=int(seeds[g])) for g in own]

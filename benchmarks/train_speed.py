@@ -52,12 +52,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="runs; the median run of each setting is reported")
     parser.add_argument("--games-per-batch", type=int, default=64)
     parser.add_argument("--threads", type=int, default=2, help="torch threads per process (shared out among the processes)")
-    parser.add_argument("--workers", type=_workers, default=[1, 2], help="process counts to compare, e.g. 1,2 (the first is the reference)")
+    parser.add_argument(
+        "--workers", type=_workers, default=[1, 2], help="process counts to compare, e.g. 1,2 (the first is the reference)"
+    )
     parser.add_argument("--curriculum", default="self")
     parser.add_argument("--train-forced", action="store_true", help="also train on forced moves (paper-literal, slower)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--profile", action="store_true", help="print a cProfile summary of the first setting's measured batches")
-    parser.add_argument("--model", action="append", default=[], metavar="FIELD=INT", help="NetworkConfig override, e.g. hand_heads=2")
+    parser.add_argument(
+        "--model", action="append", default=[], metavar="FIELD=INT", help="NetworkConfig override, e.g. hand_heads=2"
+    )
     args = parser.parse_args(argv)
     if args.batches < 1 or args.repeats < 1:
         parser.error("--batches and --repeats must be at least 1")
@@ -112,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print(
         f"PPO {args.curriculum}: {args.repeats} run(s) of {args.batches} batches x {args.games_per_batch} games per setting, "
-        f"settings taking turns batch by batch; {free_cores()} free core(s), train_forced={args.train_forced}, torch {torch.__version__}"
+        f"settings taking turns batch by batch; {free_cores()} free core(s), train_forced={args.train_forced}, "
+        f"torch {torch.__version__}"
     )
     print("  (median run of each setting shown; the machine's speed varies between runs)")
     reference = None

@@ -78,7 +78,8 @@ def test_a_split_ppo_update_equals_the_one_process_update():
     stats_alone = ppo_update(alone, torch.optim.SGD(alone.parameters(), lr=0.1), rollout, config, np.random.default_rng(5))
     helpers = TrainHelpers(split, 2)  # three processes: uneven parts
     try:
-        stats_split = ppo_update(split, torch.optim.SGD(split.parameters(), lr=0.1), rollout, config, np.random.default_rng(5), helpers)
+        sgd = torch.optim.SGD(split.parameters(), lr=0.1)
+        stats_split = ppo_update(split, sgd, rollout, config, np.random.default_rng(5), helpers)
     finally:
         helpers.close()
     assert stats_split["minibatches"] == stats_alone["minibatches"] > 2

@@ -37,7 +37,8 @@ def assert_same_state(a: dict, b: dict) -> None:
 
 @pytest.mark.parametrize(
     "curriculum, algo",
-    [("self", "ppo"), ("checkpoint", "ppo"), ("fixed:random", "ppo"), ("mixed", "ppo"), ("self", "sarsa"), ("checkpoint", "qlearning")],
+    [("self", "ppo"), ("checkpoint", "ppo"), ("fixed:random", "ppo"), ("mixed", "ppo"),
+     ("self", "sarsa"), ("checkpoint", "qlearning")],
 )
 def test_resumed_run_matches_an_uninterrupted_one_bit_for_bit(tmp_path, curriculum, algo):
     extra: dict = {"snapshot_every": 1, "pool_size": 2} if curriculum == "checkpoint" else {}
