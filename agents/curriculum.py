@@ -235,9 +235,8 @@ class MixedPlay(Curriculum):
 
     def state_dict(self) -> dict[str, Any]:
         state = super().state_dict()
-        state["policy_rngs"] = {
-            name: _rng_state(getattr(policy, "rng")) for name, policy in self.policies.items() if getattr(policy, "rng", None) is not None
-        }
+        rngs = {name: getattr(policy, "rng", None) for name, policy in self.policies.items()}
+        state["policy_rngs"] = {name: _rng_state(rng) for name, rng in rngs.items() if rng is not None}
         return state
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
