@@ -45,10 +45,9 @@ from big2_env.game import Game
 from big2_env.rules import Rules
 
 from .config import NetworkConfig, PPOConfig
+from .curriculum import CURRENT
 from .network import Big2Net
 from .rollout import ModelSeat, Rollout, SeatPlan, collect, concat_rollouts
-
-CURRENT = "current"
 
 __all__ = ["TrainHelpers", "split_minibatch"]
 
@@ -147,14 +146,13 @@ class TrainHelpers:
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ValueError(f"TrainHelpers needs at least one helper process; got n={n!r}")
         model.share_memory()
-        self.params = [p for p in model.parameters() if p.requires_grad]
-        self.sizes = [p.numel() for p in self.params]
-        total = sum(self.sizes)
+        params = [p for p in model.parameters() if p.requires_grad]
+        total = sum(p.numel() for p in params)
         context = _context()
         self.conns: list = []
         self.processes: list = []
         self.buffers: list[torch.Tensor] = []
-        shared = [p.detach() for p in self.params]
+        shared = [p.detach() for p in params]
         for _ in range(n):
             buffer = torch.zeros(total, dtype=torch.float32).share_memory_()
             parent, child = context.Pipe()
@@ -231,20 +229,13 @@ class TrainHelpers:
                 busy.append(i)
         return busy
 
-    def finish(self, busy: Sequence[int], flat_grad: torch.Tensor | None = None) -> list[dict[str, float]]:
-        """Wait for the helpers of :meth:`start`, add their gradients to the parameters'
-        ``.grad`` (in one operation when they are views of ``flat_grad``, see
+    def finish(self, busy: Sequence[int], flat_grad: torch.Tensor) -> list[dict[str, float]]:
+        """Wait for the helpers of :meth:`start` and add their gradients to ``flat_grad``, the
+        flat gradient the trainer's parameters' ``.grad`` are views of (see
         :func:`agents.ppo.attach_flat_grad`); returns their statistics (each a mean over its part)."""
         stats = [self._receive(self.conns[i]) for i in busy]
         for i in busy:
-            if flat_grad is not None:
-                flat_grad.add_(self.buffers[i])
-                continue
-            for p, piece in zip(self.params, self.buffers[i].split(self.sizes)):
-                if p.grad is None:
-                    p.grad = piece.view_as(p).clone()
-                else:
-                    p.grad.add_(piece.view_as(p))
+            flat_grad.add_(self.buffers[i])
         return stats
 
     def close(self) -> None:

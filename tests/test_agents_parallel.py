@@ -126,7 +126,7 @@ def test_a_failing_helper_raises_with_its_traceback():
         helpers.set_data(UpdateData.from_rollout(rollout, config), config)
         busy = helpers.start([np.array([len(rollout) + 5])], 1)  # a decision that does not exist
         with pytest.raises(RuntimeError, match="(?s)helper process failed.*IndexError"):
-            helpers.finish(busy)
+            helpers.finish(busy, torch.zeros(sum(p.numel() for p in model.parameters())))
     finally:
         helpers.close()
     assert all(not p.is_alive() for p in helpers.processes)
