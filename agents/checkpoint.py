@@ -34,7 +34,7 @@ from typing import Any, Mapping
 
 import torch
 
-from .network import Big2Net, NetworkConfig
+from .network import Big2Net, NetworkConfig, parameter_count
 
 FORMAT_VERSION = 1
 CHECKPOINT_KIND = "big2-agents/checkpoint"
@@ -95,11 +95,44 @@ def read_file(path: str | os.PathLike, kinds: tuple[str, ...] = KINDS) -> dict[s
         )
     if data["kind"] not in kinds:
         raise CheckpointError(f"{str(path)!r} is a {data['kind']!r} file; expected {' or '.join(kinds)}")
+    _check_layout(data, path)
     try:
-        NetworkConfig.from_dict(data["model_config"])
+        parameter_count(NetworkConfig.from_dict(data["model_config"]))  # refuses a huge model before allocating it
     except (KeyError, TypeError, ValueError) as err:
         raise CheckpointError(f"{str(path)!r} has an unusable model config: {err}") from None
     return data
+
+
+_NUMBER = (int, float)
+_LAYOUT: dict[str, dict[str, Any]] = {
+    POLICY_KIND: {"model_config": dict, "model_state": dict},
+    CHECKPOINT_KIND: {
+        "model_config": dict, "model_state": dict, "optimizer_state": dict, "args": dict, "batch": int, "games": int,
+        "decisions": int, "elapsed_s": _NUMBER, "lr": _NUMBER, "rng": dict, "curriculum": dict,
+    },
+}
+"""The entries each kind of file must hold, with their types."""
+_RNG_ENTRIES = ("python", "numpy_global", "torch", "games", "actions", "shuffle")
+
+
+def _check_layout(data: Mapping[str, Any], path: Path) -> None:
+    """Refuse (``CheckpointError``) a file missing an entry its kind needs, or holding one of the wrong type."""
+    problems = []
+    for key, kind in _LAYOUT[data["kind"]].items():
+        if key not in data:
+            problems.append(f"no {key!r}")
+        elif isinstance(data[key], bool) or not isinstance(data[key], kind):
+            problems.append(f"{key!r} is a {type(data[key]).__name__}")
+    state = data.get("model_state")
+    if isinstance(state, dict) and not all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()):
+        problems.append("'model_state' is not a mapping of names to tensors")
+    if data["kind"] == CHECKPOINT_KIND and isinstance(data.get("rng"), dict):
+        problems += [f"no 'rng' entry {key!r}" for key in _RNG_ENTRIES if key not in data["rng"]]
+    if problems:
+        raise CheckpointError(
+            f"{str(path)!r} is not a complete {data['kind']!r} file ({'; '.join(problems)}): it was not written by "
+            "`big2 train`, or was edited or damaged"
+        )
 
 
 def config_of(data: Mapping[str, Any]) -> NetworkConfig:
@@ -130,11 +163,18 @@ def check_config(data: Mapping[str, Any], expected: NetworkConfig, path: str | o
 
 def policy_payload(model: Big2Net, info: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The dict of a policy file: kind, version, config, weights (cloned) and free-form ``info``."""
+    return weights_payload(model.config.to_dict(), {k: v.detach().clone() for k, v in model.state_dict().items()}, info)
+
+
+def weights_payload(
+    config: Mapping[str, Any], weights: Mapping[str, torch.Tensor], info: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The dict of a policy file from a config dict and a state dict (used as given, not copied)."""
     return {
         "kind": POLICY_KIND,
         "format_version": FORMAT_VERSION,
-        "model_config": model.config.to_dict(),
-        "model_state": {k: v.detach().clone() for k, v in model.state_dict().items()},
+        "model_config": dict(config),
+        "model_state": dict(weights),
         "info": dict(info or {}),
     }
 
@@ -142,6 +182,18 @@ def policy_payload(model: Big2Net, info: Mapping[str, Any] | None = None) -> dic
 def save_policy(path: str | os.PathLike, model: Big2Net, info: Mapping[str, Any] | None = None) -> Path:
     """Write a policy file (config + weights) atomically."""
     return atomic_save(policy_payload(model, info), path)
+
+
+def remove_stale_temporaries(folder: str | os.PathLike) -> list[Path]:
+    """Delete the temporary files that an interrupted :func:`atomic_save` (or log rewrite) left in
+    ``folder`` (``.NAME.*.tmp``); returns what was removed. Only call it when no other process
+    is writing there."""
+    removed = []
+    for path in Path(folder).glob(".*.tmp"):
+        if path.is_file():
+            path.unlink()
+            removed.append(path)
+    return removed
 
 
 def load_model(path: str | os.PathLike, expected: NetworkConfig | None = None) -> tuple[Big2Net, dict[str, Any]]:

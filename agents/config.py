@@ -15,6 +15,7 @@ importing torch.
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -30,6 +31,11 @@ VALUE_ALGOS = ("mcq", "sarsa", "qlearning")
 
 ALGOS = ("ppo",) + VALUE_ALGOS
 """The trainers: PPO (:mod:`agents.ppo`) and the value learners (:mod:`agents.value`)."""
+
+
+MAX_WIDTH = 4096
+"""The largest width any :class:`NetworkConfig` field may ask for (the defaults are 4 to 256);
+:func:`agents.network.check_size` also bounds the total parameter count before anything is allocated."""
 
 
 @dataclass(frozen=True)
@@ -68,8 +74,8 @@ class NetworkConfig:
             if f.name == "value_head":
                 if not isinstance(value, bool):
                     raise ValueError(f"NetworkConfig.value_head must be a bool; got {value!r}")
-            elif isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ValueError(f"NetworkConfig.{f.name} must be a positive int; got {value!r}")
+            elif isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_WIDTH:
+                raise ValueError(f"NetworkConfig.{f.name} must be an int in 1..{MAX_WIDTH}; got {value!r}")
         if self.card_dim % self.hand_heads:
             raise ValueError(f"hand_heads ({self.hand_heads}) must divide card_dim ({self.card_dim})")
 
@@ -135,6 +141,35 @@ ALGO_DEFAULTS: dict[str, dict[str, float]] = {
 :class:`PPOConfig` and :class:`ValueConfig` (the paper's)."""
 
 
+FLOAT_RANGES: dict[str, tuple[float, float, bool]] = {
+    "lr": (0.0, 1.0, True),
+    "entropy": (0.0, 10.0, False),
+    "warmup_fraction": (0.0, 1.0, False),
+    "min_lr_fraction": (0.0, 1.0, False),
+    "gamma": (0.0, 1.0, False),
+    "gae_lambda": (0.0, 1.0, False),
+    "clip": (0.0, 10.0, True),
+    "value_coef": (0.0, 100.0, False),
+    "max_grad_norm": (0.0, 1e6, True),
+    "reward_scale": (0.0, 1e6, True),
+    "epsilon_start": (0.0, 1.0, False),
+    "epsilon_end": (0.0, 1.0, False),
+    "snapshot_current_prob": (0.0, 1.0, False),
+    "mixed_self_prob": (0.0, 1.0, False),
+    "checkpoint_minutes": (0.0, 1e6, False),
+}
+"""The allowed range of every float field of :class:`TrainArgs`: ``(low, high, low_open)``
+(``low_open``: the low end itself is excluded). Every float must also be finite."""
+
+
+def _check_float(name: str, value: Any, low: float, high: float, low_open: bool) -> None:
+    allowed = f"a number in {'(' if low_open else '['}{low:g}, {high:g}]"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{name} must be {allowed}; got {value!r} ({type(value).__name__})")
+    if not math.isfinite(value) or value > high or value < low or (low_open and value == low):
+        raise ValueError(f"{name} must be {allowed}; got {value!r}")
+
+
 def _arg(default: Any, help: str, **kwargs: Any) -> Any:
     """A TrainArgs field with its ``big2 train --help`` text."""
     if isinstance(default, (list, dict)):
@@ -166,7 +201,9 @@ class TrainArgs:
     gae_lambda: float = _arg(0.95, "GAE lambda")
     clip: float = _arg(0.2, "PPO ratio clip and value clip")
     value_coef: float = _arg(0.5, "value loss coefficient")
-    max_grad_norm: float | None = _arg(None, "global gradient-norm clip (None: 0.5 for ppo, 1.0 for the value learners)", type=float)
+    max_grad_norm: float | None = _arg(
+        None, "global gradient-norm clip (None: 0.5 for ppo, 1.0 for the value learners)", type=float
+    )
     epochs: int = _arg(4, "PPO epochs per batch")
     minibatch: int = _arg(256, "decisions per minibatch")
     reward_scale: float | None = _arg(
@@ -194,6 +231,9 @@ class TrainArgs:
     eval_seed: int = _arg(12345, "evaluation seed (the same deals at every evaluation)")
     eval_deterministic: bool = _arg(False, "evaluate the argmax policy instead of sampling")
     checkpoint_every: int = _arg(100, "write the checkpoint every this many batches (and at the end)")
+    checkpoint_minutes: float = _arg(
+        2.0, "also write the checkpoint whenever this many minutes have passed since the last one (0: by batches only)"
+    )
     threads: int = _arg(2, "torch threads per process (capped at the cores this process may use, shared out among --workers)")
     workers: int = _arg(
         2,
@@ -249,20 +289,20 @@ class TrainArgs:
         )
 
     def validate(self) -> "TrainArgs":
+        """Check every field (type and range); ``ValueError`` naming the field, the value and what is allowed."""
         if self.algo not in ALGOS:
             raise ValueError(f"algo must be one of {', '.join(ALGOS)}; got {self.algo!r}")
         if self.curriculum not in CURRICULA:
             raise ValueError(f"curriculum must be one of {', '.join(CURRICULA)}; got {self.curriculum!r}")
         Rules.preset(self.rules)
-        for name in ("max_grad_norm", "reward_scale"):
+        for name, (low, high, low_open) in FLOAT_RANGES.items():
             value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0):
-                raise ValueError(f"{name} must be a positive number (or None for the algorithm's default); got {value!r}")
-        for name in ("epsilon_start", "epsilon_end", "mixed_self_prob", "snapshot_current_prob"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
-                raise ValueError(f"{name} must be a number in [0, 1]; got {value!r}")
-        for name in ("batches", "games_per_batch", "epochs", "minibatch", "eval_games", "threads", "workers", "pool_size", "snapshot_every", "target_sync"):
+            if value is None and name in ("max_grad_norm", "reward_scale"):
+                continue  # the algorithm's default
+            _check_float(name, value, low, high, low_open)
+        positive = ("batches", "games_per_batch", "epochs", "minibatch", "eval_games", "threads", "workers", "pool_size",
+                    "snapshot_every", "target_sync")
+        for name in positive:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ValueError(f"{name} must be a positive int; got {value!r}")
@@ -283,7 +323,7 @@ class TrainArgs:
 # Fields that may differ when resuming (the rest define the experiment).
 RESUME_MUTABLE = frozenset(
     {"batches", "out", "eval_every", "eval_games", "eval_opponents", "eval_seed", "eval_deterministic",
-     "checkpoint_every", "threads", "workers", "progress", "tensorboard", "stop_after"}
+     "checkpoint_every", "checkpoint_minutes", "threads", "workers", "progress", "tensorboard", "stop_after"}
 )
 
 

@@ -53,7 +53,7 @@ from torch import nn
 
 from .config import NetworkConfig
 
-__all__ = ["Big2Net", "HandEncoder", "NetworkConfig", "count_parameters", "pack_candidates"]
+__all__ = ["MAX_PARAMETERS", "Big2Net", "HandEncoder", "NetworkConfig", "count_parameters", "pack_candidates", "parameter_count"]
 
 OBS_SIZE = 277
 FEATURE_SIZE = 80
@@ -172,6 +172,7 @@ class Big2Net(nn.Module):
     def __init__(self, config: NetworkConfig | None = None) -> None:
         super().__init__()
         self.config = cfg = config or NetworkConfig()
+        parameter_count(cfg)  # refuses an oversized config before anything is allocated
         self.card_embedding = nn.Embedding(NUM_CARDS + 1, cfg.card_dim, padding_idx=PAD_CARD)
         self.hand = HandEncoder(cfg.card_dim, cfg.hand_heads, cfg.hand_ff)
         # Card-set encoders (Linear + ReLU each, applied together in encode_state).
@@ -299,6 +300,43 @@ def pack_candidates(counts: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.
 def count_parameters(model: nn.Module) -> int:
     """Number of trainable parameters."""
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+MAX_PARAMETERS = 50_000_000
+"""The most parameters a :class:`Big2Net` may have (200 MB of float32 weights; the default has about 2.3e5)."""
+
+
+def parameter_count(config: NetworkConfig) -> int:
+    """The parameter count of ``Big2Net(config)``, computed from the config alone (nothing allocated).
+
+    Raises ``ValueError`` when it exceeds :data:`MAX_PARAMETERS`, so that a config file or
+    checkpoint asking for a huge model fails at once instead of after allocating gigabytes.
+    (``tests/test_agents_network.py`` checks the formula against built networks.)
+
+    >>> parameter_count(NetworkConfig()) == count_parameters(Big2Net(NetworkConfig()))
+    True
+    """
+
+    def linear(inputs: int, outputs: int) -> int:
+        return inputs * outputs + outputs
+
+    c = config
+    count = (NUM_CARDS + 1) * c.card_dim  # card embedding
+    count += linear(c.card_dim, 3 * c.card_dim) + linear(c.card_dim, c.card_dim) + 4 * c.card_dim  # attention, 2 norms
+    count += linear(c.card_dim, c.hand_ff) + linear(c.hand_ff, c.card_dim)  # hand feed-forward
+    count += 3 * linear(c.card_dim, c.field_dim) + linear(_COUNT_INPUT, c.count_dim)  # card-set and count encoders
+    count += linear(c.card_dim + 5 * c.field_dim + c.count_dim, c.state_dim) + 2 * c.state_dim  # projection, norm
+    count += linear(c.state_dim, c.state_ff) + linear(c.state_ff, c.state_dim)  # residual block
+    count += linear(FEATURE_SIZE, c.action_hidden) + linear(c.action_hidden, c.action_dim)  # candidate MLP
+    count += linear(c.state_dim, c.action_dim)  # state projection of the scorer
+    if c.value_head:
+        count += linear(c.state_dim, c.value_hidden) + linear(c.value_hidden, 1)
+    if count > MAX_PARAMETERS:
+        raise ValueError(
+            f"this model config has {count:,} parameters, more than the {MAX_PARAMETERS:,} allowed "
+            f"(agents.network.MAX_PARAMETERS; the default config has {parameter_count(NetworkConfig()):,}): {config}"
+        )
+    return count
 
 
 def masked_log_softmax(scores: torch.Tensor) -> torch.Tensor:

@@ -25,15 +25,29 @@ With more than one process a run's results differ from a one-process run's (othe
 sampling streams, float rounding) but a run stays exactly reproducible, and
 resumable, for a given ``workers`` value.
 
-Helpers are forked where the platform allows it (Linux), else spawned; each runs
-torch with ``threads`` intra-op threads. They stop with :meth:`TrainHelpers.close`
-(also called when the object is garbage-collected and at interpreter exit).
+Helpers are started with ``forkserver`` where the platform has it (Linux), else
+``spawn``, never by forking the trainer: forking a process whose torch/OpenMP
+thread pool is already running can deadlock the child (it did on a 16-core
+machine), and a forked child would also inherit the trainer's end of every pipe.
+So, as with torch's ``DataLoader`` workers, a script that trains with
+``workers > 1`` must guard its entry point with ``if __name__ == "__main__":``
+(``big2 train`` does). Each helper runs torch with ``threads`` intra-op threads.
+They stop with :meth:`TrainHelpers.close` (also called when the object is
+garbage-collected and at interpreter exit), and they never outlive the trainer,
+however it dies (even by ``SIGKILL``): a helper exits when its pipe to the trainer
+closes, and a watchdog thread (plus ``PR_SET_PDEATHSIG`` on Linux) ends it as soon
+as the process that started it is gone.
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing as mp
+import os
 import signal
+import sys
+import threading
+import time
 import traceback
 import weakref
 from typing import Any, Sequence
@@ -66,55 +80,103 @@ def parallel_plans(plans: Sequence[SeatPlan]) -> bool:
     return all(isinstance(seat, ModelSeat) and seat.key == CURRENT for plan in plans for seat in plan)
 
 
+START_METHOD = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+"""How helpers start: never ``fork`` (see the module docstring)."""
+
+WATCHDOG_S = 0.5
+"""How often a helper checks that the process that started it is still there."""
+
+
 def _context() -> Any:
-    methods = mp.get_all_start_methods()
-    return mp.get_context("fork" if "fork" in methods else "spawn")
+    context = mp.get_context(START_METHOD)
+    if START_METHOD == "forkserver":  # the server imports torch and this module once; helpers fork from it
+        context.set_forkserver_preload(["__main__", __name__])
+    return context
+
+
+def _die_with_parent() -> None:
+    """End this process as soon as its parent (the trainer, or the forkserver that exits
+    with the trainer) is gone: ``PR_SET_PDEATHSIG`` where Linux offers it, and a watchdog
+    thread everywhere (it also covers a parent that died before the ``prctl`` call)."""
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent:
+                os._exit(0)
+            time.sleep(WATCHDOG_S)
+
+    threading.Thread(target=watch, name="big2-helper-watchdog", daemon=True).start()
+
+
+class _Helper:
+    """The state of one helper process: the network on the trainer's shared weights, the batch's data."""
+
+    def __init__(self, config: dict, shared: Sequence[torch.Tensor], grad_buffer: torch.Tensor) -> None:
+        from .ppo import attach_flat_grad  # imported here: ppo imports this module
+
+        self.model = Big2Net(NetworkConfig.from_dict(config))
+        params = [p for p in self.model.parameters() if p.requires_grad]
+        with torch.no_grad():
+            for p, s in zip(params, shared):
+                p.data = s  # the trainer's weights, in shared memory
+        attach_flat_grad(params, grad_buffer)
+        self.grad_buffer = grad_buffer
+        self.model.train()
+        self.data: Any = None
+        self.ppo_config: Any = None
+
+    def handle(self, message: tuple) -> Any:
+        """The reply payload to one message (see :func:`_worker_main`)."""
+        from .ppo import minibatch_loss
+
+        kind = message[0]
+        if kind == "collect":
+            rules, seeds, plans, action_seed, skip_forced, epsilon = message[1:]
+            games = [Game(rules, seed=int(seed)) for seed in seeds]
+            rollout = collect(games, plans, {CURRENT: self.model}, np.random.default_rng(action_seed), skip_forced, epsilon)
+            rollout.seat_plans = []  # the trainer has them
+            return rollout
+        if kind == "data":
+            self.data, self.ppo_config = message[1], message[2]
+            return None
+        if kind == "step":
+            index, weight = message[1], message[2]
+            self.grad_buffer.zero_()
+            loss, stats = minibatch_loss(self.model, self.data, index, self.ppo_config)
+            (loss * weight).backward()  # accumulates into the shared buffer (attach_flat_grad)
+            return {k: float(v) for k, v in stats.items()}
+        raise ValueError(f"unknown message {kind!r}")
 
 
 def _worker_main(conn: Any, config: dict, shared: Sequence[torch.Tensor], grad_buffer: torch.Tensor, threads: int) -> None:
     """A helper's loop over messages: ``("collect", rules, seeds, plans, action_seed, skip_forced, epsilon)``,
-    ``("data", UpdateData, PPOConfig)``, ``("step", index, weight)``, ``("close",)``."""
-    from .ppo import attach_flat_grad, minibatch_loss  # imported here: ppo imports this module
-
+    ``("data", UpdateData, PPOConfig)``, ``("step", index, weight)``, ``("close",)``. Each but the last
+    is answered ``("ok", payload)`` or ``("error", traceback)``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle; it then closes its helpers
+    _die_with_parent()
     torch.set_num_threads(threads)
-    model = Big2Net(NetworkConfig.from_dict(config))
-    params = [p for p in model.parameters() if p.requires_grad]
-    with torch.no_grad():
-        for p, s in zip(params, shared):
-            p.data = s  # the trainer's weights, in shared memory
-    attach_flat_grad(params, grad_buffer)
-    model.train()
-    data: Any = None
-    ppo_config: Any = None
+    helper = _Helper(config, shared, grad_buffer)
     while True:
         try:
             message = conn.recv()
         except (EOFError, OSError):  # the trainer is gone
             return
-        kind = message[0]
-        if kind == "close":
+        if message[0] == "close":
             return
         try:
-            if kind == "collect":
-                rules, seeds, plans, action_seed, skip_forced, epsilon = message[1:]
-                games = [Game(rules, seed=int(seed)) for seed in seeds]
-                rollout = collect(games, plans, {CURRENT: model}, np.random.default_rng(action_seed), skip_forced, epsilon)
-                rollout.seat_plans = []  # the trainer has them
-                conn.send(("ok", rollout))
-            elif kind == "data":
-                data, ppo_config = message[1], message[2]
-                conn.send(("ok", None))
-            elif kind == "step":
-                index, weight = message[1], message[2]
-                grad_buffer.zero_()
-                loss, stats = minibatch_loss(model, data, index, ppo_config)
-                (loss * weight).backward()  # accumulates into the shared buffer (attach_flat_grad)
-                conn.send(("ok", {k: float(v) for k, v in stats.items()}))
-            else:
-                raise ValueError(f"unknown message {kind!r}")
+            reply: tuple[str, Any] = ("ok", helper.handle(message))
         except Exception:
-            conn.send(("error", traceback.format_exc()))
+            reply = ("error", traceback.format_exc())
+        try:
+            conn.send(reply)
+        except OSError:  # the trainer is gone (BrokenPipeError and friends)
+            return
 
 
 def _shutdown(conns: list, processes: list) -> None:
@@ -176,7 +238,11 @@ class TrainHelpers:
         try:
             status, payload = conn.recv()
         except (EOFError, OSError):
-            raise RuntimeError("a training helper process died (see its error output above)") from None
+            raise RuntimeError(
+                "a training helper process died (see its error output above). Helpers start with "
+                f"{START_METHOD!r}: a script that trains with workers > 1 must guard its entry point with "
+                "`if __name__ == \"__main__\":`; or train in one process with --workers 1"
+            ) from None
         if status == "error":
             raise RuntimeError(f"a training helper process failed:\n{payload}")
         return payload

@@ -26,7 +26,9 @@ def pretrained_path() -> Path:
     return Path(override) if override else PRETRAINED_PATH
 
 
-def load_pretrained(path: str | os.PathLike | None = None, deterministic: bool = False, device: str = "cpu", seed: int | None = None) -> NetworkPolicy:
+def load_pretrained(
+    path: str | os.PathLike | None = None, deterministic: bool = False, device: str = "cpu", seed: int | None = None
+) -> NetworkPolicy:
     """The pretrained PPO agent as a :class:`~agents.policy.NetworkPolicy`.
 
     Args:

@@ -21,12 +21,20 @@ What a run writes in ``out``:
 * ``checkpoint.pt``: the full training state (model, optimiser, schedule position,
   random states of Python / numpy / torch, the game-seed, seat, action and
   minibatch streams, batch counter, curriculum incl. its snapshot pool, the
-  target network of SARSA and Q-learning), written
-  atomically every ``checkpoint_every`` batches and at the end. ``resume=True``
+  target network of SARSA and Q-learning, the number of processes), written
+  atomically every ``checkpoint_every`` batches, whenever ``checkpoint_minutes``
+  have passed since the last one, at the end, and when the run is interrupted
+  (Ctrl-C or ``SIGTERM``: the state of the last finished batch). So a run killed
+  even by ``SIGKILL`` loses at most a couple of minutes. ``resume=True``
   continues from it exactly: a run interrupted and resumed ends with the same
-  parameters, bit for bit, as one that ran straight through (same machine and
-  thread count);
-* ``model.pt``: the policy alone (config + weights, under 1 MB), for
+  parameters, bit for bit, as one that ran straight through (same machine,
+  thread count and number of processes; resuming with another number of
+  processes is refused). Resuming a finished run trains nothing (extend it with a
+  larger ``batches``). Stale temporary files of an interrupted write are removed
+  when a run starts or resumes. A loss or weight that becomes non-finite stops the
+  run with :class:`TrainingDiverged`, leaving the checkpoint on disk as it was;
+* ``model.pt``: the policy alone (config + weights, under 1 MB; written just
+  before each checkpoint), for
   ``big2 eval --agent``, ``big2 play --opponent`` and :mod:`agents.pretrained`;
 * ``metrics.csv``: evaluations every ``eval_every`` batches (and at batch 0 and
   the end) against each of ``eval_opponents`` with
@@ -51,7 +59,9 @@ import math
 import multiprocessing
 import os
 import random
+import signal
 import sys
+import threading
 import time
 from copy import deepcopy
 from dataclasses import dataclass, fields
@@ -71,11 +81,12 @@ from .checkpoint import (
     atomic_save,
     check_config,
     read_file,
-    save_policy,
+    remove_stale_temporaries,
+    weights_payload,
 )
 from .config import RESUME_MUTABLE, TrainArgs, args_from_mapping
 from .curriculum import make_curriculum
-from .network import Big2Net, count_parameters
+from .network import Big2Net, NetworkConfig, count_parameters
 from .parallel import TrainHelpers, parallel_plans
 from .policy import NetworkPolicy
 from .ppo import lr_at, make_optimizer, ppo_update
@@ -199,6 +210,11 @@ class Trainer:
             return self.args.lr
         return lr_at(batch, self.args.batches, self.ppo.lr, self.ppo.warmup_fraction, self.ppo.min_lr_fraction)
 
+    @property
+    def process_count(self) -> int:
+        """Processes that share each batch's work: PPO's ``workers`` as laid out on this machine; 1 for the value learners."""
+        return self.processes if self.ppo is not None else 1
+
     def epsilon_at(self, batch: int) -> float | None:
         """The value learners' exploration rate at ``batch`` (``None`` for PPO, which samples its policy)."""
         if self.value is None:
@@ -232,6 +248,7 @@ class Trainer:
             stats = value_update(self.model, self.optimizer, rollout, self.value, self.target)
             stats["epsilon"] = self.epsilon
         done = time.perf_counter()
+        _check_finite(self.model, stats, self.batch + 1, self.lr)
         self.batch += 1
         if self.target is not None and self.value is not None and self.batch % self.value.target_sync == 0:
             self.target.load_state_dict(self.model.state_dict())
@@ -304,8 +321,16 @@ class Trainer:
             "target_state": (
                 None if self.target is None else {k: v.detach().clone() for k, v in self.target.state_dict().items()}
             ),
+            "processes": self.process_count,
             "info": {"parameters": count_parameters(self.model), "torch": str(torch.__version__)},
         }
+
+    def snapshot(self) -> dict[str, Any]:
+        """:meth:`state_dict` with everything that later batches change in place copied (the
+        optimiser's moment tensors), so that it can be saved after training has moved on."""
+        state = self.state_dict()
+        state["optimizer_state"] = deepcopy(state["optimizer_state"])
+        return state
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         self.model.load_state_dict(state["model_state"])
@@ -327,20 +352,37 @@ class Trainer:
         if self.target is not None:
             self.target.load_state_dict(state["target_state"])
 
-    def save(self, out: Path) -> None:
-        atomic_save(self.state_dict(), out / CHECKPOINT_NAME)
-        save_policy(
-            out / MODEL_NAME,
-            self.model,
-            {
-                "algo": self.args.algo,
-                "batch": self.batch,
-                "games": self.games,
-                "curriculum": self.args.curriculum,
-                "entropy": self.args.entropy,
-                "seed": self.args.seed,
-                "rules": self.args.rules,
-            },
+    def save(self, out: Path, state: Mapping[str, Any] | None = None) -> None:
+        """Write ``model.pt`` and then ``checkpoint.pt`` (each atomically) from ``state``
+        (default: the current :meth:`state_dict`). In that order, a crash between the two
+        leaves a model at least as new as the checkpoint, and a resume rewrites both."""
+        state = self.state_dict() if state is None else state
+        save_model_file(out, state)
+        atomic_save(state, out / CHECKPOINT_NAME)
+
+
+def save_model_file(out: Path, state: Mapping[str, Any]) -> None:
+    """``OUT/model.pt`` (config, weights and a summary) from a training checkpoint's dict."""
+    args = state["args"]
+    info = {"algo": args["algo"], "batch": state["batch"], "games": state["games"], "curriculum": args["curriculum"],
+            "entropy": args["entropy"], "seed": args["seed"], "rules": args["rules"]}
+    atomic_save(weights_payload(state["model_config"], state["model_state"], info), out / MODEL_NAME)
+
+
+class TrainingDiverged(ValueError):
+    """A loss or parameter became non-finite: the batch is dropped and nothing is saved."""
+
+
+def _check_finite(model: Big2Net, stats: Mapping[str, float], batch: int, lr: float) -> None:
+    watched = ("policy_loss", "value_loss", "entropy", "q_loss", "grad_norm")
+    bad = [k for k in watched if k in stats and not math.isfinite(stats[k])]
+    with torch.no_grad():
+        finite = all(bool(torch.isfinite(p).all()) for p in model.parameters())
+    if bad or not finite:
+        what = ", ".join(f"{k}={stats[k]}" for k in bad) + ("" if finite else (", " if bad else "") + "the network's weights")
+        raise TrainingDiverged(
+            f"training diverged in batch {batch}: {what} became non-finite (nan or inf). Nothing of this batch was "
+            f"saved. Lower the learning rate (--lr, {lr:g} at this batch) or --max-grad-norm and start again"
         )
 
 
@@ -417,6 +459,15 @@ class _Progress:
             print(f"train: {self.done}/{self.total} games, {rate:.1f} games/s, ETA {eta / 60:.1f} min {extra}", file=sys.stderr)
             self.next_print = now + 30.0
 
+    def phase(self, text: str) -> None:
+        """Name what the run is doing now (``train``, ``eval vs smart (200 games)``) in the bar, or on a line."""
+        if not self.enabled:
+            return
+        if self.bar is not None:
+            self.bar.set_description_str(text)  # redraws at once: an evaluation no longer looks like a frozen bar
+        elif text != "train":
+            print(f"train: {text} ...", file=sys.stderr)
+
     def write(self, text: str) -> None:
         if self.bar is not None:
             self.bar.write(text)
@@ -441,6 +492,9 @@ class TrainResult:
     finished: bool
     last_eval: dict[str, Any]
     model: Big2Net
+    wall_s: float = 0.0
+    eval_s: float = 0.0
+    already_finished: bool = False
 
 
 def resolve_resume_args(saved: Mapping[str, Any], given: TrainArgs, explicit: Collection[str] | None) -> TrainArgs:
@@ -475,13 +529,29 @@ def train(args: TrainArgs, resume: bool = False, explicit: Collection[str] | Non
             ``None``, must not change anything that defines the experiment).
         explicit: the argument names the user set (``big2 train`` passes those given
             on the command line or in ``--config``).
+
+    Interruptions: Ctrl-C (``KeyboardInterrupt``) or ``SIGTERM`` saves the state of the
+    last finished batch before the exception propagates; a checkpoint is also written every
+    ``checkpoint_every`` batches and every ``checkpoint_minutes`` minutes, so even a
+    ``SIGKILL`` loses at most that much work. Resuming a finished run writes a missing
+    ``model.pt`` and returns at once (``already_finished``).
+
+    Raises:
+        CheckpointError: nothing to resume, a foreign or damaged checkpoint, another model
+            config, or another number of processes than the run was trained with.
+        ValueError: a bad argument; :class:`TrainingDiverged` when the loss or weights
+            become non-finite (the checkpoint on disk is then left as it was).
     """
+    wall_start = time.perf_counter()
     out = Path(args.out)
     checkpoint_path = out / CHECKPOINT_NAME
     state = None
     if resume:
         if not checkpoint_path.is_file():
-            raise CheckpointError(f"nothing to resume: no {CHECKPOINT_NAME} in {str(out)!r}")
+            raise CheckpointError(
+                f"nothing to resume: no {CHECKPOINT_NAME} in {str(out)!r} (a run writes its first one after "
+                f"{args.checkpoint_every} batches or {args.checkpoint_minutes:g} minutes, and when interrupted)"
+            )
         state = read_file(checkpoint_path, kinds=(CHECKPOINT_KIND,))
         args = resolve_resume_args(state["args"], args, explicit)
         args.out = str(out)
@@ -493,24 +563,73 @@ def train(args: TrainArgs, resume: bool = False, explicit: Collection[str] | Non
         )
     args.validate()
     out.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(out)
+    if state is not None and state["batch"] >= args.batches:
+        return _already_finished(args, out, state, wall_start)
     _, threads = process_layout(args.workers, args.threads)
     previous_threads = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
-        return _run(args, out, state, threads)
+        with _sigterm_as_interrupt():
+            return _run(args, out, state, threads, wall_start)
     finally:
         torch.set_num_threads(previous_threads)
 
 
-def _run(args: TrainArgs, out: Path, state: Mapping[str, Any] | None, threads: int) -> TrainResult:
-    trainer = Trainer(args)
+def _already_finished(args: TrainArgs, out: Path, state: Mapping[str, Any], wall_start: float) -> TrainResult:
+    """Resuming a run that has done its batches: make sure ``model.pt`` exists, train nothing."""
+    model_path = out / MODEL_NAME
+    if not model_path.is_file():
+        save_model_file(out, state)
+    model = Big2Net(NetworkConfig.from_dict(state["model_config"]))
     try:
-        return _loop(trainer, args, out, state, threads)
+        model.load_state_dict(state["model_state"])
+    except (RuntimeError, KeyError, TypeError) as err:
+        raise CheckpointError(f"{str(out / CHECKPOINT_NAME)!r}: the weights do not fit its model config: {err}") from None
+    return TrainResult(
+        out, int(state["batch"]), int(state["games"]), int(state["decisions"]), float(state["elapsed_s"]), True, {},
+        model.eval(), wall_s=time.perf_counter() - wall_start, already_finished=True,
+    )
+
+
+class _sigterm_as_interrupt:
+    """Within the block, ``SIGTERM`` (a cluster's pre-emption, ``kill PID``) raises ``KeyboardInterrupt``
+    like Ctrl-C, so that the trainer saves its last finished batch; only in the main thread."""
+
+    def __enter__(self) -> None:
+        self.previous = None
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGTERM, self._raise)
+
+    @staticmethod
+    def _raise(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGTERM, self.previous)
+
+
+def _run(args: TrainArgs, out: Path, state: Mapping[str, Any] | None, threads: int, wall_start: float) -> TrainResult:
+    trainer = Trainer(args)
+    if state is not None:
+        saved = state.get("processes")  # absent in checkpoints written before it was recorded
+        if saved is not None and saved != trainer.process_count:
+            raise CheckpointError(
+                f"this run trained with {saved} process(es) per batch and would resume with {trainer.process_count} "
+                f"(--workers {args.workers} on {free_cores()} free core(s)): the processes share each batch's games and "
+                f"gradients, so the run would not continue exactly. Resume with --workers {saved} on a machine with at "
+                f"least {saved} free cores"
+            )
+    try:
+        return _loop(trainer, args, out, state, threads, wall_start)
     finally:
         trainer.close()
 
 
-def _loop(trainer: Trainer, args: TrainArgs, out: Path, state: Mapping[str, Any] | None, threads: int) -> TrainResult:
+def _loop(
+    trainer: Trainer, args: TrainArgs, out: Path, state: Mapping[str, Any] | None, threads: int, wall_start: float
+) -> TrainResult:
     if state is not None:
         trainer.load_state_dict(state)
     start_batch = trainer.batch
@@ -524,15 +643,23 @@ def _loop(trainer: Trainer, args: TrainArgs, out: Path, state: Mapping[str, Any]
     if start_batch == 0:
         bar.write(
             f"big2 train: {args.algo}, curriculum {trainer.curriculum.describe()}; "
-            f"{count_parameters(trainer.model):,} parameters; {trainer.processes} process(es) x {threads} torch thread(s); out {out}"
+            f"{count_parameters(trainer.model):,} parameters; {trainer.processes} process(es) x {threads} torch thread(s); "
+            f"out {out}"
         )
     last_eval: dict[str, Any] = {}
+    eval_s = 0.0
 
     def run_eval() -> None:
-        nonlocal last_eval
+        nonlocal last_eval, eval_s
         if not args.eval_opponents:
             return
-        results = trainer.evaluate(list(args.eval_opponents), args.eval_games, args.eval_seed, args.eval_deterministic)
+        started = time.perf_counter()
+        results = {}
+        for opponent in args.eval_opponents:
+            bar.phase(f"eval vs {opponent} ({args.eval_games} games)")
+            results.update(trainer.evaluate([opponent], args.eval_games, args.eval_seed, args.eval_deterministic))
+        bar.phase("train")
+        eval_s += time.perf_counter() - started
         summary = []
         for opponent, r in results.items():
             metrics.append(
@@ -559,11 +686,20 @@ def _loop(trainer: Trainer, args: TrainArgs, out: Path, state: Mapping[str, Any]
         bar.write(f"batch {trainer.batch}: " + ", ".join(summary))
 
     saved_batch = start_batch
+    last_save = time.monotonic()
+    unsaved: dict[str, Any] | None = None  # the state after the last finished batch, until it is on disk
     try:
         if start_batch == 0:
             run_eval()
         while trainer.batch < stop:
-            stats = trainer.train_batch()
+            try:
+                stats = trainer.train_batch()
+            except TrainingDiverged as err:
+                raise TrainingDiverged(
+                    f"{err}; the checkpoint in {str(out)!r} is untouched"
+                    + (f" (batch {saved_batch}: --resume continues from there)" if saved_batch else "")
+                ) from None
+            unsaved = trainer.snapshot()  # evaluation never changes the trainer's state: this is what a save writes
             row = {
                 "batch": trainer.batch,
                 "games": trainer.games,
@@ -584,13 +720,18 @@ def _loop(trainer: Trainer, args: TrainArgs, out: Path, state: Mapping[str, Any]
             final = trainer.batch == stop
             if (args.eval_every and trainer.batch % args.eval_every == 0) or (trainer.batch == args.batches):
                 run_eval()
-            if (args.checkpoint_every and trainer.batch % args.checkpoint_every == 0) or final:
-                trainer.save(out)
-                saved_batch = trainer.batch
+            by_time = args.checkpoint_minutes > 0 and time.monotonic() - last_save >= 60.0 * args.checkpoint_minutes
+            if (args.checkpoint_every and trainer.batch % args.checkpoint_every == 0) or final or by_time:
+                trainer.save(out, unsaved)
+                saved_batch, last_save, unsaved = trainer.batch, time.monotonic(), None
     except KeyboardInterrupt:
+        if unsaved is not None:
+            trainer.save(out, unsaved)
+            saved_batch = int(unsaved["batch"])
         bar.write(
-            f"interrupted during batch {trainer.batch + 1}; the checkpoint in {out} is at batch {saved_batch}"
-            + (": continue with --resume" if saved_batch else "")
+            f"interrupted during batch {trainer.batch + 1}; "
+            + (f"the checkpoint in {out} is at batch {saved_batch}: continue with --resume" if saved_batch
+               else "no batch had finished, so nothing was saved")
         )
         raise
     finally:
@@ -605,4 +746,7 @@ def _loop(trainer: Trainer, args: TrainArgs, out: Path, state: Mapping[str, Any]
             plot_run(out)
         except ImportError:  # no matplotlib: `big2 plot DIR` says how to get it
             pass
-    return TrainResult(out, trainer.batch, trainer.games, trainer.decisions, trainer.elapsed_s, finished, last_eval, trainer.model)
+    return TrainResult(
+        out, trainer.batch, trainer.games, trainer.decisions, trainer.elapsed_s, finished, last_eval, trainer.model,
+        wall_s=time.perf_counter() - wall_start, eval_s=eval_s,
+    )

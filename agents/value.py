@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .config import VALUE_ALGOS, ValueConfig
+from .config import ValueConfig
 from .network import Big2Net
 from .ppo import seat_trajectories
 from .rollout import Rollout

@@ -166,7 +166,8 @@ def run_experiment(name: str, options: dict[str, Any]) -> dict[str, Any]:
     )
     print(f"[{time.strftime('%H:%M:%S')}] {name}: training {options['batches']} batches", flush=True)
     resume = (out / "checkpoint.pt").is_file()
-    result = train(args, resume=resume, explicit={"batches", "eval_every", "eval_games", "threads", "workers", "progress", "tensorboard"})
+    mutable = {"batches", "eval_every", "eval_games", "threads", "workers", "progress", "tensorboard"}
+    result = train(args, resume=resume, explicit=mutable)
     print(f"[{time.strftime('%H:%M:%S')}] {name}: trained in {result.elapsed_s / 60:.1f} min; evaluating", flush=True)
     record = evaluate_model(out / "model.pt", options["eval_games"], options["eval_seed"])
     record.update(name=name, batches=result.batch, games=result.games, decisions=result.decisions, train_s=result.elapsed_s)
@@ -244,7 +245,9 @@ def curves_figure(names: list[str], runs: Path, output: Path, title: str) -> boo
     return True
 
 
-def write_report(records: dict[str, dict[str, Any]], options: dict[str, Any], full: dict[str, Any] | None, wall_s: float | None) -> Path:
+def write_report(
+    records: dict[str, dict[str, Any]], options: dict[str, Any], full: dict[str, Any] | None, wall_s: float | None
+) -> Path:
     report_dir = Path(options["report_dir"])
     report_dir.mkdir(parents=True, exist_ok=True)
     runs = Path(options["runs"])
@@ -283,7 +286,8 @@ def write_report(records: dict[str, dict[str, Any]], options: dict[str, Any], fu
     )
     lines += [f"* {note}" for note in options.get("note", [])]
     for title, names, labels in TABLES:
-        lines += ["", f"## {title}", "", "| run | vs Random | vs Greedy | vs Smart | train time |", "| --- | --- | --- | --- | --- |"]
+        lines += ["", f"## {title}", "", "| run | vs Random | vs Greedy | vs Smart | train time |",
+                  "| --- | --- | --- | --- | --- |"]
         for name in names:
             label = labels.get(name, EXPERIMENTS[name].label)
             paper = " | ".join(f"{w:.1f}% ({s:.2f})" for w, s in PAPER[name])
@@ -357,7 +361,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in names if n not in EXPERIMENTS]
     if unknown:
         parser.error(f"unknown run(s) {', '.join(unknown)}; known: {', '.join(EXPERIMENTS)}")
-    options = {k: getattr(args, k) for k in ("batches", "eval_games", "curve_games", "seed", "eval_seed", "runs", "report_dir", "note")}
+    keys = ("batches", "eval_games", "curve_games", "seed", "eval_seed", "runs", "report_dir", "note")
+    options = {k: getattr(args, k) for k in keys}
     start = time.perf_counter()
     if not args.report_only:
         items = [(n, options) for n in names]

@@ -22,7 +22,14 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
 from .cards import format_play
-from .encoding import FEATURE_SIZE, NUM_ACTIONS, OBS_SIZE, Decision, observation
+from .encoding import (
+    FEATURE_SIZE,
+    NUM_ACTIONS,
+    OBS_SIZE,
+    Decision,
+    check_step_action,
+    observation,
+)
 from .game import NUM_PLAYERS, Game
 from .render import check_viewer, emit, render_table
 from .rules import Rules
@@ -59,6 +66,11 @@ def env(**kwargs: Any) -> AECEnv:
     """The wrapped env: illegal actions end the game with reward -1 for the offender
     (PettingZoo's ``TerminateIllegalWrapper``), plus the order and bounds checks.
 
+    Only an action in ``0..1694`` that is not legal now counts as an illegal move.
+    An action of the wrong type or out of range (a bool, float, string, ``-1``,
+    ``1695``, or ``None`` for the agent on move) raises ``ValueError`` before any
+    wrapper looks at it, with explicit checks that also hold under ``python -O``.
+
     Keywords: ``render_mode`` (``None``, ``"ansi"``, ``"human"``), ``rules`` (a
     :class:`Rules`, preset name or dict), ``candidate_view`` (default ``True``),
     ``render_view`` (whose hand rendering shows: ``"current"``, ``"all"``, ``"none"`` or a seat).
@@ -73,6 +85,13 @@ class raw_env(AECEnv, EzPickle):
     scores, given only at the end; ``infos`` then carry ``scores`` (per agent),
     ``winner`` (agent name) and ``turns``. An illegal action raises ``ValueError``
     naming the action and the legal ones.
+
+    ``step`` takes an action index: a Python int, numpy integer or 0-d integer
+    array in ``0..1694`` (:func:`big2_env.encoding.check_step_action`), or ``None`` for
+    an agent that is done (as PettingZoo requires). Anything else (a bool, a float,
+    a string, an out-of-range int, ``None`` for the agent on move) raises
+    ``ValueError`` with the state unchanged. ``step``, ``observe``, ``last`` and
+    ``render`` (with a render mode) before :meth:`reset` raise ``RuntimeError``.
     """
 
     metadata = {"render_modes": ["human", "ansi"], "name": "big2_v0", "is_parallelizable": False, "render_fps": 1}
@@ -138,7 +157,10 @@ class raw_env(AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if self.game is None:
             raise RuntimeError("call reset() before observe()")
-        seat = AGENTS.index(agent)
+        try:
+            seat = AGENTS.index(agent)
+        except ValueError:
+            raise ValueError(f"unknown agent {agent!r}; agents are {', '.join(AGENTS)}") from None
         game = self.game
         if not game.is_over and seat == game.current_player:
             d = self.current_decision()
@@ -153,17 +175,25 @@ class raw_env(AECEnv, EzPickle):
             obs["candidate_features"] = self._empty_features.copy()
         return obs
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if self.game is None:
+            raise RuntimeError("call reset() before last()")
+        return super().last(observe)
+
     def step(self, action: Any) -> None:
+        game = self.game
+        if game is None:
+            raise RuntimeError("call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS:  # the fast path skips the call
+            action = check_step_action(action, agent, done=False)
         decision = self.current_decision()
-        entry = decision.entry_for_action(self._check_action(action)) if action is not None else None
+        entry = decision.entry_for_action(action)
         if entry is None:
             raise ValueError(self._illegal_message(agent, action, decision))
-        game = self.game
-        assert game is not None
         self._cumulative_rewards[agent] = 0.0
         game._apply(entry)
         self._decision = None
@@ -181,22 +211,16 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "human":
             self.render()
 
-    @staticmethod
-    def _check_action(action: Any) -> int:
-        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
-            return int(action)
-        if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-            return int(action)
-        raise ValueError(f"action must be an int in 0..{NUM_ACTIONS - 1}, got {action!r}")
-
     def _illegal_message(self, agent: str, action: Any, decision: Decision) -> str:
         legal = [f"{a} ({format_play(p)})" for a, p in zip(decision.actions.tolist(), decision.plays)]
         listed = ", ".join(legal[:_MAX_LISTED]) + (f", ... ({len(legal)} in all)" if len(legal) > _MAX_LISTED else "")
         return f"illegal action {action!r} for {agent}; legal actions: {listed}"
 
     def render(self) -> str | None:
-        if self.render_mode is None or self.game is None:
-            return emit(self.render_mode, "Big 2: call reset() to deal")
+        if self.render_mode is None:
+            return emit(None, "")  # a warning, nothing drawn (even before reset)
+        if self.game is None:
+            raise RuntimeError("call reset() before render()")
         return emit(self.render_mode, render_table(self.game, self.render_view))
 
     def close(self) -> None:

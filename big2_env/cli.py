@@ -1,29 +1,48 @@
 """The ``big2`` command-line tool.
 
 Subcommands:
+    big2 --version                                                 print ``big2 <version>``
     big2 demo [--seed S] [--rules PRESET] [--view all|none|0..3]   play and render one game between random players
-    big2 play [--seat 0..3] [--opponent random|greedy|smart|pretrained|MODEL.pt] [--rules PRESET] [--seed S]
+    big2 play [--seat 0..3] [--opponent AGENT] [--trust-model] [--rules PRESET] [--seed S]
                                                                    play one seat against three computer players
-    big2 eval --agent NAME|pretrained|MODEL.pt|MODEL.zip --opponent random|greedy|smart [--games N] [--duplicate] [--seed S]
+    big2 eval --agent AGENT --opponent AGENT [--trust-model] [--games N] [--duplicate] [--seed S]
                                                                    the paper's evaluation protocol, as a table
     big2 train [--algo ppo|mcq|sarsa|qlearning] [--curriculum self] [--entropy 0.05] [--batches N]
                [--games-per-batch 64] [--seed S] [--out DIR] [--config FILE] [--resume] ...
-                                                                   train the card-aware agent: PPO or a value learner (needs torch)
+                                                                   train the card-aware agent: PPO or a value learner
+                                                                   (needs torch)
     big2 plot DIR                                                  draw DIR's learning curves (needs matplotlib)
     big2 rules                                                     print the rule variants and presets
+
+AGENT (``--agent``, ``--opponent``; resolved by :func:`big2_env.loading.load_agent`, as
+:func:`big2_env.evaluation.evaluate` does): ``random``, ``greedy``, ``smart``,
+``pretrained`` (the shipped PPO agent), a trained model file ``MODEL.pt``, a
+``big2 train --out`` run folder (its ``model.pt``) or a saved sb3-contrib MaskablePPO
+model ``MODEL.zip``. A ``.zip`` is loaded without unpickling anything from it (a crafted
+file could otherwise run code); ``--trust-model`` uses Stable-Baselines3's own loader,
+which unpickles: only for files you wrote. ``.pt`` files are always read with
+``torch.load(weights_only=True)``.
+
+``big2 play``: the human is "you" in every message, the computer players
+``player_1``... by seat; a forced move (the only legal play, e.g. a pass when nothing
+beats the trick) is made for you with a note, and a line says when a trick clears and
+who leads. Text the terminal cannot encode is escaped rather than crashing, and end of
+input (stdin closed) abandons the game with exit status 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
-from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
+from . import __version__
 from .cards import format_play
 from .game import Game
-from .policies import RandomPolicy
+from .loading import LoadError, agent_choices, load_agent
+from .policies import Policy, RandomPolicy
 from .render import render_table
 from .rules import Rules
 
@@ -63,7 +82,29 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 PLAY_HELP = """Type a play as card text, e.g. '3D' or '8H 8S' (ranks 3-9 T J Q K A 2, suits D C H S),
-'pass' to pass, '?' to list your legal plays, 'h' for this help, 'q' to quit."""
+'pass' to pass, '?' to list your legal plays, 'h' for this help, 'q' to quit.
+When you have only one legal play (e.g. a pass: nothing beats the trick), it is made for you."""
+
+HUMAN = "you"
+
+
+def _seat_names(human: int) -> list[str]:
+    """The seat names of ``big2 play``: ``"you"`` for the human, ``"player_k"`` for the computer players."""
+    return [HUMAN if seat == human else f"player_{seat}" for seat in range(4)]
+
+
+def _humanize(text: str, human: int) -> str:
+    """The engine's messages (which say "player 2") in ``big2 play``'s names ("you", "player_1")."""
+    text = re.sub(rf"\billegal play for player {human}: ", "illegal play: ", text)
+    text = re.sub(rf"\bplayer {human}'s\b", "your", text)
+    text = re.sub(rf"\bplayer {human} has\b", "you have", text)
+    text = re.sub(rf"\bplayer {human}\b", HUMAN, text)
+    return re.sub(r"\bplayer ([0-3])\b", r"player_\1", text)
+
+
+def _table(game: Game, viewer: str | int, names: list[str]) -> str:
+    """:func:`render_table` with the human's verbs agreeing with "you" ("you open", "you lead", "you win")."""
+    return re.sub(rf"\b{HUMAN} (open|lead|win)s\b", rf"{HUMAN} \1", render_table(game, viewer, names))
 
 
 def _legal_listing(game: Game) -> str:
@@ -71,21 +112,85 @@ def _legal_listing(game: Game) -> str:
     return "Legal plays: " + ", ".join(plays)
 
 
+def _move_line(game: Game, names: list[str], seat: int, play: tuple[int, ...]) -> str:
+    """What a move looks like in the transcript (after it was made)."""
+    if names[seat] == HUMAN:
+        return "You pass." if not play else f"You play {format_play(play)} ({game.cards_left(seat)} left)."
+    if not play:
+        return f"{names[seat]} passes"
+    return f"{names[seat]} plays {format_play(play)} ({game.cards_left(seat)} left)"
+
+
+def _trick_cleared(game: Game, names: list[str], play: tuple[int, ...]) -> str | None:
+    """The line announcing that everyone passed, once the trick has cleared (``None`` otherwise)."""
+    if play or game.trick is not None or game.is_over:
+        return None
+    leader = names[game.current_player]
+    return f"Everyone passed: the trick clears; {leader} {'lead' if leader == HUMAN else 'leads'}."
+
+
+def _forced_note(game: Game, play: tuple[int, ...]) -> str:
+    """The note for a move made for the human because it is the only legal one (before it is made)."""
+    if not play:
+        assert game.trick is not None
+        return f"You cannot beat {format_play(game.trick)}: you pass (forced)."
+    left = game.cards_left(game.current_player) - len(play)
+    return f"Your only legal play is {format_play(play)}: you play it (forced; {left} left)."
+
+
+def _ask_play(game: Game, human: int) -> tuple[int, ...] | None:
+    """Read plays at the prompt until a legal one is made (returned, already played); ``None``: abandoned."""
+    from .cards import parse_play
+    from .game import IllegalPlayError
+
+    while True:
+        try:
+            text = input("Your play> ").strip()
+        except EOFError:
+            print()
+            print(
+                "big2 play: end of input (stdin is closed): game abandoned. Run big2 play in an interactive "
+                "terminal, or pipe in one play per line.",
+                file=sys.stderr,
+            )
+            return None
+        if not text:
+            continue
+        lowered = text.lower()
+        if lowered in ("q", "quit", "exit"):
+            print("game abandoned")
+            return None
+        if lowered in ("?", "l", "legal", "list"):
+            print(_legal_listing(game))
+            continue
+        if lowered in ("h", "help"):
+            print(PLAY_HELP)
+            continue
+        try:
+            play = parse_play(text)
+            game.play(play)
+        except IllegalPlayError as err:
+            print(f"Not allowed: {_humanize(str(err), human)}")
+            continue
+        except ValueError as err:
+            print(f"Could not read that: {_humanize(str(err), human)}")
+            continue
+        return play
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     """Play one seat at the terminal against three computer opponents."""
-    from .cards import parse_play
     from .encoding import action_cards
-    from .game import IllegalPlayError
     from .policies import observation_dict
 
     rules = Rules.preset(args.rules)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
-    game = Game(rules, seed=seed)
     human = args.seat
-    names = [f"player_{i}" for i in range(4)]
-    names[human] = f"you ({names[human]})"
-    opponents = _play_opponents(args.opponent, seed, rules, human)
-    print(f"Big 2: you hold seat {human}; opponents: {args.opponent}; rules: {args.rules}; seed {seed}")
+    opponents = _play_opponents(args.opponent, seed, rules, human, args.trust_model)
+    game = Game(rules, seed=seed)
+    names = _seat_names(human)
+    others = ", ".join(n for n in names if n != HUMAN)
+    print(f"Big 2: you are seat {human}, against {others}; opponents: {args.opponent}; rules: {args.rules}; seed {seed}")
     print(PLAY_HELP)
     while not game.is_over:
         seat = game.current_player
@@ -93,39 +198,26 @@ def cmd_play(args: argparse.Namespace) -> int:
             action = opponents[seat].act(observation_dict(game, candidate_view=True))
             play = action_cards(action, game.hand(seat))
             game.play(play)
-            print(f"{names[seat]} plays {format_play(play)} ({game.cards_left(seat)} left)")
-            continue
-        print()
-        print(render_table(game, human, names))
-        while True:
-            try:
-                text = input("Your play> ").strip()
-            except EOFError:
-                print("\nend of input: game abandoned")
-                return 1
-            if not text:
-                continue
-            lowered = text.lower()
-            if lowered in ("q", "quit", "exit"):
-                print("game abandoned")
-                return 1
-            if lowered in ("?", "l", "legal", "list"):
-                print(_legal_listing(game))
-                continue
-            if lowered in ("h", "help"):
-                print(PLAY_HELP)
-                continue
-            try:
-                game.play(parse_play(text))
-            except IllegalPlayError as err:
-                print(f"Not allowed: {err}")
-                continue
-            except ValueError as err:
-                print(f"Could not read that: {err}")
-                continue
-            break
+            print(_move_line(game, names, seat, play))
+        else:
+            legal = game.legal_plays()
+            if len(legal) == 1:
+                play = legal[0]
+                print(_forced_note(game, play))
+                game.play(play)
+            else:
+                print()
+                print(_table(game, human, names))
+                chosen = _ask_play(game, human)
+                if chosen is None:
+                    return 1
+                play = chosen
+                print(_move_line(game, names, seat, play))
+        cleared = _trick_cleared(game, names, play)
+        if cleared:
+            print(cleared)
     print()
-    print(render_table(game, "all", names))
+    print(_table(game, "all", names))
     scores, winner = game.scores(), game.winner
     assert winner is not None
     verdict = "You win!" if winner == human else f"{names[winner]} wins."
@@ -139,65 +231,31 @@ def _seat(text: str) -> int:
     raise argparse.ArgumentTypeError(f"--seat must be 0, 1, 2 or 3; got {text!r}")
 
 
-def _load_network(spec: str, rules: Rules, what: str):
-    """A :class:`agents.policy.NetworkPolicy` from ``"pretrained"`` or a ``.pt`` file (imports torch lazily)."""
+def _seed(text: str) -> int:
     try:
-        from agents.checkpoint import CheckpointError
-        from agents.policy import NetworkPolicy
-        from agents.pretrained import load_pretrained
-    except ImportError as err:
-        raise CliError(f"{what}: {spec!r} needs torch (pip install torch==2.13.0, then pip install -e '.[agents]'): {err}") from None
-    try:
-        if spec == "pretrained":
-            policy = load_pretrained()
-        else:
-            if not Path(spec).is_file():
-                raise CliError(f"{what}: no such model file {spec!r}")
-            policy = NetworkPolicy.from_file(spec, rules=rules, name=Path(spec).stem)
-    except (FileNotFoundError, CheckpointError) as err:
-        raise CliError(f"{what}: {err}") from None
-    policy.rules = rules
-    return policy
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer; got {text!r}")
+    return value
 
 
-def load_agent(spec: str, rules: Rules, what: str = "--agent"):
-    """A policy from a name (random, greedy, smart), ``pretrained`` (the shipped PPO agent), a
-    ``big2 train`` checkpoint or model file (``.pt``), or a saved sb3-contrib MaskablePPO model (``.zip``)."""
-    from .policies import POLICIES, make_policy
+def _load_agent(spec: str, rules: Rules, what: str, trust: bool = False, seed: int | None = None) -> Policy:
+    """:func:`big2_env.loading.load_agent`, its refusals reported as ``big2 COMMAND: error: ...``."""
+    try:
+        return load_agent(spec, rules, trust=trust, what=what, seed=seed)
+    except LoadError as err:  # also MissingDependencyError and UntrustedModelError
+        raise CliError(str(err)) from None
+
+
+def _play_opponents(spec: str, seed: int, rules: Rules, human: int, trust: bool = False) -> dict[int, Policy]:
+    """The three computer players of ``big2 play``: a heuristic per seat (seeded apart) or one model for all."""
+    from .policies import POLICIES
 
     if spec in POLICIES:
-        return make_policy(spec, rules=rules)
-    path = Path(spec)
-    if spec == "pretrained" or path.suffix == ".pt":
-        return _load_network(spec, rules, what)
-    if path.suffix == ".zip":
-        if not path.is_file():
-            raise CliError(f"{what}: no such model file {spec!r}")
-        try:
-            from sb3_contrib import MaskablePPO
-        except ImportError:
-            raise CliError(f"{what}: loading a .zip model needs sb3-contrib (pip install -e '.[sb3]')") from None
-        from .sb3_adapter import SB3Policy
-
-        try:
-            model = MaskablePPO.load(str(path), device="cpu")
-        except Exception as err:  # corrupt or foreign file
-            raise CliError(f"{what}: could not load {spec!r} as a MaskablePPO model: {err}") from None
-        return SB3Policy(model)
-    raise CliError(
-        f"{what} must be one of {', '.join(sorted(POLICIES))}, pretrained, a trained model file (.pt) "
-        f"or a MaskablePPO model file (.zip); got {spec!r}"
-    )
-
-
-def _play_opponents(spec: str, seed: int, rules: Rules, human: int) -> dict:
-    """The three computer players of ``big2 play``: a heuristic per seat (seeded apart) or one network for all."""
-    from .policies import POLICIES, make_policy
-
-    if spec in POLICIES:
-        return {seat: make_policy(spec, seed=seed + seat, rules=rules) for seat in range(4) if seat != human}
-    policy = load_agent(spec, rules, what="--opponent")
-    policy.seed(seed)
+        return {seat: _load_agent(spec, rules, "--opponent", seed=seed + seat) for seat in range(4) if seat != human}
+    policy = _load_agent(spec, rules, "--opponent", trust=trust, seed=seed)
     return {seat: policy for seat in range(4) if seat != human}
 
 
@@ -271,8 +329,18 @@ def cmd_train(args: argparse.Namespace) -> int:
         result = train(train_args, resume=args.resume, explicit=set(values))
     except (CheckpointError, ValueError) as err:
         raise CliError(str(err)) from None
-    state = "finished" if result.finished else f"stopped at batch {result.batch} (resume with --resume)"
-    print(f"{state}: {result.batch} batches, {result.games} games, {result.decisions} decisions in {result.elapsed_s:.0f} s")
+    if result.already_finished:
+        print(
+            f"the run in {result.out} already finished (batch {result.batch}, all its planned batches); nothing to do. "
+            f"To train it longer, resume with a larger budget: big2 train --out {result.out} --resume --batches N "
+            f"(N > {result.batch}; the learning-rate schedule then stretches to N)"
+        )
+    else:
+        state = "finished" if result.finished else f"stopped at batch {result.batch} (resume with --resume)"
+        print(
+            f"{state}: {result.batch} batches, {result.games} games, {result.decisions} decisions; "
+            f"wall time {result.wall_s:.0f} s ({result.wall_s - result.eval_s:.0f} s training, {result.eval_s:.0f} s evaluation)"
+        )
     print(f"model: {result.out / 'model.pt'}  checkpoint: {result.out / 'checkpoint.pt'}  metrics: {result.out / 'metrics.csv'}")
     return 0
 
@@ -294,9 +362,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from .evaluation import evaluate
 
     rules = Rules.preset(args.rules)
-    agent = load_agent(args.agent, rules)
+    agent = _load_agent(args.agent, rules, "--agent", trust=args.trust_model)
+    opponent = _load_agent(args.opponent, rules, "--opponent", trust=args.trust_model)
     result = evaluate(
-        agent, args.opponent, n_games=args.games, seed=args.seed, rules=rules, duplicate=args.duplicate, progress=not args.no_progress
+        agent, opponent, n_games=args.games, seed=args.seed, rules=rules, duplicate=args.duplicate, progress=not args.no_progress
     )
     print(result.to_table())
     return 0
@@ -331,13 +400,20 @@ def cmd_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+TRUST_HELP = (
+    "let a .zip model be loaded by Stable-Baselines3's own loader, which unpickles it and so can run code "
+    "from the file: only for files you wrote (without it, .zip files are loaded without unpickling)"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="big2", description="Big 2 environment, agents and tools.")
+    parser.add_argument("--version", action="version", version=f"big2 {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
     demo = sub.add_parser("demo", help="play and render one seeded game between random players")
-    demo.add_argument("--seed", type=int, default=0, help="deal and players' seed (default 0)")
+    demo.add_argument("--seed", type=_seed, default=0, help="deal and players' seed, a non-negative integer (default 0)")
     demo.add_argument("--rules", default="paper", choices=Rules.PRESETS, help="rules preset (default paper)")
     demo.add_argument("--view", type=_view, default="all", help="whose hands to show: all, none, current or a seat 0..3")
     demo.set_defaults(func=cmd_demo)
@@ -345,20 +421,20 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play one seat against three computer opponents in the terminal")
     play.add_argument("--seat", type=_seat, default=0, help="your seat 0..3 (default 0)")
     play.add_argument(
-        "--opponent", default="smart", help="opponents: random, greedy, smart, pretrained or a trained model file .pt (default smart)"
+        "--opponent", default="smart", metavar="AGENT", help=f"the three opponents: {agent_choices()} (default smart)"
     )
+    play.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     play.add_argument("--rules", default="paper", choices=Rules.PRESETS, help="rules preset (default paper)")
-    play.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
+    play.add_argument("--seed", type=_seed, default=None, help="deal seed, a non-negative integer (default: random)")
     play.set_defaults(func=cmd_play)
 
     ev = sub.add_parser("eval", help="evaluate an agent against three opponents (the paper's protocol)")
-    ev.add_argument(
-        "--agent", required=True, help="random, greedy, smart, pretrained, a trained model file (.pt) or a MaskablePPO model file (.zip)"
-    )
-    ev.add_argument("--opponent", required=True, choices=("random", "greedy", "smart"), help="the opponent class")
+    ev.add_argument("--agent", required=True, metavar="AGENT", help=f"the evaluated agent: {agent_choices()}")
+    ev.add_argument("--opponent", required=True, metavar="AGENT", help="the three opponents, same forms as --agent")
+    ev.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     ev.add_argument("--games", type=_positive_int, default=1000, help="games (deals with --duplicate), default 1000")
     ev.add_argument("--duplicate", action="store_true", help="replay every deal with the agent in each of the four seats")
-    ev.add_argument("--seed", type=int, default=0, help="seed of deals, seats and policies (default 0)")
+    ev.add_argument("--seed", type=_seed, default=0, help="seed of deals, seats and policies, a non-negative integer (default 0)")
     ev.add_argument("--rules", default="paper", choices=Rules.PRESETS, help="rules preset (default paper)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
     ev.set_defaults(func=cmd_eval)
@@ -366,7 +442,8 @@ def build_parser() -> argparse.ArgumentParser:
     tr = sub.add_parser(
         "train",
         help="train the card-aware agent by self-play: PPO, Monte Carlo Q, SARSA or Q-learning (needs torch)",
-        description="Train the card-aware agent by self-play, PPO or a value learner (paper sections 3-5). Flags override --config; "
+        description="Train the card-aware agent by self-play, PPO or a value learner (paper sections 3-5). "
+        "Flags override --config; "
         "with --resume the run's own arguments are used and only budget, logging and thread flags may change.",
     )
     _add_train_arguments(tr)
@@ -382,7 +459,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _tolerant_streams() -> None:
+    """Escape what the terminal's encoding cannot show (e.g. suit symbols with ``LANG=C``) instead of crashing."""
+    for stream, errors in ((sys.stdout, "backslashreplace"), (sys.stderr, "backslashreplace"), (sys.stdin, "replace")):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", None) == "strict":
+            try:
+                reconfigure(errors=errors)
+            except (AttributeError, ValueError, OSError):
+                pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _tolerant_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

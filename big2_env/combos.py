@@ -25,7 +25,7 @@ from functools import lru_cache
 from itertools import combinations, product
 from typing import Iterable, NamedTuple
 
-from .cards import NUM_RANKS, check_card
+from .cards import NUM_RANKS, check_cards
 from .rules import Rules
 
 # Categories, in the combination ordering used by Greedy (type first, then key).
@@ -96,13 +96,18 @@ def _flush_strength(top: int, rules: Rules) -> int:
 def classify(cards: Iterable[int], rules: Rules = Rules()) -> Combo | None:
     """Classify a set of cards under ``rules``; ``None`` if it is not a legal combination.
 
+    ``cards`` is a collection of card ids (checked by :func:`big2_env.cards.check_cards`:
+    ``ValueError`` for anything that is not an int or numpy integer in 0..51); a
+    repeated card or more than five cards make no combination (``None``).
+
     >>> from big2_env.cards import parse_cards
     >>> classify(parse_cards("3D 3S")).name
     'pair'
     >>> classify(parse_cards("3D 4D")) is None
     True
     """
-    play = sorted(check_card(c) for c in cards)
+    play = sorted(check_cards(cards))
+    rules = Rules.coerce(rules)
     n = len(play)
     if n != len(set(play)) or n == 0 or n > 5:
         return None
@@ -142,8 +147,11 @@ def classify(cards: Iterable[int], rules: Rules = Rules()) -> Combo | None:
 
 
 def beats(play: Iterable[int], trick: Iterable[int], rules: Rules = Rules()) -> bool:
-    """True when ``play`` is a legal combination that beats ``trick`` (same size, higher strength)."""
-    play_t, trick_t = tuple(play), tuple(trick)
+    """True when ``play`` is a legal combination that beats ``trick`` (same size, higher strength).
+
+    Both are collections of card ids, checked as in :func:`classify` (``ValueError`` for a bad card id).
+    """
+    play_t, trick_t = check_cards(play, "play"), check_cards(trick, "trick")
     mine, theirs = classify(play_t, rules), classify(trick_t, rules)
     if mine is None or theirs is None or len(play_t) != len(trick_t):
         return False

@@ -62,7 +62,14 @@ from typing import Sequence
 
 import numpy as np
 
-from .cards import NUM_CARDS, check_card, format_cards
+from .cards import (
+    NUM_CARDS,
+    check_hand,
+    check_index,
+    format_cards,
+    format_play,
+    mask_to_cards,
+)
 from .combos import FEATURE_CATEGORY, Entry, classify
 from .rules import Rules
 
@@ -120,37 +127,71 @@ def _slot_mask(play: Sequence[int], hand_mask: int) -> int:
     return mask
 
 
+def check_action(action: object) -> int:
+    """``action`` as a Python int if it is an action index, else ``ValueError``.
+
+    The one action validator of the package (the envs and :func:`action_cards` use
+    it): a Python int, a numpy integer or a 0-d integer numpy array in ``0..1694``;
+    never a bool, a float (even an integral one), a string or ``None``.
+    """
+    if type(action) is int and 0 <= action < NUM_ACTIONS:  # the fast path
+        return action
+    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        action = action[()]
+    return check_index(action, "action", NUM_ACTIONS, f"an int in 0..{NUM_ACTIONS - 1}")
+
+
+def check_step_action(action: object, agent: str, done: bool) -> int | None:
+    """An env's ``step`` argument checked by :func:`check_action`, or ``None`` for an agent that is ``done``.
+
+    PettingZoo requires ``None`` as the action of a terminated or truncated agent;
+    for the agent on move ``None`` raises ``ValueError`` like any other bad action.
+    """
+    if action is None:
+        if done:
+            return None
+        raise ValueError(
+            f"action None is only for an agent that is done; {agent} is on move and must give "
+            f"an int in 0..{NUM_ACTIONS - 1}"
+        )
+    return check_action(action)
+
+
 def action_index(play: Sequence[int], hand: Sequence[int]) -> int:
     """Index (0..1694) of ``play`` made from ``hand``; ``()`` is :data:`PASS_ACTION`.
+
+    ``play`` and ``hand`` are collections of distinct card ids (ints or numpy
+    integers in 0..51, at most 13; see :func:`big2_env.cards.check_hand`).
 
     >>> from big2_env.cards import parse_cards
     >>> hand = parse_cards("3D 3S 5H 9C")
     >>> action_index(parse_cards("3D 3S"), hand), action_index((), hand)
     (13, 1694)
     """
-    if len(play) == 0:
+    hand_mask = check_hand(hand, "hand")
+    play_mask = check_hand(play, "play")
+    if not play_mask:
         return PASS_ACTION
-    hand_mask = 0
-    for c in hand:
-        hand_mask |= 1 << check_card(c)
-    for c in play:
-        if not hand_mask >> check_card(c) & 1:
-            raise ValueError(f"card {format_cards([c])} of the play is not in the hand")
-    index = _SLOT_MASK_TO_INDEX[_slot_mask(play, hand_mask)] if len(set(play)) == len(play) else -1
+    missing = play_mask & ~hand_mask
+    if missing:
+        raise ValueError(f"card(s) {format_cards(mask_to_cards(missing))} of the play are not in the hand")
+    play_cards = mask_to_cards(play_mask)
+    index = _SLOT_MASK_TO_INDEX[_slot_mask(play_cards, hand_mask)]
     if index < 0:
-        raise ValueError(f"the play {format_cards(sorted(play))!r} has no action index (not a slot set of the scheme)")
+        raise ValueError(f"the play {format_play(play_cards)!r} has no action index (not a slot set of the scheme)")
     return index
 
 
 def action_cards(index: int, hand: Sequence[int]) -> tuple[int, ...]:
     """The sorted cards that action ``index`` names in ``hand`` (``()`` for pass).
 
-    Raises ``ValueError`` when the index is out of range or names a slot the hand does not have.
+    ``index`` is checked by :func:`check_action`, ``hand`` by
+    :func:`big2_env.cards.check_hand`. Raises ``ValueError`` when either is
+    malformed or the index names a slot the hand does not have.
     """
-    if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < NUM_ACTIONS:
-        raise ValueError(f"action index must be an int in 0..{NUM_ACTIONS - 1}, got {index!r}")
-    slots = ACTION_SLOTS[int(index)]
-    ordered = sorted(hand)
+    index = check_action(index)
+    ordered = mask_to_cards(check_hand(hand, "hand"))
+    slots = ACTION_SLOTS[index]
     if slots and slots[-1] >= len(ordered):
         raise ValueError(f"action {index} names hand slot {slots[-1]} but the hand has {len(ordered)} cards")
     return tuple(ordered[s] for s in slots)
@@ -286,20 +327,20 @@ def entry_features(entries: Sequence[Entry]) -> np.ndarray:
 def play_features(play: Sequence[int], rules: Rules = Rules()) -> np.ndarray:
     """The 80 candidate features of one play (``()`` for pass) under ``rules``.
 
+    ``play`` is a collection of distinct card ids (see :func:`big2_env.cards.check_hand`).
+
     >>> from big2_env.cards import parse_cards
     >>> f = play_features(parse_cards("3D 3S"))
     >>> int(f[:52].sum()), int(f[52]), int(f[54]), round(float(f[78]), 3)
     (2, 0, 1, 0.4)
     """
-    if len(play) == 0:
+    mask = check_hand(play, "play")
+    if not mask:
         return entry_features([(-1, (), 0, -1, -1)])[0]
-    play_t = tuple(sorted(play))
-    combo = classify(play_t, rules)
+    play_t = tuple(mask_to_cards(mask))
+    combo = classify(play_t, Rules.coerce(rules))
     if combo is None:
         raise ValueError(f"{format_cards(play_t)!r} is not a legal combination under these rules")
-    mask = 0
-    for c in play_t:
-        mask |= 1 << c
     return entry_features([(combo.strength, play_t, mask, combo.category, combo.comparison_card)])[0]
 
 

@@ -49,16 +49,18 @@ the same arguments give the same result (``elapsed_s`` aside).
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 import numpy as np
 
 from .encoding import Decision
 from .game import NUM_PLAYERS, Game
-from .policies import Policy, make_policy
+from .policies import Policy
 from .rules import Rules
 
 __all__ = ["EvaluationResult", "PolicyObservation", "SeatResult", "evaluate", "resolve_policy", "wilson_interval"]
@@ -78,7 +80,7 @@ class PolicyObservation(Mapping):
     so the mapping stays valid after the game moves on.
     """
 
-    __slots__ = ("decision", "_mask")
+    __slots__ = ("_mask", "decision")
     KEYS = ("observation", "action_mask", "candidate_actions", "candidate_features")
 
     def __init__(self, decision: Decision) -> None:
@@ -111,25 +113,29 @@ class PolicyObservation(Mapping):
         return f"PolicyObservation(player={self.decision.player}, legal_actions={self.decision.actions.tolist()})"
 
 
-def resolve_policy(policy: Any, what: str, rules: Rules) -> Policy:
-    """A policy object from a name in :data:`big2_env.policies.POLICIES` or an object with ``act``.
+def resolve_policy(policy: Any, what: str, rules: Rules, trust: bool = False) -> Policy:
+    """A policy object from a spec or an object with ``act``.
 
-    Raises ``ValueError`` for an unknown name and ``TypeError`` for anything else.
+    A string or path goes to :func:`big2_env.loading.load_agent`: a heuristic name in
+    :data:`big2_env.policies.POLICIES`, ``"pretrained"``, a ``.pt`` model file, a run folder
+    or a MaskablePPO ``.zip`` (``trust``: see :func:`~big2_env.loading.load_agent`).
+
+    Raises ``ValueError`` (:class:`big2_env.loading.LoadError`) for a spec that names no
+    loadable agent and ``TypeError`` for anything else.
     """
-    if isinstance(policy, str):
-        try:
-            return make_policy(policy, rules=rules)
-        except ValueError as err:
-            raise ValueError(f"{what}: {err}") from None
+    if isinstance(policy, (str, os.PathLike)):
+        from .loading import load_agent
+
+        return load_agent(policy, rules, trust=trust, what=what)
     if callable(getattr(policy, "act", None)):
         return policy
-    raise TypeError(f"{what} must be a policy name or an object with an act(obs) method; got {policy!r}")
+    raise TypeError(f"{what} must be a policy name, a model path or an object with an act(obs) method; got {policy!r}")
 
 
 def policy_name(policy: Any) -> str:
-    """A short display name: the registered name, else the class name."""
-    if isinstance(policy, str):
-        return policy
+    """A short display name: the registered name, else the class name (strings are shown as given)."""
+    if isinstance(policy, (str, os.PathLike)):
+        return os.fspath(policy)
     name = getattr(policy, "name", None)
     if isinstance(name, str) and name and name != Policy.name:
         return name
@@ -276,8 +282,10 @@ class EvaluationResult:
         if self.success and not self.significant_success:
             verdict += " (not significant at 95%)"
         lines = [
-            f"{self.agent} vs 3 x {self.opponent}: {games}, seed {self.seed}, "
-            f"{self.elapsed_s:.2f} s ({self.games_per_s:.0f} games/s)",
+            (
+                f"{self.agent} vs 3 x {self.opponent}: {games}, seed {self.seed}, "
+                f"{self.elapsed_s:.2f} s ({self.games_per_s:.0f} games/s)"
+            ),
             f"  win rate    {self.win_rate:7.1%}   95% CI [{lo:.1%}, {hi:.1%}]",
             f"  mean score  {self.mean_score:+7.2f}   95% CI [{slo:+.2f}, {shi:+.2f}]   (sd {self.score_std:.2f})",
             f"  success     {verdict}   (win rate > 25% and mean score > 0)",
@@ -340,41 +348,47 @@ def evaluate(
     opponent: Any,
     n_games: int = 1000,
     seed: int | None = 0,
-    rules: Rules | str | Mapping[str, Any] | None = Rules(),
+    rules: Rules | str | Mapping[str, Any] | None = None,
     duplicate: bool = False,
     progress: bool = False,
     batch_size: int = 512,
+    trust: bool = False,
 ) -> EvaluationResult:
     """Evaluate ``agent`` against three copies of ``opponent`` (the paper's protocol).
 
     Args:
-        agent: the evaluated policy: a name in :data:`big2_env.policies.POLICIES`
-            or an object with ``act(obs) -> int`` (``act_batch`` used when present).
-        opponent: the opponent class, same forms; it plays the other three seats.
+        agent: the evaluated policy: an object with ``act(obs) -> int`` (``act_batch`` used
+            when present) or a spec for :func:`big2_env.loading.load_agent`: a name in
+            :data:`big2_env.policies.POLICIES`, ``"pretrained"``, a ``.pt`` model file, a
+            ``big2 train`` run folder or a MaskablePPO ``.zip``.
+        opponent: the opponent, same forms; it plays the other three seats.
         n_games: games to play (deals, in duplicate mode); a positive int.
         seed: seeds the deals, the agent's seats and both policies (``policy.seed``);
             the same seed (and ``batch_size``) gives the same result. ``None``: fresh entropy.
-        rules: the rule set (a :class:`Rules`, preset name or dict).
+        rules: the rule set (a :class:`Rules`, preset name or dict; ``None``: the default rules).
         duplicate: play every deal four times, the agent once in each seat
             (``4 * n_games`` games in all; see the module docstring for the intervals).
         progress: show a progress bar (tqdm if installed, else a line on stderr per ~10%).
         batch_size: games stepped together (the most observations in one ``act_batch``).
+        trust: let an SB3 ``.zip`` spec be unpickled by Stable-Baselines3's own loader (which
+            can run code from the file); by default it is loaded without unpickling.
 
     Returns:
         An :class:`EvaluationResult`.
 
     Raises:
-        ValueError: unknown policy name, ``n_games`` or ``batch_size`` not a positive int.
-        TypeError: a policy that is neither a name nor an object with ``act``.
+        ValueError: a spec that names no loadable agent (:class:`big2_env.loading.LoadError`),
+            ``n_games`` or ``batch_size`` not a positive int.
+        TypeError: a policy that is neither a spec nor an object with ``act``.
     """
     n_deals = _check_positive_int(n_games, "n_games")
     batch_size = _check_positive_int(batch_size, "batch_size")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
         raise ValueError(f"seed must be a non-negative int or None; got {seed!r}")
     rules = Rules.coerce(rules)
-    agent_policy = resolve_policy(agent, "agent", rules)
-    opponent_policy = resolve_policy(opponent, "opponent", rules)
-    agent_label, opponent_label = policy_name(agent), policy_name(opponent)
+    agent_policy = resolve_policy(agent, "agent", rules, trust=trust)
+    opponent_policy = resolve_policy(opponent, "opponent", rules, trust=trust)
+    agent_label, opponent_label = policy_name(agent_policy), policy_name(opponent_policy)
 
     root = np.random.SeedSequence(seed)
     deal_seq, seat_seq, agent_seq, opponent_seq = root.spawn(4)

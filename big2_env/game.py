@@ -24,6 +24,8 @@ from .cards import (
     NUM_CARDS,
     THREE_OF_DIAMONDS,
     card_str,
+    check_hand,
+    check_index,
     format_cards,
     format_play,
     mask_to_cards,
@@ -31,7 +33,7 @@ from .cards import (
     parse_play,
 )
 from .combos import Entry, classify, enumerate_combos
-from .legal import PASS_ENTRY, hand_mask_of, select_entries
+from .legal import PASS_ENTRY, select_entries
 from .rules import Rules
 
 NUM_PLAYERS = 4
@@ -64,7 +66,8 @@ class Game:
 
     Args:
         rules: the rule set (a :class:`Rules`, a preset name or a dict of keywords).
-        seed: an int, a ``numpy.random.Generator`` or ``None``; the same seed gives the same deal.
+        seed: ``None``, a non-negative int (Python int or numpy integer; not a bool
+            or float) or a ``numpy.random.Generator``; the same seed gives the same deal.
 
     Attributes (read-only by convention):
         rules, current_player, trick (sorted tuple of the active trick, ``None`` when
@@ -74,8 +77,19 @@ class Game:
     """
 
     def __init__(self, rules: Rules | str | dict | None = None, seed: int | np.random.Generator | None = None):
-        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        self._setup(Rules.coerce(rules), deal_hands(rng))
+        rules = Rules.coerce(rules)
+        if isinstance(seed, np.random.Generator):
+            rng = seed
+        elif seed is None or (type(seed) is int and seed >= 0):
+            rng = np.random.default_rng(seed)
+        elif isinstance(seed, np.integer) and seed >= 0:
+            rng = np.random.default_rng(int(seed))
+        else:
+            raise ValueError(
+                f"seed must be None, a non-negative int (Python int or numpy integer; not a bool or float) "
+                f"or a numpy.random.Generator, got {seed!r} ({type(seed).__name__})"
+            )
+        self._setup(rules, deal_hands(rng))
 
     @classmethod
     def from_hands(
@@ -95,24 +109,40 @@ class Game:
         opening (holder of 3D on move). Give ``current_player`` (and optionally an
         active ``trick`` made by ``trick_player`` followed by ``passes`` passes) to
         start mid-game; the opening rule then applies only if ``opening=True``.
+
+        Accepted types (anything else raises ``ValueError`` naming the argument, the
+        value and what is allowed): ``hands`` a list of four hands, each card text or
+        1 to 13 distinct card ids (ints or numpy integers in 0..51, see
+        :func:`big2_env.cards.check_hand`); ``current_player`` and ``trick_player``
+        ``None`` or a seat 0..3 (int or numpy integer, not a bool); ``trick`` ``None``,
+        card text or card ids; ``passes`` an int 0..2; ``opening`` ``True``, ``False``
+        or ``None``.
         """
         rules = Rules.coerce(rules)
+        if isinstance(hands, (str, bytes)) or not hasattr(hands, "__len__"):
+            raise ValueError(f"hands must be a list of {NUM_PLAYERS} hands, got {hands!r} ({type(hands).__name__})")
         if len(hands) != NUM_PLAYERS:
             raise ValueError(f"need exactly {NUM_PLAYERS} hands, got {len(hands)}")
-        parsed = [sorted(parse_cards(h)) if isinstance(h, str) else sorted(h) for h in hands]
+        if current_player is not None:
+            current_player = check_index(current_player, "current_player", NUM_PLAYERS)
+        if trick_player is not None:
+            trick_player = check_index(trick_player, "trick_player", NUM_PLAYERS)
+        passes = check_index(passes, "passes after the trick", NUM_PLAYERS - 1, "0, 1 or 2")
+        if opening is not None and not isinstance(opening, bool):
+            raise ValueError(f"opening must be True, False or None, got {opening!r} ({type(opening).__name__})")
+        parsed = []
         seen = 0
-        for seat, hand in enumerate(parsed):
-            mask = hand_mask_of(hand, f"hand of player {seat}")
-            if not 1 <= len(hand) <= HAND_SIZE:
-                raise ValueError(f"player {seat} must hold 1 to {HAND_SIZE} cards, got {len(hand)}")
+        for seat, hand in enumerate(hands):
+            what = f"hand of player {seat}"
+            mask = check_hand(parse_cards(hand) if isinstance(hand, str) else hand, what, min_cards=1)
             if mask & seen:
                 raise ValueError(f"card(s) {format_cards(mask_to_cards(mask & seen))} dealt to more than one player")
             seen |= mask
-        trick_t = None
+            parsed.append(mask_to_cards(mask))
+        trick_t, trick_mask = None, 0
         if trick is not None:
-            trick_t = tuple(sorted(parse_play(trick) if isinstance(trick, str) else trick))
-            if not trick_t:
-                trick_t = None
+            trick_mask = check_hand(parse_play(trick) if isinstance(trick, str) else trick, "trick")
+            trick_t = tuple(mask_to_cards(trick_mask)) or None
         game = cls.__new__(cls)
         game._setup(rules, parsed, current_player=current_player, opening=opening)
         if trick_t is not None:
@@ -121,15 +151,10 @@ class Game:
             combo = classify(trick_t, rules)
             if combo is None:
                 raise ValueError(f"trick {format_cards(trick_t)!r} is not a legal combination under these rules")
-            trick_mask = hand_mask_of(trick_t, "trick")
             if trick_mask & seen:
                 raise ValueError(f"trick {format_cards(trick_t)!r} shares cards with a hand")
-            if not 0 <= passes <= 2:
-                raise ValueError(f"passes after the trick must be 0, 1 or 2, got {passes}")
             if trick_player is None:
                 trick_player = (current_player - 1 - passes) % NUM_PLAYERS
-            elif not (isinstance(trick_player, (int, np.integer)) and 0 <= trick_player < NUM_PLAYERS):
-                raise ValueError(f"trick_player must be 0..3, got {trick_player!r}")
             elif (trick_player + 1 + passes) % NUM_PLAYERS != current_player:
                 raise ValueError(
                     f"player {trick_player} played the trick and {passes} passed, so player "
@@ -149,8 +174,8 @@ class Game:
         current_player: int | None = None,
         opening: bool | None = None,
     ) -> None:
-        self.rules = rules
-        self._hand_masks = [hand_mask_of(h) for h in hands]
+        self.rules = rules  # hands: sorted lists of distinct ints 0..51, already checked (no check here)
+        self._hand_masks = [sum(1 << c for c in h) for h in hands]
         self._hand_cards = [list(h) for h in hands]
         self._combos = [enumerate_combos(m, rules) for m in self._hand_masks]
         if current_player is None:
@@ -159,9 +184,7 @@ class Game:
                 raise ValueError("no player holds 3D: give current_player to start mid-game")
             current_player = holders[0]
             opening = True if opening is None else opening
-        elif not (isinstance(current_player, (int, np.integer)) and 0 <= current_player < NUM_PLAYERS):
-            raise ValueError(f"current_player must be 0..3, got {current_player!r}")
-        self.current_player = int(current_player)
+        self.current_player = current_player
         self._opening = bool(opening)
         if self._opening and not self._hand_masks[self.current_player] & 1:
             raise ValueError("the opening needs the player on move to hold 3D")
@@ -241,15 +264,15 @@ class Game:
     def play(self, cards: Iterable[int] | str) -> None:
         """Play cards (ids or text such as ``"3D 3S"``) or pass (``()`` or ``"pass"``) for the player on move.
 
-        Raises :class:`IllegalPlayError` (a ``ValueError``) naming the problem; the
-        state is unchanged after a rejected play.
+        Card ids are checked by :func:`big2_env.cards.check_hand` (distinct ints or
+        numpy integers in 0..51; no bools or floats). Raises :class:`IllegalPlayError`
+        (a ``ValueError``) naming the problem, or ``ValueError`` for malformed input;
+        the state is unchanged after a rejected play.
         """
         if isinstance(cards, str):
             play = parse_play(cards)
         else:
-            cards = list(cards)
-            hand_mask_of(cards, "play")  # valid ids, no repeats
-            play = tuple(sorted(int(c) for c in cards))
+            play = tuple(mask_to_cards(check_hand(cards, "play")))
         for entry in self.legal_entries():
             if entry[1] == play:
                 self._apply(entry)
@@ -257,7 +280,13 @@ class Game:
         raise IllegalPlayError(self._explain_illegal(play))
 
     def play_index(self, index: int) -> None:
-        """Make the ``index``-th play of :meth:`legal_plays` (no other check: the fast path)."""
+        """Make the ``index``-th play of :meth:`legal_plays` (the fast path).
+
+        ``index`` must be an int or numpy integer (not a bool or float): ``ValueError``
+        otherwise, :class:`IllegalPlayError` when it is out of range.
+        """
+        if type(index) is not int:
+            index = check_index(index, "play index", None)
         if self.winner is not None:
             raise IllegalPlayError(self._explain_illegal(()))
         legal = self.legal_entries()

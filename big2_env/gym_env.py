@@ -73,7 +73,7 @@ from gymnasium.utils import EzPickle
 
 from .aec_env import observation_space
 from .cards import format_play
-from .encoding import FEATURE_SIZE, NUM_ACTIONS, Decision, observation
+from .encoding import FEATURE_SIZE, NUM_ACTIONS, Decision, check_action, observation
 from .evaluation import PolicyObservation, resolve_policy
 from .game import HAND_SIZE, NUM_PLAYERS, Game, hand_penalty
 from .policies import Policy
@@ -181,7 +181,9 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         return int(seat)
 
     # ------------------------------------------------------------------ API
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
         if seed is not None:
             self._seed_opponents(seed)
@@ -317,12 +319,10 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
 
     @staticmethod
     def _check_action(action: Any) -> int:
-        value = action
-        if isinstance(value, np.ndarray) and value.size == 1 and np.issubdtype(value.dtype, np.integer):
-            value = value.reshape(()).item()
-        if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and 0 <= value < NUM_ACTIONS:
-            return int(value)
-        raise ValueError(f"action must be an int in 0..{NUM_ACTIONS - 1}; got {action!r}")
+        """:func:`big2_env.encoding.check_action`, also accepting a one-element integer array (SB3's ``predict``)."""
+        if isinstance(action, np.ndarray) and action.size == 1 and np.issubdtype(action.dtype, np.integer):
+            action = action.reshape(())
+        return check_action(action)
 
     def _illegal_message(self, action: Any, decision: Decision) -> str:
         legal = [f"{a} ({format_play(p)})" for a, p in zip(decision.actions.tolist(), decision.plays)]

@@ -12,7 +12,7 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Iterable, Sequence
 
-from .cards import card_str, check_card, format_cards
+from .cards import card_str, check_card, check_hand, format_cards, mask_to_cards
 from .combos import Entry, classify, enumerate_combos
 from .rules import Rules
 
@@ -52,24 +52,17 @@ def _cached_combos(hand_mask: int, rules: Rules) -> list[list[Entry]]:
     return enumerate_combos(hand_mask, rules)
 
 
-def hand_mask_of(cards: Iterable[int], what: str = "hand") -> int:
-    """Bitmask of a collection of distinct card ids; ``ValueError`` on a bad or repeated card."""
-    mask = 0
-    for c in cards:
-        card = check_card(c)
-        if mask >> card & 1:
-            raise ValueError(f"card {card_str(card)} is given twice in the {what}")
-        mask |= 1 << card
-    return mask
-
-
 def legal_plays(
     hand: Iterable[int],
-    trick: Sequence[int] | None = None,
+    trick: Iterable[int] | None = None,
     rules: Rules = Rules(),
     must_include: int | None = None,
 ) -> list[tuple[int, ...]]:
-    """Every legal play from ``hand`` facing ``trick`` (``None`` when leading).
+    """Every legal play from ``hand`` facing ``trick`` (``None`` or ``()`` when leading).
+
+    ``hand`` and ``trick`` are collections of distinct card ids (at most 13, see
+    :func:`big2_env.cards.check_hand`); ``must_include`` is ``None`` or a card id.
+    Anything else raises ``ValueError`` naming the argument and what is allowed.
 
     Each play is a sorted tuple of card ids; ``()`` is pass, present exactly when
     passing is legal (facing a trick). Non-pass plays come first, ordered by
@@ -81,11 +74,11 @@ def legal_plays(
     ['5H', 'pass']
     """
     rules = Rules.coerce(rules)
-    hand_mask = hand_mask_of(hand)
+    hand_mask = check_hand(hand, "hand")
     trick_size, trick_strength = 0, 0
-    if trick is not None and len(trick):
-        trick_t = tuple(sorted(trick))
-        trick_mask = hand_mask_of(trick_t, "trick")
+    trick_mask = 0 if trick is None else check_hand(trick, "trick")
+    if trick_mask:
+        trick_t = tuple(mask_to_cards(trick_mask))
         combo = classify(trick_t, rules)
         if combo is None:
             raise ValueError(f"trick {format_cards(trick_t)!r} is not a legal combination under these rules")
@@ -94,7 +87,7 @@ def legal_plays(
         trick_size, trick_strength = len(trick_t), combo.strength
     must_mask = 0
     if must_include is not None:
-        card = check_card(must_include)
+        card = check_card(must_include, "must_include")
         if not hand_mask >> card & 1:
             raise ValueError(f"must_include card {card_str(card)} is not in the hand")
         must_mask = 1 << card

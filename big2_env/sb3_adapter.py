@@ -6,17 +6,24 @@ Stable-Baselines3: any object with SB3's ``predict`` signature works.
 
 Example (needs ``pip install sb3-contrib``)::
 
-    from sb3_contrib import MaskablePPO
     from big2_env.evaluation import evaluate
     from big2_env.sb3_adapter import SB3Policy
 
-    model = MaskablePPO.load("big2_maskable_ppo.zip")
-    print(evaluate(SB3Policy(model), "greedy", n_games=1000, seed=0))
+    policy = SB3Policy.from_file("big2_maskable_ppo.zip")  # never unpickles code from the file
+    print(evaluate(policy, "greedy", n_games=1000, seed=0))
+    print(evaluate("big2_maskable_ppo.zip", "smart", n_games=1000, seed=0))  # the same, by path
+
+Loading a file: ``MaskablePPO.load(path)`` unpickles parts of the file and so runs any
+code a crafted file holds; :meth:`SB3Policy.from_file` (and
+:func:`big2_env.loading.load_agent`) load a ``MaskablePPO`` save without unpickling
+anything unless ``trust=True`` (see :mod:`big2_env.loading`).
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import os
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -35,16 +42,35 @@ class SB3Policy(Policy):
         deterministic: take the most likely action (default) or sample.
         fallback_to_legal: replace an illegal prediction by the lowest legal action instead of
             raising ``ValueError``.
+        name: display name (e.g. in evaluation tables); ``"sb3"`` by default.
     """
 
     name = "sb3"
 
-    def __init__(self, model: Any, deterministic: bool = True, fallback_to_legal: bool = False) -> None:
+    def __init__(
+        self, model: Any, deterministic: bool = True, fallback_to_legal: bool = False, name: str | None = None
+    ) -> None:
         if not hasattr(model, "predict"):
             raise TypeError(f"model must have a predict() method like Stable-Baselines3 models; got {type(model).__name__}")
         self.model = model
         self.deterministic = deterministic
         self.fallback_to_legal = fallback_to_legal
+        if name is not None:
+            self.name = name
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str], trust: bool = False, **kwargs: Any) -> SB3Policy:
+        """Load a saved sb3-contrib ``MaskablePPO`` model (``.zip``) safely.
+
+        Without ``trust`` nothing in the file is unpickled (see
+        :func:`big2_env.loading.load_sb3_model`; a file that would need it raises
+        :class:`big2_env.loading.UntrustedModelError`); ``trust=True`` uses
+        ``MaskablePPO.load``, which can run code from the file: only for files you wrote.
+        ``kwargs`` go to the constructor.
+        """
+        from .loading import load_sb3_model
+
+        return cls(load_sb3_model(path, trust=trust, what="model"), **kwargs)
 
     def act(self, obs: Observation) -> int:
         return self.act_batch([obs])[0]

@@ -7,6 +7,14 @@ behaviour, plus properties that read the per-step attributes
 (``agent_selection``, ``terminations``, ...) straight from the raw env. Without
 them every such read walks the ``__getattr__`` chain of all three wrappers, which
 cost more than the game itself in the AEC loop.
+
+One addition: ``OrderEnforcingWrapper.step`` (the outermost) and
+``TerminateIllegalWrapper.step`` check the action's type and range with
+:func:`big2_env.encoding.check_step_action` before PettingZoo's wrappers see it, so a
+bool, float, string or out-of-range action raises ``ValueError`` instead of
+reaching PettingZoo's ``assert`` (skipped under ``python -O``) or being used to
+index the action mask. ``None`` stays the action of an agent that is done; a
+legal-range action that is not legal now still ends the game (reward -1).
 """
 
 from __future__ import annotations
@@ -15,6 +23,8 @@ from typing import Any
 
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+
+from .encoding import NUM_ACTIONS, check_step_action
 
 _FORWARDED = (
     "agent_selection",
@@ -47,11 +57,25 @@ class _Forwarding:
     def _bind_raw(self, env: AECEnv) -> None:
         object.__setattr__(self, "_raw_env", env.unwrapped)
 
+    def _checked_action(self, action: Any) -> Any:
+        """The slow path of the action check (anything but a plain int in range): see ``check_step_action``."""
+        raw = self._raw_env
+        agent = getattr(raw, "agent_selection", None)
+        terminations = getattr(raw, "terminations", {})
+        live = bool(raw.agents) and agent in terminations
+        done = not live or terminations[agent] or raw.truncations[agent]
+        return check_step_action(action, str(agent), done)
+
 
 class TerminateIllegalWrapper(_Forwarding, wrappers.TerminateIllegalWrapper):
     def __init__(self, env: AECEnv, illegal_reward: float):
         self._bind_raw(env)
         super().__init__(env, illegal_reward)
+
+    def step(self, action: Any) -> None:
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
+            action = self._checked_action(action)
+        super().step(action)
 
 
 class AssertOutOfBoundsWrapper(_Forwarding, wrappers.AssertOutOfBoundsWrapper):
@@ -64,6 +88,11 @@ class OrderEnforcingWrapper(_Forwarding, wrappers.OrderEnforcingWrapper):
     def __init__(self, env: AECEnv):
         self._bind_raw(env)
         super().__init__(env)
+
+    def step(self, action: Any) -> None:
+        if self._has_reset and (type(action) is not int or not 0 <= action < NUM_ACTIONS):
+            action = self._checked_action(action)
+        super().step(action)
 
 
 for _name in _FORWARDED:

@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 
 import numpy as np  # noqa: E402
 
-from agents.network import Big2Net, HandEncoder, NetworkConfig, count_parameters, pack_candidates  # noqa: E402
+from agents.network import Big2Net, HandEncoder, NetworkConfig, count_parameters, pack_candidates, parameter_count  # noqa: E402
 from agents.policy import NetworkPolicy, choose, score_numpy  # noqa: E402
 from big2_env import Game  # noqa: E402
 from big2_env.encoding import Decision  # noqa: E402
@@ -185,7 +185,7 @@ def test_size_is_small_and_config_round_trips(model, tmp_path):
         NetworkConfig.from_dict({"card_dims": 8})
     with pytest.raises(ValueError, match="must divide"):
         NetworkConfig(card_dim=30, hand_heads=4)
-    with pytest.raises(ValueError, match="positive int"):
+    with pytest.raises(ValueError, match=r"an int in 1\.\.4096"):
         NetworkConfig(state_dim=0)
 
 
@@ -248,3 +248,21 @@ def test_importing_the_environment_and_cli_never_imports_torch():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_parameter_count_formula_matches_built_networks(seed):
+    rng = np.random.default_rng(seed)
+    heads = int(rng.choice([1, 2, 4]))
+    values = {name: int(rng.integers(1, 40)) for name in
+              ("hand_ff", "field_dim", "count_dim", "state_dim", "state_ff", "action_hidden", "action_dim", "value_hidden")}
+    config = NetworkConfig(card_dim=heads * int(rng.integers(1, 10)), hand_heads=heads, value_head=bool(seed % 2), **values)
+    assert parameter_count(config) == count_parameters(Big2Net(config))
+
+
+def test_a_huge_config_is_refused_before_anything_is_allocated():
+    huge = NetworkConfig(card_dim=4096, hand_ff=4096, field_dim=4096, state_dim=4096, state_ff=4096)
+    with pytest.raises(ValueError, match="parameters, more than the"):
+        Big2Net(huge)
+    with pytest.raises(ValueError, match=r"must be an int in 1\.\.4096"):
+        NetworkConfig(state_ff=10**9)

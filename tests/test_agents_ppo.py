@@ -96,7 +96,8 @@ def test_ppo_smoke_two_batches_change_the_parameters_and_stay_finite():
     before = {k: v.clone() for k, v in trainer.model.state_dict().items()}
     # the rollout's log-probabilities are those the update recomputes (ratio 1 before any step)
     seeds = np.random.default_rng(0).integers(0, 2**63, size=4)
-    rollout = collect([Game(seed=int(s)) for s in seeds], SelfPlay(0).plan(4), {"current": trainer.model}, np.random.default_rng(0))
+    games = [Game(seed=int(s)) for s in seeds]
+    rollout = collect(games, SelfPlay(0).plan(4), {"current": trainer.model}, np.random.default_rng(0))
     owner, slot, k = pack_candidates(rollout.counts)
     with torch.no_grad():
         scores, value = trainer.model(

@@ -128,7 +128,8 @@ def test_q_learning_bootstraps_from_the_best_legal_action_at_the_next_decision()
 def collected_self_play(model, n_games=3, seed=0):
     seeds = np.random.default_rng(seed).integers(0, 2**63, size=n_games)
     games = [Game(seed=int(s)) for s in seeds]
-    return collect(games, SelfPlay(0).plan(n_games), {"current": model}, np.random.default_rng(seed), skip_forced=True, epsilon=0.3)
+    rng = np.random.default_rng(seed)
+    return collect(games, SelfPlay(0).plan(n_games), {"current": model}, rng, skip_forced=True, epsilon=0.3)
 
 
 def test_next_decision_bookkeeping_matches_a_brute_force_search_on_real_games():
@@ -140,7 +141,8 @@ def test_next_decision_bookkeeping_matches_a_brute_force_search_on_real_games():
     qlearn = q_targets(rollout, config("qlearning"), stub)
     for r in range(len(rollout)):
         later = [i for i in range(len(rollout))
-                 if rollout.game[i] == rollout.game[r] and rollout.seat[i] == rollout.seat[r] and rollout.turn[i] > rollout.turn[r]]
+                 if rollout.game[i] == rollout.game[r] and rollout.seat[i] == rollout.seat[r]
+                 and rollout.turn[i] > rollout.turn[r]]
         if not later:  # the seat's last decision: its own final score / 13
             final = rollout.scores[rollout.game[r], rollout.seat[r]] / 13
             assert sarsa[r] == pytest.approx(final) and qlearn[r] == pytest.approx(final)
@@ -235,7 +237,7 @@ def test_bad_value_learner_arguments_are_refused():
         TrainArgs(algo="mcq", epsilon_start=1.5).validate()
     with pytest.raises(ValueError, match="value_head=True does not fit algo 'mcq'"):
         TrainArgs(algo="mcq", model={"value_head": True}).validate()
-    with pytest.raises(ValueError, match="max_grad_norm must be a positive number"):
+    with pytest.raises(ValueError, match=r"max_grad_norm must be a number in \(0, "):
         TrainArgs(algo="sarsa", max_grad_norm=0).validate()
     with pytest.raises(ValueError, match="value learner algo"):
         ValueConfig(algo="ppo")

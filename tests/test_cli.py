@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -44,7 +45,10 @@ def test_rules_lists_presets(capsys):
     [
         (["demo", "--view", "9"], "--view must be"),
         (["demo", "--rules", "house"], "invalid choice"),
-        (["demo", "--seed", "x"], "invalid int value"),
+        (["demo", "--seed", "x"], "argument --seed: must be a non-negative integer; got 'x'"),
+        (["demo", "--seed", "-1"], "argument --seed: must be a non-negative integer; got '-1'"),
+        (["play", "--seed", "-1"], "argument --seed: must be a non-negative integer; got '-1'"),
+        (["eval", "--agent", "random", "--opponent", "random", "--seed", "-1"], "must be a non-negative integer"),
         (["bogus"], "invalid choice"),
         ([], "required"),
     ],
@@ -53,6 +57,16 @@ def test_bad_arguments_are_reported(args, message):
     result = run_big2(*args)
     assert result.returncode == 2
     assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_version(capsys):
+    from big2_env import __version__
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out == f"big2 {__version__}\n"
 
 
 def test_play_against_the_computer_through_a_terminal():
@@ -85,7 +99,8 @@ def test_play_against_the_computer_through_a_terminal():
                 seen["read"] = True
             else:
                 seen["illegal"] = True
-                assert "Legal plays" in message or "not in player 2" in message
+                assert "Legal plays" in message or "not in your hand" in message
+                assert "player 2" not in message
             child.expect("Your play> ")
         child.sendline(legal[0])
     child.expect(pexpect.EOF)
@@ -124,9 +139,9 @@ def test_eval_loads_a_maskable_ppo_model(tmp_path):
     model = MaskablePPO("MultiInputPolicy", gymnasium.make("Big2-v0"), n_steps=64, batch_size=64, seed=0, device="cpu")
     path = tmp_path / "model.zip"
     model.save(str(path))
-    result = run_big2("eval", "--agent", str(path), "--opponent", "random", "--games", "20", "--no-progress")
+    result = run_big2("eval", "--agent", str(path), "--opponent", "random", "--games", "4", "--no-progress")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("sb3 vs 3 x random: 20 games")
+    assert result.stdout.startswith(f"sb3({tmp_path.name}/model) vs 3 x random: 4 games")  # model.zip: named with its folder
 
 
 @pytest.mark.parametrize(
@@ -134,7 +149,8 @@ def test_eval_loads_a_maskable_ppo_model(tmp_path):
     [
         (["--agent", "foo", "--opponent", "random"], "--agent must be one of greedy, random, smart"),
         (["--agent", "missing.zip", "--opponent", "random"], "no such model file"),
-        (["--agent", "random", "--opponent", "genius"], "invalid choice"),
+        (["--agent", "random", "--opponent", "genius"], "--opponent must be one of greedy, random, smart, pretrained"),
+        (["--agent", "random", "--opponent", "absent.pt"], "--opponent: no such model file 'absent.pt'"),
         (["--agent", "random", "--opponent", "random", "--games", "0"], "expected a positive integer"),
         (["--opponent", "random"], "required"),
     ],
@@ -152,3 +168,56 @@ def test_eval_rejects_a_corrupt_model_file(tmp_path):
     result = run_big2("eval", "--agent", str(bad), "--opponent", "random")
     assert result.returncode == 2
     assert "could not load" in result.stderr
+
+
+def test_eval_opponent_takes_every_agent_form(tmp_path):
+    """--opponent accepts what --agent does: a .pt file, a run folder, a .zip, pretrained (model against model)."""
+    pytest.importorskip("sb3_contrib")
+    from test_loading import save_maskable_ppo, save_tiny_network
+
+    tiny = save_tiny_network(tmp_path / "tiny.pt")
+    save_tiny_network(tmp_path / "run" / "model.pt", seed=1)
+    sb3 = save_maskable_ppo(tmp_path / "mine.zip")
+    result = run_big2("eval", "--agent", str(tiny), "--opponent", str(tmp_path / "run"), "--games", "2", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("tiny vs 3 x run: 2 games")
+    result = run_big2("eval", "--agent", "greedy", "--opponent", str(sb3), "--games", "2", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("greedy vs 3 x sb3(mine): 2 games")
+    env = {**os.environ, "BIG2_PRETRAINED": str(tiny)}
+    result = subprocess.run(
+        [sys.executable, "-m", "big2_env.cli", "eval", "--agent", str(sb3), "--opponent", "pretrained", "--games", "2",
+         "--no-progress", "--trust-model"], capture_output=True, text=True, timeout=120, env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("sb3(mine) vs 3 x pretrained: 2 games")
+
+
+def test_eval_and_play_refuse_a_crafted_zip_without_running_it(tmp_path):
+    """The reproducer: a zip whose pickled policy_class runs `touch MARKER` when SB3 unpickles it."""
+    pytest.importorskip("sb3_contrib")
+    from test_loading import malicious_zip
+
+    marker = tmp_path / "MARKER"
+    evil = malicious_zip(tmp_path / "evil.zip", marker)
+    for args in (["eval", "--agent", str(evil), "--opponent", "random"], ["eval", "--agent", "random", "--opponent", str(evil)],
+                 ["play", "--opponent", str(evil), "--seed", "1"]):
+        result = run_big2(*args, input_text="q\n")
+        assert result.returncode == 2, result.stdout
+        assert "policy_class" in result.stderr and "--trust-model" in result.stderr and "Traceback" not in result.stderr
+        assert not marker.exists()
+    trusted = run_big2("eval", "--agent", str(evil), "--opponent", "random", "--trust-model")
+    assert trusted.returncode == 2 and "could not load" in trusted.stderr
+    assert marker.exists(), "--trust-model uses Stable-Baselines3's own (unpickling) loader"
+
+
+def test_eval_refuses_a_pt_file_with_a_pickle_payload(tmp_path):
+    """.pt files are read with torch.load(weights_only=True): the payload is refused, never run."""
+    torch = pytest.importorskip("torch")
+    from test_loading import Payload
+
+    marker = tmp_path / "MARKER"
+    torch.save({"kind": "big2-agents/policy", "x": Payload(marker)}, tmp_path / "evil.pt")
+    result = run_big2("eval", "--agent", str(tmp_path / "evil.pt"), "--opponent", "random", "--games", "1")
+    assert result.returncode == 2 and "could not read" in result.stderr
+    assert not marker.exists()

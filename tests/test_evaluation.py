@@ -290,14 +290,16 @@ def test_bad_n_games(n_games):
 
 
 def test_unknown_policy_names():
-    with pytest.raises(ValueError, match=r"agent: unknown policy 'nobody'; allowed: .*random"):
+    with pytest.raises(ValueError, match=r"^agent must be one of greedy, random, smart, pretrained, .*; got 'nobody'"):
         evaluate("nobody", "random", n_games=1)
-    with pytest.raises(ValueError, match=r"opponent: unknown policy 'nobody'"):
+    with pytest.raises(ValueError, match=r"^opponent must be one of .*; got 'nobody'"):
         evaluate("random", "nobody", n_games=1)
+    with pytest.raises(ValueError, match=r"opponent: no such model file 'absent\.pt'"):
+        evaluate("random", "absent.pt", n_games=1)
 
 
 def test_other_bad_input():
-    with pytest.raises(TypeError, match="agent must be a policy name or an object with an act"):
+    with pytest.raises(TypeError, match="agent must be a policy name, a model path or an object with an act"):
         evaluate(42, "random", n_games=1)
     with pytest.raises(ValueError, match="batch_size"):
         evaluate("random", "random", n_games=1, batch_size=0)
@@ -305,3 +307,37 @@ def test_other_bad_input():
         evaluate("random", "random", n_games=1, seed=-1)
     with pytest.raises(ValueError, match="scoring"):
         evaluate("random", "random", n_games=1, rules={"scoring": "bogus"})
+
+
+# ---------------------------------------------------------------- agents by spec (big2_env.loading)
+def test_models_by_spec_as_agent_and_opponent(tmp_path, monkeypatch):
+    """evaluate() takes the same specs as the CLI: pretrained, a .pt file, a run folder, for either side."""
+    pytest.importorskip("torch")
+    from test_loading import save_tiny_network
+
+    tiny = save_tiny_network(tmp_path / "tiny.pt", seed=0)
+    save_tiny_network(tmp_path / "run" / "model.pt", seed=1)
+    monkeypatch.setenv("BIG2_PRETRAINED", str(tiny))
+    result = evaluate("pretrained", "smart", n_games=4, seed=1)
+    assert (result.agent, result.opponent, result.n_games) == ("pretrained", "smart", 4)
+    _check_consistent(result)
+    result = evaluate(str(tiny), tmp_path / "run", n_games=3, seed=1)  # model against model, folder as a Path
+    assert (result.agent, result.opponent) == ("tiny", "run")
+    _check_consistent(result)
+    assert evaluate("greedy", "pretrained", n_games=2, seed=2).opponent == "pretrained"
+
+
+def test_sb3_zip_by_spec_loads_safely(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from test_loading import malicious_zip, save_maskable_ppo
+
+    from big2_env.loading import UntrustedModelError
+
+    model = save_maskable_ppo(tmp_path / "mine.zip")
+    result = evaluate(str(model), "random", n_games=4, seed=0)
+    assert result.agent == "sb3(mine)" and result.n_games == 4
+    assert evaluate("smart", str(model), n_games=2, seed=0).opponent == "sb3(mine)"
+    marker = tmp_path / "MARKER"
+    with pytest.raises(UntrustedModelError, match="policy_class"):
+        evaluate("random", str(malicious_zip(tmp_path / "evil.zip", marker)), n_games=1)
+    assert not marker.exists()

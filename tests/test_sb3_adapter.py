@@ -55,3 +55,27 @@ def test_illegal_prediction_raises_or_falls_back():
 def test_rejects_objects_without_predict():
     with pytest.raises(TypeError, match="predict"):
         SB3Policy(object())
+
+
+def test_display_name():
+    assert SB3Policy(FixedModel(0)).name == "sb3"
+    assert SB3Policy(FixedModel(0), name="mine").name == "mine"
+
+
+def test_from_file_is_safe_by_default(tmp_path):
+    """SB3Policy.from_file never unpickles without trust=True (see tests/test_loading.py for the loader)."""
+    pytest.importorskip("sb3_contrib")
+    from test_loading import malicious_zip, save_maskable_ppo
+
+    from big2_env.loading import UntrustedModelError
+
+    marker = tmp_path / "MARKER"
+    with pytest.raises(UntrustedModelError, match="trust=True"):
+        SB3Policy.from_file(malicious_zip(tmp_path / "evil.zip", marker))
+    assert not marker.exists()
+    path = save_maskable_ppo(tmp_path / "model.zip")
+    policy = SB3Policy.from_file(path, fallback_to_legal=True)
+    trusted = SB3Policy.from_file(str(path), trust=True)
+    obs, _ = opening_obs()
+    assert policy.fallback_to_legal and obs["action_mask"][policy.act(obs)] == 1
+    assert policy.act(obs) == trusted.act(obs)
