@@ -50,8 +50,9 @@ Design:
   legal ones, and its state is unchanged. Use ``action_masks()`` (sb3-contrib
   ``MaskablePPO``) or the ``"action_mask"`` entry to choose only legal actions.
   Anything that is not an int in ``0..1694`` raises ``ValueError`` in both modes.
-* **Opponents** (``opponents=``): a policy name in :data:`big2_env.policies.POLICIES`
-  (three independent instances), a policy object (shared by all three seats), a list
+* **Opponents** (``opponents=``): an agent spec of :func:`big2_env.loading.load_agent`
+  (a heuristic name, ``"pretrained"``, a ``.pt`` file, a run folder or a ``.zip``;
+  three independent instances), a policy object (shared by all three seats), a list
   or tuple of three (names or objects) for the seats after the learner in clockwise
   order (next, across, previous), or a dict with keys ``1, 2, 3`` (seats clockwise
   from the learner) or ``"next", "across", "previous"``. Opponents see candidate-view
