@@ -365,7 +365,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     agent = _load_agent(args.agent, rules, "--agent", trust=args.trust_model)
     opponent = _load_agent(args.opponent, rules, "--opponent", trust=args.trust_model)
     result = evaluate(
-        agent, opponent, n_games=args.games, seed=args.seed, rules=rules, duplicate=args.duplicate, progress=not args.no_progress
+        agent, opponent, n_games=args.games, seed=args.seed, rules=rules, duplicate=args.duplicate,
+        progress=not args.no_progress, jobs=args.jobs,
     )
     print(result.to_table())
     return 0
@@ -437,6 +438,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--seed", type=_seed, default=0, help="seed of deals, seats and policies, a non-negative integer (default 0)")
     ev.add_argument("--rules", default="paper", choices=Rules.PRESETS, help="rules preset (default paper)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ev.add_argument(
+        "--jobs", type=_positive_int, default=1,
+        help="processes to spread the games over (default 1); the same --seed and --jobs give the same result",
+    )
     ev.set_defaults(func=cmd_eval)
 
     tr = sub.add_parser(

@@ -52,7 +52,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -337,6 +337,121 @@ class _Progress:
             self.bar.close()
 
 
+def _seed_policies(agent: Any, opponent: Any, agent_seq: np.random.SeedSequence, opponent_seq: np.random.SeedSequence) -> None:
+    if hasattr(agent, "seed"):
+        agent.seed(int(agent_seq.generate_state(1, np.uint64)[0]))
+    if hasattr(opponent, "seed") and opponent is not agent:
+        opponent.seed(int(opponent_seq.generate_state(1, np.uint64)[0]))
+
+
+def _play_games(
+    agent_policy: Any,
+    opponent_policy: Any,
+    rules: Rules,
+    deal_seeds: np.ndarray,
+    seats: np.ndarray,
+    duplicate: bool,
+    lo: int,
+    hi: int,
+    batch_size: int,
+    report: Callable[[int], None] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Play games ``lo..hi-1`` (``lo`` a multiple of 4 in duplicate mode); their agent scores,
+    winning seats and turns. Each round, every unfinished game makes one move, with one
+    ``act_batch`` call per policy over the games where it is on move."""
+    scores = np.zeros(hi - lo, dtype=np.int64)
+    winners = np.zeros(hi - lo, dtype=np.int64)
+    turns = np.zeros(hi - lo, dtype=np.int64)
+    base: list[Game | None] = [None]
+
+    def new_game(index: int) -> Game:
+        if not duplicate:
+            return Game(rules, seed=int(deal_seeds[index]))
+        if index % NUM_PLAYERS == 0:
+            base[0] = Game(rules, seed=int(deal_seeds[index // NUM_PLAYERS]))
+        dealt = base[0]
+        assert dealt is not None
+        return dealt.copy()  # the same deal for each seat of the agent
+
+    seat_of = seats.tolist()  # plain ints: faster to index and compare in the loop
+    next_index = lo
+    active: list[tuple[int, Game]] = []
+    while active or next_index < hi:
+        while len(active) < batch_size and next_index < hi:
+            active.append((next_index, new_game(next_index)))
+            next_index += 1
+        agent_moves: list[tuple[int, Game, Decision]] = []
+        opponent_moves: list[tuple[int, Game, Decision]] = []
+        for index, game in active:
+            decision = Decision(game)
+            (agent_moves if decision.player == seat_of[index] else opponent_moves).append((index, game, decision))
+        finished = 0
+        for who, policy, moves in (("agent", agent_policy, agent_moves), ("opponent", opponent_policy, opponent_moves)):
+            if not moves:
+                continue
+            actions = _act(policy, [PolicyObservation(d) for _, _, d in moves])
+            for (index, game, decision), action in zip(moves, actions):
+                game._apply(decision.require_entry(action, f"{who} policy {policy!r} in game {index}"))
+                if game.winner is not None:
+                    scores[index - lo] = game.scores()[seat_of[index]]
+                    winners[index - lo] = game.winner
+                    turns[index - lo] = game.turn
+                    finished += 1
+        if finished:
+            active = [(i, g) for i, g in active if g.winner is None]
+            if report is not None:
+                report(finished)
+    return scores, winners, turns
+
+
+def _chunk_worker(task: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One chunk of a ``jobs > 1`` evaluation, in a worker process."""
+    agent, opponent, rules, trust, deal_seeds, seats, duplicate, lo, hi, batch_size, agent_seq, opponent_seq = task
+    agent_policy = resolve_policy(agent, "agent", rules, trust=trust)
+    opponent_policy = agent_policy if opponent is agent else resolve_policy(opponent, "opponent", rules, trust=trust)
+    _seed_policies(agent_policy, opponent_policy, agent_seq, opponent_seq)
+    return _play_games(agent_policy, opponent_policy, rules, deal_seeds, seats, duplicate, lo, hi, batch_size)
+
+
+def _play_in_processes(
+    agent: Any,
+    opponent: Any,
+    rules: Rules,
+    trust: bool,
+    deal_seeds: np.ndarray,
+    seats: np.ndarray,
+    duplicate: bool,
+    batch_size: int,
+    jobs: int,
+    agent_seq: np.random.SeedSequence,
+    opponent_seq: np.random.SeedSequence,
+    report: Callable[[int], None],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_play_games` over ``4 * jobs`` chunks in ``jobs`` worker processes (see :func:`evaluate`)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    total = len(seats)
+    unit = NUM_PLAYERS if duplicate else 1
+    units = total // unit
+    cuts = [unit * (units * k // (4 * jobs)) for k in range(4 * jobs + 1)]
+    chunks = [(lo, hi) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
+    agent_seqs, opponent_seqs = agent_seq.spawn(len(chunks)), opponent_seq.spawn(len(chunks))
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    parts: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method)) as pool:
+        futures = {
+            pool.submit(_chunk_worker, (agent, opponent, rules, trust, deal_seeds, seats, duplicate, lo, hi, batch_size,
+                                        agent_seqs[k], opponent_seqs[k])): k
+            for k, (lo, hi) in enumerate(chunks)
+        }
+        for future in as_completed(futures):
+            k = futures[future]
+            parts[k] = future.result()
+            report(chunks[k][1] - chunks[k][0])
+    return tuple(np.concatenate([parts[k][i] for k in range(len(chunks))]) for i in range(3))  # type: ignore[return-value]
+
+
 def _check_positive_int(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
         raise ValueError(f"{what} must be a positive int; got {value!r}")
@@ -353,6 +468,7 @@ def evaluate(
     progress: bool = False,
     batch_size: int = 512,
     trust: bool = False,
+    jobs: int = 1,
 ) -> EvaluationResult:
     """Evaluate ``agent`` against three copies of ``opponent`` (the paper's protocol).
 
@@ -372,6 +488,13 @@ def evaluate(
         batch_size: games stepped together (the most observations in one ``act_batch``).
         trust: let an SB3 ``.zip`` spec be unpickled by Stable-Baselines3's own loader (which
             can run code from the file); by default it is loaded without unpickling.
+        jobs: processes to spread the games over (``1``: this process). The games are cut
+            into ``4 * jobs`` consecutive chunks (whole deals in duplicate mode), each played
+            by a worker process with its own copies of the policies (a spec is loaded
+            there; an object is pickled), seeded per chunk: the same seed and ``jobs`` give
+            the same result, and ``jobs > 1`` results differ from ``jobs=1`` only through
+            the policies' own random choices. Workers start with ``forkserver`` (or
+            ``spawn``), so call this under ``if __name__ == "__main__":`` in a script.
 
     Returns:
         An :class:`EvaluationResult`.
@@ -393,60 +516,27 @@ def evaluate(
     root = np.random.SeedSequence(seed)
     deal_seq, seat_seq, agent_seq, opponent_seq = root.spawn(4)
     deal_seeds = deal_seq.generate_state(n_deals, np.uint64)
-    if hasattr(agent_policy, "seed"):
-        agent_policy.seed(int(agent_seq.generate_state(1, np.uint64)[0]))
-    if hasattr(opponent_policy, "seed") and opponent_policy is not agent_policy:
-        opponent_policy.seed(int(opponent_seq.generate_state(1, np.uint64)[0]))
+    jobs = _check_positive_int(jobs, "jobs")
+    _seed_policies(agent_policy, opponent_policy, agent_seq, opponent_seq)
 
     total = 4 * n_deals if duplicate else n_deals
     if duplicate:
         seats = np.tile(np.arange(NUM_PLAYERS, dtype=np.int64), n_deals)
     else:
         seats = np.random.default_rng(seat_seq).integers(NUM_PLAYERS, size=n_deals).astype(np.int64)
-    scores = np.zeros(total, dtype=np.int64)
-    winners = np.zeros(total, dtype=np.int64)
-    turns = np.zeros(total, dtype=np.int64)
-
-    def new_game(index: int, base: list[Game | None]) -> Game:
-        if not duplicate:
-            return Game(rules, seed=int(deal_seeds[index]))
-        if index % NUM_PLAYERS == 0:
-            base[0] = Game(rules, seed=int(deal_seeds[index // NUM_PLAYERS]))
-        dealt = base[0]
-        assert dealt is not None
-        return dealt.copy()  # the same deal for each seat of the agent
-
     bar = _Progress(total, f"{agent_label} vs {opponent_label}", progress)
     start = time.perf_counter()
-    base: list[Game | None] = [None]
-    seat_of = seats.tolist()  # plain ints: faster to index and compare in the loop
-    next_index = 0
-    active: list[tuple[int, Game]] = []
     try:
-        while active or next_index < total:
-            while len(active) < batch_size and next_index < total:
-                active.append((next_index, new_game(next_index, base)))
-                next_index += 1
-            agent_moves: list[tuple[int, Game, Decision]] = []
-            opponent_moves: list[tuple[int, Game, Decision]] = []
-            for index, game in active:
-                decision = Decision(game)
-                (agent_moves if decision.player == seat_of[index] else opponent_moves).append((index, game, decision))
-            finished = 0
-            for who, policy, moves in (("agent", agent_policy, agent_moves), ("opponent", opponent_policy, opponent_moves)):
-                if not moves:
-                    continue
-                actions = _act(policy, [PolicyObservation(d) for _, _, d in moves])
-                for (index, game, decision), action in zip(moves, actions):
-                    game._apply(decision.require_entry(action, f"{who} policy {policy!r} in game {index}"))
-                    if game.winner is not None:
-                        scores[index] = game.scores()[seat_of[index]]
-                        winners[index] = game.winner
-                        turns[index] = game.turn
-                        finished += 1
-            if finished:
-                active = [(i, g) for i, g in active if g.winner is None]
-                bar.update(finished)
+        if jobs == 1:
+            scores, winners, turns = _play_games(
+                agent_policy, opponent_policy, rules, deal_seeds, seats, duplicate, 0, total, batch_size, bar.update
+            )
+        else:
+            scores, winners, turns = _play_in_processes(
+                agent if isinstance(agent, str) else agent_policy,
+                opponent if isinstance(opponent, str) else opponent_policy,
+                rules, trust, deal_seeds, seats, duplicate, batch_size, jobs, agent_seq, opponent_seq, bar.update,
+            )
     finally:
         bar.close()
     elapsed = time.perf_counter() - start

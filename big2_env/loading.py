@@ -5,7 +5,8 @@
 :func:`big2_env.evaluation.evaluate` (for string arguments) use, so the Python API and
 the command line accept the same agents:
 
-* ``"random"``, ``"greedy"``, ``"smart"``: the heuristics of :data:`big2_env.policies.POLICIES`;
+* ``"random"``, ``"greedy"``, ``"smart"``, ``"search"``: the policies of :data:`big2_env.policies.POLICIES`;
+  ``"search:64"`` or ``"search:0.25s"`` set the search's budget (rollouts or seconds per decision);
 * ``"pretrained"``: the shipped PPO agent (:func:`agents.pretrained.load_pretrained`, needs torch);
 * ``PATH.pt``: a policy file or training checkpoint written by ``big2 train``
   (:meth:`agents.policy.NetworkPolicy.from_file`, read with ``torch.load(weights_only=True)``);
@@ -39,8 +40,9 @@ Example:
     ...     load_agent("wizard")
     ... except LoadError as err:
     ...     print(err)  # doctest: +NORMALIZE_WHITESPACE
-    agent must be one of greedy, random, smart, pretrained, a trained model file (.pt), a run folder or
-    a MaskablePPO model file (.zip); got 'wizard'
+    agent must be one of greedy, random, search, smart, pretrained, a trained model file (.pt), a run folder or
+    a MaskablePPO model file (.zip) (search:N or search:0.25s give the search N rollouts or 0.25 s per decision);
+    got 'wizard'
 
 With torch (``pip install -e '.[agents]'``) and sb3-contrib (``pip install -e '.[sb3]'``)::
 
@@ -120,7 +122,10 @@ class MissingDependencyError(LoadError, ImportError):
 def agent_choices() -> str:
     """The forms an agent spec may take, for help and error texts."""
     heuristics = ", ".join(sorted(POLICIES))
-    return f"{heuristics}, pretrained, a trained model file (.pt), a run folder or a MaskablePPO model file (.zip)"
+    return (
+        f"{heuristics}, pretrained, a trained model file (.pt), a run folder or a MaskablePPO model file (.zip) "
+        "(search:N or search:0.25s give the search N rollouts or 0.25 s per decision)"
+    )
 
 
 def load_agent(
@@ -151,6 +156,12 @@ def load_agent(
     text = os.fspath(spec)
     if isinstance(spec, str) and text in POLICIES:
         return make_policy(text, seed=seed, rules=rules)
+    if isinstance(spec, str) and text.startswith("search:"):
+        budget = text.split(":", 1)[1]
+        try:
+            return make_policy("search", seed=seed, rules=rules, budget=int(budget) if budget.isdigit() else budget)
+        except ValueError as err:
+            raise LoadError(f"{what} {text!r}: {err}") from None
     if isinstance(spec, str) and text == "pretrained":
         return _load_pretrained(rules, what, seed)
     path = Path(text)

@@ -15,8 +15,10 @@ Example:
     True
 
 Registered policies (:data:`POLICIES`): ``"random"`` (:class:`RandomPolicy`),
-``"greedy"`` (:class:`GreedyPolicy`, the paper's Algorithm 1) and ``"smart"``
-(:class:`SmartPolicy`, the paper's Algorithm 2). For hand-built positions,
+``"greedy"`` (:class:`GreedyPolicy`, the paper's Algorithm 1), ``"smart"``
+(:class:`SmartPolicy`, the paper's Algorithm 2) and ``"search"``
+(:class:`big2_env.search.SearchPolicy`, determinised Monte Carlo search with Smart
+rollouts, the strongest player of the package). For hand-built positions,
 :func:`observation_dict` turns a :class:`big2_env.game.Game` into the same dict
 the environments return.
 """
@@ -30,7 +32,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from .combos import FOUR_OF_A_KIND, PAIR, QUADS, SINGLE, STRAIGHT, STRAIGHT_FLUSH, TRIPLE, classify, straight_shapes
-from .encoding import ACTION_SLOTS, NUM_ACTIONS, OBS_HAND, OBS_TRICK, PAD_CARD, PASS_ACTION, Decision, action_cards
+from .encoding import ACTION_SLOTS, NUM_ACTIONS, OBS_HAND, OBS_TRICK, PAD_CARD, Decision, action_cards
 from .rules import Rules
 
 Observation = Mapping[str, Any]
@@ -548,38 +550,69 @@ class SmartPolicy(Policy):
 
     def act(self, obs: Observation) -> int:
         decoded = decode_observation(obs)
-        actions = decoded.actions
-        if len(actions) == 1:
-            return actions[0]
-        scored = self._scored(decoded)
-        if not scored:  # only pass is legal (covered above, kept for safety)
-            return PASS_ACTION
-        best_score = min(s for s, _, _ in scored)
-        tied = [(a, p) for s, a, p in scored if s == best_score]
-        if len(tied) == 1:
-            best_action, best_play = tied[0]
-        else:  # the weakest under Greedy's ordering, whose categories grow with the play's size
-            size = min(len(p) for _, p in tied)
-            _, best_action, best_play = min((_greedy_key(p, self.rules), a, p) for a, p in tied if len(p) == size)
-        can_pass = actions[-1] == PASS_ACTION
-        if can_pass:
-            phase = game_phase(len(decoded.hand))
-            twos = sum(1 for c in best_play if c >> 2 == _TWO_RANK)
-            if phase == EARLY and twos >= 2 and best_score > 10 * _PASS_THRESHOLD:
-                return PASS_ACTION
-            if is_bomb(decoded.trick, self.rules):
-                return PASS_ACTION
-        return best_action
+        return decoded.actions[smart_choice(decoded.hand, decoded.trick, decoded.plays, self.rules)]
 
     def __repr__(self) -> str:
         return f"SmartPolicy(rules={self.rules!r})"
 
 
-POLICIES: dict[str, Callable[..., Policy]] = {"random": RandomPolicy, "greedy": GreedyPolicy, "smart": SmartPolicy}
+def smart_choice(hand: Sequence[int], trick: Sequence[int] | None, plays: Sequence[tuple[int, ...]], rules: Rules) -> int:
+    """The index in ``plays`` (the legal plays, ``()`` for pass) that :class:`SmartPolicy` chooses.
+
+    The whole decision of Algorithm 2 (see :class:`SmartPolicy`) on plain data, so that the
+    observation-dict policy and the engine-level rollouts of :mod:`big2_env.search` make
+    exactly the same moves. ``hand`` is the acting player's hand, ``trick`` the active
+    trick (``None`` when leading).
+    """
+    if len(plays) == 1:
+        return 0
+    shape = _HandShape(hand, rules)
+    offset = _trick_offset10(shape.phase, tuple(trick) if trick else None, rules)
+    best_score = None
+    tied: list[int] = []
+    pass_index = -1
+    for i, play in enumerate(plays):
+        if not play:
+            pass_index = i
+            continue
+        score = _smart_score10(shape, play, offset)
+        if best_score is None or score < best_score:
+            best_score, tied = score, [i]
+        elif score == best_score:
+            tied.append(i)
+    if best_score is None:  # only pass is legal (covered above, kept for safety)
+        return pass_index
+    if len(tied) == 1:
+        best = tied[0]
+    else:  # the weakest under Greedy's ordering, whose categories grow with the play's size
+        size = min(len(plays[i]) for i in tied)
+        best = min((_greedy_key(plays[i], rules), i) for i in tied if len(plays[i]) == size)[1]
+    if pass_index >= 0:
+        twos = sum(1 for c in plays[best] if c >> 2 == _TWO_RANK)
+        if shape.phase == EARLY and twos >= 2 and best_score > 10 * _PASS_THRESHOLD:
+            return pass_index
+        if is_bomb(trick, rules):
+            return pass_index
+    return best
+
+
+def _search_policy(**kwargs: Any) -> Policy:
+    from .search import SearchPolicy  # here: the search module builds on this one
+
+    return SearchPolicy(**kwargs)
+
+
+POLICIES: dict[str, Callable[..., Policy]] = {
+    "random": RandomPolicy,
+    "greedy": GreedyPolicy,
+    "smart": SmartPolicy,
+    "search": _search_policy,
+}
 
 
 def make_policy(name: str, seed: int | None = None, **kwargs: Any) -> Policy:
-    """Build a named heuristic policy: one of :data:`POLICIES` (``"random"``, ``"greedy"``, ``"smart"``).
+    """Build a named policy: one of :data:`POLICIES` (``"random"``, ``"greedy"``, ``"smart"``, and
+    ``"search"``, the determinised Monte Carlo search of :mod:`big2_env.search`).
 
     Extra keywords go to the policy's constructor, e.g. ``rules=Rules(...)`` so that
     Greedy and Smart classify plays under the game's variant.

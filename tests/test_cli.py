@@ -147,9 +147,9 @@ def test_eval_loads_a_maskable_ppo_model(tmp_path):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--agent", "foo", "--opponent", "random"], "--agent must be one of greedy, random, smart"),
+        (["--agent", "foo", "--opponent", "random"], "--agent must be one of greedy, random, search, smart"),
         (["--agent", "missing.zip", "--opponent", "random"], "no such model file"),
-        (["--agent", "random", "--opponent", "genius"], "--opponent must be one of greedy, random, smart, pretrained"),
+        (["--agent", "random", "--opponent", "genius"], "--opponent must be one of greedy, random, search, smart, pretrained"),
         (["--agent", "random", "--opponent", "absent.pt"], "--opponent: no such model file 'absent.pt'"),
         (["--agent", "random", "--opponent", "random", "--games", "0"], "expected a positive integer"),
         (["--opponent", "random"], "required"),

@@ -290,7 +290,7 @@ def test_bad_n_games(n_games):
 
 
 def test_unknown_policy_names():
-    with pytest.raises(ValueError, match=r"^agent must be one of greedy, random, smart, pretrained, .*; got 'nobody'"):
+    with pytest.raises(ValueError, match=r"^agent must be one of greedy, random, search, smart, pretrained, .*; got 'nobody'"):
         evaluate("nobody", "random", n_games=1)
     with pytest.raises(ValueError, match=r"^opponent must be one of .*; got 'nobody'"):
         evaluate("random", "nobody", n_games=1)

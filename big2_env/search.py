@@ -1,0 +1,482 @@
+"""Decision-time search: determinised Monte Carlo from the observation alone.
+
+:class:`SearchPolicy` (``make_policy("search")``, CLI name ``search``) chooses a move
+the way a strong card player thinks ahead: it deals the cards it cannot see to the
+other seats at random, many times, plays each deal out after each of its legal
+candidates with a fast rollout policy in every seat (Smart by default), and plays
+the candidate with the best mean final score.
+
+It decides **from the observation dict alone**. :func:`public_state` rebuilds the
+public position from the 277-number information state and the rules: its own hand,
+the trick and who made it (the trick's player is the one ``passes`` seats before the
+passers), every card played and by whom, the cards left per seat, the passes since
+the last play, and whether this is the opening (nothing played yet). It never sees
+the engine's ``Game`` of the real table, so it cannot see hidden cards: swapping
+unplayed cards between opponents never changes its decision for a given seed (a test
+proves it).
+
+Determinisation (:func:`deal_unseen`) deals exactly the unseen cards, never a played
+card or one of the searcher's own, giving every seat its public count. All
+candidates are compared on the *same* deals (common random numbers), so the noise
+of the deal cancels out of their differences.
+
+Budget allocation (``method``):
+
+* ``"halving"`` (default): successive halving. The budget is split over
+  ``ceil(log2(n))`` rounds; each round plays every surviving candidate on the same
+  fresh deals and keeps the better half by mean score over all its deals so far, so
+  most rollouts go to the candidates still in contention.
+* ``"flat"``: plain search, every candidate on the same ``budget // n`` deals.
+
+The rollouts are the whole cost, so they run on the engine directly: a game is
+built per deal from hand bitmasks (combination tables cached per hand), copied per
+candidate, and played out by an engine-level chooser (:class:`RolloutPolicy`):
+:data:`SMART_ROLLOUT` makes exactly :class:`~big2_env.policies.SmartPolicy`'s moves
+(both call :func:`~big2_env.policies.smart_choice`) without building observations.
+Any :class:`~big2_env.policies.Policy` can be the rollout policy instead
+(:class:`PolicyRollout`; slower, since it builds the observation of every move), and
+rollout policies may choose for many games at once (``choose_batch``), which a
+network uses to batch its forward pass across all the deals of a decision.
+
+Example:
+    >>> from big2_env import evaluate
+    >>> from big2_env.search import SearchPolicy
+    >>> result = evaluate(SearchPolicy(budget=8), "random", n_games=4, seed=0)
+    >>> result.n_games
+    4
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from .cards import NUM_CARDS, mask_to_cards
+from .combos import Entry, classify
+from .encoding import (
+    NUM_ACTIONS,
+    OBS_CARDS_LEFT,
+    OBS_HAND,
+    OBS_PASSES,
+    OBS_PLAYED,
+    OBS_PLAYED_BY,
+    OBS_SIZE,
+    OBS_TRICK,
+    PAD_CARD,
+    Decision,
+    entry_action_indices,
+)
+from .game import HAND_SIZE, Game
+from .legal import _cached_combos
+from .policies import Observation, Policy, make_policy, smart_choice
+from .rules import Rules
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "METHODS",
+    "PolicyRollout",
+    "PublicState",
+    "RolloutPolicy",
+    "SMART_ROLLOUT",
+    "SearchPolicy",
+    "deal_unseen",
+    "public_state",
+    "state_game",
+]
+
+DEFAULT_BUDGET = 192
+"""Rollouts per decision by default (see ``benchmarks/search_strength.py`` for the time it costs)."""
+
+METHODS = ("halving", "flat")
+_FULL_DECK = (1 << NUM_CARDS) - 1
+
+
+# ----------------------------------------------------------------------------- the public state
+@dataclass(frozen=True)
+class PublicState:
+    """What the player on move knows, in *relative* seats: 0 is the player on move, then 1, 2, 3
+    clockwise (next, across, previous), as in the observation.
+
+    Attributes:
+        hand: the player's hand, sorted card ids.
+        trick: the active trick (sorted), or ``None`` when leading.
+        trick_player: the relative seat (1..3) that made the trick, or ``None``.
+        passes: consecutive passes since the last play.
+        played_mask: bitmask of every card played so far (the trick's included).
+        played_by: per relative seat, the bitmask of the cards it has played.
+        cards_left: per relative seat, the number of cards it holds.
+        opening: nothing has been played yet (the opening rule applies).
+    """
+
+    hand: tuple[int, ...]
+    trick: tuple[int, ...] | None
+    trick_player: int | None
+    passes: int
+    played_mask: int
+    played_by: tuple[int, int, int, int]
+    cards_left: tuple[int, int, int, int]
+    opening: bool
+
+    @property
+    def hand_mask(self) -> int:
+        return sum(1 << c for c in self.hand)
+
+    @property
+    def unseen_mask(self) -> int:
+        """The cards the player cannot see: neither in its hand nor played."""
+        return _FULL_DECK & ~self.hand_mask & ~self.played_mask
+
+
+def _bits_to_mask(bits: np.ndarray) -> int:
+    return int.from_bytes(np.packbits(bits.astype(bool), bitorder="little").tobytes(), "little")
+
+
+def public_state(obs: Observation | np.ndarray) -> PublicState:
+    """The :class:`PublicState` of an observation dict (or its 277-number ``"observation"``).
+
+    Raises ``ValueError`` when the numbers cannot come from a real game (wrong size,
+    cards in two places, counts that do not add up to 52).
+    """
+    vector = np.asarray(obs["observation"] if isinstance(obs, Mapping) else obs)
+    if vector.shape != (OBS_SIZE,):
+        raise ValueError(f"an observation has {OBS_SIZE} numbers; got shape {vector.shape}")
+    raw_hand = vector[OBS_HAND]
+    if not np.all((raw_hand >= 0) & (raw_hand <= PAD_CARD) & (raw_hand == np.round(raw_hand))):
+        raise ValueError("the observation's hand slots must hold card ids 0..51 or the padding 52")
+    hand = tuple(sorted(int(c) for c in raw_hand if c != PAD_CARD))
+    hand_mask = sum(1 << c for c in hand)
+    played_mask = _bits_to_mask(vector[OBS_PLAYED])
+    trick_mask = _bits_to_mask(vector[OBS_TRICK])
+    others = vector[OBS_PLAYED_BY].reshape(3, NUM_CARDS)
+    by_other = [_bits_to_mask(row) for row in others]
+    mine = played_mask & ~(by_other[0] | by_other[1] | by_other[2])
+    left = tuple(int(x) for x in vector[OBS_CARDS_LEFT])
+    passes = int(vector[OBS_PASSES])
+    problems = []
+    if len(set(hand)) != len(hand) or hand_mask & played_mask:
+        problems.append("a card of the hand is repeated or also played")
+    if trick_mask & ~played_mask:
+        problems.append("a trick card is not among the played cards")
+    if (by_other[0] & by_other[1]) | (by_other[0] & by_other[2]) | (by_other[1] & by_other[2]) or (
+        by_other[0] | by_other[1] | by_other[2]
+    ) & ~played_mask:
+        problems.append("the per-seat played cards overlap or are not among the played cards")
+    if len(hand) + sum(left) + played_mask.bit_count() != NUM_CARDS or not all(0 <= n <= HAND_SIZE for n in left):
+        problems.append(f"hand {len(hand)} + cards left {left} + played {played_mask.bit_count()} is not 52")
+    if not hand:
+        problems.append("the player on move holds no card")
+    if trick_mask and not 0 <= passes <= 2:
+        problems.append(f"{passes} passes after an active trick")
+    if problems:
+        raise ValueError("this observation cannot come from a Big 2 game: " + "; ".join(problems))
+    trick = tuple(mask_to_cards(trick_mask)) or None
+    return PublicState(
+        hand=hand,
+        trick=trick,
+        trick_player=None if trick is None else 3 - passes,
+        passes=passes if trick is not None else 0,
+        played_mask=played_mask,
+        played_by=(mine, by_other[0], by_other[1], by_other[2]),
+        cards_left=(len(hand),) + left,  # type: ignore[arg-type]
+        opening=played_mask == 0,
+    )
+
+
+def deal_unseen(state: PublicState, rng: np.random.Generator) -> list[int]:
+    """One determinisation: hand bitmasks per relative seat, the unseen cards dealt at random
+    to seats 1..3 in their public counts (seat 0 keeps its own hand)."""
+    unseen = mask_to_cards(state.unseen_mask)
+    order = rng.permutation(len(unseen))
+    hands = [state.hand_mask]
+    start = 0
+    for count in state.cards_left[1:]:
+        mask = 0
+        for i in order[start : start + count]:
+            mask |= 1 << unseen[i]
+        hands.append(mask)
+        start += count
+    return hands
+
+
+def state_game(state: PublicState, hands: Sequence[int], rules: Rules) -> Game:
+    """A :class:`Game` in relative seats (the player on move is seat 0) at ``state`` with the given hand bitmasks."""
+    game = Game.__new__(Game)
+    game.rules = rules
+    game._hand_masks = list(hands)
+    game._hand_cards = [mask_to_cards(m) for m in hands]
+    game._combos = [_cached_combos(m, rules) for m in hands]
+    game.current_player = 0
+    game._opening = state.opening
+    game.trick = state.trick
+    game._trick_strength = 0
+    game.trick_player = state.trick_player
+    game.passes = state.passes
+    game.winner = None
+    game.turn = 0
+    game.history = []
+    game.played_mask = state.played_mask
+    game.played_by_mask = list(state.played_by)
+    game._legal = None
+    if state.trick is not None:
+        combo = classify(state.trick, rules)
+        if combo is None:
+            raise ValueError(f"the trick {state.trick} is not a legal combination under {rules}")
+        game._trick_strength = combo.strength
+    return game
+
+
+# ----------------------------------------------------------------------------- rollout policies
+class RolloutPolicy:
+    """Chooses moves inside rollouts, on the engine directly: the index of the chosen entry of
+    ``game.legal_entries()``. Override :meth:`choose`, or :meth:`choose_batch` to decide for
+    many games at once (a network batches its forward pass there)."""
+
+    name = "rollout"
+
+    def choose(self, game: Game) -> int:
+        raise NotImplementedError
+
+    def choose_batch(self, games: Sequence[Game]) -> list[int]:
+        return [self.choose(g) for g in games]
+
+    def seed(self, seed: int | None) -> None:
+        """Seed any randomness (deterministic rollout policies ignore it)."""
+
+
+class _SmartRollout(RolloutPolicy):
+    """:class:`~big2_env.policies.SmartPolicy`'s moves, from the engine's entries (no observation built)."""
+
+    name = "smart"
+
+    def choose(self, game: Game) -> int:
+        entries = game.legal_entries()
+        if len(entries) == 1:
+            return 0
+        return smart_choice(game._hand_cards[game.current_player], game.trick, [e[1] for e in entries], game.rules)
+
+
+SMART_ROLLOUT: RolloutPolicy = _SmartRollout()
+"""The default rollout policy: Smart in every seat."""
+
+
+class PolicyRollout(RolloutPolicy):
+    """Any :class:`~big2_env.policies.Policy` as the rollout policy (it sees the observation
+    dict of each move, built from the rollout's game; ``act_batch`` is used when present)."""
+
+    def __init__(self, policy: Policy) -> None:
+        if not callable(getattr(policy, "act", None)):
+            raise TypeError(f"a rollout policy needs an act(obs) method; got {policy!r}")
+        self.policy = policy
+        self.name = getattr(policy, "name", type(policy).__name__)
+
+    def choose_batch(self, games: Sequence[Game]) -> list[int]:
+        from .evaluation import PolicyObservation  # here: evaluation imports this module's users
+
+        decisions = [Decision(g) for g in games]
+        batch = getattr(self.policy, "act_batch", None)
+        observations = [PolicyObservation(d) for d in decisions]
+        actions = batch(observations) if batch is not None else [self.policy.act(o) for o in observations]
+        out = []
+        for game, decision, action in zip(games, decisions, actions):
+            entry = decision.require_entry(action, f"rollout policy {self.policy!r}")
+            out.append(game.legal_entries().index(entry))
+        return out
+
+    def choose(self, game: Game) -> int:
+        return self.choose_batch([game])[0]
+
+    def seed(self, seed: int | None) -> None:
+        if hasattr(self.policy, "seed"):
+            self.policy.seed(seed)
+
+
+def _as_rollout(rollout: Any, rules: Rules) -> RolloutPolicy:
+    if isinstance(rollout, RolloutPolicy):
+        return rollout
+    if rollout == "smart":
+        return SMART_ROLLOUT
+    if isinstance(rollout, str):
+        if rollout == "search":
+            raise ValueError("the rollout policy cannot itself be 'search'")
+        return PolicyRollout(make_policy(rollout, rules=rules))
+    return PolicyRollout(rollout)
+
+
+def play_out(games: list[Game], rollout: RolloutPolicy) -> None:
+    """Play every game to its end with ``rollout`` in all seats, all games stepped together
+    (one ``choose_batch`` call per step over the games that still need a choice)."""
+    active = [g for g in games if g.winner is None]
+    while active:
+        choosing = []
+        for game in active:
+            entries = game.legal_entries()
+            if len(entries) == 1:
+                game._apply(entries[0])  # forced (nearly always a pass): no policy call
+            else:
+                choosing.append(game)
+        if choosing:
+            for game, index in zip(choosing, rollout.choose_batch(choosing)):
+                game._apply(game._legal[index])  # type: ignore[index]
+        active = [g for g in active if g.winner is None]
+
+
+def _final_score(game: Game) -> float:
+    return float(game.scores()[0])
+
+
+# ----------------------------------------------------------------------------- the search policy
+def _parse_budget(budget: Any) -> tuple[int | None, float | None]:
+    """``(rollouts, seconds)``: an int is rollouts per decision; a string ``"0.25s"`` is seconds."""
+    if isinstance(budget, str) and budget.endswith("s"):
+        try:
+            seconds = float(budget[:-1])
+        except ValueError:
+            seconds = math.nan
+        if not (math.isfinite(seconds) and seconds > 0):
+            raise ValueError(f"budget in seconds must look like '0.25s' (a positive number, then s); got {budget!r}")
+        return None, seconds
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or not 1 <= budget <= 10_000_000:
+        raise ValueError(
+            f"budget must be rollouts per decision (an int in 1..10000000) or seconds such as '0.25s'; got {budget!r}"
+        )
+    return int(budget), None
+
+
+class SearchPolicy(Policy):
+    """Determinised Monte Carlo search over the legal candidates (see the module docstring).
+
+    Args:
+        rules: the game's rule set (the search replays the game under them).
+        budget: rollouts per decision (an int, default :data:`DEFAULT_BUDGET`: deterministic for
+            a seed), or a time per decision such as ``"0.25s"`` (rounds of rollouts until the
+            time is up; then the moves depend on the machine's speed).
+        rollout: the rollout policy in every seat: ``"smart"`` (default, the fast engine-level
+            Smart), another policy name (``"greedy"``, ``"random"``, a model spec), a
+            :class:`~big2_env.policies.Policy` or a :class:`RolloutPolicy`.
+        method: ``"halving"`` (successive halving, default) or ``"flat"`` (every candidate on
+            the same ``budget // n`` deals).
+        seed: seed of the deals (``seed()`` reseeds; :func:`~big2_env.evaluation.evaluate` does).
+
+    Raises:
+        ValueError: a bad budget, method or rollout policy name.
+    """
+
+    name = "search"
+
+    def __init__(
+        self,
+        rules: Rules | str | dict | None = None,
+        budget: int | str = DEFAULT_BUDGET,
+        rollout: Any = "smart",
+        method: str = "halving",
+        seed: int | None = None,
+    ) -> None:
+        self.rules = Rules.coerce(rules)
+        self.rollouts, self.seconds = _parse_budget(budget)
+        self.budget = budget
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+        self.method = method
+        self.rollout = _as_rollout(rollout, self.rules)
+        self.rng = np.random.default_rng(seed)
+        self.last_stats: dict[str, Any] = {}
+
+    def seed(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.rollout.seed(None if seed is None else seed + 1)
+
+    # ------------------------------------------------------------ deciding
+    def act(self, obs: Observation) -> int:
+        state = public_state(obs)
+        legal = _legal_actions(obs)
+        if len(legal) == 1:
+            self.last_stats = {"rollouts": 0, "candidates": 1}
+            return legal[0]
+        root = state_game(state, deal_unseen(state, self.rng), self.rules)
+        entries = root.legal_entries()
+        actions = entry_action_indices(entries, root._hand_masks[0])
+        if sorted(actions) != legal:
+            raise ValueError(
+                "the observation's legal actions differ from those of its public state under "
+                f"{self.rules}: is the search policy given the game's rules?"
+            )
+        by_action = dict(zip(actions, range(len(entries))))
+        candidates = [by_action[a] for a in legal]  # entry indices, in action order
+        means = self._search(state, root, entries, candidates)
+        best = max(range(len(candidates)), key=lambda i: (means[i], -i))
+        return legal[best]
+
+    def _search(self, state: PublicState, root: Game, entries: list[Entry], candidates: list[int]) -> list[float]:
+        """Mean final score of every candidate (``-inf`` for those dropped by halving).
+
+        Rounds: 1 for ``flat``, ``ceil(log2(n))`` for ``halving``, each with an equal share of
+        the budget spread over the candidates still alive, every one of them on the same fresh
+        deals; after every round but the last, halving keeps the better half. A budget in
+        seconds is turned into rollouts after a first round of 2 deals per candidate, from the
+        time that round took; ``flat`` then simply goes on dealing until the time is up.
+        """
+        n = len(candidates)
+        started = time.perf_counter()
+        sums = [0.0] * n
+        counts = [0] * n
+        alive = list(range(n))
+        pending: list[Game | None] = [root]  # the deal already made for the legal actions is the first one used
+
+        def run(deals: int) -> None:
+            games: list[Game] = []
+            owners: list[int] = []
+            for _ in range(deals):
+                base = pending.pop() if pending else state_game(state, deal_unseen(state, self.rng), self.rules)
+                assert base is not None
+                for i in alive:
+                    game = base.copy()
+                    game._apply(entries[candidates[i]])
+                    games.append(game)
+                    owners.append(i)
+            play_out(games, self.rollout)
+            for i, game in zip(owners, games):
+                sums[i] += _final_score(game)
+                counts[i] += 1
+
+        rounds = 1 if self.method == "flat" else max(1, math.ceil(math.log2(n)))
+        total = self.rollouts
+        for r in range(rounds):
+            if total is None:  # a time budget: calibrate on the first round
+                run(2)
+                elapsed = time.perf_counter() - started
+                spent = sum(counts)
+                total = spent + int(max(0.0, self.seconds - elapsed) / (elapsed / spent))  # type: ignore[operator]
+                if self.method == "flat":
+                    while time.perf_counter() - started < self.seconds:  # type: ignore[operator]
+                        run(2)
+            else:
+                share = (total - sum(counts)) // (rounds - r)
+                if share >= len(alive) or not any(counts):
+                    run(max(1, share // len(alive)))
+            if r < rounds - 1 and len(alive) > 1:
+                alive.sort(key=lambda i: (-sums[i] / counts[i], i))
+                alive = sorted(alive[: (len(alive) + 1) // 2])
+        self.last_stats = {
+            "rollouts": sum(counts), "candidates": n, "rounds": rounds, "seconds": time.perf_counter() - started,
+        }
+        return [sums[i] / counts[i] if i in alive else -math.inf for i in range(n)]
+
+    def __repr__(self) -> str:
+        return f"SearchPolicy(budget={self.budget!r}, rollout={self.rollout.name!r}, method={self.method!r})"
+
+
+def _legal_actions(obs: Observation) -> list[int]:
+    if "candidate_actions" in obs:
+        actions = sorted(int(a) for a in np.asarray(obs["candidate_actions"]).tolist())
+    else:
+        actions = np.flatnonzero(np.asarray(obs["action_mask"])).tolist()
+    if not actions:
+        raise ValueError("the observation has no legal action: is this agent on move?")
+    if not all(0 <= a < NUM_ACTIONS for a in actions):
+        raise ValueError(f"legal actions must lie in 0..{NUM_ACTIONS - 1}")
+    return actions
+
