@@ -81,6 +81,7 @@ _register()
 
 from .evaluation import EvaluationResult, evaluate  # noqa: E402
 from .gym_env import Big2SingleAgentEnv, register_gymnasium  # noqa: E402
+from .search import SearchPolicy  # noqa: E402
 
 register_gymnasium()
-__all__ += ["Big2SingleAgentEnv", "EvaluationResult", "evaluate", "register_gymnasium"]
+__all__ += ["Big2SingleAgentEnv", "EvaluationResult", "SearchPolicy", "evaluate", "register_gymnasium"]

@@ -602,6 +602,15 @@ def _search_policy(**kwargs: Any) -> Policy:
     return SearchPolicy(**kwargs)
 
 
+def smart_ranking(hand: Sequence[int], trick: Sequence[int] | None, plays: Sequence[tuple[int, ...]], rules: Rules) -> list[int]:
+    """Indices of the non-pass ``plays`` from Smart's favourite to its least favourite (by s(a), ties by
+    Greedy's ordering); pass is left out. A prior for search (:mod:`big2_env.search`)."""
+    shape = _HandShape(hand, rules)
+    offset = _trick_offset10(shape.phase, tuple(trick) if trick else None, rules)
+    keyed = [(_smart_score10(shape, play, offset), _greedy_key(play, rules), i) for i, play in enumerate(plays) if play]
+    return [i for _, _, i in sorted(keyed)]
+
+
 POLICIES: dict[str, Callable[..., Policy]] = {
     "random": RandomPolicy,
     "greedy": GreedyPolicy,

@@ -31,8 +31,9 @@ Budget allocation (``method``):
 The rollouts are the whole cost, so they run on the engine directly: a game is
 built per deal from hand bitmasks (combination tables cached per hand), copied per
 candidate, and played out by an engine-level chooser (:class:`RolloutPolicy`):
-:data:`SMART_ROLLOUT` makes exactly :class:`~big2_env.policies.SmartPolicy`'s moves
-(both call :func:`~big2_env.policies.smart_choice`) without building observations.
+:class:`SmartRollout` makes exactly :class:`~big2_env.policies.SmartPolicy`'s moves
+(both call :func:`~big2_env.policies.smart_choice`) without building observations, and
+memoises them per position.
 Any :class:`~big2_env.policies.Policy` can be the rollout policy instead
 (:class:`PolicyRollout`; slower, since it builds the observation of every move), and
 rollout policies may choose for many games at once (``choose_batch``), which a
@@ -72,7 +73,7 @@ from .encoding import (
 )
 from .game import HAND_SIZE, Game
 from .legal import _cached_combos
-from .policies import Observation, Policy, make_policy, smart_choice
+from .policies import Observation, Policy, make_policy, smart_choice, smart_ranking
 from .rules import Rules
 
 __all__ = [
@@ -81,15 +82,18 @@ __all__ = [
     "PolicyRollout",
     "PublicState",
     "RolloutPolicy",
-    "SMART_ROLLOUT",
     "SearchPolicy",
+    "SmartRollout",
     "deal_unseen",
     "public_state",
     "state_game",
 ]
 
-DEFAULT_BUDGET = 192
+DEFAULT_BUDGET = 320
 """Rollouts per decision by default (see ``benchmarks/search_strength.py`` for the time it costs)."""
+
+DEFAULT_PRIOR_TOP = 8
+"""Candidates searched by default: Smart's favourite 8 non-pass plays (and pass when legal)."""
 
 METHODS = ("halving", "flat")
 _FULL_DECK = (1 << NUM_CARDS) - 1
@@ -247,20 +251,39 @@ class RolloutPolicy:
         """Seed any randomness (deterministic rollout policies ignore it)."""
 
 
-class _SmartRollout(RolloutPolicy):
-    """:class:`~big2_env.policies.SmartPolicy`'s moves, from the engine's entries (no observation built)."""
+class SmartRollout(RolloutPolicy):
+    """:class:`~big2_env.policies.SmartPolicy`'s moves, from the engine's entries (no observation built).
+
+    Smart is deterministic, so its choice is memoised per position (the hand, the trick and
+    whether it is the opening fix the legal plays and the choice): rollouts of one deal after
+    different candidates, and of later deals, meet the same positions again and again.
+    The memo holds at most :attr:`MEMO_LIMIT` positions (cleared when full) and is not pickled.
+    """
 
     name = "smart"
+    MEMO_LIMIT = 400_000
+
+    def __init__(self, rules: Rules | str | dict | None = None) -> None:
+        self.rules = Rules.coerce(rules)
+        self._memo: dict[tuple, int] = {}
 
     def choose(self, game: Game) -> int:
         entries = game.legal_entries()
         if len(entries) == 1:
             return 0
-        return smart_choice(game._hand_cards[game.current_player], game.trick, [e[1] for e in entries], game.rules)
+        if game.rules is not self.rules and game.rules != self.rules:
+            raise ValueError(f"this Smart rollout plays under {self.rules}, the game under {game.rules}")
+        player = game.current_player
+        key = (game._hand_masks[player], game.trick, game._opening)
+        index = self._memo.get(key)
+        if index is None:
+            if len(self._memo) >= self.MEMO_LIMIT:
+                self._memo.clear()
+            index = self._memo[key] = smart_choice(game._hand_cards[player], game.trick, [e[1] for e in entries], game.rules)
+        return index
 
-
-SMART_ROLLOUT: RolloutPolicy = _SmartRollout()
-"""The default rollout policy: Smart in every seat."""
+    def __getstate__(self) -> dict[str, Any]:
+        return {"rules": self.rules, "_memo": {}}
 
 
 class PolicyRollout(RolloutPolicy):
@@ -298,7 +321,7 @@ def _as_rollout(rollout: Any, rules: Rules) -> RolloutPolicy:
     if isinstance(rollout, RolloutPolicy):
         return rollout
     if rollout == "smart":
-        return SMART_ROLLOUT
+        return SmartRollout(rules)
     if isinstance(rollout, str):
         if rollout == "search":
             raise ValueError("the rollout policy cannot itself be 'search'")
@@ -360,6 +383,8 @@ class SearchPolicy(Policy):
         method: ``"halving"`` (successive halving, default) or ``"flat"`` (every candidate on
             the same ``budget // n`` deals).
         seed: seed of the deals (``seed()`` reseeds; :func:`~big2_env.evaluation.evaluate` does).
+        prior_top: search only Smart's favourite ``prior_top`` non-pass candidates (by its score
+            s(a)), and pass when legal; ``0`` searches every legal candidate.
 
     Raises:
         ValueError: a bad budget, method or rollout policy name.
@@ -374,6 +399,7 @@ class SearchPolicy(Policy):
         rollout: Any = "smart",
         method: str = "halving",
         seed: int | None = None,
+        prior_top: int = DEFAULT_PRIOR_TOP,
     ) -> None:
         self.rules = Rules.coerce(rules)
         self.rollouts, self.seconds = _parse_budget(budget)
@@ -381,6 +407,9 @@ class SearchPolicy(Policy):
         if method not in METHODS:
             raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
         self.method = method
+        if isinstance(prior_top, bool) or not isinstance(prior_top, int) or prior_top < 0:
+            raise ValueError(f"prior_top must be a non-negative int (0: search every candidate); got {prior_top!r}")
+        self.prior_top = prior_top
         self.rollout = _as_rollout(rollout, self.rules)
         self.rng = np.random.default_rng(seed)
         self.last_stats: dict[str, Any] = {}
@@ -406,6 +435,12 @@ class SearchPolicy(Policy):
             )
         by_action = dict(zip(actions, range(len(entries))))
         candidates = [by_action[a] for a in legal]  # entry indices, in action order
+        if self.prior_top and len(candidates) > self.prior_top + 1:
+            plays = [entries[e][1] for e in candidates]
+            kept = set(smart_ranking(state.hand, state.trick, plays, self.rules)[: self.prior_top])
+            kept |= {i for i, play in enumerate(plays) if not play}  # passing is always searched when legal
+            legal = [legal[i] for i in sorted(kept)]
+            candidates = [candidates[i] for i in sorted(kept)]
         means = self._search(state, root, entries, candidates)
         best = max(range(len(candidates)), key=lambda i: (means[i], -i))
         return legal[best]

@@ -12,7 +12,7 @@ from big2_env import Game, Rules, evaluate
 from big2_env.encoding import action_cards, observation
 from big2_env.policies import SmartPolicy, make_policy, observation_dict
 from big2_env.search import (
-    SMART_ROLLOUT,
+    SmartRollout,
     PolicyRollout,
     SearchPolicy,
     deal_unseen,
@@ -133,10 +133,29 @@ def leading_position() -> Game:
     raise AssertionError("no leading position found")
 
 
+def test_the_smart_prior_limits_the_candidates_searched():
+    game = leading_position()
+    n = len(game.legal_plays())
+    obs = observation_dict(game)
+    everything = SearchPolicy(budget=40, prior_top=0, seed=0)
+    everything.act(obs)
+    assert everything.last_stats["candidates"] == n
+    top = SearchPolicy(budget=40, prior_top=3, seed=0)
+    choice = top.act(obs)
+    assert top.last_stats["candidates"] == 3  # leading: no pass to add
+    from big2_env.policies import decode_observation, smart_ranking
+
+    decoded = decode_observation(obs)
+    favourites = [decoded.actions[i] for i in smart_ranking(decoded.hand, decoded.trick, decoded.plays, Rules())[:3]]
+    assert choice in favourites and SmartPolicy().act(obs) == favourites[0]
+    with pytest.raises(ValueError, match="prior_top"):
+        SearchPolicy(prior_top=-1)
+
+
 @pytest.mark.parametrize("budget, method", [(40, "halving"), (40, "flat"), (200, "halving"), (7, "halving")])
 def test_rollout_budgets_are_respected(budget, method):
     game = leading_position()
-    policy = SearchPolicy(budget=budget, method=method, seed=0)
+    policy = SearchPolicy(budget=budget, method=method, seed=0, prior_top=0)
     policy.act(observation_dict(game))
     n = len(game.legal_plays())
     assert policy.last_stats["candidates"] == n
@@ -146,7 +165,7 @@ def test_rollout_budgets_are_respected(budget, method):
 
 def test_a_time_budget_stops_near_its_limit():
     game = leading_position()
-    policy = SearchPolicy(budget="0.2s", seed=0)
+    policy = SearchPolicy(budget="0.2s", seed=0, prior_top=0)
     policy.act(observation_dict(game))
     assert policy.last_stats["rollouts"] > len(game.legal_plays())
     assert policy.last_stats["seconds"] < 0.2 * 2 + 0.3
@@ -198,7 +217,7 @@ def test_the_search_refuses_to_play_under_other_rules_than_the_game():
 def test_engine_smart_rollouts_make_exactly_smarts_moves(seed, moves, variant):
     rules = VARIANTS[variant]
     game = position(seed, moves, rules)
-    chosen = game.legal_entries()[SMART_ROLLOUT.choose(game)][1]
+    chosen = game.legal_entries()[SmartRollout(rules).choose(game)][1]
     action = SmartPolicy(rules).act(observation_dict(game))
     assert chosen == action_cards(action, game.hand(game.current_player))
 

@@ -1,0 +1,110 @@
+"""Rollouts per second of the search agent's engine path, beside the plain engine's random play.
+
+Positions are sampled out of real games (Smart in every seat, a random decision point
+of each game). A rollout, as the search makes it: deal the unseen cards to the other
+seats (determinisation), build the game, and play it to the end with Smart in every
+seat on the engine (:class:`big2_env.search.SmartRollout`, memoised). The reference, measured in
+the same run: uniformly random legal plays through the bare engine from a fresh deal.
+Also: the search's seconds per decision at the default budget, over the sampled
+positions that have more than one legal play.
+
+Run on one core (``taskset -c 1 python benchmarks/search_speed.py``) for figures that
+compare across machines' load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from big2_env import Game, Rules
+from big2_env.policies import SmartPolicy, observation_dict
+from big2_env.search import DEFAULT_BUDGET, SearchPolicy, SmartRollout, deal_unseen, play_out, public_state, state_game
+
+
+def sample_positions(n: int, rules: Rules, seed: int) -> list[Game]:
+    """One random decision point from each of ``n`` Smart-vs-Smart games."""
+    rng = np.random.default_rng(seed)
+    smart = SmartPolicy(rules)
+    positions = []
+    for k in range(n):
+        game = Game(rules, seed=seed * 100_003 + k)
+        snapshots = []
+        while not game.is_over:
+            snapshots.append(game.copy())
+            obs = observation_dict(game)
+            action = smart.act(obs)
+            index = int(np.flatnonzero(obs["candidate_actions"] == action)[0])
+            game._apply(game.legal_entries()[index])
+        positions.append(snapshots[int(rng.integers(len(snapshots)))])
+    return positions
+
+
+def rollouts_per_second(positions: list[Game], seconds: float, seed: int) -> tuple[float, float]:
+    """(rollouts/s, moves per rollout): determinise, build, play out with Smart everywhere."""
+    rng = np.random.default_rng(seed)
+    states = [public_state(observation_dict(g)) for g in positions]
+    rollout = SmartRollout(positions[0].rules)
+    done = moves = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for state in states:
+            game = state_game(state, deal_unseen(state, rng), positions[0].rules)
+            play_out([game], rollout)
+            done += 1
+            moves += game.turn
+    return done / (time.perf_counter() - start), moves / done
+
+
+def engine_random_play(seconds: float, rules: Rules, seed: int) -> tuple[float, float]:
+    """(decisions/s, games/s) of uniformly random legal plays through the bare engine."""
+    rng = np.random.default_rng(seed)
+    decisions = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        game = Game(rules, seed=int(rng.integers(2**32)))
+        while not game.is_over:
+            game.play_index(int(rng.integers(len(game.legal_entries()))))
+            decisions += 1
+        games += 1
+    elapsed = time.perf_counter() - start
+    return decisions / elapsed, games / elapsed
+
+
+def seconds_per_decision(positions: list[Game], budget: int, seed: int) -> tuple[float, int]:
+    policy = SearchPolicy(positions[0].rules, budget=budget, seed=seed)
+    times = []
+    for game in positions:
+        if len(game.legal_entries()) < 2:
+            continue
+        obs = observation_dict(game)
+        start = time.perf_counter()
+        policy.act(obs)
+        times.append(time.perf_counter() - start)
+    return float(np.mean(times)), len(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--positions", type=int, default=200, help="positions sampled from Smart-vs-Smart games")
+    parser.add_argument("--seconds", type=float, default=5.0, help="seconds per speed measurement")
+    parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="search budget for the seconds-per-decision figure")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    rules = Rules()
+    positions = sample_positions(args.positions, rules, args.seed)
+    engine_dps, engine_gps = engine_random_play(args.seconds, rules, args.seed)
+    rps, moves = rollouts_per_second(positions, args.seconds, args.seed)
+    per_decision, n = seconds_per_decision(positions, args.budget, args.seed)
+    print(f"positions: {len(positions)} (one per Smart-vs-Smart game)")
+    print(f"(a) engine, random legal plays:   {engine_dps:10,.0f} decisions/s  {engine_gps:8,.0f} games/s")
+    print(f"(b) search rollouts, Smart seats: {rps:10,.0f} rollouts/s  ({moves:.1f} moves each: "
+          f"{rps * moves:,.0f} decisions/s, {rps * moves / engine_dps:.2f}x the engine's random play)")
+    print(f"(c) search at budget {args.budget}: {per_decision * 1000:.0f} ms per decision "
+          f"(mean over {n} positions with more than one legal play)")
+
+
+if __name__ == "__main__":
+    main()
