@@ -9,6 +9,7 @@ or oversized checkpoints all get a clear answer.
 from __future__ import annotations
 
 import csv
+import re
 import math
 import os
 import signal
@@ -339,3 +340,36 @@ def test_a_file_asking_for_a_huge_model_is_refused_before_allocating_it(tmp_path
     atomic_save(weights_payload(huge, {}), tmp_path / "huge.pt")
     with pytest.raises(CheckpointError, match="parameters, more than the"):
         load_model(tmp_path / "huge.pt")
+
+
+# ----------------------------------------------------------------------------- progress and summary
+def test_the_progress_bar_names_the_evaluation_phase(tmp_path, capsys):
+    train(tiny(tmp_path, batches=1, progress=True, eval_opponents=["random", "greedy"], eval_games=4, eval_every=1))
+    err = capsys.readouterr().err
+    assert "eval vs random (4 games)" in err and "eval vs greedy (4 games)" in err
+
+
+def test_the_progress_lines_without_tqdm_name_the_evaluation_phase(tmp_path, capsys, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_tqdm(name, *args, **kwargs):
+        if name.startswith("tqdm"):
+            raise ImportError("no tqdm here")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_tqdm)
+    train(tiny(tmp_path, batches=1, progress=True, eval_opponents=["smart"], eval_games=4))
+    assert "train: eval vs smart (4 games) ..." in capsys.readouterr().err
+
+
+def test_big2_train_reports_wall_time_split_into_training_and_evaluation(tmp_path, capsys):
+    from big2_env.cli import main
+
+    args = ["train", "--out", str(tmp_path), "--batches", "1", "--games-per-batch", "4", "--minibatch", "64", "--no-progress",
+            "--no-tensorboard", "--eval-opponents", "random", "--eval-games", "4", "--workers", "1"]
+    args += [f"--model={k}={v}" for k, v in SMALL.items()]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"wall time \d+ s \(\d+ s training, \d+ s evaluation\)", out), out
