@@ -383,8 +383,11 @@ class SearchPolicy(Policy):
         method: ``"halving"`` (successive halving, default) or ``"flat"`` (every candidate on
             the same ``budget // n`` deals).
         seed: seed of the deals (``seed()`` reseeds; :func:`~big2_env.evaluation.evaluate` does).
-        prior_top: search only Smart's favourite ``prior_top`` non-pass candidates (by its score
-            s(a)), and pass when legal; ``0`` searches every legal candidate.
+        prior_top: search only the prior's favourite ``prior_top`` non-pass candidates, and pass
+            when legal; ``0`` searches every legal candidate.
+        prior: what ranks the candidates for ``prior_top``: ``"smart"`` (Smart's score s(a),
+            default) or a policy with ``probabilities(obs) -> {action: p}``, such as the
+            network of :mod:`agents` (:class:`agents.policy.NetworkPolicy`).
 
     Raises:
         ValueError: a bad budget, method or rollout policy name.
@@ -400,6 +403,7 @@ class SearchPolicy(Policy):
         method: str = "halving",
         seed: int | None = None,
         prior_top: int = DEFAULT_PRIOR_TOP,
+        prior: Any = "smart",
     ) -> None:
         self.rules = Rules.coerce(rules)
         self.rollouts, self.seconds = _parse_budget(budget)
@@ -410,6 +414,9 @@ class SearchPolicy(Policy):
         if isinstance(prior_top, bool) or not isinstance(prior_top, int) or prior_top < 0:
             raise ValueError(f"prior_top must be a non-negative int (0: search every candidate); got {prior_top!r}")
         self.prior_top = prior_top
+        if prior != "smart" and not callable(getattr(prior, "probabilities", None)):
+            raise TypeError(f"prior must be 'smart' or a policy with probabilities(obs), such as a NetworkPolicy; got {prior!r}")
+        self.prior = prior
         self.rollout = _as_rollout(rollout, self.rules)
         self.rng = np.random.default_rng(seed)
         self.last_stats: dict[str, Any] = {}
@@ -437,7 +444,12 @@ class SearchPolicy(Policy):
         candidates = [by_action[a] for a in legal]  # entry indices, in action order
         if self.prior_top and len(candidates) > self.prior_top + 1:
             plays = [entries[e][1] for e in candidates]
-            kept = set(smart_ranking(state.hand, state.trick, plays, self.rules)[: self.prior_top])
+            if self.prior == "smart":
+                ranked = smart_ranking(state.hand, state.trick, plays, self.rules)
+            else:  # a learned prior: its most likely plays first
+                probabilities = self.prior.probabilities(obs)
+                ranked = sorted((i for i, play in enumerate(plays) if play), key=lambda i: (-probabilities[legal[i]], i))
+            kept = set(ranked[: self.prior_top])
             kept |= {i for i, play in enumerate(plays) if not play}  # passing is always searched when legal
             legal = [legal[i] for i in sorted(kept)]
             candidates = [candidates[i] for i in sorted(kept)]

@@ -1,0 +1,46 @@
+"""The network in the search agent: as the rollout policy (one batched forward pass per step
+across every rollout of a round) and as the prior over candidates."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.network import Big2Net, NetworkConfig  # noqa: E402
+from agents.policy import NetworkPolicy  # noqa: E402
+from big2_env import evaluate  # noqa: E402
+from big2_env.search import PolicyRollout, SearchPolicy  # noqa: E402
+
+SMALL = NetworkConfig(card_dim=16, hand_heads=2, hand_ff=32, field_dim=16, count_dim=16, state_dim=32, state_ff=64,
+                      action_hidden=32, action_dim=16, value_hidden=32)
+
+
+class Counting(NetworkPolicy):
+    calls = 0
+    observations = 0
+
+    def act_batch(self, observations):
+        Counting.calls += 1
+        Counting.observations += len(observations)
+        return super().act_batch(observations)
+
+
+def test_the_network_as_rollout_policy_is_batched_across_the_deals():
+    torch.manual_seed(0)
+    network = Counting(Big2Net(SMALL), deterministic=True)
+    search = SearchPolicy(budget=24, rollout=network, seed=0)
+    assert isinstance(search.rollout, PolicyRollout)
+    result = evaluate(search, "smart", n_games=2, seed=0)
+    assert result.n_games == 2  # every move legal
+    assert Counting.calls > 0 and Counting.observations / Counting.calls > 4  # many rollouts per forward pass
+
+
+def test_the_network_as_prior_over_candidates():
+    torch.manual_seed(0)
+    network = NetworkPolicy(Big2Net(SMALL), deterministic=True)
+    search = SearchPolicy(budget=16, prior=network, prior_top=2, seed=0)
+    result = evaluate(search, "random", n_games=2, seed=1)
+    assert result.n_games == 2
+    with pytest.raises(TypeError, match="prior must be"):
+        SearchPolicy(prior="network")
