@@ -347,8 +347,16 @@ def play_out(games: list[Game], rollout: RolloutPolicy) -> None:
         active = [g for g in active if g.winner is None]
 
 
-def _final_score(game: Game) -> float:
-    return float(game.scores()[0])
+OBJECTIVES = ("score", "win", "mixed")
+
+
+def _final_value(game: Game, objective: str) -> float:
+    """What a finished rollout is worth to seat 0: its final score, 1 for a win (else 0), or
+    ``score / 13 + win``."""
+    if objective == "score":
+        return float(game.scores()[0])
+    won = 1.0 if game.winner == 0 else 0.0
+    return won if objective == "win" else game.scores()[0] / 13.0 + won
 
 
 # ----------------------------------------------------------------------------- the search policy
@@ -388,6 +396,8 @@ class SearchPolicy(Policy):
         prior: what ranks the candidates for ``prior_top``: ``"smart"`` (Smart's score s(a),
             default) or a policy with ``probabilities(obs) -> {action: p}``, such as the
             network of :mod:`agents` (:class:`agents.policy.NetworkPolicy`).
+        objective: what a candidate's rollouts are averaged over: ``"score"`` (the final
+            score, default), ``"win"`` (1 for a win) or ``"mixed"`` (``score / 13 + win``).
 
     Raises:
         ValueError: a bad budget, method or rollout policy name.
@@ -404,6 +414,7 @@ class SearchPolicy(Policy):
         seed: int | None = None,
         prior_top: int = DEFAULT_PRIOR_TOP,
         prior: Any = "smart",
+        objective: str = "score",
     ) -> None:
         self.rules = Rules.coerce(rules)
         self.rollouts, self.seconds = _parse_budget(budget)
@@ -411,6 +422,9 @@ class SearchPolicy(Policy):
         if method not in METHODS:
             raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
         self.method = method
+        if objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}; got {objective!r}")
+        self.objective = objective
         if isinstance(prior_top, bool) or not isinstance(prior_top, int) or prior_top < 0:
             raise ValueError(f"prior_top must be a non-negative int (0: search every candidate); got {prior_top!r}")
         self.prior_top = prior_top
@@ -486,7 +500,7 @@ class SearchPolicy(Policy):
                     owners.append(i)
             play_out(games, self.rollout)
             for i, game in zip(owners, games):
-                sums[i] += _final_score(game)
+                sums[i] += _final_value(game, self.objective)
                 counts[i] += 1
 
         rounds = 1 if self.method == "flat" else max(1, math.ceil(math.log2(n)))

@@ -29,18 +29,18 @@ class Counting(NetworkPolicy):
 def test_the_network_as_rollout_policy_is_batched_across_the_deals():
     torch.manual_seed(0)
     network = Counting(Big2Net(SMALL), deterministic=True)
-    search = SearchPolicy(budget=24, rollout=network, seed=0)
+    search = SearchPolicy(budget=12, rollout=network, seed=0)
     assert isinstance(search.rollout, PolicyRollout)
-    result = evaluate(search, "smart", n_games=2, seed=0)
-    assert result.n_games == 2  # every move legal
-    assert Counting.calls > 0 and Counting.observations / Counting.calls > 4  # many rollouts per forward pass
+    result = evaluate(search, "smart", n_games=1, seed=0)
+    assert result.n_games == 1  # every move legal
+    assert Counting.calls > 0 and Counting.observations / Counting.calls > 2  # several rollouts per forward pass (1 if unbatched)
 
 
 def test_the_network_as_prior_over_candidates():
     torch.manual_seed(0)
     network = NetworkPolicy(Big2Net(SMALL), deterministic=True)
-    search = SearchPolicy(budget=16, prior=network, prior_top=2, seed=0)
-    result = evaluate(search, "random", n_games=2, seed=1)
-    assert result.n_games == 2
+    search = SearchPolicy(budget=8, prior=network, prior_top=2, seed=0)
+    result = evaluate(search, "random", n_games=1, seed=1)
+    assert result.n_games == 1
     with pytest.raises(TypeError, match="prior must be"):
         SearchPolicy(prior="network")

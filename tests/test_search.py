@@ -175,7 +175,8 @@ def test_a_time_budget_stops_near_its_limit():
     "kwargs, match",
     [({"budget": 0}, "budget must be"), ({"budget": -5}, "budget must be"), ({"budget": True}, "budget must be"),
      ({"budget": 1.5}, "budget must be"), ({"budget": "fast"}, "budget must be"), ({"budget": "0s"}, "seconds"),
-     ({"budget": "nans"}, "seconds"), ({"method": "mcts"}, "method must be one of"), ({"rollout": "search"}, "cannot itself"),
+     ({"budget": "nans"}, "seconds"), ({"method": "mcts"}, "method must be one of"),
+     ({"objective": "fun"}, "objective must be one of"), ({"rollout": "search"}, "cannot itself"),
      ({"rollout": "wizard"}, "unknown policy"), ({"rules": "nope"}, "nope")],
 )
 def test_bad_arguments_are_rejected(kwargs, match):
@@ -264,3 +265,8 @@ def test_evaluation_spread_over_processes_is_reproducible_and_matches_one_proces
     assert dup.scores.tolist() == evaluate("smart", "greedy", n_games=3, seed=0, duplicate=True).scores.tolist()
     with pytest.raises(ValueError, match="jobs"):
         evaluate("smart", "greedy", n_games=3, jobs=0)
+
+
+@pytest.mark.parametrize("objective", ["score", "win", "mixed"])
+def test_every_objective_plays_legal_games(objective):
+    assert evaluate(SearchPolicy(budget=8, objective=objective), "greedy", n_games=2, seed=0).n_games == 2
