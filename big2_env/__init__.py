@@ -12,7 +12,7 @@ Quick start::
         env.step(action)
 """
 
-from .aec_env import env, raw_env
+from .aec_env import env, parallel_env, raw_env
 from .cards import card_rank, card_str, card_suit, format_cards, format_play, parse_card, parse_cards, parse_play
 from .combos import CATEGORY_NAMES, Combo, beats, classify
 from .encoding import (
@@ -59,6 +59,7 @@ __all__ = [
     "observation",
     "parse_card",
     "parse_cards",
+    "parallel_env",
     "parse_play",
     "play_features",
     "raw_env",
@@ -75,6 +76,7 @@ def _register() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         register("aec", "big2-v0", entry_point="big2_env.aec_env:env")
+        register("parallel", "big2-v0", entry_point="big2_env.aec_env:parallel_env")
 
 
 _register()

@@ -78,6 +78,32 @@ def env(**kwargs: Any) -> AECEnv:
     return classic_wrap(raw_env(**kwargs))
 
 
+def parallel_env(**kwargs: Any) -> Any:
+    """The same game through PettingZoo's Parallel API (``pettingzoo.make("parallel", "big2-v0")``).
+
+    Big 2 is turn-based, so this is PettingZoo's ``turn_based_aec_to_parallel`` over
+    :func:`env` (same keywords). Every ``step`` takes a dict with an action for every live
+    agent, but only the action of the agent on move is played; the others' ``action_mask``
+    is all zeros, and any value (e.g. ``0``) may stand in their entries. Rewards are the final
+    scores, given at the last step; an illegal action follows :func:`env`'s convention.
+
+    Example:
+        >>> import numpy as np
+        >>> from big2_env import parallel_env
+        >>> p = parallel_env(candidate_view=False)
+        >>> observations, infos = p.reset(seed=0)
+        >>> while p.agents:
+        ...     actions = {a: int(np.flatnonzero(o["action_mask"])[0]) if o["action_mask"].any() else 0
+        ...                for a, o in observations.items()}
+        ...     observations, rewards, terminations, truncations, infos = p.step(actions)
+        >>> sum(rewards.values())
+        0.0
+    """
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    return turn_based_aec_to_parallel(env(**kwargs))
+
+
 class raw_env(AECEnv, EzPickle):
     """Big 2 for four agents ``player_0``..``player_3`` (seat order = agent order).
 
