@@ -79,6 +79,7 @@ from .rules import Rules
 __all__ = [
     "DEFAULT_BUDGET",
     "METHODS",
+    "NoisyOpponents",
     "PolicyRollout",
     "PublicState",
     "RolloutPolicy",
@@ -317,6 +318,34 @@ class PolicyRollout(RolloutPolicy):
             self.policy.seed(seed)
 
 
+class NoisyOpponents(RolloutPolicy):
+    """``base`` in every seat, except that a seat other than the searcher's (seat 0) plays a
+    uniformly random legal move with probability ``noise``: an opponent model that hedges
+    against opponents who are not the rollout policy (e.g. Random players)."""
+
+    def __init__(self, base: RolloutPolicy, noise: float, seed: int | None = None) -> None:
+        self.base, self.noise = base, noise
+        self.name = f"{base.name}+noise{noise:g}"
+        self.rng = np.random.default_rng(seed)
+
+    def choose_batch(self, games: Sequence[Game]) -> list[int]:
+        picks: list[int | None] = []
+        for game in games:
+            n = len(game.legal_entries())
+            noisy = n > 1 and game.current_player != 0 and self.rng.random() < self.noise
+            picks.append(int(self.rng.integers(n)) if noisy else None)
+        rest = [g for g, p in zip(games, picks) if p is None]
+        chosen = iter(self.base.choose_batch(rest) if rest else [])
+        return [p if p is not None else next(chosen) for p in picks]
+
+    def choose(self, game: Game) -> int:
+        return self.choose_batch([game])[0]
+
+    def seed(self, seed: int | None) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.base.seed(None if seed is None else seed + 1)
+
+
 def _as_rollout(rollout: Any, rules: Rules) -> RolloutPolicy:
     if isinstance(rollout, RolloutPolicy):
         return rollout
@@ -398,6 +427,9 @@ class SearchPolicy(Policy):
             network of :mod:`agents` (:class:`agents.policy.NetworkPolicy`).
         objective: what a candidate's rollouts are averaged over: ``"score"`` (the final
             score, default), ``"win"`` (1 for a win) or ``"mixed"`` (``score / 13 + win``).
+        opponent_noise: in rollouts, each opponent move is a uniformly random legal move with
+            this probability (:class:`NoisyOpponents`; default 0): a hedge against opponents
+            unlike the rollout policy.
 
     Raises:
         ValueError: a bad budget, method or rollout policy name.
@@ -415,6 +447,7 @@ class SearchPolicy(Policy):
         prior_top: int = DEFAULT_PRIOR_TOP,
         prior: Any = "smart",
         objective: str = "score",
+        opponent_noise: float = 0.0,
     ) -> None:
         self.rules = Rules.coerce(rules)
         self.rollouts, self.seconds = _parse_budget(budget)
@@ -432,6 +465,10 @@ class SearchPolicy(Policy):
             raise TypeError(f"prior must be 'smart' or a policy with probabilities(obs), such as a NetworkPolicy; got {prior!r}")
         self.prior = prior
         self.rollout = _as_rollout(rollout, self.rules)
+        if isinstance(opponent_noise, bool) or not isinstance(opponent_noise, (int, float)) or not 0 <= opponent_noise <= 1:
+            raise ValueError(f"opponent_noise must be a number in [0, 1]; got {opponent_noise!r}")
+        if opponent_noise > 0:
+            self.rollout = NoisyOpponents(self.rollout, float(opponent_noise), seed)
         self.rng = np.random.default_rng(seed)
         self.last_stats: dict[str, Any] = {}
 

@@ -270,3 +270,14 @@ def test_evaluation_spread_over_processes_is_reproducible_and_matches_one_proces
 @pytest.mark.parametrize("objective", ["score", "win", "mixed"])
 def test_every_objective_plays_legal_games(objective):
     assert evaluate(SearchPolicy(budget=8, objective=objective), "greedy", n_games=2, seed=0).n_games == 2
+
+
+def test_noisy_opponents_in_rollouts():
+    noisy = SearchPolicy(budget=8, opponent_noise=0.25, seed=0)
+    assert noisy.rollout.name == "smart+noise0.25"
+    first = evaluate(noisy, "greedy", n_games=3, seed=0)
+    again = evaluate(SearchPolicy(budget=8, opponent_noise=0.25), "greedy", n_games=3, seed=0)
+    assert first.scores.tolist() == again.scores.tolist()
+    for bad in (-0.1, 1.5, "0.2", True):
+        with pytest.raises(ValueError, match="opponent_noise"):
+            SearchPolicy(opponent_noise=bad)
