@@ -432,7 +432,9 @@ class SearchPolicy(Policy):
             unlike the rollout policy.
 
     Raises:
-        ValueError: a bad budget, method or rollout policy name.
+        ValueError: a bad budget, method, objective, ``prior_top``, ``opponent_noise`` or rollout
+            policy name.
+        TypeError: a rollout policy without ``act`` or a prior without ``probabilities``.
     """
 
     name = "search"
@@ -504,6 +506,9 @@ class SearchPolicy(Policy):
             kept |= {i for i, play in enumerate(plays) if not play}  # passing is always searched when legal
             legal = [legal[i] for i in sorted(kept)]
             candidates = [candidates[i] for i in sorted(kept)]
+            if len(candidates) == 1:  # prior_top=1 when leading: nothing left to compare
+                self.last_stats = {"rollouts": 0, "candidates": 1}
+                return legal[0]
         means = self._search(state, root, entries, candidates)
         best = max(range(len(candidates)), key=lambda i: (means[i], -i))
         return legal[best]

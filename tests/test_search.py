@@ -150,6 +150,8 @@ def test_the_smart_prior_limits_the_candidates_searched():
     assert choice in favourites and SmartPolicy().act(obs) == favourites[0]
     with pytest.raises(ValueError, match="prior_top"):
         SearchPolicy(prior_top=-1)
+    only = SearchPolicy(budget=40, prior_top=1, seed=0)
+    assert only.act(obs) == favourites[0] and only.last_stats["rollouts"] == 0  # Smart's favourite, no search
 
 
 @pytest.mark.parametrize("budget, method", [(40, "halving"), (40, "flat"), (200, "halving"), (7, "halving")])
