@@ -55,6 +55,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
+from big2_env.evaluation import START_METHOD
 from big2_env.game import Game
 from big2_env.rules import Rules
 
@@ -80,8 +81,6 @@ def parallel_plans(plans: Sequence[SeatPlan]) -> bool:
     return all(isinstance(seat, ModelSeat) and seat.key == CURRENT for plan in plans for seat in plan)
 
 
-START_METHOD = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
-"""How helpers start: never ``fork`` (see the module docstring)."""
 
 WATCHDOG_S = 0.5
 """How often a helper checks that the process that started it is still there."""

@@ -49,6 +49,7 @@ the same arguments give the same result (``elapsed_s`` aside).
 from __future__ import annotations
 
 import math
+import multiprocessing
 import os
 import sys
 import time
@@ -66,6 +67,9 @@ from .rules import Rules
 __all__ = ["EvaluationResult", "PolicyObservation", "SeatResult", "evaluate", "resolve_policy", "wilson_interval"]
 
 Z95 = 1.959963984540054
+START_METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+"""How worker processes start (evaluation workers here, training helpers in :mod:`agents.parallel`):
+never by forking a process whose torch/OpenMP thread pool may be running, which can deadlock."""
 WIN_RATE_TARGET = 0.25  # the paper's success criterion: win rate above 25% ...
 SCORE_TARGET = 0.0  # ... and mean score above 0
 
@@ -428,7 +432,6 @@ def _play_in_processes(
     report: Callable[[int], None],
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`_play_games` over ``4 * jobs`` chunks in ``jobs`` worker processes (see :func:`evaluate`)."""
-    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     total = len(seats)
@@ -437,9 +440,8 @@ def _play_in_processes(
     cuts = [unit * (units * k // (4 * jobs)) for k in range(4 * jobs + 1)]
     chunks = [(lo, hi) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
     agent_seqs, opponent_seqs = agent_seq.spawn(len(chunks)), opponent_seq.spawn(len(chunks))
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     parts: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method)) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(START_METHOD)) as pool:
         futures = {
             pool.submit(_chunk_worker, (agent, opponent, rules, trust, deal_seeds, seats, duplicate, lo, hi, batch_size,
                                         agent_seqs[k], opponent_seqs[k])): k

@@ -73,7 +73,7 @@ from .encoding import (
 )
 from .game import HAND_SIZE, Game
 from .legal import _cached_combos
-from .policies import Observation, Policy, make_policy, smart_choice, smart_ranking
+from .policies import Observation, Policy, legal_actions, make_policy, smart_choice, smart_ranking
 from .rules import Rules
 
 __all__ = [
@@ -298,12 +298,10 @@ class PolicyRollout(RolloutPolicy):
         self.name = getattr(policy, "name", type(policy).__name__)
 
     def choose_batch(self, games: Sequence[Game]) -> list[int]:
-        from .evaluation import PolicyObservation  # here: evaluation imports this module's users
+        from .evaluation import PolicyObservation, _act  # here: evaluation imports this module's users
 
         decisions = [Decision(g) for g in games]
-        batch = getattr(self.policy, "act_batch", None)
-        observations = [PolicyObservation(d) for d in decisions]
-        actions = batch(observations) if batch is not None else [self.policy.act(o) for o in observations]
+        actions = _act(self.policy, [PolicyObservation(d) for d in decisions])
         out = []
         for game, decision, action in zip(games, decisions, actions):
             entry = decision.require_entry(action, f"rollout policy {self.policy!r}")
@@ -573,10 +571,7 @@ class SearchPolicy(Policy):
 
 
 def _legal_actions(obs: Observation) -> list[int]:
-    if "candidate_actions" in obs:
-        actions = sorted(int(a) for a in np.asarray(obs["candidate_actions"]).tolist())
-    else:
-        actions = np.flatnonzero(np.asarray(obs["action_mask"])).tolist()
+    actions = sorted(int(a) for a in legal_actions(obs).tolist())
     if not actions:
         raise ValueError("the observation has no legal action: is this agent on move?")
     if not all(0 <= a < NUM_ACTIONS for a in actions):
