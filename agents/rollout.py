@@ -28,7 +28,7 @@ from typing import Hashable, Mapping, Sequence, Union
 import numpy as np
 
 from big2_env.encoding import Decision
-from big2_env.evaluation import PolicyObservation
+from big2_env.evaluation import PolicyObservation, policy_actions
 from big2_env.game import NUM_PLAYERS, Game
 from big2_env.policies import Policy
 
@@ -288,7 +288,7 @@ def collect(
                 model_decisions += len(items)
                 entries = _model_step(items, plans, models[seat.key], rng, epsilon, recorder, games)
             else:
-                chosen = seat.policy.act_batch([PolicyObservation(d) for _, d in items])
+                chosen = policy_actions(seat.policy, [PolicyObservation(d) for _, d in items])
                 entries = []
                 for (g, d), action in zip(items, chosen):
                     entry = d.entry_for_action(int(action))

@@ -30,6 +30,7 @@ from .encoding import (
     check_step_action,
     observation,
 )
+from .extended import EXTENDED_SIZE, extended_observation
 from .game import NUM_PLAYERS, Game
 from .render import check_viewer, emit, render_table
 from .rules import Rules
@@ -48,10 +49,22 @@ class _ActionSpace(spaces.Discrete):
         return super().contains(x)
 
 
-def observation_space(candidate_view: bool = True) -> spaces.Dict:
-    """The per-agent observation space (see SPEC section 5)."""
+OBSERVATIONS = ("paper", "extended")
+"""The observation kinds: the paper's 277 numbers (default) or the 315 of :mod:`big2_env.extended`."""
+
+
+def check_observation_kind(observation: object) -> str:
+    """``observation`` if it names an observation kind; ``ValueError`` naming the allowed ones otherwise."""
+    if not isinstance(observation, str) or observation not in OBSERVATIONS:
+        raise ValueError(f"observation must be one of {', '.join(map(repr, OBSERVATIONS))}; got {observation!r}")
+    return observation
+
+
+def observation_space(candidate_view: bool = True, observation: str = "paper") -> spaces.Dict:
+    """The per-agent observation space (see SPEC section 5); ``observation="extended"``: 315 numbers."""
+    size = EXTENDED_SIZE if check_observation_kind(observation) == "extended" else OBS_SIZE
     parts: dict[str, spaces.Space] = {
-        "observation": spaces.Box(low=0.0, high=52.0, shape=(OBS_SIZE,), dtype=np.float32),
+        "observation": spaces.Box(low=0.0, high=52.0, shape=(size,), dtype=np.float32),
         "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
     }
     if candidate_view:
@@ -73,7 +86,9 @@ def env(**kwargs: Any) -> AECEnv:
 
     Keywords: ``render_mode`` (``None``, ``"ansi"``, ``"human"``), ``rules`` (a
     :class:`Rules`, preset name or dict), ``candidate_view`` (default ``True``),
-    ``render_view`` (whose hand rendering shows: ``"current"``, ``"all"``, ``"none"`` or a seat).
+    ``observation`` (``"paper"``, default: the 277 numbers; ``"extended"``: the 315 of
+    :mod:`big2_env.extended`, with who passed on what), ``render_view`` (whose hand
+    rendering shows: ``"current"``, ``"all"``, ``"none"`` or a seat).
     """
     return classic_wrap(raw_env(**kwargs))
 
@@ -128,8 +143,9 @@ class raw_env(AECEnv, EzPickle):
         rules: Rules | str | dict | None = None,
         candidate_view: bool = True,
         render_view: str | int | None = "current",
+        observation: str = "paper",
     ):
-        EzPickle.__init__(self, render_mode, rules, candidate_view, render_view)
+        EzPickle.__init__(self, render_mode, rules, candidate_view, render_view, observation)
         super().__init__()
         if render_mode is not None and render_mode not in ("human", "ansi"):
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}; got {render_mode!r}")
@@ -138,10 +154,11 @@ class raw_env(AECEnv, EzPickle):
         self.render_mode = render_mode
         self.rules = Rules.coerce(rules)
         self.candidate_view = candidate_view
+        self.observation_kind = check_observation_kind(observation)
         self.render_view = check_viewer(render_view)
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
-        self._obs_space = observation_space(candidate_view)
+        self._obs_space = observation_space(candidate_view, observation)
         self._act_space = _ActionSpace(NUM_ACTIONS)
         self.observation_spaces = {a: self._obs_space for a in AGENTS}
         self.action_spaces = {a: self._act_space for a in AGENTS}
@@ -190,12 +207,14 @@ class raw_env(AECEnv, EzPickle):
         game = self.game
         if not game.is_over and seat == game.current_player:
             d = self.current_decision()
-            obs = {"observation": d.observation, "action_mask": d.action_mask()}
+            vector = d.extended_observation if self.observation_kind == "extended" else d.observation
+            obs = {"observation": vector, "action_mask": d.action_mask()}
             if self.candidate_view:
                 obs["candidate_actions"] = d.actions
                 obs["candidate_features"] = d.features
             return obs
-        obs = {"observation": observation(game, seat), "action_mask": self._zero_mask.copy()}
+        vector = extended_observation(game, seat) if self.observation_kind == "extended" else observation(game, seat)
+        obs = {"observation": vector, "action_mask": self._zero_mask.copy()}
         if self.candidate_view:
             obs["candidate_actions"] = self._empty_actions.copy()
             obs["candidate_features"] = self._empty_features.copy()

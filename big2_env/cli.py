@@ -180,8 +180,8 @@ def _ask_play(game: Game, human: int) -> tuple[int, ...] | None:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play one seat at the terminal against three computer opponents."""
-    from .encoding import action_cards
-    from .policies import observation_dict
+    from .encoding import Decision, action_cards
+    from .evaluation import PolicyObservation, policy_actions
 
     rules = Rules.preset(args.rules)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
@@ -195,7 +195,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     while not game.is_over:
         seat = game.current_player
         if seat != human:
-            action = opponents[seat].act(observation_dict(game, candidate_view=True))
+            action = policy_actions(opponents[seat], [PolicyObservation(Decision(game))])[0]
             play = action_cards(action, game.hand(seat))
             game.play(play)
             print(_move_line(game, names, seat, play))

@@ -353,9 +353,14 @@ class Decision:
         actions: legal action indices, ascending (int64 array).
         plays: the legal plays, in the same order as ``actions``.
         features: (n, 80) float32 candidate features, same order (built lazily).
+        extended_observation: (315,) float32, the 277 numbers plus public history
+            (:mod:`big2_env.extended`; built lazily).
     """
 
-    __slots__ = ("player", "observation", "actions", "plays", "_entries", "_features", "_by_action")
+    __slots__ = (
+        "player", "observation", "actions", "plays", "_entries", "_features", "_by_action", "_history", "_turn",
+        "_rules", "_extended",
+    )
 
     def __init__(self, game) -> None:
         self.player = game.current_player
@@ -368,12 +373,24 @@ class Decision:
         self.actions = np.array(ordered, dtype=np.int64)
         self.plays = [e[1] for e in self._entries]
         self._features: np.ndarray | None = None
+        self._history, self._turn, self._rules = game.history, len(game.history), game.rules  # history only grows
+        self._extended: np.ndarray | None = None
 
     @property
     def features(self) -> np.ndarray:
         if self._features is None:
             self._features = entry_features(self._entries)
         return self._features
+
+    @property
+    def extended_observation(self) -> np.ndarray:
+        if self._extended is None:
+            from .extended import extended_features  # here: that module builds on this one
+
+            hand_size = int(np.count_nonzero(self.observation[OBS_HAND] != PAD_CARD))
+            extra = extended_features(self._history[: self._turn], self.player, hand_size, self._rules)
+            self._extended = np.concatenate((self.observation, extra))
+        return self._extended
 
     def action_mask(self) -> np.ndarray:
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)

@@ -81,19 +81,23 @@ class PolicyObservation(Mapping):
     ``"action_mask"``, ``"candidate_actions"``, ``"candidate_features"``. The mask
     and the features are computed on first access (most heuristics never read the
     features). Everything is derived from the decision, never from the live game,
-    so the mapping stays valid after the game moves on.
+    so the mapping stays valid after the game moves on. With ``extended=True``,
+    ``"observation"`` is the 315-number extended observation (:mod:`big2_env.extended`),
+    as in the envs with ``observation="extended"``; a policy whose ``observation_kind`` is
+    ``"extended"`` (the search agent) gets that view (:func:`policy_view`).
     """
 
-    __slots__ = ("_mask", "decision")
+    __slots__ = ("_mask", "decision", "extended")
     KEYS = ("observation", "action_mask", "candidate_actions", "candidate_features")
 
-    def __init__(self, decision: Decision) -> None:
+    def __init__(self, decision: Decision, extended: bool = False) -> None:
         self.decision = decision
+        self.extended = extended
         self._mask: np.ndarray | None = None
 
     def __getitem__(self, key: str) -> np.ndarray:
         if key == "observation":
-            return self.decision.observation
+            return self.decision.extended_observation if self.extended else self.decision.observation
         if key == "candidate_actions":
             return self.decision.actions
         if key == "action_mask":
@@ -304,7 +308,18 @@ class EvaluationResult:
         return self.to_table()
 
 
-def _act(policy: Any, observations: list[PolicyObservation]) -> list[int]:
+def policy_view(policy: Any, observations: list[PolicyObservation]) -> list[PolicyObservation]:
+    """The observations as ``policy`` reads them: the extended view when its ``observation_kind``
+    is ``"extended"``, else unchanged."""
+    if getattr(policy, "observation_kind", "paper") == "extended":
+        return [PolicyObservation(o.decision, extended=True) for o in observations]
+    return observations
+
+
+def policy_actions(policy: Any, observations: list[PolicyObservation]) -> list[int]:
+    """``policy``'s actions for ``observations`` (in its view, :func:`policy_view`), through
+    ``act_batch`` when it has one; ``ValueError`` when that returns the wrong number."""
+    observations = policy_view(policy, observations)
     batch = getattr(policy, "act_batch", None)
     actions = batch(observations) if batch is not None else [policy.act(o) for o in observations]
     if len(actions) != len(observations):
@@ -393,7 +408,7 @@ def _play_games(
         for who, policy, moves in (("agent", agent_policy, agent_moves), ("opponent", opponent_policy, opponent_moves)):
             if not moves:
                 continue
-            actions = _act(policy, [PolicyObservation(d) for _, _, d in moves])
+            actions = policy_actions(policy, [PolicyObservation(d) for _, _, d in moves])
             for (index, game, decision), action in zip(moves, actions):
                 game._apply(decision.require_entry(action, f"{who} policy {policy!r} in game {index}"))
                 if game.winner is not None:

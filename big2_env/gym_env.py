@@ -72,10 +72,11 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 
-from .aec_env import observation_space
+from .aec_env import check_observation_kind, observation_space
 from .cards import format_play
 from .encoding import FEATURE_SIZE, NUM_ACTIONS, Decision, check_action, observation
-from .evaluation import PolicyObservation, resolve_policy
+from .evaluation import PolicyObservation, policy_actions, resolve_policy
+from .extended import extended_observation
 from .game import HAND_SIZE, NUM_PLAYERS, Game, hand_penalty
 from .policies import Policy
 from .render import emit, render_table
@@ -132,6 +133,8 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         rules: a :class:`Rules`, preset name or dict.
         candidate_view: add ``"candidate_actions"``/``"candidate_features"`` to the
             observation (default ``False``: what Stable-Baselines3 needs).
+        observation: ``"paper"`` (default, the 277 numbers) or ``"extended"`` (the 315 of
+            :mod:`big2_env.extended`, with who passed on what).
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the table) or ``"human"``
             (printed after every reset and step); the learner's hand is shown.
         illegal_action: ``"penalize"`` (default) or ``"raise"``.
@@ -150,8 +153,11 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         render_mode: str | None = None,
         illegal_action: str = "penalize",
         illegal_penalty: float | None = None,
+        observation: str = "paper",
     ) -> None:
-        EzPickle.__init__(self, opponents, learner_seat, rules, candidate_view, render_mode, illegal_action, illegal_penalty)
+        EzPickle.__init__(
+            self, opponents, learner_seat, rules, candidate_view, render_mode, illegal_action, illegal_penalty, observation
+        )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}; got {render_mode!r}")
         if not isinstance(candidate_view, bool):
@@ -162,10 +168,11 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         self.rules = Rules.coerce(rules)
         self.opponents = _resolve_opponents(opponents, self.rules)
         self.candidate_view = candidate_view
+        self.observation_kind = check_observation_kind(observation)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.illegal_penalty = worst_score(self.rules) if illegal_penalty is None else float(illegal_penalty)
-        self.observation_space = observation_space(candidate_view)
+        self.observation_space = observation_space(candidate_view, observation)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.game: Game | None = None
         self.learner_seat: int | None = None
@@ -293,7 +300,7 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         while game.winner is None and game.current_player != learner:
             decision = Decision(game)
             policy = self.opponents[(decision.player - learner) % NUM_PLAYERS - 1]
-            action = policy.act(PolicyObservation(decision))
+            action = policy_actions(policy, [PolicyObservation(decision)])[0]
             game._apply(decision.require_entry(action, f"opponent policy {policy!r} in seat {decision.player}"))
         self._decision = None
 
@@ -307,12 +314,15 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         assert self.game is not None and self.learner_seat is not None
         if not self._done:
             d = self._current_decision()
-            obs = {"observation": d.observation.copy(), "action_mask": d.action_mask()}
+            vector = d.extended_observation if self.observation_kind == "extended" else d.observation
+            obs = {"observation": vector.copy(), "action_mask": d.action_mask()}
             if self.candidate_view:
                 obs["candidate_actions"] = d.actions.copy()
                 obs["candidate_features"] = d.features.copy()
             return obs
-        obs = {"observation": observation(self.game, self.learner_seat), "action_mask": self._zero_mask.copy()}
+        seat = self.learner_seat
+        vector = extended_observation(self.game, seat) if self.observation_kind == "extended" else observation(self.game, seat)
+        obs = {"observation": vector, "action_mask": self._zero_mask.copy()}
         if self.candidate_view:
             obs["candidate_actions"] = np.zeros(0, dtype=np.int64)
             obs["candidate_features"] = np.zeros((0, FEATURE_SIZE), dtype=np.float32)

@@ -71,6 +71,7 @@ from .encoding import (
     Decision,
     entry_action_indices,
 )
+from .extended import EXT_DECLINED, EXT_DECLINED_STRENGTH, EXTENDED_SIZE, decode_declined
 from .game import HAND_SIZE, Game
 from .legal import _cached_combos
 from .policies import Observation, Policy, legal_actions, make_policy, smart_choice, smart_ranking
@@ -78,6 +79,7 @@ from .rules import Rules
 
 __all__ = [
     "DEFAULT_BUDGET",
+    "DEFAULT_PASS_INFERENCE",
     "METHODS",
     "NoisyOpponents",
     "PolicyRollout",
@@ -85,6 +87,7 @@ __all__ = [
     "RolloutPolicy",
     "SearchPolicy",
     "SmartRollout",
+    "deal_consistent",
     "deal_unseen",
     "public_state",
     "state_game",
@@ -92,6 +95,10 @@ __all__ = [
 
 DEFAULT_BUDGET = 320
 """Rollouts per decision by default (see ``benchmarks/search_strength.py`` for the time it costs)."""
+
+DEFAULT_PASS_INFERENCE = 0.95
+"""How far the deals believe a pass means "could not beat it" (Smart passes with a beating play
+on about 2% of its passes, Greedy never, Random on about 25%)."""
 
 DEFAULT_PRIOR_TOP = 8
 """Candidates searched by default: Smart's favourite 8 non-pass plays (and pass when legal)."""
@@ -115,6 +122,9 @@ class PublicState:
         played_by: per relative seat, the bitmask of the cards it has played.
         cards_left: per relative seat, the number of cards it holds.
         opening: nothing has been played yet (the opening rule applies).
+        declined: per relative seat (0 unused), per trick size 1..5, the weakest strength it
+            passed on, or -1 (all -1 when the observation is the paper's 277 numbers, which
+            do not say who passed on what; see :mod:`big2_env.extended`).
     """
 
     hand: tuple[int, ...]
@@ -125,6 +135,7 @@ class PublicState:
     played_by: tuple[int, int, int, int]
     cards_left: tuple[int, int, int, int]
     opening: bool
+    declined: tuple[tuple[int, ...], ...] = ((-1,) * 5,) * 4
 
     @property
     def hand_mask(self) -> int:
@@ -141,14 +152,23 @@ def _bits_to_mask(bits: np.ndarray) -> int:
 
 
 def public_state(obs: Observation | np.ndarray) -> PublicState:
-    """The :class:`PublicState` of an observation dict (or its 277-number ``"observation"``).
+    """The :class:`PublicState` of an observation dict (or its ``"observation"``): the paper's
+    277 numbers, or the 315 of the extended observation (then with who passed on what).
 
     Raises ``ValueError`` when the numbers cannot come from a real game (wrong size,
     cards in two places, counts that do not add up to 52).
     """
     vector = np.asarray(obs["observation"] if isinstance(obs, Mapping) else obs)
-    if vector.shape != (OBS_SIZE,):
-        raise ValueError(f"an observation has {OBS_SIZE} numbers; got shape {vector.shape}")
+    if vector.shape not in ((OBS_SIZE,), (EXTENDED_SIZE,)):
+        raise ValueError(
+            f"an observation has {OBS_SIZE} numbers (or {EXTENDED_SIZE}, extended); got shape {vector.shape}"
+        )
+    declined: tuple[tuple[int, ...], ...] = ((-1,) * 5,) * 4
+    if vector.shape == (EXTENDED_SIZE,):
+        flags, values = vector[EXT_DECLINED], vector[EXT_DECLINED_STRENGTH]
+        if not (np.all((flags == 0) | (flags == 1)) and np.all((values >= 0) & (values <= 1))):
+            raise ValueError("the extended observation's pass flags must be 0 or 1 and its strengths lie in [0, 1]")
+        declined = ((-1,) * 5,) + decode_declined(vector)
     raw_hand = vector[OBS_HAND]
     if not np.all((raw_hand >= 0) & (raw_hand <= PAD_CARD) & (raw_hand == np.round(raw_hand))):
         raise ValueError("the observation's hand slots must hold card ids 0..51 or the padding 52")
@@ -188,6 +208,7 @@ def public_state(obs: Observation | np.ndarray) -> PublicState:
         played_by=(mine, by_other[0], by_other[1], by_other[2]),
         cards_left=(len(hand),) + left,  # type: ignore[arg-type]
         opening=played_mask == 0,
+        declined=declined,
     )
 
 
@@ -204,6 +225,78 @@ def deal_unseen(state: PublicState, rng: np.random.Generator) -> list[int]:
             mask |= 1 << unseen[i]
         hands.append(mask)
         start += count
+    return hands
+
+
+DEAL_TRIES = 20
+"""Deals tried per determinisation before settling for the one that breaks the fewest pass constraints."""
+
+
+def deal_consistent(state: PublicState, rng: np.random.Generator, rules: Rules, belief: float) -> list[int]:
+    """A determinisation that respects what the opponents' passes reveal (see :mod:`big2_env.extended`).
+
+    Each pass constraint ("seat ``k`` passed on a play of size ``n`` and strength ``s``, so it
+    holds no play of that size stronger than ``s``") is kept with probability ``belief`` (a
+    pass is read as "could not beat it"; otherwise as a voluntary pass), independently per
+    seat and size. Kept singles constraints are met exactly: the cards above a seat's cap go
+    only to seats that may hold them, each card to a free slot chosen uniformly among the
+    slots allowed, which samples uniformly among the deals that meet them (the allowed sets
+    are nested). The other sizes are met by rejection: up to :data:`DEAL_TRIES` deals, else
+    the one that breaks the fewest. With ``belief=0`` or no pass yet, this is :func:`deal_unseen`.
+    """
+    caps = [NUM_CARDS - 1] * 4
+    larger: list[tuple[int, int, int]] = []  # (seat, size, strength) for sizes 2..5
+    for seat in (1, 2, 3):
+        for index, strength in enumerate(state.declined[seat]):
+            if strength >= 0 and belief > 0 and (belief >= 1 or rng.random() < belief):
+                if index == 0:
+                    caps[seat] = strength
+                else:
+                    larger.append((seat, index + 1, strength))
+    if min(caps) == NUM_CARDS - 1 and not larger:
+        return deal_unseen(state, rng)
+    best: list[int] = []
+    fewest = math.inf
+    for _ in range(DEAL_TRIES):
+        hands = _deal_capped(state, caps, rng)
+        broken = 0
+        for seat, size, strength in larger:
+            group = _cached_combos(hands[seat], rules)[size]
+            if group and group[-1][0] > strength:
+                broken += 1
+        if broken == 0:
+            return hands
+        if broken < fewest:
+            best, fewest = hands, broken
+    return best
+
+
+def _deal_capped(state: PublicState, caps: Sequence[int], rng: np.random.Generator) -> list[int]:
+    """Deal the unseen cards so that each seat ``k`` gets no card above ``caps[k]`` where the
+    counts allow it (highest cards first, each to a free allowed slot chosen uniformly)."""
+    unseen = mask_to_cards(state.unseen_mask)
+    slots = list(state.cards_left)
+    hands = [state.hand_mask, 0, 0, 0]
+    low = min(caps[1:])
+    i = len(unseen)
+    draws = rng.random(i)
+    while i > 0 and unseen[i - 1] > low:
+        i -= 1
+        card = unseen[i]
+        allowed = [k for k in (1, 2, 3) if slots[k] and caps[k] >= card] or [k for k in (1, 2, 3) if slots[k]]
+        x = draws[i] * sum(slots[k] for k in allowed)
+        for seat in allowed:
+            x -= slots[seat]
+            if x < 0:
+                break
+        hands[seat] |= 1 << card
+        slots[seat] -= 1
+    order = rng.permutation(i)
+    start = 0
+    for seat in (1, 2, 3):
+        for j in order[start : start + slots[seat]]:
+            hands[seat] |= 1 << unseen[j]
+        start += slots[seat]
     return hands
 
 
@@ -298,10 +391,10 @@ class PolicyRollout(RolloutPolicy):
         self.name = getattr(policy, "name", type(policy).__name__)
 
     def choose_batch(self, games: Sequence[Game]) -> list[int]:
-        from .evaluation import PolicyObservation, _act  # here: evaluation imports this module's users
+        from .evaluation import PolicyObservation, policy_actions  # here: evaluation imports this module's users
 
         decisions = [Decision(g) for g in games]
-        actions = _act(self.policy, [PolicyObservation(d) for d in decisions])
+        actions = policy_actions(self.policy, [PolicyObservation(d) for d in decisions])
         out = []
         for game, decision, action in zip(games, decisions, actions):
             entry = decision.require_entry(action, f"rollout policy {self.policy!r}")
@@ -428,14 +521,22 @@ class SearchPolicy(Policy):
         opponent_noise: in rollouts, each opponent move is a uniformly random legal move with
             this probability (:class:`NoisyOpponents`; default 0): a hedge against opponents
             unlike the rollout policy.
+        pass_inference: how far the deals believe the opponents' passes
+            (:func:`deal_consistent`): each pass is read as "could not beat the trick" with
+            this probability (default :data:`DEFAULT_PASS_INFERENCE`; 0 deals every unseen card
+            uniformly). Needs the extended observation, which the search asks for
+            (``observation_kind = "extended"``: :func:`~big2_env.evaluation.evaluate`, the
+            Gymnasium env's opponents and ``big2 play`` give it); given the paper's 277 numbers
+            it has no passes to read.
 
     Raises:
-        ValueError: a bad budget, method, objective, ``prior_top``, ``opponent_noise`` or rollout
-            policy name.
+        ValueError: a bad budget, method, objective, ``prior_top``, ``opponent_noise``,
+            ``pass_inference`` or rollout policy name.
         TypeError: a rollout policy without ``act`` or a prior without ``probabilities``.
     """
 
     name = "search"
+    observation_kind = "extended"
 
     def __init__(
         self,
@@ -448,6 +549,7 @@ class SearchPolicy(Policy):
         prior: Any = "smart",
         objective: str = "score",
         opponent_noise: float = 0.0,
+        pass_inference: float = DEFAULT_PASS_INFERENCE,
     ) -> None:
         self.rules = Rules.coerce(rules)
         self.rollouts, self.seconds = _parse_budget(budget)
@@ -467,6 +569,9 @@ class SearchPolicy(Policy):
         self.rollout = _as_rollout(rollout, self.rules)
         if isinstance(opponent_noise, bool) or not isinstance(opponent_noise, (int, float)) or not 0 <= opponent_noise <= 1:
             raise ValueError(f"opponent_noise must be a number in [0, 1]; got {opponent_noise!r}")
+        if isinstance(pass_inference, bool) or not isinstance(pass_inference, (int, float)) or not 0 <= pass_inference <= 1:
+            raise ValueError(f"pass_inference must be a number in [0, 1]; got {pass_inference!r}")
+        self.pass_inference = float(pass_inference)
         if opponent_noise > 0:
             self.rollout = NoisyOpponents(self.rollout, float(opponent_noise), seed)
         self.rng = np.random.default_rng(seed)
@@ -483,7 +588,7 @@ class SearchPolicy(Policy):
         if len(legal) == 1:
             self.last_stats = {"rollouts": 0, "candidates": 1}
             return legal[0]
-        root = state_game(state, deal_unseen(state, self.rng), self.rules)
+        root = state_game(state, self._deal(state), self.rules)
         entries = root.legal_entries()
         actions = entry_action_indices(entries, root._hand_masks[0])
         if sorted(actions) != legal:
@@ -511,6 +616,9 @@ class SearchPolicy(Policy):
         best = max(range(len(candidates)), key=lambda i: (means[i], -i))
         return legal[best]
 
+    def _deal(self, state: PublicState) -> list[int]:
+        return deal_consistent(state, self.rng, self.rules, self.pass_inference)
+
     def _search(self, state: PublicState, root: Game, entries: list[Entry], candidates: list[int]) -> list[float]:
         """Mean final score of every candidate (``-inf`` for those dropped by halving).
 
@@ -531,7 +639,7 @@ class SearchPolicy(Policy):
             games: list[Game] = []
             owners: list[int] = []
             for _ in range(deals):
-                base = pending.pop() if pending else state_game(state, deal_unseen(state, self.rng), self.rules)
+                base = pending.pop() if pending else state_game(state, self._deal(state), self.rules)
                 assert base is not None
                 for i in alive:
                     game = base.copy()

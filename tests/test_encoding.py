@@ -150,6 +150,7 @@ def test_observation_hides_unplayed_opponent_cards(seed, stop, rules):
     a, b = Decision(played), Decision(replay)
     assert a.player == b.player == player
     np.testing.assert_array_equal(a.observation, b.observation)
+    np.testing.assert_array_equal(a.extended_observation, b.extended_observation)  # who passed on what is public too
     np.testing.assert_array_equal(a.actions, b.actions)
     np.testing.assert_array_equal(a.features, b.features)
     # the swapped opponent's own view does change: a check that the swap happened
