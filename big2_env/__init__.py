@@ -83,7 +83,8 @@ _register()
 
 from .evaluation import EvaluationResult, evaluate  # noqa: E402
 from .gym_env import Big2SingleAgentEnv, register_gymnasium  # noqa: E402
+from .opponents import opponents_env  # noqa: E402
 from .search import SearchPolicy  # noqa: E402
 
 register_gymnasium()
-__all__ += ["Big2SingleAgentEnv", "EvaluationResult", "SearchPolicy", "evaluate", "register_gymnasium"]
+__all__ += ["Big2SingleAgentEnv", "EvaluationResult", "SearchPolicy", "evaluate", "opponents_env", "register_gymnasium"]

@@ -32,6 +32,7 @@ from .encoding import (
 )
 from .extended import EXTENDED_SIZE, extended_observation
 from .game import NUM_PLAYERS, Game
+from .picture import render_rgb
 from .render import check_viewer, emit, render_table
 from .rules import Rules
 from .wrappers import classic_wrap
@@ -84,7 +85,7 @@ def env(**kwargs: Any) -> AECEnv:
     ``1695``, or ``None`` for the agent on move) raises ``ValueError`` before any
     wrapper looks at it, with explicit checks that also hold under ``python -O``.
 
-    Keywords: ``render_mode`` (``None``, ``"ansi"``, ``"human"``), ``rules`` (a
+    Keywords: ``render_mode`` (``None``, ``"ansi"``, ``"human"``, ``"rgb_array"``), ``rules`` (a
     :class:`Rules`, preset name or dict), ``candidate_view`` (default ``True``),
     ``observation`` (``"paper"``, default: the 277 numbers; ``"extended"``: the 315 of
     :mod:`big2_env.extended`, with who passed on what), ``render_view`` (whose hand
@@ -124,8 +125,9 @@ class raw_env(AECEnv, EzPickle):
 
     Observations are dicts (see :func:`observation_space`); rewards are the final
     scores, given only at the end; ``infos`` then carry ``scores`` (per agent),
-    ``winner`` (agent name) and ``turns``. An illegal action raises ``ValueError``
-    naming the action and the legal ones.
+    ``winner`` (the winning seat, an int; its agent is ``f"player_{winner}"``) and
+    ``turns``, all numbers (what Tianshou's buffers need). An illegal action raises
+    ``ValueError`` naming the action and the legal ones.
 
     ``step`` takes an action index: a Python int, numpy integer or 0-d integer
     array in ``0..1694`` (:func:`big2_env.encoding.check_step_action`), or ``None`` for
@@ -135,7 +137,7 @@ class raw_env(AECEnv, EzPickle):
     ``render`` (with a render mode) before :meth:`reset` raise ``RuntimeError``.
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "big2_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "big2_v0", "is_parallelizable": False, "render_fps": 1}
 
     def __init__(
         self,
@@ -147,7 +149,7 @@ class raw_env(AECEnv, EzPickle):
     ):
         EzPickle.__init__(self, render_mode, rules, candidate_view, render_view, observation)
         super().__init__()
-        if render_mode is not None and render_mode not in ("human", "ansi"):
+        if render_mode is not None and render_mode not in ("human", "ansi", "rgb_array"):
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}; got {render_mode!r}")
         if not isinstance(candidate_view, bool):
             raise ValueError(f"candidate_view must be True or False; got {candidate_view!r}")
@@ -247,7 +249,7 @@ class raw_env(AECEnv, EzPickle):
             scores = game.scores()
             self.rewards = {a: float(scores[i]) for i, a in enumerate(AGENTS)}
             self.terminations = {a: True for a in self.agents}
-            final = {"scores": dict(zip(AGENTS, scores)), "winner": AGENTS[winner], "turns": game.turn}
+            final = {"scores": dict(zip(AGENTS, scores)), "winner": winner, "turns": game.turn}
             self.infos = {a: dict(final) for a in self.agents}
             self.agent_selection = AGENTS[(winner + 1) % NUM_PLAYERS]
             self._accumulate_rewards()
@@ -261,11 +263,13 @@ class raw_env(AECEnv, EzPickle):
         listed = ", ".join(legal[:_MAX_LISTED]) + (f", ... ({len(legal)} in all)" if len(legal) > _MAX_LISTED else "")
         return f"illegal action {action!r} for {agent}; legal actions: {listed}"
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             return emit(None, "")  # a warning, nothing drawn (even before reset)
         if self.game is None:
             raise RuntimeError("call reset() before render()")
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.game, self.render_view)
         return emit(self.render_mode, render_table(self.game, self.render_view))
 
     def close(self) -> None:

@@ -75,9 +75,11 @@ from gymnasium.utils import EzPickle
 from .aec_env import check_observation_kind, observation_space
 from .cards import format_play
 from .encoding import FEATURE_SIZE, NUM_ACTIONS, Decision, check_action, observation
-from .evaluation import PolicyObservation, policy_actions, resolve_policy
+from .evaluation import resolve_policy
 from .extended import extended_observation
 from .game import HAND_SIZE, NUM_PLAYERS, Game, hand_penalty
+from .opponents import play_opponents, seed_policies
+from .picture import render_rgb
 from .policies import Policy
 from .render import emit, render_table
 from .rules import Rules
@@ -135,14 +137,16 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
             observation (default ``False``: what Stable-Baselines3 needs).
         observation: ``"paper"`` (default, the 277 numbers) or ``"extended"`` (the 315 of
             :mod:`big2_env.extended`, with who passed on what).
-        render_mode: ``None``, ``"ansi"`` (``render()`` returns the table) or ``"human"``
-            (printed after every reset and step); the learner's hand is shown.
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns the table), ``"human"``
+            (printed after every reset and step) or ``"rgb_array"`` (``render()`` returns a
+            ``(480, 640, 3)`` ``uint8`` picture, see :mod:`big2_env.picture`; what
+            ``RecordVideo`` and SB3's ``VecVideoRecorder`` need); the learner's hand is shown.
         illegal_action: ``"penalize"`` (default) or ``"raise"``.
         illegal_penalty: reward for an illegal action in ``"penalize"`` mode (default:
             the worst score under ``rules``, -13 for the paper's scoring).
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -272,10 +276,12 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
             return np.zeros(0, dtype=np.int64)
         return self._current_decision().actions.copy()
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        names = [f"player_{i}" + (" (learner)" if i == self.learner_seat else "") for i in range(NUM_PLAYERS)]
+        if self.render_mode == "rgb_array":  # before reset: an empty table
+            return render_rgb(self.game, self.learner_seat, names)
         if self.render_mode is None or self.game is None:
             return emit(self.render_mode, "Big 2: call reset() to deal")
-        names = [f"player_{i}" + (" (learner)" if i == self.learner_seat else "") for i in range(NUM_PLAYERS)]
         return emit(self.render_mode, render_table(self.game, self.learner_seat, names))
 
     def close(self) -> None:
@@ -284,24 +290,14 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
     # ------------------------------------------------------------------ internals
     def _seed_opponents(self, seed: int) -> None:
         """Seed each distinct opponent object from ``seed`` (independent of the deal stream)."""
-        derived = np.random.SeedSequence(seed, spawn_key=(0xB162,)).generate_state(3, np.uint64)
-        seen: set[int] = set()
-        for policy, child in zip(self.opponents, derived):
-            if id(policy) in seen or not hasattr(policy, "seed"):
-                continue
-            seen.add(id(policy))
-            policy.seed(int(child))
+        seed_policies(list(self.opponents), seed)
 
     def _play_opponents(self) -> None:
-        """Play opponent moves until the learner is on move or the game is over."""
-        game = self.game
-        assert game is not None
+        """Play opponent moves until the learner is on move or the game is over (the one-learner
+        case of :class:`big2_env.opponents.OpponentsEnv`, through the same :func:`play_opponents`)."""
+        assert self.game is not None and self.learner_seat is not None
         learner = self.learner_seat
-        while game.winner is None and game.current_player != learner:
-            decision = Decision(game)
-            policy = self.opponents[(decision.player - learner) % NUM_PLAYERS - 1]
-            action = policy_actions(policy, [PolicyObservation(decision)])[0]
-            game._apply(decision.require_entry(action, f"opponent policy {policy!r} in seat {decision.player}"))
+        play_opponents(self.game, {(learner + k) % NUM_PLAYERS: self.opponents[k - 1] for k in (1, 2, 3)})
         self._decision = None
 
     def _current_decision(self) -> Decision:

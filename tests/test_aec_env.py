@@ -109,7 +109,7 @@ def test_rewards_infos_and_termination():
         scores = last_info["scores"]
         assert set(last_info) == {"scores", "winner", "turns"}
         assert sum(scores.values()) == 0
-        assert scores[last_info["winner"]] == max(scores.values()) > 0
+        assert scores[f"player_{last_info['winner']}"] == max(scores.values()) > 0 and last_info["winner"] == e.game.winner
         assert totals == {a: float(s) for a, s in scores.items()}
         assert last_info["turns"] == e.game.turn
         assert not e.agents
@@ -179,7 +179,7 @@ def test_render_modes(capsys):
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "rgb"}, "render_mode"),
         ({"rules": "nope"}, "unknown rules preset"),
         ({"rules": {"straights": "sideways"}}, "Rules.straights"),
         ({"candidate_view": "yes"}, "candidate_view"),

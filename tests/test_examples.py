@@ -40,3 +40,16 @@ def test_sb3_maskable_ppo_learns_to_beat_random():
     result = evaluate(SB3Policy(model), "random", n_games=400, seed=1)
     assert result.win_rate_ci[0] > 0.30, result
     assert result.mean_score > 0, result
+
+
+def test_cleanrl_style_self_play_ppo_smoke_run_trains_and_evaluates():
+    pytest.importorskip("torch")
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / "cleanrl_ppo_selfplay.py"), "--smoke"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "trained 1024 steps" in result.stdout
+    assert "vs 3 x random: win rate" in result.stdout and "vs 3 x greedy: win rate" in result.stdout

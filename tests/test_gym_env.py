@@ -322,7 +322,7 @@ def test_bad_keywords():
     with pytest.raises(ValueError, match="illegal_action"):
         Big2SingleAgentEnv(illegal_action="ignore")
     with pytest.raises(ValueError, match="render_mode"):
-        Big2SingleAgentEnv(render_mode="rgb_array")
+        Big2SingleAgentEnv(render_mode="rgb")
     with pytest.raises(ValueError, match="candidate_view"):
         Big2SingleAgentEnv(candidate_view="yes")
 
