@@ -137,6 +137,11 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
             observation (default ``False``: what Stable-Baselines3 needs).
         observation: ``"paper"`` (default, the 277 numbers) or ``"extended"`` (the 315 of
             :mod:`big2_env.extended`, with who passed on what).
+        mask_in_observation: ``True`` (default): a ``Dict`` observation with ``"observation"``
+            and ``"action_mask"``. ``False``: the observation is the ``Box`` of numbers alone
+            and the mask comes only through :meth:`action_masks`, so sb3-contrib's
+            ``MaskablePPO("MlpPolicy", env)`` works as its docs write it (not with
+            ``candidate_view=True``).
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the table), ``"human"``
             (printed after every reset and step) or ``"rgb_array"`` (``render()`` returns a
             ``(480, 640, 3)`` ``uint8`` picture, see :mod:`big2_env.picture`; what
@@ -158,10 +163,16 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         illegal_action: str = "penalize",
         illegal_penalty: float | None = None,
         observation: str = "paper",
+        mask_in_observation: bool = True,
     ) -> None:
         EzPickle.__init__(
-            self, opponents, learner_seat, rules, candidate_view, render_mode, illegal_action, illegal_penalty, observation
+            self, opponents, learner_seat, rules, candidate_view, render_mode, illegal_action, illegal_penalty, observation,
+            mask_in_observation,
         )
+        if not isinstance(mask_in_observation, bool):
+            raise ValueError(f"mask_in_observation must be True or False; got {mask_in_observation!r}")
+        if candidate_view and not mask_in_observation:
+            raise ValueError("candidate_view=True needs the Dict observation: use it with mask_in_observation=True")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}; got {render_mode!r}")
         if not isinstance(candidate_view, bool):
@@ -176,7 +187,9 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.illegal_penalty = worst_score(self.rules) if illegal_penalty is None else float(illegal_penalty)
-        self.observation_space = observation_space(candidate_view, observation)
+        self.mask_in_observation = mask_in_observation
+        space = observation_space(candidate_view, observation)
+        self.observation_space: spaces.Space = space if mask_in_observation else space["observation"]
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.game: Game | None = None
         self.learner_seat: int | None = None
@@ -306,7 +319,11 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
             self._decision = Decision(self.game)
         return self._decision
 
-    def _observe(self) -> dict[str, np.ndarray]:
+    def _observe(self) -> Any:
+        obs = self._observe_dict()
+        return obs if self.mask_in_observation else obs["observation"]
+
+    def _observe_dict(self) -> dict[str, np.ndarray]:
         assert self.game is not None and self.learner_seat is not None
         if not self._done:
             d = self._current_decision()

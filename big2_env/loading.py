@@ -298,8 +298,7 @@ def safe_sb3_objects(data: Mapping[str, Any], what: str = "model") -> dict[str, 
     """
     from gymnasium import spaces
 
-    from .aec_env import observation_space
-    from .encoding import NUM_ACTIONS, OBS_SIZE
+    from .encoding import NUM_ACTIONS
 
     out: dict[str, Any] = {key: None for key in _CLEARED if key in data}
     for key, item in data.items():
@@ -308,8 +307,7 @@ def safe_sb3_objects(data: Mapping[str, Any], what: str = "model") -> dict[str, 
         if key == "policy_class":
             out[key] = _policy_class(item, what)
         elif key == "observation_space":
-            _check_space(item, "Dict", ("'observation'", "'action_mask'", f"({OBS_SIZE},)", f"({NUM_ACTIONS},)"), what, key)
-            out[key] = observation_space(candidate_view=False)
+            out[key] = _observation_space(item, what)
         elif key == "action_space":
             _check_space(item, "Discrete", (), what, key)
             if _is_pickled(item) and str(item.get("n", NUM_ACTIONS)) != str(NUM_ACTIONS):
@@ -346,6 +344,33 @@ def _policy_class(item: Any, what: str) -> Any:
     return getattr(importlib.import_module(MASKABLE_POLICY_MODULE), name)
 
 
+def _observation_space(item: Any, what: str) -> Any:
+    """Big2-v0's observation space that a saved one describes: the ``Dict`` of ``"observation"``
+    (277 or 315 numbers) and ``"action_mask"``, or the ``Box`` of numbers alone
+    (``mask_in_observation=False``)."""
+    from .aec_env import observation_space
+    from .encoding import NUM_ACTIONS, OBS_SIZE
+    from .extended import EXTENDED_SIZE
+
+    described = str(item.get(":type:", "")) if isinstance(item, dict) else ""
+    if _is_pickled(item) and described == "<class 'gymnasium.spaces.box.Box'>":
+        shape, dtype = item.get("_shape"), item.get("dtype")
+        if dtype == "float32" and shape in ([OBS_SIZE], [EXTENDED_SIZE]):
+            kind = "paper" if shape == [OBS_SIZE] else "extended"
+            return observation_space(candidate_view=False, observation=kind)["observation"]
+    for size, kind in ((OBS_SIZE, "paper"), (EXTENDED_SIZE, "extended")):
+        needles = ("'observation'", "'action_mask'", f"({size},)", f"({NUM_ACTIONS},)")
+        if _is_pickled(item) and all(n in str(item.get("spaces", "")) for n in needles):
+            _check_space(item, "Dict", needles, what, "observation_space")
+            return observation_space(candidate_view=False, observation=kind)
+    shown = str(item.get("spaces", item.get("_shape", ""))) if isinstance(item, dict) else ""
+    raise UntrustedModelError(
+        f"{what}: its observation_space ({described or 'missing'} {shown}) is not Big2-v0's (candidate_view=False: a Dict of "
+        f"'observation' and 'action_mask', or the Box of {OBS_SIZE} or {EXTENDED_SIZE} numbers alone); "
+        f"this loader only rebuilds those spaces. {TRUST_HINT}"
+    )
+
+
 def _check_space(item: Any, kind: str, needles: tuple[str, ...], what: str, key: str) -> None:
     described = str(item.get(":type:", "")) if isinstance(item, dict) else repr(item)
     shown = str(item.get("spaces", "")) if isinstance(item, dict) else ""
@@ -353,7 +378,8 @@ def _check_space(item: Any, kind: str, needles: tuple[str, ...], what: str, key:
         n in shown for n in needles
     ) or "candidate_actions" in shown:
         raise UntrustedModelError(
-            f"{what}: its {key} ({described or 'missing'} {shown}) is not Big2-v0's (candidate_view=False); "
+            f"{what}: its {key} ({described or 'missing'} {shown}) is not Big2-v0's (candidate_view=False: a Dict of "
+            f"'observation' and 'action_mask', or the Box of numbers alone); "
             f"this loader only rebuilds that space. {TRUST_HINT}"
         )
 

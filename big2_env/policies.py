@@ -77,9 +77,15 @@ def decode_observation(obs: Observation) -> DecodedObservation:
 
 
 class Policy:
-    """Base class: override :meth:`act`; :meth:`act_batch` loops over :meth:`act` by default."""
+    """Base class: override :meth:`act`; :meth:`act_batch` loops over :meth:`act` by default.
+
+    ``observation_kind`` says which ``"observation"`` numbers the package's game loops
+    (evaluation, opponents in the envs, ``big2 play``) give the policy: ``"paper"`` (the 277)
+    or ``"extended"`` (the 315 of :mod:`big2_env.extended`).
+    """
 
     name = "policy"
+    observation_kind = "paper"
 
     def act(self, obs: Observation) -> int:
         raise NotImplementedError

@@ -1,7 +1,10 @@
 """Use a Stable-Baselines3 / sb3-contrib model as a :class:`big2_env.policies.Policy`.
 
-The model must have been trained on the single-agent env with ``candidate_view=False``
-(observation keys ``"observation"`` and ``"action_mask"``). Nothing here imports
+The model must have been trained on the single-agent env with ``candidate_view=False``:
+a ``Dict`` observation (keys ``"observation"`` and ``"action_mask"``) or, with
+``mask_in_observation=False``, the ``Box`` of numbers alone (``MaskablePPO("MlpPolicy", env)``),
+of the paper's 277 numbers or the extended 315 (the adapter asks for the view the model
+was trained on, from its ``observation_space``). Nothing here imports
 Stable-Baselines3: any object with SB3's ``predict`` signature works.
 
 Example (needs ``pip install sb3-contrib``)::
@@ -27,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from .extended import EXTENDED_SIZE
 from .policies import Observation, Policy
 
 _KEYS = ("observation", "action_mask")
@@ -53,6 +57,11 @@ class SB3Policy(Policy):
         if not hasattr(model, "predict"):
             raise TypeError(f"model must have a predict() method like Stable-Baselines3 models; got {type(model).__name__}")
         self.model = model
+        space = getattr(model, "observation_space", None)
+        self._box = space is not None and not hasattr(space, "spaces")  # the numbers alone, no mask
+        numbers = space if self._box else (getattr(space, "spaces", None) or {}).get("observation")
+        if getattr(numbers, "shape", None) == (EXTENDED_SIZE,):
+            self.observation_kind = "extended"
         self.deterministic = deterministic
         self.fallback_to_legal = fallback_to_legal
         if name is not None:
@@ -78,9 +87,10 @@ class SB3Policy(Policy):
     def act_batch(self, observations: Sequence[Observation]) -> list[int]:
         batch = {k: np.stack([np.asarray(o[k]) for o in observations]) for k in _KEYS}
         masks = batch["action_mask"].astype(bool)
-        actions, _ = self.model.predict(batch, action_masks=masks, deterministic=self.deterministic) if _takes_masks(
+        model_input = batch["observation"] if self._box else batch
+        actions, _ = self.model.predict(model_input, action_masks=masks, deterministic=self.deterministic) if _takes_masks(
             self.model
-        ) else self.model.predict(batch, deterministic=self.deterministic)
+        ) else self.model.predict(model_input, deterministic=self.deterministic)
         result = []
         for action, mask in zip(np.asarray(actions).reshape(-1).tolist(), masks):
             if not mask[action]:

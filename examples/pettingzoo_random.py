@@ -28,7 +28,7 @@ def play(games: int, seed: int, render: bool) -> list[dict]:
         if render:
             print(env.render())
         results.append(info)
-        print(f"game {game}: winner {info['winner']} after {info['turns']} turns, scores {info['scores']}")
+        print(f"game {game}: winner player_{info['winner']} after {info['turns']} turns, scores {info['scores']}")
     env.close()
     return results
 

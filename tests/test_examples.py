@@ -53,3 +53,12 @@ def test_cleanrl_style_self_play_ppo_smoke_run_trains_and_evaluates():
     assert result.returncode == 0, result.stderr
     assert "trained 1024 steps" in result.stdout
     assert "vs 3 x random: win rate" in result.stdout and "vs 3 x greedy: win rate" in result.stdout
+
+
+def test_sb3_self_play_recipe_smoke_run_plays_frozen_copies():
+    pytest.importorskip("sb3_contrib")
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / "sb3_self_play.py"), "--smoke"], capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr
+    assert "round 0: 256 decisions" in result.stdout and "round 1: 512 decisions" in result.stdout
