@@ -122,14 +122,14 @@ def to_batch(trajectories: list[dict], gae_lambda: float) -> dict[str, torch.Ten
 
 def update(agent: Agent, optimizer: torch.optim.Optimizer, b: dict[str, torch.Tensor], args: Args) -> float:
     n = len(b["actions"])
+    advantages = (b["advantages"] - b["advantages"].mean()) / (b["advantages"].std() + 1e-8)  # over the whole batch
     for _ in range(args.update_epochs):
         order = torch.randperm(n)
         for start in range(0, n, args.minibatch_size):
             idx = order[start : start + args.minibatch_size]
             dist, value = agent(b["obs"][idx], b["masks"][idx])
             ratio = (dist.log_prob(b["actions"][idx]) - b["logprobs"][idx]).exp()
-            adv = b["advantages"][idx]
-            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            adv = advantages[idx]
             pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
             v_loss = 0.5 * ((value - b["returns"][idx]) ** 2).mean()
             loss = pg_loss + args.vf_coef * v_loss - args.ent_coef * dist.entropy().mean()
@@ -137,7 +137,7 @@ def update(agent: Agent, optimizer: torch.optim.Optimizer, b: dict[str, torch.Te
             loss.backward()
             nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
             optimizer.step()
-    return float(loss)
+    return float(loss.detach())
 
 
 def train(args: Args) -> tuple[Agent, int, float]:
