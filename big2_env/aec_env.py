@@ -61,11 +61,26 @@ def check_observation_kind(observation: object) -> str:
     return observation
 
 
-def observation_space(candidate_view: bool = True, observation: str = "paper") -> spaces.Dict:
-    """The per-agent observation space (see SPEC section 5); ``observation="extended"``: 315 numbers."""
+OBSERVATION_KEYS = ("observation", "observations")
+"""The names the observation vector may go by in the observation dict: ``"observation"`` (default,
+PettingZoo's convention) or ``"observations"`` (what RLlib's action-masking RLModule looks for)."""
+
+
+def check_observation_key(observation_key: object) -> str:
+    """``observation_key`` if it is an allowed key; ``ValueError`` naming the allowed ones otherwise."""
+    if not isinstance(observation_key, str) or observation_key not in OBSERVATION_KEYS:
+        raise ValueError(f"observation_key must be one of {', '.join(map(repr, OBSERVATION_KEYS))}; got {observation_key!r}")
+    return observation_key
+
+
+def observation_space(
+    candidate_view: bool = True, observation: str = "paper", observation_key: str = "observation"
+) -> spaces.Dict:
+    """The per-agent observation space (see SPEC section 5); ``observation="extended"``: 315 numbers;
+    ``observation_key="observations"``: the vector under that key instead of ``"observation"``."""
     size = EXTENDED_SIZE if check_observation_kind(observation) == "extended" else OBS_SIZE
     parts: dict[str, spaces.Space] = {
-        "observation": spaces.Box(low=0.0, high=52.0, shape=(size,), dtype=np.float32),
+        check_observation_key(observation_key): spaces.Box(low=0.0, high=52.0, shape=(size,), dtype=np.float32),
         "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
     }
     if candidate_view:
@@ -89,7 +104,8 @@ def env(**kwargs: Any) -> AECEnv:
     :class:`Rules`, preset name or dict), ``candidate_view`` (default ``True``),
     ``observation`` (``"paper"``, default: the 277 numbers; ``"extended"``: the 315 of
     :mod:`big2_env.extended`, with who passed on what), ``render_view`` (whose hand
-    rendering shows: ``"current"``, ``"all"``, ``"none"`` or a seat).
+    rendering shows: ``"current"``, ``"all"``, ``"none"`` or a seat), ``observation_key``
+    (``"observation"``, default, or ``"observations"``: the key the vector goes by, for RLlib).
     """
     return classic_wrap(raw_env(**kwargs))
 
@@ -135,6 +151,12 @@ class raw_env(AECEnv, EzPickle):
     a string, an out-of-range int, ``None`` for the agent on move) raises
     ``ValueError`` with the state unchanged. ``step``, ``observe``, ``last`` and
     ``render`` (with a render mode) before :meth:`reset` raise ``RuntimeError``.
+
+    RLlib: ``raw_env(candidate_view=False, observation_key="observations")`` (or the same
+    keywords to :func:`env`) gives exactly the dict RLlib's ``ActionMaskingTorchRLModule``
+    expects, ``{"observations", "action_mask"}`` with no ``Sequence`` spaces, so
+    ``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv`` takes it unchanged
+    (see ``examples/rllib_ppo.py``).
     """
 
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "big2_v0", "is_parallelizable": False, "render_fps": 1}
@@ -146,8 +168,9 @@ class raw_env(AECEnv, EzPickle):
         candidate_view: bool = True,
         render_view: str | int | None = "current",
         observation: str = "paper",
+        observation_key: str = "observation",
     ):
-        EzPickle.__init__(self, render_mode, rules, candidate_view, render_view, observation)
+        EzPickle.__init__(self, render_mode, rules, candidate_view, render_view, observation, observation_key)
         super().__init__()
         if render_mode is not None and render_mode not in ("human", "ansi", "rgb_array"):
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}; got {render_mode!r}")
@@ -157,10 +180,11 @@ class raw_env(AECEnv, EzPickle):
         self.rules = Rules.coerce(rules)
         self.candidate_view = candidate_view
         self.observation_kind = check_observation_kind(observation)
+        self.observation_key = check_observation_key(observation_key)
         self.render_view = check_viewer(render_view)
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
-        self._obs_space = observation_space(candidate_view, observation)
+        self._obs_space = observation_space(candidate_view, observation, observation_key)
         self._act_space = _ActionSpace(NUM_ACTIONS)
         self.observation_spaces = {a: self._obs_space for a in AGENTS}
         self.action_spaces = {a: self._act_space for a in AGENTS}
@@ -210,13 +234,13 @@ class raw_env(AECEnv, EzPickle):
         if not game.is_over and seat == game.current_player:
             d = self.current_decision()
             vector = d.extended_observation if self.observation_kind == "extended" else d.observation
-            obs = {"observation": vector, "action_mask": d.action_mask()}
+            obs = {self.observation_key: vector, "action_mask": d.action_mask()}
             if self.candidate_view:
                 obs["candidate_actions"] = d.actions
                 obs["candidate_features"] = d.features
             return obs
         vector = extended_observation(game, seat) if self.observation_kind == "extended" else observation(game, seat)
-        obs = {"observation": vector, "action_mask": self._zero_mask.copy()}
+        obs = {self.observation_key: vector, "action_mask": self._zero_mask.copy()}
         if self.candidate_view:
             obs["candidate_actions"] = self._empty_actions.copy()
             obs["candidate_features"] = self._empty_features.copy()
