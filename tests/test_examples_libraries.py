@@ -1,0 +1,33 @@
+"""The examples that train with third-party RL libraries run as scripts (skipped when the library is absent)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def test_tianshou_dqn_smoke():
+    """``examples/tianshou_dqn.py --smoke``: the unchanged env in Tianshou's PettingZooEnv, its collector,
+    replay buffer and off-policy trainer (Greedy seats through the example's Tianshou policy wrapper), then
+    ``big2_env.evaluate``. About 25 s here, mostly importing Tianshou and numba compiling its kernels."""
+    pytest.importorskip("tianshou", reason="Tianshou is not installed (pip install -e '.[tianshou]')")
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / "tianshou_dqn.py"), "--smoke", "--opponent", "greedy"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    trained = re.search(r"trained (\d+) env steps \(~(\d+) learner decisions, (\d+) games", result.stdout)
+    assert trained, result.stdout
+    steps, decisions, games = map(int, trained.groups())
+    assert steps >= 400 and decisions > 0 and games > 0, result.stdout
+    assert "env steps/s" in result.stdout
+    for opponent in ("random", "greedy"):
+        assert re.search(rf"evaluated vs {opponent}: win rate [01]\.\d+ .* over 8 games", result.stdout), result.stdout
