@@ -4,6 +4,7 @@
   every checkpoint);
 * :class:`PPOConfig`: PPO's hyperparameters (:mod:`agents.ppo`);
 * :class:`ValueConfig`: the value learners' hyperparameters (:mod:`agents.value`);
+* :class:`DistillConfig`: learning from a teacher's moves (:mod:`agents.distill`);
 * :class:`TrainArgs`: every argument of a training run, CleanRL style: one flat
   dataclass, each field a ``big2 train`` flag (``--games-per-batch`` ...), and the
   keys of a ``--config`` JSON or TOML file (:func:`load_config_file`).
@@ -29,13 +30,23 @@ CURRICULA = ("self", "checkpoint", "fixed:smart", "fixed:greedy", "fixed:random"
 VALUE_ALGOS = ("mcq", "sarsa", "qlearning")
 """The value learners (:mod:`agents.value`)."""
 
-ALGOS = ("ppo",) + VALUE_ALGOS
-"""The trainers: PPO (:mod:`agents.ppo`) and the value learners (:mod:`agents.value`)."""
+ALGOS = ("ppo",) + VALUE_ALGOS + ("distill",)
+"""The trainers: PPO (:mod:`agents.ppo`), the value learners (:mod:`agents.value`) and
+learning from search (:mod:`agents.distill`)."""
 
 
 MAX_WIDTH = 4096
 """The largest width any :class:`NetworkConfig` field may ask for (the defaults are 4 to 256);
 :func:`agents.network.check_size` also bounds the total parameter count before anything is allocated."""
+
+
+DESIGNS = ("paper", "plus")
+"""The network designs (:class:`NetworkConfig.design`)."""
+
+OBSERVATIONS = ("paper", "extended")
+"""The observations a network may read (:class:`NetworkConfig.observation`)."""
+
+_CHOICES = {"design": DESIGNS, "observation": OBSERVATIONS}
 
 
 @dataclass(frozen=True)
@@ -54,6 +65,13 @@ class NetworkConfig:
         action_dim: width of the candidate embedding (and of the projected state).
         value_hidden: hidden width of the value head.
         value_head: build PPO's value head (False: a Q-network, scores only).
+        design: ``"paper"`` (default: the paper's network, unchanged) or ``"plus"`` (the
+            stronger network of :mod:`agents.network`: candidates scored by an MLP over the
+            state, the candidate and the hand it would leave; a full-rank path for the card
+            sets; own hand size).
+        observation: ``"paper"`` (default: the 277 numbers) or ``"extended"`` (the 315 numbers
+            of :mod:`big2_env.extended`: who passed on what, cards left, who holds control).
+        scorer_hidden: hidden width of the ``"plus"`` design's candidate scorer.
     """
 
     card_dim: int = 32
@@ -67,11 +85,17 @@ class NetworkConfig:
     action_dim: int = 64
     value_hidden: int = 128
     value_head: bool = True
+    design: str = "paper"
+    observation: str = "paper"
+    scorer_hidden: int = 256
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name == "value_head":
+            if f.name in _CHOICES:
+                if value not in _CHOICES[f.name]:
+                    raise ValueError(f"NetworkConfig.{f.name} must be one of {', '.join(_CHOICES[f.name])}; got {value!r}")
+            elif f.name == "value_head":
                 if not isinstance(value, bool):
                     raise ValueError(f"NetworkConfig.value_head must be a bool; got {value!r}")
             elif isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_WIDTH:
@@ -133,17 +157,34 @@ class ValueConfig:
         return self.algo != "mcq"
 
 
+@dataclass(frozen=True)
+class DistillConfig:
+    """Learning from a teacher's moves (:mod:`agents.distill`): cross-entropy to its choice plus
+    ``value_coef`` x the value head's squared error against the final score x ``reward_scale``."""
+
+    lr: float = 3e-4
+    warmup_fraction: float = 0.02
+    min_lr_fraction: float = 0.0
+    value_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    epochs: int = 4
+    minibatch: int = 256
+    reward_scale: float = 1.0 / 13.0
+
+
+_CONFIGS: list[tuple[str, PPOConfig | DistillConfig | ValueConfig]] = [("ppo", PPOConfig()), ("distill", DistillConfig())]
 ALGO_DEFAULTS: dict[str, dict[str, float]] = {
     algo: {"max_grad_norm": config.max_grad_norm, "reward_scale": config.reward_scale}
-    for algo, config in [("ppo", PPOConfig())] + [(a, ValueConfig(algo=a)) for a in VALUE_ALGOS]
+    for algo, config in _CONFIGS + [(a, ValueConfig(algo=a)) for a in VALUE_ALGOS]
 }
 """The per-algorithm values of the ``TrainArgs`` fields left at ``None``: the defaults of
-:class:`PPOConfig` and :class:`ValueConfig` (the paper's)."""
+:class:`PPOConfig`, :class:`DistillConfig` and :class:`ValueConfig` (the paper's)."""
 
 
 FLOAT_RANGES: dict[str, tuple[float, float, bool]] = {
     "lr": (0.0, 1.0, True),
     "entropy": (0.0, 10.0, False),
+    "entropy_anneal": (0.0, 1.0, False),
     "warmup_fraction": (0.0, 1.0, False),
     "min_lr_fraction": (0.0, 1.0, False),
     "gamma": (0.0, 1.0, False),
@@ -186,9 +227,14 @@ class TrainArgs:
     (:data:`RESUME_MUTABLE`: budget, logging, evaluation, threads, workers) may change.
     """
 
-    algo: str = _arg("ppo", "training algorithm: ppo, mcq (Monte Carlo Q), sarsa or qlearning")
+    algo: str = _arg(
+        "ppo", "training algorithm: ppo, mcq (Monte Carlo Q), sarsa, qlearning or distill (learn the --teacher's moves)"
+    )
     curriculum: str = _arg("self", "self, checkpoint, fixed:smart, fixed:greedy, fixed:random or mixed")
     entropy: float = _arg(0.05, "entropy coefficient (paper best 0.05)")
+    entropy_anneal: float = _arg(
+        0.0, "PPO: anneal the entropy coefficient linearly to 0 over this last fraction of the planned batches (0: constant)"
+    )
     batches: int = _arg(5000, "planned number of batches (the learning-rate schedule spans them)")
     games_per_batch: int = _arg(64, "games per batch")
     seed: int = _arg(0, "seed of the initial weights, deals, seats and sampled actions")
@@ -240,18 +286,26 @@ class TrainArgs:
         "PPO: processes that share each batch's self-play games and each minibatch's gradient "
         "(agents.parallel; capped at the free cores; 1: the trainer alone). 2 trains about 1.25x faster than 1 on 2 cores",
     )
+    device: str = _arg(
+        "auto",
+        "where the learner's update runs: auto (cuda when available), cpu, cuda or cuda:N; rollouts always act on a CPU copy",
+    )
     progress: bool = _arg(True, "progress bar")
     tensorboard: bool = _arg(True, "TensorBoard logs in OUT/tb (if the tensorboard package is installed)")
     stop_after: int = _arg(0, "stop after this many batches in all, as if interrupted (0: run to --batches)")
-    model: dict = _arg({}, "NetworkConfig fields that differ from the defaults (FIELD=INT)")
+    teacher: str = _arg("search:64", "distill: the agent whose moves are learned (any agent spec: search:N, smart, a model)")
+    init: str = _arg("", "start from this model file's weights (a model.pt or run folder, e.g. a distill run); same --model")
+    model: dict = _arg(
+        {}, "NetworkConfig fields that differ from the defaults (FIELD=VALUE, e.g. design=plus, observation=extended)"
+    )
 
     def network_config(self) -> NetworkConfig:
         """The model: defaults, ``model`` overrides; the value head exactly for PPO."""
-        wanted = self.algo == "ppo"
+        wanted = self.algo in ("ppo", "distill")
         if self.model.get("value_head", wanted) != wanted:
             raise ValueError(
                 f"model value_head={self.model['value_head']!r} does not fit algo {self.algo!r} "
-                "(PPO has a value head, the value learners do not); leave value_head out"
+                "(PPO and distill have a value head, the value learners do not); leave value_head out"
             )
         return NetworkConfig.from_dict({**self.model, "value_head": wanted})
 
@@ -270,6 +324,18 @@ class TrainArgs:
             target_sync=self.target_sync,
             epsilon_start=self.epsilon_start,
             epsilon_end=self.epsilon_end,
+        )
+
+    def distill_config(self) -> DistillConfig:
+        return DistillConfig(
+            lr=self.lr,
+            warmup_fraction=self.warmup_fraction,
+            min_lr_fraction=self.min_lr_fraction,
+            value_coef=self.value_coef,
+            max_grad_norm=self.algo_default("max_grad_norm"),
+            epochs=self.epochs,
+            minibatch=self.minibatch,
+            reward_scale=self.algo_default("reward_scale"),
         )
 
     def ppo_config(self) -> PPOConfig:
@@ -294,6 +360,14 @@ class TrainArgs:
             raise ValueError(f"algo must be one of {', '.join(ALGOS)}; got {self.algo!r}")
         if self.curriculum not in CURRICULA:
             raise ValueError(f"curriculum must be one of {', '.join(CURRICULA)}; got {self.curriculum!r}")
+        if self.algo == "distill" and self.curriculum != "self":
+            raise ValueError(
+                f"distill plays the --teacher in all four seats: --curriculum does not apply (got {self.curriculum!r})"
+            )
+        if not isinstance(self.teacher, str) or not self.teacher:
+            raise ValueError(f"teacher must be an agent spec such as search:64 or smart; got {self.teacher!r}")
+        if not isinstance(self.init, str):
+            raise ValueError(f"init must be a model file or run folder path (or empty); got {self.init!r}")
         Rules.preset(self.rules)
         for name, (low, high, low_open) in FLOAT_RANGES.items():
             value = getattr(self, name)
@@ -313,6 +387,7 @@ class TrainArgs:
         for opponent in self.eval_opponents:
             if opponent not in ("random", "greedy", "smart"):
                 raise ValueError(f"eval_opponents: unknown opponent {opponent!r} (random, greedy, smart)")
+        check_device(self.device)
         self.network_config()
         return self
 
@@ -320,10 +395,17 @@ class TrainArgs:
         return asdict(self)
 
 
+def check_device(device: Any) -> str:
+    """``device`` if it names a learner device (``auto``, ``cpu``, ``cuda``, ``cuda:N``), else ``ValueError``."""
+    if isinstance(device, str) and (device in ("auto", "cpu", "cuda") or (device.startswith("cuda:") and device[5:].isdigit())):
+        return device
+    raise ValueError(f"device must be auto, cpu, cuda or cuda:N; got {device!r}")
+
+
 # Fields that may differ when resuming (the rest define the experiment).
 RESUME_MUTABLE = frozenset(
     {"batches", "out", "eval_every", "eval_games", "eval_opponents", "eval_seed", "eval_deterministic",
-     "checkpoint_every", "checkpoint_minutes", "threads", "workers", "progress", "tensorboard", "stop_after"}
+     "checkpoint_every", "checkpoint_minutes", "threads", "workers", "progress", "tensorboard", "stop_after", "device"}
 )
 
 

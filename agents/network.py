@@ -39,6 +39,26 @@ arrays with numpy.
 The architecture is fixed by :class:`NetworkConfig` (a frozen dataclass stored in
 every checkpoint); ``Big2Net(NetworkConfig())`` has about 2.3e5 parameters
 (:func:`count_parameters`), under 1 MB of float32 weights.
+
+**The stronger design** (``NetworkConfig(design="plus")``; the paper's stays the
+default, unchanged). The dot product above cannot tell what a play leaves behind,
+and the card sets reach the state only through the 32-wide embedding. ``"plus"``
+adds, on top of everything above:
+
+* a **full-rank path** for the card sets: the raw 52-card indicators of the hand,
+  the trick, the seen cards and each opponent's played cards (6 x 52) through one
+  linear layer and ReLU, so "2S already played" is one weight away;
+* **own hand size** (one-hot 0..13) beside the opponents' counts;
+* a **candidate scorer that is an MLP** over the state embedding, the candidate's
+  embedding and an embedding of **the hand the play would leave** (the hand's
+  indicator minus the play's cards, through a linear layer and ReLU):
+  ``score = w . relu(A s + B a + C l + b) + c``. Whether a play breaks a pair or a
+  straight, or leaves low orphans, is a function of ``l`` the MLP can learn.
+
+``NetworkConfig(observation="extended")`` (either design) reads the 315-number
+extended observation (:mod:`big2_env.extended`): its 38 extra numbers (own cards
+left, who holds control, who passed on what) go through their own linear layer and
+ReLU into the state embedding; the 277 are encoded as above.
 """
 
 from __future__ import annotations
@@ -50,6 +70,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+from big2_env.extended import EXTENDED_SIZE
 
 from .config import NetworkConfig
 
@@ -67,6 +89,8 @@ _CARD_SETS = (slice(13, 117), slice(121, 277))  # trick, seen | played by next, 
 _COUNTS = slice(117, 121)  # cards left of next, across, previous; passes (0..3)
 _COUNT_VALUES = 14  # one-hot width of each count (0..13)
 _COUNT_INPUT = 4 * _COUNT_VALUES
+_EXTRA = slice(OBS_SIZE, EXTENDED_SIZE)  # the extended observation's 38 extra numbers
+_RAW_SETS = 6 * NUM_CARDS  # hand, trick, seen, played by next, across, previous: the plus design's full-rank path
 _KEY_BLOCK = 16
 """The hand attention's keys are padded to a multiple of this (see :meth:`HandEncoder.forward_ids`)."""
 
@@ -182,13 +206,25 @@ class Big2Net(nn.Module):
         self.register_buffer("_count_values", torch.arange(_COUNT_VALUES, dtype=torch.float32), persistent=False)
         self.count_encoder = nn.Sequential(nn.Linear(_COUNT_INPUT, cfg.count_dim), nn.ReLU())
         joined = cfg.card_dim + 5 * cfg.field_dim + cfg.count_dim
+        self.plus = cfg.design == "plus"
+        self.obs_size = EXTENDED_SIZE if cfg.observation == "extended" else OBS_SIZE
+        extra = _extra_inputs(cfg)
+        self.raw_sets = nn.Linear(_RAW_SETS, cfg.field_dim) if self.plus else None
+        self.extra_encoder = nn.Sequential(nn.Linear(extra, cfg.count_dim), nn.ReLU()) if extra else None
+        joined += (cfg.field_dim if self.plus else 0) + (cfg.count_dim if extra else 0)
         self.project = nn.Linear(joined, cfg.state_dim)
         self.norm = nn.LayerNorm(cfg.state_dim)
         self.residual = nn.Sequential(nn.Linear(cfg.state_dim, cfg.state_ff), nn.ReLU(), nn.Linear(cfg.state_ff, cfg.state_dim))
         self.action_encoder = nn.Sequential(
             nn.Linear(FEATURE_SIZE, cfg.action_hidden), nn.ReLU(), nn.Linear(cfg.action_hidden, cfg.action_dim)
         )
-        self.state_to_action = nn.Linear(cfg.state_dim, cfg.action_dim)
+        if self.plus:  # score = w . relu(A s + B [a, l] + b) + c, l = relu(L left)
+            self.left_encoder = nn.Linear(NUM_CARDS, cfg.action_dim)
+            self.scorer_state = nn.Linear(cfg.state_dim, cfg.scorer_hidden)
+            self.scorer_candidate = nn.Linear(2 * cfg.action_dim, cfg.scorer_hidden, bias=False)
+            self.scorer_out = nn.Linear(cfg.scorer_hidden, 1)
+        else:
+            self.state_to_action = nn.Linear(cfg.state_dim, cfg.action_dim)
         self.score_scale = 1.0 / math.sqrt(cfg.action_dim)
         self.value = (
             nn.Sequential(nn.Linear(cfg.state_dim, cfg.value_hidden), nn.ReLU(), nn.Linear(cfg.value_hidden, 1))
@@ -196,9 +232,32 @@ class Big2Net(nn.Module):
             else None
         )
 
+    @property
+    def device(self) -> torch.device:
+        """Where the weights are (the learner may train on a GPU while rollouts act on a CPU copy)."""
+        return self.card_embedding.weight.device
+
+    def tensor(self, array: np.ndarray) -> torch.Tensor:
+        """A numpy array as a tensor on this network's device (no copy on the CPU)."""
+        return torch.from_numpy(array).to(self.device)
+
     # ------------------------------------------------------------ encoders
+    def check_obs(self, obs: torch.Tensor) -> None:
+        """``ValueError`` unless ``obs`` is (B, 277) (or (B, 315) for ``observation="extended"``)."""
+        if obs.dim() != 2 or obs.shape[1] != self.obs_size:
+            raise ValueError(
+                f"this network reads {self.obs_size}-number observations (NetworkConfig.observation="
+                f"{self.config.observation!r}); got shape {tuple(obs.shape)}"
+            )
+
+    def hand_indicator(self, obs: torch.Tensor) -> torch.Tensor:
+        """(B, 52) indicator of the hand held (from the card ids of slots 0:13)."""
+        ids = obs[:, _HAND].long()
+        return obs.new_zeros(obs.shape[0], NUM_CARDS + 1).scatter_(1, ids, 1.0)[:, :NUM_CARDS]
+
     def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
-        """(B, 277) information states -> (B, state_dim) state embeddings."""
+        """(B, 277) information states (or (B, 315) extended ones) -> (B, state_dim) state embeddings."""
+        self.check_obs(obs)
         batch = obs.shape[0]
         hand = self.hand.forward_ids(obs[:, _HAND].long(), self.card_embedding)
         # The five card sets (trick, seen, played by each opponent) through the shared table ...
@@ -213,8 +272,37 @@ class Big2Net(nn.Module):
         # Cards left of each opponent and passes, one-hot.
         counts = (obs[:, _COUNTS].unsqueeze(-1) == self._count_values).to(obs.dtype).reshape(batch, _COUNT_INPUT)
         counts = self.count_encoder(counts)
-        state = self.norm(self.project(torch.cat((hand, fields, counts), dim=1)))
+        parts = [hand, fields, counts]
+        if self.raw_sets is not None:
+            raw = torch.cat((self.hand_indicator(obs), obs[:, _CARD_SETS[0]], obs[:, _CARD_SETS[1]]), dim=1)
+            parts.append(torch.relu(self.raw_sets(raw)))
+        if self.extra_encoder is not None:
+            parts.append(self.extra_encoder(self.extra_inputs(obs)))
+        state = self.norm(self.project(torch.cat(parts, dim=1)))
         return state + self.residual(state)
+
+    def extra_inputs(self, obs: torch.Tensor) -> torch.Tensor:
+        """The inputs of ``extra_encoder``: own hand size one-hot (plus design), the extended numbers."""
+        parts = []
+        if self.plus:
+            size = (obs[:, _HAND] != PAD_CARD).sum(1, keepdim=True).to(obs.dtype)
+            parts.append((size == self._count_values).to(obs.dtype))
+        if self.obs_size == EXTENDED_SIZE:
+            parts.append(obs[:, _EXTRA])
+        return torch.cat(parts, dim=1)
+
+    def score_candidates(
+        self, state: torch.Tensor, obs: torch.Tensor, actions: torch.Tensor, features: torch.Tensor, owner: torch.Tensor
+    ) -> torch.Tensor:
+        """The score of every candidate row: ``actions`` (M, action_dim) embeddings of
+        ``features`` (M, 80), candidate ``i`` belonging to state ``owner[i]``."""
+        if not self.plus:
+            query = self.state_to_action(state)
+            return (actions * query.index_select(0, owner)).sum(-1) * self.score_scale
+        left = self.hand_indicator(obs).index_select(0, owner) - features[:, :NUM_CARDS]
+        candidate = torch.cat((actions, torch.relu(self.left_encoder(left))), dim=1)
+        hidden = torch.relu(self.scorer_state(state).index_select(0, owner) + self.scorer_candidate(candidate))
+        return self.scorer_out(hidden).squeeze(-1)
 
     def encode_actions(self, features: torch.Tensor) -> torch.Tensor:
         """(..., 80) candidate features -> (..., action_dim) candidate embeddings."""
@@ -256,8 +344,9 @@ class Big2Net(nn.Module):
         actions = self.encode_actions(features)
         if feature_index is not None:
             actions = actions.index_select(0, feature_index)
-        query = self.state_to_action(state)
-        flat = (actions * query.index_select(0, owner)).sum(-1) * self.score_scale
+            if self.plus:
+                features = features.index_select(0, feature_index)
+        flat = self.score_candidates(state, obs, actions, features, owner)
         scores = flat.new_full((obs.shape[0], max_candidates), -math.inf)
         scores = scores.index_put((owner, slot), flat)
         value = self.state_value(state) if self.value is not None else None
@@ -270,8 +359,8 @@ class Big2Net(nn.Module):
         rounding), without encoding the other candidates: what a value learner's loss
         (Q of the chosen action) and SARSA's target (Q of the next chosen action) need.
         """
-        query = self.state_to_action(self.encode_state(obs))
-        return (self.encode_actions(features) * query).sum(-1) * self.score_scale
+        owner = torch.arange(obs.shape[0], device=obs.device)
+        return self.score_candidates(self.encode_state(obs), obs, self.encode_actions(features), features, owner)
 
     def forward_padded(
         self, obs: torch.Tensor, features: torch.Tensor, mask: torch.Tensor
@@ -328,7 +417,15 @@ def parameter_count(config: NetworkConfig) -> int:
     count += linear(c.card_dim + 5 * c.field_dim + c.count_dim, c.state_dim) + 2 * c.state_dim  # projection, norm
     count += linear(c.state_dim, c.state_ff) + linear(c.state_ff, c.state_dim)  # residual block
     count += linear(FEATURE_SIZE, c.action_hidden) + linear(c.action_hidden, c.action_dim)  # candidate MLP
-    count += linear(c.state_dim, c.action_dim)  # state projection of the scorer
+    extra = _extra_inputs(c)
+    if c.design == "plus":
+        count += linear(_RAW_SETS, c.field_dim) + c.field_dim * c.state_dim  # full-rank card sets, their projection
+        count += linear(NUM_CARDS, c.action_dim)  # the hand left
+        count += linear(c.state_dim, c.scorer_hidden) + 2 * c.action_dim * c.scorer_hidden + linear(c.scorer_hidden, 1)
+    else:
+        count += linear(c.state_dim, c.action_dim)  # state projection of the scorer
+    if extra:
+        count += linear(extra, c.count_dim) + c.count_dim * c.state_dim  # extra inputs, their projection
     if c.value_head:
         count += linear(c.state_dim, c.value_hidden) + linear(c.value_hidden, 1)
     if count > MAX_PARAMETERS:
@@ -337,6 +434,13 @@ def parameter_count(config: NetworkConfig) -> int:
             f"(agents.network.MAX_PARAMETERS; the default config has {parameter_count(NetworkConfig()):,}): {config}"
         )
     return count
+
+
+def _extra_inputs(config: NetworkConfig) -> int:
+    """Width of the extra-input encoder: own hand size (plus design), the extended numbers."""
+    return (_COUNT_VALUES if config.design == "plus" else 0) + (
+        EXTENDED_SIZE - OBS_SIZE if config.observation == "extended" else 0
+    )
 
 
 def masked_log_softmax(scores: torch.Tensor) -> torch.Tensor:

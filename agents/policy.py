@@ -97,9 +97,20 @@ class NetworkPolicy(Policy):
         rules: the rule set, needed only to rebuild candidate features for
             observations without the candidate view.
         name: display name (e.g. in evaluation tables).
+        temperature: sample from ``softmax(scores / temperature)`` (default 1: the policy as
+            trained; below 1 sharper, towards the argmax); ignored when ``deterministic``.
+
+    A network built with ``NetworkConfig(observation="extended")`` reads the 315-number
+    extended observation: its :attr:`observation_kind` says so, and
+    :func:`~big2_env.evaluation.evaluate`, the environments' opponents and ``big2 play``
+    give it that view.
     """
 
     name = "network"
+
+    @property
+    def observation_kind(self) -> str:  # type: ignore[override]
+        return "extended" if self.model.config.observation == "extended" else "paper"
 
     def __init__(
         self,
@@ -109,9 +120,13 @@ class NetworkPolicy(Policy):
         seed: int | None = None,
         rules: Rules | str | dict | None = None,
         name: str | None = None,
+        temperature: float = 1.0,
     ) -> None:
         self.model = model.to(device).eval()
         self.deterministic = bool(deterministic)
+        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 < temperature <= 100:
+            raise ValueError(f"temperature must be a number in (0, 100]; got {temperature!r}")
+        self.temperature = float(temperature)
         self.device = torch.device(device)
         self.rules = Rules.coerce(rules)
         self.rng = np.random.default_rng(seed)
@@ -130,6 +145,18 @@ class NetworkPolicy(Policy):
         rows = [play_features(action_cards(int(a), hand), self.rules) for a in actions]
         return actions, np.array(rows, dtype=np.float32).reshape(len(actions), FEATURE_SIZE)
 
+    def _vector(self, obs: Mapping[str, Any]) -> np.ndarray:
+        """The observation numbers this network reads: an extended view (315) starts with the
+        paper's 277, so a paper network takes that prefix; an extended network needs all 315."""
+        vector = np.asarray(obs["observation"], dtype=np.float32)
+        width = self.model.obs_size
+        if vector.shape[-1] < width:
+            raise ValueError(
+                f"this network reads the {width}-number extended observation; got {vector.shape[-1]} numbers "
+                "(give it observation='extended' views, as evaluate() and the envs' opponents do)"
+            )
+        return vector[:width]
+
     def act_batch(self, observations: Sequence[Mapping[str, Any]]) -> list[int]:
         if not observations:
             return []
@@ -137,8 +164,12 @@ class NetworkPolicy(Policy):
         counts = np.array([len(a) for a in actions], dtype=np.int64)
         if (counts == 0).any():
             raise ValueError("an observation has no legal action: is this agent on move?")
-        obs = np.stack([np.asarray(o["observation"], dtype=np.float32) for o in observations])
+        obs = np.stack([self._vector(o) for o in observations])
         logp, _ = score_numpy(self.model, obs, np.concatenate(features), counts, self.device)
+        if self.temperature != 1.0 and not self.deterministic:
+            logp = logp.astype(np.float64) / self.temperature  # padding stays -inf
+            logp -= logp.max(axis=1, keepdims=True)
+            logp = (logp - np.log(np.exp(logp).sum(axis=1, keepdims=True))).astype(np.float32)
         picks = choose(logp, counts, None if self.deterministic else self.rng)
         return [int(a[i]) for a, i in zip(actions, picks.tolist())]
 
@@ -149,7 +180,7 @@ class NetworkPolicy(Policy):
         """The policy's probability of each legal action of one observation."""
         actions, features = self._candidates(obs)
         logp, _ = score_numpy(
-            self.model, np.asarray(obs["observation"], dtype=np.float32)[None], features, np.array([len(actions)]), self.device
+            self.model, self._vector(obs)[None], features, np.array([len(actions)]), self.device
         )
         return {int(a): float(np.exp(lp)) for a, lp in zip(actions, logp[0])}
 
@@ -169,4 +200,4 @@ class NetworkPolicy(Policy):
         return cls(model, **kwargs)
 
     def __repr__(self) -> str:
-        return f"NetworkPolicy(deterministic={self.deterministic}, config={self.model.config})"
+        return f"NetworkPolicy(deterministic={self.deterministic}, temperature={self.temperature}, config={self.model.config})"

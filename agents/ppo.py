@@ -55,6 +55,21 @@ def lr_at(batch: int, total: int, peak: float, warmup_fraction: float = 0.02, mi
     return floor + (peak - floor) * 0.5 * (1.0 + math.cos(math.pi * progress))
 
 
+def entropy_at(batch: int, total: int, coef: float, anneal_fraction: float = 0.0) -> float:
+    """Entropy coefficient for 0-based ``batch`` of ``total`` planned batches: ``coef``, then,
+    over the last ``a = ceil(anneal_fraction * total)`` batches, linear down to 0
+    (``coef * (total - batch) / (a + 1)``, so the last planned batch still explores a little and
+    batches past ``total`` get 0).
+
+    >>> [round(entropy_at(b, 10, 0.05, 0.4), 3) for b in range(11)]
+    [0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 0.04, 0.03, 0.02, 0.01, 0.0]
+    """
+    anneal = math.ceil(anneal_fraction * max(1, int(total)))
+    if anneal == 0 or batch < total - anneal:
+        return coef
+    return coef * max(0, total - batch) / (anneal + 1)
+
+
 def gae(
     rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, gamma: float = 0.99, lam: float = 0.95
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -186,27 +201,27 @@ def minibatch_loss(
     """
     rows, owner, slot, k = candidate_rows(data.counts, data.offsets, index)
     _, first, inverse = np.unique(data.keys[rows], return_index=True, return_inverse=True)
-    idx = torch.from_numpy(index)
+    idx = model.tensor(index)
     scores, value = model(
-        torch.from_numpy(data.obs).index_select(0, idx),
-        torch.from_numpy(data.features[rows[first]]),
-        torch.from_numpy(owner),
-        torch.from_numpy(slot),
+        model.tensor(data.obs).index_select(0, idx),
+        model.tensor(data.features[rows[first]]),
+        model.tensor(owner),
+        model.tensor(slot),
         k,
-        torch.from_numpy(inverse.reshape(-1)),
+        model.tensor(inverse.reshape(-1)),
     )
     assert value is not None, "PPO needs a network with a value head"
     clip = config.clip
     logp_all = torch.log_softmax(scores, dim=-1)
-    logp = logp_all.gather(1, torch.from_numpy(data.choice[index]).unsqueeze(1)).squeeze(1)
+    logp = logp_all.gather(1, model.tensor(data.choice[index]).unsqueeze(1)).squeeze(1)
     probs = logp_all.exp()
     entropy = -(probs * logp_all.masked_fill(torch.isinf(scores), 0.0)).sum(-1).mean()
-    log_ratio = logp - torch.from_numpy(data.old_logp[index])
+    log_ratio = logp - model.tensor(data.old_logp[index])
     ratio = log_ratio.exp()
-    adv = torch.from_numpy(data.advantages[index])
+    adv = model.tensor(data.advantages[index])
     policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1.0 - clip, 1.0 + clip)).mean()
-    ret = torch.from_numpy(data.returns[index])
-    old_value = torch.from_numpy(data.old_value[index])
+    ret = model.tensor(data.returns[index])
+    old_value = model.tensor(data.old_value[index])
     clipped_value = old_value + (value - old_value).clamp(-clip, clip)
     value_loss = 0.5 * torch.max((value - ret).square(), (clipped_value - ret).square()).mean()
     loss = policy_loss + config.value_coef * value_loss - config.entropy_coef * entropy
@@ -230,7 +245,7 @@ def attach_flat_grad(params: list[torch.nn.Parameter], buffer: torch.Tensor | No
     """
     total = sum(p.numel() for p in params)
     if buffer is None:
-        buffer = torch.zeros(total, dtype=params[0].dtype)
+        buffer = torch.zeros(total, dtype=params[0].dtype, device=params[0].device)
     elif buffer.numel() != total:
         raise ValueError(f"gradient buffer holds {buffer.numel()} numbers; the parameters need {total}")
     for p, view in zip(params, buffer.split([p.numel() for p in params])):

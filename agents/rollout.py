@@ -64,7 +64,8 @@ SeatPlan = Sequence[Seat]  # four seats, indexed by seat number
 class Rollout:
     """Recorded decisions of a batch of games (see the module docstring).
 
-    Per decision (N rows): ``obs`` (N, 277) float32, ``counts`` (N,) candidates,
+    Per decision (N rows): ``obs`` (N, 277) float32 (N, 315 for a network reading the
+    extended observation), ``counts`` (N,) candidates,
     ``offsets`` (N,) first row of its candidates in ``features``, ``choice`` (N,)
     chosen candidate (position in the ascending legal-action list), ``action``
     (N,) chosen action index (0..1694), ``logp`` (N,) log-softmax of the network's
@@ -158,7 +159,8 @@ def concat_rollouts(parts: Sequence[Rollout]) -> Rollout:
 class _Recorder:
     """Accumulates the recorded decisions of :func:`collect`, one block per forward pass."""
 
-    def __init__(self) -> None:
+    def __init__(self, width: int = 277) -> None:
+        self.width = width  # of an empty rollout's obs
         self.obs: list[np.ndarray] = []
         self.features: list[np.ndarray] = []
         self.candidates: list[np.ndarray] = []
@@ -183,7 +185,7 @@ class _Recorder:
             ints = np.concatenate(self.ints)
             floats = np.concatenate(self.floats)
         else:
-            obs = np.zeros((0, 277), np.float32)
+            obs = np.zeros((0, self.width), np.float32)
             features = np.zeros((0, 80), np.float32)
             candidates = np.zeros(0, np.int64)
             counts = np.zeros(0, np.int64)
@@ -251,7 +253,8 @@ def collect(
     scores = np.zeros((n_games, NUM_PLAYERS), dtype=np.int64)
     turns = np.zeros(n_games, dtype=np.int64)
     winners = np.full(n_games, -1, dtype=np.int64)
-    recorder = _Recorder()
+    widths = {getattr(m, "obs_size", 277) for m in models.values()}
+    recorder = _Recorder(max(widths) if widths else 277)
     decisions = model_decisions = 0
     active = [g for g in range(n_games) if not games[g].is_over]
     for g in range(n_games):
@@ -314,7 +317,8 @@ def _apply(game: Game, entry, g: int, scores: np.ndarray, turns: np.ndarray, win
 def _model_step(items, plans, model, rng, epsilon, recorder: _Recorder, games) -> list:
     """One forward pass for a group of decisions; records the ``train`` ones; returns the entries."""
     decisions = [d for _, d in items]
-    obs = np.stack([d.observation for d in decisions])
+    extended = model.config.observation == "extended"
+    obs = np.stack([d.extended_observation if extended else d.observation for d in decisions])
     features_list = [d.features for d in decisions]
     features = np.concatenate(features_list)
     counts = np.fromiter((len(f) for f in features_list), dtype=np.int64, count=len(decisions))

@@ -64,7 +64,7 @@ import sys
 import threading
 import time
 from copy import deepcopy
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Collection, Mapping
 
@@ -84,12 +84,13 @@ from .checkpoint import (
     remove_stale_temporaries,
     weights_payload,
 )
-from .config import RESUME_MUTABLE, TrainArgs, args_from_mapping
+from .config import RESUME_MUTABLE, VALUE_ALGOS, TrainArgs, args_from_mapping, check_device
 from .curriculum import make_curriculum
+from .distill import TeacherPool, distill_update
 from .network import Big2Net, NetworkConfig, count_parameters
 from .parallel import TrainHelpers, parallel_plans
 from .policy import NetworkPolicy
-from .ppo import lr_at, make_optimizer, ppo_update
+from .ppo import entropy_at, lr_at, make_optimizer, ppo_update
 from .rollout import collect
 from .value import epsilon_at, value_update
 
@@ -122,6 +123,7 @@ TRAIN_LOG_FIELDS = (
     "policy_loss",
     "value_loss",
     "entropy",
+    "entropy_coef",
     "approx_kl",
     "clip_fraction",
     "grad_norm",
@@ -130,6 +132,8 @@ TRAIN_LOG_FIELDS = (
     "q_loss",
     "mean_q",
     "mean_target",
+    "cross_entropy",
+    "accuracy",
     "batch_decisions",
     "trained_decisions",
     "mean_game_turns",
@@ -171,19 +175,28 @@ class Trainer:
         self.args = args.validate()
         self.rules = Rules.preset(args.rules)
         self.ppo = args.ppo_config() if args.algo == "ppo" else None
-        self.value = None if args.algo == "ppo" else args.value_config()
+        self.distill = args.distill_config() if args.algo == "distill" else None
+        self.value = args.value_config() if args.algo in VALUE_ALGOS else None
         self.config = args.network_config()
         root = np.random.SeedSequence(args.seed)
         init_seq, game_seq, seat_seq, action_seq, shuffle_seq = root.spawn(5)
         random.seed(args.seed)
         np.random.seed(args.seed % 2**32)
         torch.manual_seed(int(init_seq.generate_state(1, np.uint64)[0] % 2**63))
-        self.model = Big2Net(self.config)
+        self.device = resolve_device(args.device)
+        self.actor = Big2Net(self.config)  # acts in the rollouts, the helpers and evaluation: always on the CPU
+        if args.init:
+            self.actor.load_state_dict(initial_weights(args.init, self.config))
+        self.model = self.actor if self.device.type == "cpu" else deepcopy(self.actor).to(self.device)  # the learner
         self.target = deepcopy(self.model).eval() if self.value is not None and self.value.uses_target else None
         self.optimizer = make_optimizer(self.model, args.lr)
         self.game_rng = np.random.default_rng(game_seq)
         self.action_rng = np.random.default_rng(action_seq)
         self.shuffle_rng = np.random.default_rng(shuffle_seq)
+        if self.distill is not None:  # fail now, not in a worker at the first batch
+            from big2_env.loading import load_agent
+
+            load_agent(args.teacher, self.rules, what="--teacher")
         self.curriculum = make_curriculum(
             args.curriculum,
             seat_seq,
@@ -197,6 +210,7 @@ class Trainer:
         if multiprocessing.current_process().daemon:  # e.g. a multiprocessing.Pool worker: it may not start helpers
             self.processes = 1
         self._helpers: TrainHelpers | None = None
+        self._teachers: TeacherPool | None = None
         self.batch = 0
         self.games = 0
         self.decisions = 0
@@ -204,16 +218,23 @@ class Trainer:
         self.lr = self.lr_at(0)
         self.epsilon = self.epsilon_at(0)
 
+    def entropy_at(self, batch: int) -> float:
+        """PPO's entropy coefficient at ``batch``: ``entropy``, then (``entropy_anneal`` > 0) linear
+        to 0 over that last fraction of the planned batches."""
+        return entropy_at(batch, self.args.batches, self.args.entropy, self.args.entropy_anneal)
+
     def lr_at(self, batch: int) -> float:
         """PPO: warm-up and cosine decay (:func:`agents.ppo.lr_at`); value learners: constant."""
-        if self.ppo is None:
+        schedule = self.ppo or self.distill
+        if schedule is None:
             return self.args.lr
-        return lr_at(batch, self.args.batches, self.ppo.lr, self.ppo.warmup_fraction, self.ppo.min_lr_fraction)
+        return lr_at(batch, self.args.batches, schedule.lr, schedule.warmup_fraction, schedule.min_lr_fraction)
 
     @property
     def process_count(self) -> int:
-        """Processes that share each batch's work: PPO's ``workers`` as laid out on this machine; 1 for the value learners."""
-        return self.processes if self.ppo is not None else 1
+        """Processes that share each batch's work: ``workers`` as laid out on this machine for PPO and
+        distill (its teacher games); 1 for the value learners."""
+        return self.processes if self.value is None else 1
 
     def epsilon_at(self, batch: int) -> float | None:
         """The value learners' exploration rate at ``batch`` (``None`` for PPO, which samples its policy)."""
@@ -234,25 +255,33 @@ class Trainer:
         plans = self.curriculum.plan(args.games_per_batch)
         helpers = self.helpers()
         skip_forced = not args.train_forced
-        if helpers is not None and parallel_plans(plans):
-            rollout = helpers.collect(self.rules, seeds, plans, self.model, self.action_rng, skip_forced, self.epsilon)
+        if self.distill is not None:
+            rollout = self.teachers().collect(seeds.tolist())
+        elif helpers is not None and parallel_plans(plans):
+            rollout = helpers.collect(self.rules, seeds, plans, self.actor, self.action_rng, skip_forced, self.epsilon)
         else:
             games = [Game(self.rules, seed=int(s)) for s in seeds]
-            models = self.curriculum.models(self.model)
+            models = self.curriculum.models(self.actor)
             rollout = collect(games, plans, models, self.action_rng, skip_forced=skip_forced, epsilon=self.epsilon)
         collected = time.perf_counter()
         if self.ppo is not None:
-            stats = ppo_update(self.model, self.optimizer, rollout, self.ppo, self.shuffle_rng, helpers)
+            config = replace(self.ppo, entropy_coef=self.entropy_at(self.batch))
+            gradient_helpers = helpers if self.model is self.actor else None  # helpers add CPU gradients
+            stats = ppo_update(self.model, self.optimizer, rollout, config, self.shuffle_rng, gradient_helpers)
+            stats["entropy_coef"] = config.entropy_coef
+        elif self.distill is not None:
+            stats = distill_update(self.model, self.optimizer, rollout, self.distill, self.shuffle_rng)
         else:
             assert self.value is not None and self.epsilon is not None
             stats = value_update(self.model, self.optimizer, rollout, self.value, self.target)
             stats["epsilon"] = self.epsilon
         done = time.perf_counter()
         _check_finite(self.model, stats, self.batch + 1, self.lr)
+        self.sync_actor()
         self.batch += 1
         if self.target is not None and self.value is not None and self.batch % self.value.target_sync == 0:
             self.target.load_state_dict(self.model.state_dict())
-        self.curriculum.after_batch(self.batch, self.model)
+        self.curriculum.after_batch(self.batch, self.actor)
         self.games += args.games_per_batch
         self.decisions += rollout.decisions
         self.elapsed_s += done - start
@@ -273,25 +302,35 @@ class Trainer:
         if self.ppo is None or self.processes <= 1:
             return None
         if self._helpers is None:
-            self._helpers = TrainHelpers(self.model, self.processes - 1, threads=self.process_threads)
+            self._helpers = TrainHelpers(self.actor, self.processes - 1, threads=self.process_threads)
         return self._helpers
+
+    def teachers(self) -> TeacherPool:
+        """distill's teacher games, spread over ``workers`` processes (started on first use)."""
+        if self._teachers is None:
+            extended = self.config.observation == "extended"
+            self._teachers = TeacherPool(self.processes, self.rules, self.args.teacher, extended)
+        return self._teachers
 
     def close(self) -> None:
         """Stop the helper processes, if any (the trainer stays usable: they restart on demand)."""
         if self._helpers is not None:
             self._helpers.close()
             self._helpers = None
+        if self._teachers is not None:
+            self._teachers.close()
+            self._teachers = None
 
     # ------------------------------------------------------------ evaluation
     def evaluate(self, opponents: list[str], n_games: int, seed: int, deterministic: bool) -> dict[str, Any]:
         from big2_env.evaluation import evaluate
 
-        greedy = deterministic or self.value is not None  # the value learners are evaluated greedily
-        policy = NetworkPolicy(self.model, deterministic=greedy, rules=self.rules, name=self.args.algo)
+        greedy = deterministic or self.ppo is None  # the value learners and distill play their argmax, as from a file
+        policy = NetworkPolicy(self.actor, deterministic=greedy, rules=self.rules, name=self.args.algo)
         results = {}
         for opponent in opponents:
             results[opponent] = evaluate(policy, opponent, n_games=n_games, seed=seed, rules=self.rules)
-        self.model.train()
+        self.actor.train()
         return results
 
     # ------------------------------------------------------------ checkpoints
@@ -301,7 +340,7 @@ class Trainer:
             "kind": CHECKPOINT_KIND,
             "format_version": FORMAT_VERSION,
             "model_config": self.config.to_dict(),
-            "model_state": {k: v.detach().clone() for k, v in self.model.state_dict().items()},
+            "model_state": {k: v.detach().clone() for k, v in self.actor.state_dict().items()},
             "optimizer_state": self.optimizer.state_dict(),
             "args": self.args.to_dict(),
             "batch": self.batch,
@@ -332,8 +371,16 @@ class Trainer:
         state["optimizer_state"] = deepcopy(state["optimizer_state"])
         return state
 
+    def sync_actor(self) -> None:
+        """Copy the learner's weights to the CPU actor (nothing to do when both are the CPU model)."""
+        if self.actor is not self.model:
+            with torch.no_grad():
+                for mine, learned in zip(self.actor.parameters(), self.model.parameters()):
+                    mine.copy_(learned)
+
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         self.model.load_state_dict(state["model_state"])
+        self.sync_actor()
         self.optimizer.load_state_dict(state["optimizer_state"])
         self.batch = int(state["batch"])
         self.games = int(state["games"])
@@ -359,6 +406,28 @@ class Trainer:
         state = self.state_dict() if state is None else state
         save_model_file(out, state)
         atomic_save(state, out / CHECKPOINT_NAME)
+
+
+def initial_weights(path: str, config: NetworkConfig) -> dict[str, torch.Tensor]:
+    """The weights of the model file or run folder ``path`` (``--init``), which must have been
+    made with ``config`` (``CheckpointError`` naming the differences otherwise)."""
+    from .checkpoint import load_model
+
+    folder = Path(path)
+    file = folder / MODEL_NAME if folder.is_dir() else folder
+    model, data = load_model(file)
+    check_config(data, config, file)
+    return model.state_dict()
+
+
+def resolve_device(device: str) -> torch.device:
+    """The learner's device: ``auto`` is ``cuda`` when torch sees a GPU, else ``cpu``; ``cuda``
+    without one is a ``ValueError`` saying so."""
+    if check_device(device) == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} asked for, but torch sees no CUDA GPU (torch {torch.__version__}); use cpu or auto")
+    return torch.device(device)
 
 
 def save_model_file(out: Path, state: Mapping[str, Any]) -> None:
@@ -641,10 +710,11 @@ def _loop(
     stop = min(args.batches, args.stop_after) if args.stop_after else args.batches
     bar = _Progress(args.batches * args.games_per_batch, start_batch * args.games_per_batch, args.progress)
     if start_batch == 0:
+        who = f"teacher {args.teacher} in all four seats" if trainer.distill else f"curriculum {trainer.curriculum.describe()}"
         bar.write(
-            f"big2 train: {args.algo}, curriculum {trainer.curriculum.describe()}; "
+            f"big2 train: {args.algo}, {who}; "
             f"{count_parameters(trainer.model):,} parameters; {trainer.processes} process(es) x {threads} torch thread(s); "
-            f"out {out}"
+            f"learner on {trainer.device}; out {out}"
         )
     last_eval: dict[str, Any] = {}
     eval_s = 0.0
@@ -712,11 +782,13 @@ def _loop(
                 for key in TRAIN_LOG_FIELDS[4:]:
                     if key in stats:
                         writer.add_scalar(f"train/{key}", stats[key], trainer.batch)
-            bar.update(
-                args.games_per_batch,
-                {"dec/s": f"{stats['decisions_per_s']:.0f}"}
-                | ({"ent": f"{stats.get('entropy', float('nan')):.3f}"} if trainer.ppo else {"eps": f"{trainer.epsilon:.3f}"}),
-            )
+            if trainer.ppo:
+                shown = {"ent": f"{stats.get('entropy', float('nan')):.3f}"}
+            elif trainer.distill:
+                shown = {"acc": f"{stats.get('accuracy', float('nan')):.3f}"}
+            else:
+                shown = {"eps": f"{trainer.epsilon:.3f}"}
+            bar.update(args.games_per_batch, {"dec/s": f"{stats['decisions_per_s']:.0f}"} | shown)
             final = trainer.batch == stop
             if (args.eval_every and trainer.batch % args.eval_every == 0) or (trainer.batch == args.batches):
                 run_eval()

@@ -73,9 +73,9 @@ def chosen_q(model: Big2Net, rollout: Rollout, index: np.ndarray) -> np.ndarray:
     for start in range(0, len(index), TARGET_CHUNK):
         part = index[start : start + TARGET_CHUNK]
         q = model.score_pairs(
-            torch.from_numpy(rollout.obs[part]), torch.from_numpy(rollout.features[chosen_rows(rollout, part)])
+            model.tensor(rollout.obs[part]), model.tensor(rollout.features[chosen_rows(rollout, part)])
         )
-        out[start : start + len(part)] = q.double().numpy()
+        out[start : start + len(part)] = q.double().cpu().numpy()
     return out
 
 
@@ -87,13 +87,13 @@ def max_q(model: Big2Net, rollout: Rollout, index: np.ndarray) -> np.ndarray:
         part = index[start : start + TARGET_CHUNK]
         rows, owner, slot, k = rollout.candidate_rows(part)
         scores, _ = model(
-            torch.from_numpy(rollout.obs[part]),
-            torch.from_numpy(rollout.features[rows]),
-            torch.from_numpy(owner),
-            torch.from_numpy(slot),
+            model.tensor(rollout.obs[part]),
+            model.tensor(rollout.features[rows]),
+            model.tensor(owner),
+            model.tensor(slot),
             k,
         )
-        out[start : start + len(part)] = scores.max(dim=1).values.double().numpy()
+        out[start : start + len(part)] = scores.max(dim=1).values.double().cpu().numpy()
     return out
 
 
@@ -141,10 +141,10 @@ def value_update(
     n = len(rollout)
     if n == 0:
         return {"minibatches": 0}
-    targets = torch.from_numpy(q_targets(rollout, config, target).astype(np.float32))
+    targets = model.tensor(q_targets(rollout, config, target).astype(np.float32))
     model.train()
     index = np.arange(n)
-    q = model.score_pairs(torch.from_numpy(rollout.obs), torch.from_numpy(rollout.features[chosen_rows(rollout, index)]))
+    q = model.score_pairs(model.tensor(rollout.obs), model.tensor(rollout.features[chosen_rows(rollout, index)]))
     loss = torch.nn.functional.mse_loss(q, targets)
     optimizer.zero_grad(set_to_none=True)
     loss.backward()

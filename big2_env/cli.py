@@ -6,11 +6,13 @@ Subcommands:
     big2 play [--seat 0..3] [--opponent AGENT] [--trust-model] [--rules PRESET] [--seed S]
                                                                    play one seat against three computer players
     big2 eval --agent AGENT --opponent AGENT [--trust-model] [--games N] [--duplicate] [--seed S]
+              [--argmax | --temperature T] [--jobs N]
                                                                    the paper's evaluation protocol, as a table
-    big2 train [--algo ppo|mcq|sarsa|qlearning] [--curriculum self] [--entropy 0.05] [--batches N]
-               [--games-per-batch 64] [--seed S] [--out DIR] [--config FILE] [--resume] ...
-                                                                   train the card-aware agent: PPO or a value learner
-                                                                   (needs torch)
+    big2 train [--algo ppo|mcq|sarsa|qlearning|distill] [--curriculum self] [--entropy 0.05] [--batches N]
+               [--games-per-batch 64] [--seed S] [--out DIR] [--config FILE] [--resume] [--model design=plus]
+               [--teacher search:64] [--init RUN] [--device auto|cpu|cuda] ...
+                                                                   train the card-aware agent: PPO, a value learner
+                                                                   or learning from search (needs torch)
     big2 plot DIR                                                  draw DIR's learning curves (needs matplotlib)
     big2 rules                                                     print the rule variants and presets
 
@@ -269,16 +271,17 @@ def _train_flag_type(kind: type):
     return parse
 
 
-def _model_override(text: str) -> tuple[str, int | bool]:
+def _model_override(text: str) -> tuple[str, int | bool | str]:
+    """``--model FIELD=VALUE``: an int, true/false, or a word (``design=plus``; the config checks it)."""
     name, sep, value = text.partition("=")
-    if not sep:
-        raise argparse.ArgumentTypeError(f"--model takes FIELD=VALUE, got {text!r}")
+    if not sep or not name or not value:
+        raise argparse.ArgumentTypeError(f"--model takes FIELD=VALUE (e.g. design=plus, state_dim=256), got {text!r}")
     if value.lower() in ("true", "false"):
         return name, value.lower() == "true"
     try:
         return name, int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--model {name}: expected an integer, got {value!r}") from None
+        return name, value
 
 
 def _add_train_arguments(parser: argparse.ArgumentParser) -> None:
@@ -364,12 +367,30 @@ def cmd_eval(args: argparse.Namespace) -> int:
     rules = Rules.preset(args.rules)
     agent = _load_agent(args.agent, rules, "--agent", trust=args.trust_model)
     opponent = _load_agent(args.opponent, rules, "--opponent", trust=args.trust_model)
+    if args.argmax and args.temperature is not None:
+        raise CliError("--argmax and --temperature exclude each other (--temperature samples)")
+    for policy in (agent, opponent):
+        if hasattr(policy, "temperature") and hasattr(policy, "deterministic"):  # a network (agents.policy.NetworkPolicy)
+            if args.argmax:
+                policy.deterministic = True
+            elif args.temperature is not None:
+                policy.deterministic, policy.temperature = False, args.temperature
     result = evaluate(
         agent, opponent, n_games=args.games, seed=args.seed, rules=rules, duplicate=args.duplicate,
         progress=not args.no_progress, jobs=args.jobs,
     )
     print(result.to_table())
     return 0
+
+
+def _temperature(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= 100:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 100], got {text!r}")
+    return value
 
 
 def _positive_int(text: str) -> int:
@@ -438,6 +459,14 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--seed", type=_seed, default=0, help="seed of deals, seats and policies, a non-negative integer (default 0)")
     ev.add_argument("--rules", default="paper", choices=Rules.PRESETS, help="rules preset (default paper)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ev.add_argument(
+        "--argmax", action="store_true",
+        help="trained networks play their highest-scoring move (default: PPO networks sample, the others play argmax)",
+    )
+    ev.add_argument(
+        "--temperature", type=_temperature, default=None, metavar="T",
+        help="trained networks sample from softmax(scores / T) (T in (0, 100]; below 1 is sharper)",
+    )
     ev.add_argument(
         "--jobs", type=_positive_int, default=1,
         help="processes to spread the games over (default 1); the same --seed and --jobs give the same result",

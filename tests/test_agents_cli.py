@@ -89,6 +89,24 @@ def test_eval_loads_a_trained_model_file(tiny_model, capsys):
     assert "tiny vs 3 x random: 12 games" in out and "win rate" in out
 
 
+def test_eval_plays_networks_at_argmax_or_a_temperature(tiny_model, capsys, monkeypatch):
+    from agents.policy import NetworkPolicy
+
+    seen = []
+    original = NetworkPolicy.act_batch
+    monkeypatch.setattr(NetworkPolicy, "act_batch", lambda self, obs: seen.append((self.deterministic, self.temperature))
+                        or original(self, obs))
+    base = ["eval", "--agent", str(tiny_model), "--opponent", "random", "--games", "4", "--no-progress"]
+    assert main(base + ["--argmax"]) == 0 and set(seen) == {(True, 1.0)}
+    seen.clear()
+    assert main(base + ["--temperature", "0.5"]) == 0 and set(seen) == {(False, 0.5)}
+    capsys.readouterr()
+    for bad, message in ((["--argmax", "--temperature", "0.5"], "exclude each other"), (["--temperature", "0"], "(0, 100]")):
+        with pytest.raises(SystemExit):
+            main(base + bad)
+        assert message in capsys.readouterr().err
+
+
 def test_eval_refuses_corrupt_or_missing_model_files(tmp_path, capsys):
     (tmp_path / "broken.pt").write_bytes(b"not a checkpoint at all")
     for path, message in ((tmp_path / "broken.pt", "corrupt"), (tmp_path / "absent.pt", "no such model file")):

@@ -31,16 +31,23 @@ def decisions(n_games: int = 3, seed: int = 0) -> list[Decision]:
     return out
 
 
-@pytest.fixture(scope="module")
-def model() -> Big2Net:
+DESIGNS = [NetworkConfig(), NetworkConfig(design="plus"), NetworkConfig(design="plus", observation="extended")]
+
+
+@pytest.fixture(scope="module", params=DESIGNS, ids=lambda c: f"{c.design}-{c.observation}")
+def model(request) -> Big2Net:
     torch.manual_seed(0)
-    return Big2Net(NetworkConfig()).eval()
+    return Big2Net(request.param).eval()
+
+
+def observation_of(d: Decision, model: Big2Net) -> np.ndarray:
+    return d.extended_observation if model.config.observation == "extended" else d.observation
 
 
 @pytest.fixture(scope="module")
-def batch():
+def batch(model):
     ds = [d for d in decisions() if len(d.actions) > 1][:40]
-    obs = torch.from_numpy(np.stack([d.observation for d in ds]))
+    obs = torch.from_numpy(np.stack([observation_of(d, model) for d in ds]))
     counts = [len(d.actions) for d in ds]
     features = torch.from_numpy(np.concatenate([d.features for d in ds]))
     owner, slot, k = pack_candidates(counts)
@@ -189,9 +196,9 @@ def test_size_is_small_and_config_round_trips(model, tmp_path):
         NetworkConfig(state_dim=0)
 
 
-def test_gradients_reach_every_parameter(batch):
+def test_gradients_reach_every_parameter(model, batch):
     torch.manual_seed(0)
-    net = Big2Net(NetworkConfig())
+    net = Big2Net(model.config)
     _, obs, features, owner, slot, k, _ = batch
     scores, value = net(obs, features, owner, slot, k)
     (torch.log_softmax(scores, -1)[:, 0].sum() + value.sum()).backward()
@@ -213,6 +220,8 @@ def test_choose_samples_only_real_candidates_and_argmax_when_deterministic():
 def test_network_policy_acts_legally_with_one_forward_pass(model, monkeypatch):
     games = [Game(seed=s) for s in range(6)]
     observations = [observation_dict(g) for g in games]
+    for o, g in zip(observations, games):
+        o["observation"] = observation_of(Decision(g), model)
     policy = NetworkPolicy(model, deterministic=True)
     calls = []
     original = model.forward
@@ -266,3 +275,40 @@ def test_a_huge_config_is_refused_before_anything_is_allocated():
         Big2Net(huge)
     with pytest.raises(ValueError, match=r"must be an int in 1\.\.4096"):
         NetworkConfig(state_ff=10**9)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_parameter_count_formula_matches_built_networks_of_every_design(seed):
+    rng = np.random.default_rng(seed)
+    config = NetworkConfig(
+        design=("paper", "plus")[seed % 2], observation=("paper", "extended")[seed // 2],
+        state_dim=int(rng.integers(1, 40)), action_dim=int(rng.integers(1, 40)), scorer_hidden=int(rng.integers(1, 40)),
+        count_dim=int(rng.integers(1, 40)), field_dim=int(rng.integers(1, 40)), value_head=bool(seed % 3),
+    )
+    assert parameter_count(config) == count_parameters(Big2Net(config))
+
+
+def test_the_plus_scorer_sees_the_hand_each_play_leaves(batch):
+    ds, obs, features, owner, slot, k, counts = batch
+    net = Big2Net(NetworkConfig(design="plus"))
+    hand = net.hand_indicator(obs[:, :277])
+    left = hand.index_select(0, owner) - features[:, :52]
+    assert set(left.unique().tolist()) <= {0.0, 1.0}  # a play's cards are always in the hand
+    sizes = (obs[:, :13] != 52).sum(1).to(torch.float32).index_select(0, owner)
+    torch.testing.assert_close(left.sum(1), sizes - features[:, :52].sum(1))
+    # The scores read l: changing only the hand-left encoder changes them.
+    with torch.no_grad():
+        first = torch.from_numpy(np.stack([d.features[0] for d in ds]))
+        before = net.score_pairs(obs[:, :277], first)
+        net.left_encoder.weight.add_(1.0)
+        after = net.score_pairs(obs[:, :277], first)
+    assert not torch.allclose(before, after)
+
+
+def test_a_network_refuses_observations_of_the_wrong_width():
+    with pytest.raises(ValueError, match="315-number observations"):
+        Big2Net(NetworkConfig(observation="extended")).encode_state(torch.zeros(2, 277))
+    with pytest.raises(ValueError, match="277-number observations"):
+        Big2Net(NetworkConfig()).encode_state(torch.zeros(2, 315))
+    with pytest.raises(ValueError, match="design must be one of paper, plus"):
+        NetworkConfig(design="huge")

@@ -1,0 +1,141 @@
+"""Learning from search (``--algo distill``), ``--init``, the entropy schedule, the sampling
+temperature and the learner's device."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.checkpoint import CheckpointError, load_model  # noqa: E402
+from agents.config import TrainArgs  # noqa: E402
+from agents.distill import TeacherPool, distill_update, teacher_rollout  # noqa: E402
+from agents.network import Big2Net, NetworkConfig  # noqa: E402
+from agents.policy import NetworkPolicy  # noqa: E402
+from agents.ppo import make_optimizer  # noqa: E402
+from agents.train import Trainer, resolve_device, train  # noqa: E402
+from big2_env import Game, Rules  # noqa: E402
+from big2_env.encoding import Decision  # noqa: E402
+from big2_env.policies import make_policy, observation_dict  # noqa: E402
+
+from test_agents_train import SMALL, tiny  # noqa: E402  (tests/ is on sys.path under pytest)
+
+
+def test_teacher_games_record_every_choice_the_teacher_made():
+    seeds = [3, 4]
+    rollout = teacher_rollout(Rules(), seeds, "greedy", extended=False)
+    greedy = make_policy("greedy")
+    rows = 0
+    for g, seed in enumerate(seeds):  # replay each game: the recorded rows are its non-forced decisions, in order
+        game = Game(Rules(), seed=seed)
+        while game.winner is None:
+            decision = Decision(game)
+            action = greedy.act(observation_dict(game))
+            if len(decision.actions) > 1:
+                assert rollout.game[rows] == g and rollout.seat[rows] == decision.player
+                np.testing.assert_array_equal(rollout.obs[rows], decision.observation)
+                assert decision.actions[rollout.choice[rows]] == action == rollout.action[rows]
+                count, offset = rollout.counts[rows], rollout.offsets[rows]
+                np.testing.assert_array_equal(rollout.features[offset : offset + count], decision.features)
+                rows += 1
+            game._apply(decision.entry_for_action(action))
+        assert rollout.scores[g].tolist() == list(game.scores())
+    assert rows == len(rollout)
+    extended = teacher_rollout(Rules(), seeds[:1], "greedy", extended=True)
+    assert extended.obs.shape[1] == 315 and np.array_equal(extended.obs[:, :277], rollout.obs[: len(extended)])
+
+
+def test_the_teacher_pool_gives_the_same_data_with_any_process_count():
+    seeds = list(range(10, 16))
+    alone = TeacherPool(1, Rules(), "search:4", extended=True).collect(seeds)
+    pool = TeacherPool(2, Rules(), "search:4", extended=True)
+    try:
+        spread = pool.collect(seeds)
+    finally:
+        pool.close()
+    for name in ("obs", "features", "choice", "action", "game", "seat", "scores"):
+        np.testing.assert_array_equal(getattr(alone, name), getattr(spread, name), err_msg=name)
+
+
+def test_distillation_learns_the_teachers_moves():
+    data = teacher_rollout(Rules(), range(12), "greedy", extended=False)
+    torch.manual_seed(0)
+    model = Big2Net(NetworkConfig(**SMALL, design="plus"))
+    optimizer = make_optimizer(model, 3e-3)
+    config = TrainArgs(algo="distill").distill_config()
+    first = distill_update(model, optimizer, data, config, np.random.default_rng(0))
+    for _ in range(8):
+        last = distill_update(model, optimizer, data, config, np.random.default_rng(1))
+    assert last["cross_entropy"] < 0.5 * first["cross_entropy"]
+    assert last["accuracy"] > 0.9 > first["accuracy"]
+    assert np.isfinite(last["value_loss"]) and last["minibatches"] == first["minibatches"] > 0
+
+
+def test_big2_train_distill_resumes_exactly_and_ppo_continues_from_it(tmp_path):
+    args = dict(algo="distill", teacher="greedy", model={**SMALL, "design": "plus", "observation": "extended"}, workers=1)
+    straight = train(tiny(tmp_path / "straight", **args))
+    train(tiny(tmp_path / "split", stop_after=2, **args))
+    resumed = train(tiny(tmp_path / "split", **args), resume=True)
+    for name, tensor in straight.model.state_dict().items():
+        assert torch.equal(tensor, resumed.model.state_dict()[name]), name
+    with open(tmp_path / "straight" / "train_log.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 4 and all(0 <= float(r["accuracy"]) <= 1 and float(r["cross_entropy"]) > 0 for r in rows)
+    model, data = load_model(tmp_path / "straight" / "model.pt")
+    assert data["info"]["algo"] == "distill" and model.config.observation == "extended"
+    assert NetworkPolicy.from_file(str(tmp_path / "straight" / "model.pt")).deterministic  # plays its argmax
+    # PPO from the distilled weights: the first batch starts from exactly them.
+    ppo = Trainer(tiny(tmp_path / "ppo", init=str(tmp_path / "straight"), model=args["model"]))
+    for name, tensor in straight.model.state_dict().items():
+        assert torch.equal(tensor, ppo.model.state_dict()[name]), name
+    with pytest.raises(CheckpointError, match="another model config"):
+        Trainer(tiny(tmp_path / "other", init=str(tmp_path / "straight")))
+
+
+def test_distill_arguments_are_checked():
+    with pytest.raises(ValueError, match="--curriculum does not apply"):
+        TrainArgs(algo="distill", curriculum="mixed").validate()
+    with pytest.raises(ValueError, match="teacher"):
+        Trainer(TrainArgs(algo="distill", teacher="grandmaster", out="unused"))
+    with pytest.raises(ValueError, match="device must be auto, cpu, cuda or cuda:N"):
+        TrainArgs(device="gpu").validate()
+    with pytest.raises(ValueError, match="entropy_anneal"):
+        TrainArgs(entropy_anneal=1.5).validate()
+
+
+def test_the_learner_device():
+    assert resolve_device("cpu") == torch.device("cpu")
+    assert resolve_device("auto") == torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="torch sees no CUDA GPU"):
+            resolve_device("cuda")
+
+
+def test_the_entropy_coefficient_anneals_to_zero_over_the_last_part(tmp_path):
+    result = train(tiny(tmp_path / "run", batches=5, entropy=0.04, entropy_anneal=0.4))
+    with open(tmp_path / "run" / "train_log.csv") as handle:
+        coefs = [float(r["entropy_coef"]) for r in csv.DictReader(handle)]
+    assert result.finished
+    assert coefs == pytest.approx([0.04, 0.04, 0.04, 0.04 * 2 / 3, 0.04 / 3], rel=1e-5)  # the CSV keeps 6 digits
+
+
+def test_sampling_temperature():
+    torch.manual_seed(0)
+    model = Big2Net(NetworkConfig(**SMALL))
+    observations = []
+    for s in range(40):  # positions whose best candidate leads the next by a clear margin
+        obs = observation_dict(Game(seed=s))
+        top = sorted(NetworkPolicy(model).probabilities(obs).values())[-2:]
+        if len(top) == 2 and np.log(top[1]) - np.log(top[0]) > 1e-2:
+            observations.append(obs)
+    assert len(observations) >= 8
+    argmax = NetworkPolicy(model, deterministic=True).act_batch(observations)
+    cold = NetworkPolicy(model, seed=0, temperature=1e-4)  # exp(-100) odds against any other move
+    assert cold.act_batch(observations) == argmax
+    hot = NetworkPolicy(model, seed=0, temperature=100.0)  # nearly uniform: not the argmax everywhere
+    assert hot.act_batch(observations) != argmax
+    with pytest.raises(ValueError, match="temperature"):
+        NetworkPolicy(model, temperature=0)
