@@ -48,7 +48,7 @@ from big2_env.rules import Rules
 
 from .config import DistillConfig
 from .network import OBS_SIZE, Big2Net
-from .ppo import attach_flat_grad, candidate_keys
+from .ppo import attach_flat_grad, candidate_keys, minibatches
 from .rollout import Rollout, _Recorder, concat_rollouts
 
 __all__ = ["TeacherPool", "distill_update", "teacher_rollout"]
@@ -150,35 +150,32 @@ def distill_update(
     sums = {"cross_entropy": 0.0, "value_loss": 0.0, "accuracy": 0.0, "grad_norm": 0.0}
     steps = 0
     model.train()
-    for _ in range(config.epochs):
-        permutation = rng.permutation(n)
-        for start in range(0, n, config.minibatch):
-            index = permutation[start : start + config.minibatch]
-            rows, owner, slot, k = rollout.candidate_rows(index)
-            _, first, inverse = np.unique(keys[rows], return_index=True, return_inverse=True)
-            scores, value = model(
-                model.tensor(rollout.obs[index]), model.tensor(rollout.features[rows[first]]),
-                model.tensor(owner), model.tensor(slot), k, model.tensor(inverse.reshape(-1)),
-            )
-            choice = model.tensor(rollout.choice[index])
-            logp = torch.log_softmax(scores, dim=-1)
-            cross_entropy = -logp.gather(1, choice.unsqueeze(1)).mean()
-            loss = cross_entropy
-            value_loss = torch.zeros(())
-            if value is not None:
-                value_loss = 0.5 * (value - model.tensor(returns[index])).square().mean()
-                loss = loss + config.value_coef * value_loss
-            flat_grad.zero_()
-            loss.backward()
-            grad_norm = flat_grad.norm()
-            if float(grad_norm) > config.max_grad_norm:
-                flat_grad.mul_(config.max_grad_norm / (float(grad_norm) + 1e-6))
-            optimizer.step()
-            sums["cross_entropy"] += float(cross_entropy.detach())
-            sums["value_loss"] += float(value_loss.detach())
-            sums["accuracy"] += float((scores.detach().argmax(1) == choice).float().mean())
-            sums["grad_norm"] += float(grad_norm)
-            steps += 1
+    for index in minibatches(n, config.epochs, config.minibatch, rng):
+        rows, owner, slot, k = rollout.candidate_rows(index)
+        _, first, inverse = np.unique(keys[rows], return_index=True, return_inverse=True)
+        scores, value = model(
+            model.tensor(rollout.obs[index]), model.tensor(rollout.features[rows[first]]),
+            model.tensor(owner), model.tensor(slot), k, model.tensor(inverse.reshape(-1)),
+        )
+        choice = model.tensor(rollout.choice[index])
+        logp = torch.log_softmax(scores, dim=-1)
+        cross_entropy = -logp.gather(1, choice.unsqueeze(1)).mean()
+        loss = cross_entropy
+        value_loss = torch.zeros(())
+        if value is not None:
+            value_loss = 0.5 * (value - model.tensor(returns[index])).square().mean()
+            loss = loss + config.value_coef * value_loss
+        flat_grad.zero_()
+        loss.backward()
+        grad_norm = flat_grad.norm()
+        if float(grad_norm) > config.max_grad_norm:
+            flat_grad.mul_(config.max_grad_norm / (float(grad_norm) + 1e-6))
+        optimizer.step()
+        sums["cross_entropy"] += float(cross_entropy.detach())
+        sums["value_loss"] += float(value_loss.detach())
+        sums["accuracy"] += float((scores.detach().argmax(1) == choice).float().mean())
+        sums["grad_norm"] += float(grad_norm)
+        steps += 1
     out = {k: v / steps for k, v in sums.items()}
     out["minibatches"] = steps
     return out

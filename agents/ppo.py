@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Iterator
 
 import numpy as np
 import torch
@@ -190,6 +191,19 @@ class UpdateData:
         )
 
 
+def minibatches(n: int, epochs: int, size: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """Shuffled minibatch indices: ``epochs`` passes over ``range(n)``, each in a fresh random
+    order cut into runs of ``size`` (the last one shorter).
+
+    >>> [b.tolist() for b in minibatches(5, 1, 2, np.random.default_rng(0))]
+    [[2, 4], [3, 0], [1]]
+    """
+    for _ in range(epochs):
+        permutation = rng.permutation(n)
+        for start in range(0, n, size):
+            yield permutation[start : start + size]
+
+
 def minibatch_loss(
     model: Big2Net, data: UpdateData, index: np.ndarray, config: PPOConfig
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
@@ -282,31 +296,28 @@ def ppo_update(
     sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0, "grad_norm": 0.0}
     steps = 0
     model.train()
-    for _ in range(config.epochs):
-        permutation = rng.permutation(n)
-        for start in range(0, n, config.minibatch):
-            index = permutation[start : start + config.minibatch]
-            flat_grad.zero_()
-            if workers is None:
-                loss, stats = minibatch_loss(model, data, index, config)
-                loss.backward()
-                shares = [(1.0, {k: float(v) for k, v in stats.items()})]
-            else:
-                own, *others = split_minibatch(index, parts_per_step)
-                busy = workers.start(others, len(index))
-                loss, stats = minibatch_loss(model, data, own, config)
-                (loss * (len(own) / len(index))).backward()
-                shares = [(len(own) / len(index), {k: float(v) for k, v in stats.items()})]
-                shares += [(len(others[i]) / len(index), s) for i, s in zip(busy, workers.finish(busy, flat_grad))]
-            grad_norm = float(flat_grad.norm())
-            if grad_norm > config.max_grad_norm:  # global gradient-norm clipping (as torch.nn.utils.clip_grad_norm_)
-                flat_grad.mul_(config.max_grad_norm / (grad_norm + 1e-6))
-            optimizer.step()
-            for weight, part in shares:
-                for key, value in part.items():
-                    sums[key] += weight * value
-            sums["grad_norm"] += grad_norm
-            steps += 1
+    for index in minibatches(n, config.epochs, config.minibatch, rng):
+        flat_grad.zero_()
+        if workers is None:
+            loss, stats = minibatch_loss(model, data, index, config)
+            loss.backward()
+            shares = [(1.0, {k: float(v) for k, v in stats.items()})]
+        else:
+            own, *others = split_minibatch(index, parts_per_step)
+            busy = workers.start(others, len(index))
+            loss, stats = minibatch_loss(model, data, own, config)
+            (loss * (len(own) / len(index))).backward()
+            shares = [(len(own) / len(index), {k: float(v) for k, v in stats.items()})]
+            shares += [(len(others[i]) / len(index), s) for i, s in zip(busy, workers.finish(busy, flat_grad))]
+        grad_norm = float(flat_grad.norm())
+        if grad_norm > config.max_grad_norm:  # global gradient-norm clipping (as torch.nn.utils.clip_grad_norm_)
+            flat_grad.mul_(config.max_grad_norm / (grad_norm + 1e-6))
+        optimizer.step()
+        for weight, part in shares:
+            for key, value in part.items():
+                sums[key] += weight * value
+        sums["grad_norm"] += grad_norm
+        steps += 1
     stats_out = {key: value / steps for key, value in sums.items()}
     returns = data.returns.astype(np.float64)
     var = float(np.var(returns))
