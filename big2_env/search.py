@@ -57,7 +57,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .cards import NUM_CARDS, mask_to_cards
-from .combos import Entry, classify
+from .combos import Entry, classify, enumerate_combos
 from .encoding import (
     NUM_ACTIONS,
     OBS_CARDS_LEFT,
@@ -263,7 +263,7 @@ def deal_consistent(state: PublicState, rng: np.random.Generator, rules: Rules, 
         hands = _deal_capped(state, caps, rng)
         broken = 0
         for seat, size, strength in larger:
-            group = _cached_combos(hands[seat], rules)[size]
+            group = enumerate_combos(hands[seat], rules)[size]  # not the shared cache: these hands are one-offs
             if group and group[-1][0] > strength:
                 broken += 1
         if broken == 0:
