@@ -9,7 +9,7 @@ Modules (all but :mod:`agents.config` import torch; ``import agents`` itself doe
 * :mod:`agents.policy`: :class:`~agents.policy.NetworkPolicy`, a network as a
   :class:`big2_env.policies.Policy` (one batched forward pass per ``act_batch``);
 * :mod:`agents.rollout`: many games stepped together with one forward pass per step;
-* :mod:`agents.curriculum`: self, checkpoint and fixed-opponent curricula;
+* :mod:`agents.curriculum`: self, checkpoint, OSFP, mixed and fixed-opponent curricula;
 * :mod:`agents.ppo`: per-seat GAE and the clipped PPO update (appendix C);
 * :mod:`agents.train`: the training loop behind ``big2 train`` (logs, evaluation,
   atomic checkpoints, exact ``--resume``);

@@ -24,15 +24,15 @@ from typing import Any, Mapping
 
 from big2_env.rules import Rules
 
-CURRICULA = ("self", "checkpoint", "fixed:smart", "fixed:greedy", "fixed:random", "mixed")
+CURRICULA = ("self", "checkpoint", "osfp", "fixed:smart", "fixed:greedy", "fixed:random", "mixed")
 """The curricula of :func:`agents.curriculum.make_curriculum`."""
 
-VALUE_ALGOS = ("mcq", "sarsa", "qlearning")
-"""The value learners (:mod:`agents.value`)."""
+VALUE_ALGOS = ("mcq", "sarsa", "qlearning", "dmc")
+"""The value learners (:mod:`agents.value`; ``dmc`` is Deep Monte Carlo)."""
 
 ALGOS = ("ppo",) + VALUE_ALGOS + ("distill",)
-"""The trainers: PPO (:mod:`agents.ppo`), the value learners (:mod:`agents.value`) and
-learning from search (:mod:`agents.distill`)."""
+"""The trainers: PPO (:mod:`agents.ppo`), the value learners and Deep Monte Carlo
+(:mod:`agents.value`) and learning from search (:mod:`agents.distill`)."""
 
 
 MAX_WIDTH = 4096
@@ -47,6 +47,16 @@ OBSERVATIONS = ("paper", "extended")
 """The observations a network may read (:class:`NetworkConfig.observation`)."""
 
 _CHOICES = {"design": DESIGNS, "observation": OBSERVATIONS}
+
+MAX_SCORER_BLOCKS = 16
+"""The most residual blocks :attr:`NetworkConfig.scorer_blocks` may ask for."""
+
+
+def check_rho(value: Any, name: str = "rho") -> float:
+    """``value`` as a float if it is a number in [0, 1] (AlphaDou's band), else ``ValueError``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not 0 <= value <= 1:
+        raise ValueError(f"{name} must be a number in [0, 1]; got {value!r}")
+    return float(value)
 
 
 @dataclass(frozen=True)
@@ -72,6 +82,17 @@ class NetworkConfig:
         observation: ``"paper"`` (default: the 277 numbers) or ``"extended"`` (the 315 numbers
             of :mod:`big2_env.extended`: who passed on what, cards left, who holds control).
         scorer_hidden: hidden width of the ``"plus"`` design's candidate scorer.
+        scorer_blocks: residual blocks stacked on the ``"plus"`` scorer's hidden layer (0 to
+            :data:`MAX_SCORER_BLOCKS`; default 0): each ``h = relu(h + W2 relu(W1 h))`` at width
+            ``scorer_hidden``, the wide residual stack of the Big 2 Deep Monte Carlo study
+            (``--algo dmc``).
+        win_head: also predict, for each candidate, the probability that the player wins the
+            game (AlphaDou, seed ``003``): the network then has two outputs per candidate, the
+            score (expected final score or logit) and a win logit, and it plays by
+            :func:`agents.policy.alphadou_scores` (value learners only).
+        win_rho: the choice rule of a ``win_head`` network: among the candidates whose
+            expected score is within ``win_rho`` x ``|max|`` of the best, play the one most
+            likely to win (``003`` uses 0.05; 0 chooses by expected score alone).
     """
 
     card_dim: int = 32
@@ -88,6 +109,9 @@ class NetworkConfig:
     design: str = "paper"
     observation: str = "paper"
     scorer_hidden: int = 256
+    scorer_blocks: int = 0
+    win_head: bool = False
+    win_rho: float = 0.05
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -95,13 +119,22 @@ class NetworkConfig:
             if f.name in _CHOICES:
                 if value not in _CHOICES[f.name]:
                     raise ValueError(f"NetworkConfig.{f.name} must be one of {', '.join(_CHOICES[f.name])}; got {value!r}")
-            elif f.name == "value_head":
+            elif f.name in ("value_head", "win_head"):
                 if not isinstance(value, bool):
-                    raise ValueError(f"NetworkConfig.value_head must be a bool; got {value!r}")
+                    raise ValueError(f"NetworkConfig.{f.name} must be a bool; got {value!r}")
+            elif f.name == "win_rho":
+                check_rho(value, "NetworkConfig.win_rho")
+            elif f.name == "scorer_blocks":
+                if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SCORER_BLOCKS:
+                    raise ValueError(f"NetworkConfig.scorer_blocks must be an int in 0..{MAX_SCORER_BLOCKS}; got {value!r}")
             elif isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_WIDTH:
                 raise ValueError(f"NetworkConfig.{f.name} must be an int in 1..{MAX_WIDTH}; got {value!r}")
         if self.card_dim % self.hand_heads:
             raise ValueError(f"hand_heads ({self.hand_heads}) must divide card_dim ({self.card_dim})")
+        if self.scorer_blocks and self.design != "plus":
+            raise ValueError(f"NetworkConfig.scorer_blocks applies to design='plus' only; got design={self.design!r}")
+        if self.win_head and self.value_head:
+            raise ValueError("NetworkConfig.win_head is for the value learners (value_head=False): PPO samples its policy")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -136,7 +169,11 @@ class PPOConfig:
 
 @dataclass(frozen=True)
 class ValueConfig:
-    """A value learner's hyperparameters (defaults: the paper's)."""
+    """A value learner's hyperparameters (defaults: the paper's; ``dmc``'s differ, see :data:`ALGO_DEFAULTS`).
+
+    ``epochs`` and ``minibatch`` are used by ``dmc`` only (the others take one step per
+    batch); ``win_coef`` weighs the win head's loss (``NetworkConfig.win_head``).
+    """
 
     algo: str = "mcq"
     lr: float = 3e-5
@@ -146,6 +183,9 @@ class ValueConfig:
     target_sync: int = 10
     epsilon_start: float = 0.5
     epsilon_end: float = 0.0
+    epochs: int = 1
+    minibatch: int = 256
+    win_coef: float = 1.0
 
     def __post_init__(self) -> None:
         if self.algo not in VALUE_ALGOS:
@@ -153,8 +193,8 @@ class ValueConfig:
 
     @property
     def uses_target(self) -> bool:
-        """SARSA and Q-learning bootstrap from a delayed target network; Monte Carlo Q does not."""
-        return self.algo != "mcq"
+        """SARSA and Q-learning bootstrap from a delayed target network; Monte Carlo Q and DMC do not."""
+        return self.algo not in ("mcq", "dmc")
 
 
 @dataclass(frozen=True)
@@ -172,13 +212,25 @@ class DistillConfig:
     reward_scale: float = 1.0 / 13.0
 
 
+DMC_DEFAULTS = {"gamma": 1.0, "epsilon_start": 0.01, "epsilon_end": 0.01}
+"""Deep Monte Carlo's own defaults (seed ``004``): the undiscounted Monte Carlo return and a
+constant exploration of 0.01."""
+
 _CONFIGS: list[tuple[str, PPOConfig | DistillConfig | ValueConfig]] = [("ppo", PPOConfig()), ("distill", DistillConfig())]
 ALGO_DEFAULTS: dict[str, dict[str, float]] = {
-    algo: {"max_grad_norm": config.max_grad_norm, "reward_scale": config.reward_scale}
+    algo: {
+        "max_grad_norm": config.max_grad_norm,
+        "reward_scale": config.reward_scale,
+        "gamma": getattr(config, "gamma", 0.99),
+        "epsilon_start": getattr(config, "epsilon_start", 0.5),
+        "epsilon_end": getattr(config, "epsilon_end", 0.0),
+        **(DMC_DEFAULTS if algo == "dmc" else {}),
+    }
     for algo, config in _CONFIGS + [(a, ValueConfig(algo=a)) for a in VALUE_ALGOS]
 }
 """The per-algorithm values of the ``TrainArgs`` fields left at ``None``: the defaults of
-:class:`PPOConfig`, :class:`DistillConfig` and :class:`ValueConfig` (the paper's)."""
+:class:`PPOConfig`, :class:`DistillConfig` and :class:`ValueConfig` (the paper's), and
+:data:`DMC_DEFAULTS` for ``dmc``."""
 
 
 FLOAT_RANGES: dict[str, tuple[float, float, bool]] = {
@@ -195,6 +247,7 @@ FLOAT_RANGES: dict[str, tuple[float, float, bool]] = {
     "reward_scale": (0.0, 1e6, True),
     "epsilon_start": (0.0, 1.0, False),
     "epsilon_end": (0.0, 1.0, False),
+    "win_coef": (0.0, 100.0, False),
     "snapshot_current_prob": (0.0, 1.0, False),
     "mixed_self_prob": (0.0, 1.0, False),
     "checkpoint_minutes": (0.0, 1e6, False),
@@ -228,9 +281,11 @@ class TrainArgs:
     """
 
     algo: str = _arg(
-        "ppo", "training algorithm: ppo, mcq (Monte Carlo Q), sarsa, qlearning or distill (learn the --teacher's moves)"
+        "ppo",
+        "training algorithm: ppo, mcq (Monte Carlo Q), sarsa, qlearning, dmc (Deep Monte Carlo) "
+        "or distill (learn the --teacher's moves)",
     )
-    curriculum: str = _arg("self", "self, checkpoint, fixed:smart, fixed:greedy, fixed:random or mixed")
+    curriculum: str = _arg("self", "self, checkpoint, osfp, fixed:smart, fixed:greedy, fixed:random or mixed")
     entropy: float = _arg(0.05, "entropy coefficient (paper best 0.05)")
     entropy_anneal: float = _arg(
         0.0, "PPO: anneal the entropy coefficient linearly to 0 over this last fraction of the planned batches (0: constant)"
@@ -243,28 +298,33 @@ class TrainArgs:
     lr: float = _arg(3e-5, "peak Adam learning rate")
     warmup_fraction: float = _arg(0.02, "share of the planned batches spent in linear warm-up")
     min_lr_fraction: float = _arg(0.0, "the cosine decay ends at this fraction of --lr")
-    gamma: float = _arg(0.99, "discount")
+    gamma: float | None = _arg(None, "discount (None: 0.99, 1 for dmc)", type=float)
     gae_lambda: float = _arg(0.95, "GAE lambda")
     clip: float = _arg(0.2, "PPO ratio clip and value clip")
     value_coef: float = _arg(0.5, "value loss coefficient")
     max_grad_norm: float | None = _arg(
         None, "global gradient-norm clip (None: 0.5 for ppo, 1.0 for the value learners)", type=float
     )
-    epochs: int = _arg(4, "PPO epochs per batch")
+    epochs: int = _arg(4, "PPO and dmc: passes over each batch")
     minibatch: int = _arg(256, "decisions per minibatch")
     reward_scale: float | None = _arg(
         None, "training reward = final score x this (None: 1 for ppo, 1/13 for the value learners, as in the paper)", type=float
     )
-    epsilon_start: float = _arg(0.5, "value learners: epsilon-greedy exploration at the first batch")
-    epsilon_end: float = _arg(0.0, "value learners: epsilon at the last planned batch (linear in between)")
+    epsilon_start: float | None = _arg(
+        None, "value learners: epsilon-greedy exploration at the first batch (None: 0.5, 0.01 for dmc)", type=float
+    )
+    epsilon_end: float | None = _arg(
+        None, "value learners: epsilon at the last planned batch, linear in between (None: 0, 0.01 for dmc)", type=float
+    )
+    win_coef: float = _arg(1.0, "value learners with a win head (--model win_head=true): weight of its cross-entropy")
     target_sync: int = _arg(10, "sarsa, qlearning: copy the network to the target network every this many batches")
     train_forced: bool = _arg(
         False,
         "also record and train on forced moves (one legal action, nearly always a forced pass); "
         "by default they are played without a forward pass and left out of the trajectories",
     )
-    snapshot_every: int = _arg(50, "checkpoint curriculum: snapshot the policy every this many batches")
-    pool_size: int = _arg(20, "checkpoint curriculum: keep the newest this many snapshots")
+    snapshot_every: int = _arg(50, "checkpoint and osfp curricula: snapshot the policy every this many batches")
+    pool_size: int = _arg(20, "checkpoint and osfp curricula: keep the newest this many snapshots")
     snapshot_current_prob: float = _arg(0.5, "checkpoint curriculum: chance an opponent seat plays the current policy")
     mixed_self_prob: float = _arg(
         0.5,
@@ -310,7 +370,8 @@ class TrainArgs:
         return NetworkConfig.from_dict({**self.model, "value_head": wanted})
 
     def algo_default(self, name: str) -> float:
-        """``max_grad_norm`` or ``reward_scale``: the field's value, or the algorithm's default when ``None``."""
+        """A field of :data:`ALGO_DEFAULTS` (``max_grad_norm``, ``reward_scale``, ``gamma``,
+        ``epsilon_start``, ``epsilon_end``): its value, or the algorithm's default when ``None``."""
         value = getattr(self, name)
         return float(ALGO_DEFAULTS[self.algo][name] if value is None else value)
 
@@ -318,12 +379,15 @@ class TrainArgs:
         return ValueConfig(
             algo=self.algo,
             lr=self.lr,
-            gamma=self.gamma,
+            gamma=self.algo_default("gamma"),
             reward_scale=self.algo_default("reward_scale"),
             max_grad_norm=self.algo_default("max_grad_norm"),
             target_sync=self.target_sync,
-            epsilon_start=self.epsilon_start,
-            epsilon_end=self.epsilon_end,
+            epsilon_start=self.algo_default("epsilon_start"),
+            epsilon_end=self.algo_default("epsilon_end"),
+            epochs=self.epochs,
+            minibatch=self.minibatch,
+            win_coef=self.win_coef,
         )
 
     def distill_config(self) -> DistillConfig:
@@ -343,7 +407,7 @@ class TrainArgs:
             lr=self.lr,
             warmup_fraction=self.warmup_fraction,
             min_lr_fraction=self.min_lr_fraction,
-            gamma=self.gamma,
+            gamma=self.algo_default("gamma"),
             gae_lambda=self.gae_lambda,
             clip=self.clip,
             value_coef=self.value_coef,
@@ -371,7 +435,7 @@ class TrainArgs:
         Rules.preset(self.rules)
         for name, (low, high, low_open) in FLOAT_RANGES.items():
             value = getattr(self, name)
-            if value is None and name in ("max_grad_norm", "reward_scale"):
+            if value is None and name in ALGO_DEFAULTS["ppo"]:
                 continue  # the algorithm's default
             _check_float(name, value, low, high, low_open)
         positive = ("batches", "games_per_batch", "epochs", "minibatch", "eval_games", "threads", "workers", "pool_size",

@@ -15,6 +15,15 @@ independently of the deal; the holder of 3D still starts every game.
   newest ``pool_size`` (default 20, the paper's cap), dropping the oldest. Before
   the first snapshot every opponent seat plays the current policy. Only the
   learner seat trains.
+* ``"osfp"`` (:class:`OSFPPlay`; optimistic smooth fictitious play, seed ``002``): the
+  learner seat uniform per game; **each** other seat independently plays a policy drawn
+  from the fictitious-play mixture of every policy so far, the snapshots (one every
+  ``snapshot_every`` batches, the newest ``pool_size`` kept) weighing 1 each and the
+  current policy, the latest iterate, **2**: the optimistic term of ``002``'s update
+  (``F~_k + F_k``: the latest payoff counted twice). Seats that play the current policy
+  train (each is a smooth best response, by PPO's entropy bonus, to the mixture it
+  faces); snapshot seats do not. See the README for what ``002``'s guarantee needs and
+  Big 2 lacks.
 * ``"fixed:smart"``, ``"fixed:greedy"``, ``"fixed:random"`` (:class:`FixedOpponent`):
   the heuristic in three seats, the learner seat uniform per game; only the learner
   trains.
@@ -173,6 +182,50 @@ class CheckpointPlay(Curriculum):
         )
 
 
+class OSFPPlay(CheckpointPlay):
+    """Optimistic smooth fictitious play (seed ``002``): every non-learner seat draws from the
+    mixture of the snapshots (weight 1 each) and the current policy (weight 2); current seats
+    train (see the module docstring)."""
+
+    name = "osfp"
+
+    def __init__(self, seed: int | np.random.SeedSequence, snapshot_every: int = 50, pool_size: int = 20) -> None:
+        super().__init__(seed, snapshot_every=snapshot_every, pool_size=pool_size)
+
+    def weights(self) -> np.ndarray:
+        """The mixture's probabilities: the snapshots oldest first, then the current policy.
+
+        >>> play = OSFPPlay(0, snapshot_every=1)
+        >>> play.weights().tolist()  # no snapshot yet: the current policy alone
+        [1.0]
+        >>> play.pool = [(1, {}), (2, {})]
+        >>> play.weights().round(2).tolist()  # 1 : 1 : 2
+        [0.25, 0.25, 0.5]
+        """
+        raw = np.ones(len(self.pool) + 1)
+        raw[-1] = 2.0
+        return raw / raw.sum()
+
+    def plan(self, n_games: int) -> list[list[Seat]]:
+        plans = []
+        weights = self.weights()
+        for _ in range(n_games):
+            learner = int(self.rng.integers(NUM_PLAYERS))
+            seats: list[Seat] = []
+            for seat in range(NUM_PLAYERS):
+                pick = len(self.pool) if seat == learner else int(self.rng.choice(len(weights), p=weights))
+                seats.append(LEARNER if pick == len(self.pool) else ModelSeat(("snapshot", self.pool[pick][0]), train=False))
+            plans.append(seats)
+        return plans
+
+    def describe(self) -> str:
+        return (
+            f"osfp: learner seat uniform per game; each other seat drawn from up to {self.pool_size} snapshots "
+            f"(one every {self.snapshot_every} batches, weight 1 each) and the current policy (weight 2); "
+            "current-policy seats train"
+        )
+
+
 class FixedOpponent(Curriculum):
     """A heuristic in three seats, the learner seat uniform per game; only the learner trains."""
 
@@ -265,6 +318,8 @@ def make_curriculum(
         return SelfPlay(seed)
     if spec == "checkpoint":
         return CheckpointPlay(seed, snapshot_every=snapshot_every, pool_size=pool_size, current_prob=current_prob)
+    if spec == "osfp":
+        return OSFPPlay(seed, snapshot_every=snapshot_every, pool_size=pool_size)
     if spec == "mixed":
         return MixedPlay(seed, rules or Rules(), self_prob=self_prob)
     if spec.startswith("fixed:"):

@@ -55,6 +55,16 @@ adds, on top of everything above:
   ``score = w . relu(A s + B a + C l + b) + c``. Whether a play breaks a pair or a
   straight, or leaves low orphans, is a function of ``l`` the MLP can learn.
 
+``NetworkConfig(scorer_blocks=n)`` (plus design) stacks ``n`` residual blocks
+``h = relu(h + W2 relu(W1 h))`` on the scorer's hidden layer: the wide residual
+stack of the Big 2 Deep Monte Carlo study (seed ``004``), for ``--algo dmc``.
+
+``NetworkConfig(win_head=True)`` (either design, value learners only) gives every
+candidate a second output, the logit of the probability that the player wins the game
+(AlphaDou, seed ``003``): the paper design gets a second state projection (a second
+dot product), the plus design a second output of its scorer. :meth:`Big2Net.forward_heads`
+returns it beside the scores.
+
 ``NetworkConfig(observation="extended")`` (either design) reads the 315-number
 extended observation (:mod:`big2_env.extended`): its 38 extra numbers (own cards
 left, who holds control, who passed on what) go through their own linear layer and
@@ -218,13 +228,18 @@ class Big2Net(nn.Module):
         self.action_encoder = nn.Sequential(
             nn.Linear(FEATURE_SIZE, cfg.action_hidden), nn.ReLU(), nn.Linear(cfg.action_hidden, cfg.action_dim)
         )
+        self.outputs = 2 if cfg.win_head else 1  # per candidate: the score, then (win_head) the win logit
         if self.plus:  # score = w . relu(A s + B [a, l] + b) + c, l = relu(L left)
             self.left_encoder = nn.Linear(NUM_CARDS, cfg.action_dim)
             self.scorer_state = nn.Linear(cfg.state_dim, cfg.scorer_hidden)
             self.scorer_candidate = nn.Linear(2 * cfg.action_dim, cfg.scorer_hidden, bias=False)
-            self.scorer_out = nn.Linear(cfg.scorer_hidden, 1)
+            self.scorer_blocks = nn.ModuleList(
+                nn.Sequential(nn.Linear(width, width), nn.ReLU(), nn.Linear(width, width))
+                for width in [cfg.scorer_hidden] * cfg.scorer_blocks
+            )
+            self.scorer_out = nn.Linear(cfg.scorer_hidden, self.outputs)
         else:
-            self.state_to_action = nn.Linear(cfg.state_dim, cfg.action_dim)
+            self.state_to_action = nn.Linear(cfg.state_dim, cfg.action_dim * self.outputs)
         self.score_scale = 1.0 / math.sqrt(cfg.action_dim)
         self.value = (
             nn.Sequential(nn.Linear(cfg.state_dim, cfg.value_hidden), nn.ReLU(), nn.Linear(cfg.value_hidden, 1))
@@ -296,13 +311,26 @@ class Big2Net(nn.Module):
     ) -> torch.Tensor:
         """The score of every candidate row: ``actions`` (M, action_dim) embeddings of
         ``features`` (M, 80), candidate ``i`` belonging to state ``owner[i]``."""
+        outputs = self.candidate_outputs(state, obs, actions, features, owner)
+        return outputs if outputs.dim() == 1 else outputs[:, 0]
+
+    def candidate_outputs(
+        self, state: torch.Tensor, obs: torch.Tensor, actions: torch.Tensor, features: torch.Tensor, owner: torch.Tensor
+    ) -> torch.Tensor:
+        """What the network says of every candidate row: (M,) scores, or (M, 2) scores and win
+        logits for a ``win_head`` network (arguments as for :meth:`score_candidates`)."""
         if not self.plus:
-            query = self.state_to_action(state)
-            return (actions * query.index_select(0, owner)).sum(-1) * self.score_scale
+            query = self.state_to_action(state).index_select(0, owner)
+            if self.outputs == 1:
+                return (actions * query).sum(-1) * self.score_scale
+            return (actions.unsqueeze(1) * query.view(len(owner), self.outputs, -1)).sum(-1) * self.score_scale
         left = self.hand_indicator(obs).index_select(0, owner) - features[:, :NUM_CARDS]
         candidate = torch.cat((actions, torch.relu(self.left_encoder(left))), dim=1)
         hidden = torch.relu(self.scorer_state(state).index_select(0, owner) + self.scorer_candidate(candidate))
-        return self.scorer_out(hidden).squeeze(-1)
+        for block in self.scorer_blocks:
+            hidden = torch.relu(hidden + block(hidden))
+        out = self.scorer_out(hidden)
+        return out.squeeze(-1) if self.outputs == 1 else out
 
     def encode_actions(self, features: torch.Tensor) -> torch.Tensor:
         """(..., 80) candidate features -> (..., action_dim) candidate embeddings."""
@@ -340,17 +368,31 @@ class Big2Net(nn.Module):
             (logits for PPO, Q values for a value learner), and value (B,) (``None``
             without a value head).
         """
+        scores, _, value = self.forward_heads(obs, features, owner, slot, max_candidates, feature_index)
+        return scores, value
+
+    def forward_heads(
+        self,
+        obs: torch.Tensor,
+        features: torch.Tensor,
+        owner: torch.Tensor,
+        slot: torch.Tensor,
+        max_candidates: int,
+        feature_index: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
+        """:meth:`forward` plus the win logits: ``(scores, win, value)``, ``win`` (B, K) padded
+        with ``-inf`` for a ``win_head`` network, else ``None``."""
         state = self.encode_state(obs)
         actions = self.encode_actions(features)
         if feature_index is not None:
             actions = actions.index_select(0, feature_index)
             if self.plus:
                 features = features.index_select(0, feature_index)
-        flat = self.score_candidates(state, obs, actions, features, owner)
-        scores = flat.new_full((obs.shape[0], max_candidates), -math.inf)
-        scores = scores.index_put((owner, slot), flat)
+        flat = self.candidate_outputs(state, obs, actions, features, owner)
+        padded = flat.new_full((obs.shape[0], max_candidates) + flat.shape[1:], -math.inf).index_put((owner, slot), flat)
+        scores, win = (padded, None) if self.outputs == 1 else (padded[..., 0], padded[..., 1])
         value = self.state_value(state) if self.value is not None else None
-        return scores, value
+        return scores, win, value
 
     def score_pairs(self, obs: torch.Tensor, features: torch.Tensor) -> torch.Tensor:
         """The score of one given candidate per state: ``obs`` (B, 277), ``features`` (B, 80) -> (B,).
@@ -359,8 +401,13 @@ class Big2Net(nn.Module):
         rounding), without encoding the other candidates: what a value learner's loss
         (Q of the chosen action) and SARSA's target (Q of the next chosen action) need.
         """
+        outputs = self.pair_outputs(obs, features)
+        return outputs if outputs.dim() == 1 else outputs[:, 0]
+
+    def pair_outputs(self, obs: torch.Tensor, features: torch.Tensor) -> torch.Tensor:
+        """:meth:`score_pairs` with every output: (B,) scores, or (B, 2) scores and win logits."""
         owner = torch.arange(obs.shape[0], device=obs.device)
-        return self.score_candidates(self.encode_state(obs), obs, self.encode_actions(features), features, owner)
+        return self.candidate_outputs(self.encode_state(obs), obs, self.encode_actions(features), features, owner)
 
     def forward_padded(
         self, obs: torch.Tensor, features: torch.Tensor, mask: torch.Tensor
@@ -421,9 +468,11 @@ def parameter_count(config: NetworkConfig) -> int:
     if c.design == "plus":
         count += linear(_RAW_SETS, c.field_dim) + c.field_dim * c.state_dim  # full-rank card sets, their projection
         count += linear(NUM_CARDS, c.action_dim)  # the hand left
-        count += linear(c.state_dim, c.scorer_hidden) + 2 * c.action_dim * c.scorer_hidden + linear(c.scorer_hidden, 1)
+        outputs = 2 if c.win_head else 1
+        count += linear(c.state_dim, c.scorer_hidden) + 2 * c.action_dim * c.scorer_hidden + linear(c.scorer_hidden, outputs)
+        count += c.scorer_blocks * 2 * linear(c.scorer_hidden, c.scorer_hidden)  # residual blocks
     else:
-        count += linear(c.state_dim, c.action_dim)  # state projection of the scorer
+        count += linear(c.state_dim, c.action_dim * (2 if c.win_head else 1))  # state projection(s) of the scorer
     if extra:
         count += linear(extra, c.count_dim) + c.count_dim * c.state_dim  # extra inputs, their projection
     if c.value_head:

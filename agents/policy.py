@@ -15,6 +15,7 @@ training rollouts (:mod:`agents.rollout`).
 
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -24,32 +25,65 @@ from big2_env.encoding import FEATURE_SIZE, OBS_HAND, PAD_CARD, action_cards, pl
 from big2_env.policies import Policy
 from big2_env.rules import Rules
 
+from .config import check_rho
 from .network import Big2Net, pack_candidates
 
 
+def alphadou_scores(scores: torch.Tensor, win: torch.Tensor, rho: float) -> torch.Tensor:
+    """AlphaDou's move choice (seed ``003``) as scores whose argmax is the move.
+
+    The band is the candidates whose expected score ``Q`` is within ``rho`` x ``|max Q|`` of
+    the row's best, ``Q >= max Q - rho |max Q|`` (the paper's ``|Q - max Q| / |max Q| < rho``,
+    written so that the best candidate is always in it, also when ``max Q`` is 0); inside the
+    band a candidate's score is its win logit, outside it ``-inf``. So the argmax plays the
+    candidate most likely to win among those whose expected score is nearly the best;
+    ``rho=0`` chooses by expected score alone (ties by win probability).
+
+    >>> q = torch.tensor([[1.00, 0.97, 0.90, -math.inf]])  # expected scores (padding -inf)
+    >>> w = torch.tensor([[0.2, 0.9, 3.0, 5.0]])           # win logits
+    >>> alphadou_scores(q, w, 0.05).argmax(1).item()       # 0.97 is in the band, 0.90 is not
+    1
+    >>> alphadou_scores(q, w, 0.0).argmax(1).item()
+    0
+    """
+    best = scores.max(dim=1, keepdim=True).values
+    band = scores >= best - rho * best.abs()
+    return torch.where(band, win, torch.full_like(win, -math.inf))
+
+
 def score_numpy(
-    model: Big2Net, obs: np.ndarray, features: np.ndarray, counts: np.ndarray, device: torch.device | str = "cpu"
+    model: Big2Net,
+    obs: np.ndarray,
+    features: np.ndarray,
+    counts: np.ndarray,
+    device: torch.device | str = "cpu",
+    rho: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """One no-grad forward pass on numpy inputs.
 
     Args:
         obs: (B, 277) float32 states; features: (M, 80) float32 candidates, state by
             state; counts: (B,) candidates per state (each >= 1).
+        rho: a ``win_head`` network's band (:func:`alphadou_scores`; ``None``: the
+            network's own ``win_rho``); unused by other networks.
 
     Returns:
         ``(logp, value)``: (B, K) float32 log-probabilities (``-inf`` on padding) and
-        (B,) float32 values (``None`` without a value head).
+        (B,) float32 values (``None`` without a value head). For a ``win_head`` network the
+        log-softmax is taken over :func:`alphadou_scores`, so its argmax is AlphaDou's move.
     """
     owner, slot, k = pack_candidates(counts)
     device = torch.device(device)
     with torch.inference_mode():
-        scores, value = model(
+        scores, win, value = model.forward_heads(
             torch.from_numpy(obs).to(device),
             torch.from_numpy(features).to(device),
             torch.from_numpy(owner).to(device),
             torch.from_numpy(slot).to(device),
             k,
         )
+        if win is not None:
+            scores = alphadou_scores(scores, win, model.config.win_rho if rho is None else rho)
         logp = torch.log_softmax(scores, dim=-1).cpu().numpy()
     return logp, (None if value is None else value.cpu().numpy())
 
@@ -99,6 +133,9 @@ class NetworkPolicy(Policy):
         name: display name (e.g. in evaluation tables).
         temperature: sample from ``softmax(scores / temperature)`` (default 1: the policy as
             trained; below 1 sharper, towards the argmax); ignored when ``deterministic``.
+        rho: for a network with a win head (``NetworkConfig.win_head``): the band of
+            :func:`alphadou_scores` (``None``: the network's ``win_rho``; 0: play the best
+            expected score). Refused for other networks.
 
     A network built with ``NetworkConfig(observation="extended")`` reads the 315-number
     extended observation: its :attr:`observation_kind` says so, and
@@ -121,8 +158,12 @@ class NetworkPolicy(Policy):
         rules: Rules | str | dict | None = None,
         name: str | None = None,
         temperature: float = 1.0,
+        rho: float | None = None,
     ) -> None:
         self.model = model.to(device).eval()
+        if rho is not None and not model.config.win_head:
+            raise ValueError("rho applies to networks with a win head (NetworkConfig.win_head); this one has none")
+        self.rho = None if rho is None else check_rho(rho)
         self.deterministic = bool(deterministic)
         if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 < temperature <= 100:
             raise ValueError(f"temperature must be a number in (0, 100]; got {temperature!r}")
@@ -165,7 +206,7 @@ class NetworkPolicy(Policy):
         if (counts == 0).any():
             raise ValueError("an observation has no legal action: is this agent on move?")
         obs = np.stack([self._vector(o) for o in observations])
-        logp, _ = score_numpy(self.model, obs, np.concatenate(features), counts, self.device)
+        logp, _ = score_numpy(self.model, obs, np.concatenate(features), counts, self.device, self.rho)
         if self.temperature != 1.0 and not self.deterministic:
             logp = logp.astype(np.float64) / self.temperature  # padding stays -inf
             logp -= logp.max(axis=1, keepdims=True)
@@ -180,7 +221,7 @@ class NetworkPolicy(Policy):
         """The policy's probability of each legal action of one observation."""
         actions, features = self._candidates(obs)
         logp, _ = score_numpy(
-            self.model, self._vector(obs)[None], features, np.array([len(actions)]), self.device
+            self.model, self._vector(obs)[None], features, np.array([len(actions)]), self.device, self.rho
         )
         return {int(a): float(np.exp(lp)) for a, lp in zip(actions, logp[0])}
 
@@ -200,4 +241,6 @@ class NetworkPolicy(Policy):
         return cls(model, **kwargs)
 
     def __repr__(self) -> str:
-        return f"NetworkPolicy(deterministic={self.deterministic}, temperature={self.temperature}, config={self.model.config})"
+        rho = "" if self.rho is None else f", rho={self.rho}"
+        settings = f"deterministic={self.deterministic}, temperature={self.temperature}{rho}"
+        return f"NetworkPolicy({settings}, config={self.model.config})"

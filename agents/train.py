@@ -84,7 +84,7 @@ from .checkpoint import (
     remove_stale_temporaries,
     weights_payload,
 )
-from .config import RESUME_MUTABLE, VALUE_ALGOS, TrainArgs, args_from_mapping, check_device
+from .config import ALGO_DEFAULTS, RESUME_MUTABLE, VALUE_ALGOS, TrainArgs, args_from_mapping, check_device
 from .curriculum import make_curriculum
 from .distill import TeacherPool, distill_update
 from .network import Big2Net, NetworkConfig, count_parameters
@@ -132,6 +132,7 @@ TRAIN_LOG_FIELDS = (
     "q_loss",
     "mean_q",
     "mean_target",
+    "win_loss",
     "cross_entropy",
     "accuracy",
     "batch_decisions",
@@ -232,9 +233,12 @@ class Trainer:
 
     @property
     def process_count(self) -> int:
-        """Processes that share each batch's work: ``workers`` as laid out on this machine for PPO and
-        distill (its teacher games); 1 for the value learners."""
-        return self.processes if self.value is None else 1
+        """Processes that share each batch's work: ``workers`` as laid out on this machine for PPO,
+        distill (its teacher games) and the value learners in current-policy self-play (their
+        games); 1 for a value learner with another curriculum."""
+        if self.value is not None and self.curriculum.name != "self":
+            return 1
+        return self.processes
 
     def epsilon_at(self, batch: int) -> float | None:
         """The value learners' exploration rate at ``batch`` (``None`` for PPO, which samples its policy)."""
@@ -273,7 +277,7 @@ class Trainer:
             stats = distill_update(self.model, self.optimizer, rollout, self.distill, self.shuffle_rng)
         else:
             assert self.value is not None and self.epsilon is not None
-            stats = value_update(self.model, self.optimizer, rollout, self.value, self.target)
+            stats = value_update(self.model, self.optimizer, rollout, self.value, self.target, self.shuffle_rng)
             stats["epsilon"] = self.epsilon
         done = time.perf_counter()
         _check_finite(self.model, stats, self.batch + 1, self.lr)
@@ -297,9 +301,10 @@ class Trainer:
         return stats
 
     def helpers(self) -> TrainHelpers | None:
-        """PPO's helper processes (:mod:`agents.parallel`, started on first use) when
-        ``workers`` > 1, else ``None`` (the value learners always train in one process)."""
-        if self.ppo is None or self.processes <= 1:
+        """The helper processes (:mod:`agents.parallel`, started on first use) when more than one
+        process shares the batch (:attr:`process_count`), else ``None``. They play their share of
+        the self-play games for PPO and the value learners, and share PPO's gradients."""
+        if self.distill is not None or self.process_count <= 1:
             return None
         if self._helpers is None:
             self._helpers = TrainHelpers(self.actor, self.processes - 1, threads=self.process_threads)
@@ -574,8 +579,8 @@ def resolve_resume_args(saved: Mapping[str, Any], given: TrainArgs, explicit: Co
     changed = {}
     for name in names:
         new, old = getattr(given, name), getattr(base, name)
-        if new == old:
-            continue
+        if new == old or (name in ALGO_DEFAULTS["ppo"] and given.algo == base.algo and new is None):
+            continue  # None: the algorithm's default, whatever value the saved run spelled out
         if name not in RESUME_MUTABLE:
             raise ValueError(
                 f"cannot resume with {name}={new!r}: the run was started with {name}={old!r} "
@@ -713,7 +718,7 @@ def _loop(
         who = f"teacher {args.teacher} in all four seats" if trainer.distill else f"curriculum {trainer.curriculum.describe()}"
         bar.write(
             f"big2 train: {args.algo}, {who}; "
-            f"{count_parameters(trainer.model):,} parameters; {trainer.processes} process(es) x {threads} torch thread(s); "
+            f"{count_parameters(trainer.model):,} parameters; {trainer.process_count} process(es) x {threads} torch thread(s); "
             f"learner on {trainer.device}; out {out}"
         )
     last_eval: dict[str, Any] = {}

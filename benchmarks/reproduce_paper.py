@@ -6,9 +6,14 @@
   Q-learning, all under current-policy self-play;
 * Table 2: PPO with entropy coefficient 0, 0.05 and 0.1 (current self-play);
 * Table 3: current self-play, checkpoint self-play and Smart-only training, for PPO
-  (entropy 0.05) and Monte Carlo Q.
+  (entropy 0.05) and Monte Carlo Q;
+* Table 4 (not in the paper): the seed papers' other methods at the same budget: Deep
+  Monte Carlo (``004``) with the stronger network, with and without AlphaDou's win head
+  (``003``), Monte Carlo Q with the win head, and PPO with the optimistic smooth
+  fictitious-play curriculum (``002``). A network with a win head is evaluated twice: with
+  its rule (rho 0.05) and by expected score alone (rho 0).
 
-That is ten distinct training runs (PPO entropy 0 and the self-play runs are shared
+The paper's tables are ten distinct training runs (PPO entropy 0 and the self-play runs are shared
 between tables). Every run uses the same budget (``--batches`` x 64 games; the paper's
 is 5,000 x 64), training seed and rules, and is then evaluated with the paper's
 protocol: ``--eval-games`` (1000) seat-randomised games against each of Random, Greedy
@@ -48,6 +53,12 @@ sys.path.insert(0, str(ROOT))
 OPPONENTS = ("random", "greedy", "smart")
 
 
+DMC_MODEL = (("design", "plus"), ("observation", "extended"), ("scorer_hidden", 512), ("scorer_blocks", 2))
+"""``004``'s residual model: five fully connected layers of 512 with residual connections (the plus scorer's
+first layer and two residual blocks of two layers each), here over the card-aware state encoding."""
+WIN = (("win_head", True),)
+
+
 @dataclass(frozen=True)
 class Experiment:
     """One training run of the reproduction."""
@@ -57,6 +68,8 @@ class Experiment:
     algo: str
     curriculum: str = "self"
     entropy: float = 0.05
+    model: tuple[tuple[str, Any], ...] = ()  # NetworkConfig overrides (--model)
+    lr: float = 3e-5
 
 
 EXPERIMENTS = {
@@ -72,8 +85,14 @@ EXPERIMENTS = {
         Experiment("ppo_smart", "PPO, Smart-only", "ppo", curriculum="fixed:smart"),
         Experiment("mcq_checkpoint", "Monte Carlo Q, checkpoint self-play", "mcq", curriculum="checkpoint"),
         Experiment("mcq_smart", "Monte Carlo Q, Smart-only", "mcq", curriculum="fixed:smart"),
+        Experiment("dmc", "Deep Monte Carlo (plus network, extended observation)", "dmc", model=DMC_MODEL, lr=1e-4),
+        Experiment("dmc_win", "Deep Monte Carlo + win head (AlphaDou rule)", "dmc", model=DMC_MODEL + WIN, lr=1e-4),
+        Experiment("mcq_win", "Monte Carlo Q + win head (AlphaDou rule)", "mcq", model=WIN),
+        Experiment("ppo_osfp", "PPO, OSFP curriculum", "ppo", curriculum="osfp"),
     )
 }
+SEED_METHODS = ("dmc", "dmc_win", "mcq_win", "ppo_osfp")
+"""The runs of Table 4 (no paper figures)."""
 
 # The paper's figures: win rate (%) and mean score against Random, Greedy, Smart.
 PAPER: dict[str, tuple[tuple[float, float], ...]] = {
@@ -96,6 +115,9 @@ TABLES = (
     ("Table 3: curriculum ablation (PPO with entropy 0.05; Monte Carlo Q)",
      ("ppo_ent005", "ppo_checkpoint", "ppo_smart", "mcq", "mcq_checkpoint", "mcq_smart"),
      {"ppo_ent005": "PPO, current self-play", "mcq": "Monte Carlo Q, current self-play"}),
+    ("Table 4: the seed papers' methods (not in the paper; same budget)",
+     ("ppo_ent005", "ppo_checkpoint", "ppo_osfp", "mcq", "mcq_win", "dmc", "dmc_win"),
+     {"ppo_ent005": "PPO (entropy 0.05), current self-play", "mcq": "Monte Carlo Q"}),
 )
 
 # The orderings the paper reports: (better, worse, opponents).
@@ -132,7 +154,13 @@ def evaluate_model(model_path: Path, eval_games: int, eval_seed: int) -> dict[st
     policy = NetworkPolicy.from_file(str(model_path), name=model_path.parent.name)
     start = time.perf_counter()
     results = {opponent: _result_dict(evaluate(policy, opponent, n_games=eval_games, seed=eval_seed)) for opponent in OPPONENTS}
-    return {"results": results, "eval_s": time.perf_counter() - start, "deterministic": policy.deterministic}
+    record = {"results": results, "eval_s": time.perf_counter() - start, "deterministic": policy.deterministic}
+    if policy.model.config.win_head:  # the same network choosing by expected score alone, on the same deals
+        policy = NetworkPolicy.from_file(str(model_path), name=model_path.parent.name, rho=0.0)
+        record["results_score_only"] = {
+            opponent: _result_dict(evaluate(policy, opponent, n_games=eval_games, seed=eval_seed)) for opponent in OPPONENTS
+        }
+    return record
 
 
 def run_experiment(name: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -153,6 +181,8 @@ def run_experiment(name: str, options: dict[str, Any]) -> dict[str, Any]:
         algo=spec.algo,
         curriculum=spec.curriculum,
         entropy=spec.entropy,
+        model=dict(spec.model),
+        lr=spec.lr,
         batches=options["batches"],
         games_per_batch=64,
         seed=options["seed"],
@@ -272,6 +302,13 @@ def write_report(
         f"{max(1, batches // 10)} batches with {options['curve_games']} games per opponent class.",
         "* Our choice, stated: forced moves (a single legal action) are played without the network and not trained on, "
         "for every algorithm (see `TrainArgs.train_forced`).",
+        "* Table 4's settings: Deep Monte Carlo (`--algo dmc`) uses `004`'s recipe where it applies: undiscounted "
+        "Monte Carlo returns, epsilon 0.01, lr 1e-4 (Adam), 4 passes of 256-decision minibatches per batch, five "
+        "512-wide fully connected layers with residual connections (`--model design=plus observation=extended "
+        "scorer_hidden=512 scorer_blocks=2`). The win head (`--model win_head=true`, `003`) adds a win-probability "
+        "output trained by cross-entropy; such a network plays AlphaDou's rule (rho 0.05) and is evaluated again "
+        "choosing by expected score alone (rho 0), on the same deals. OSFP: PPO (entropy 0.05), a snapshot every 50 "
+        "batches, the current policy weighted 2 against 1 per snapshot.",
     ]
     done = [n for n in EXPERIMENTS if n in records]
     missing = [n for n in EXPERIMENTS if n not in records]
@@ -288,21 +325,26 @@ def write_report(
     for title, names, labels in TABLES:
         lines += ["", f"## {title}", "", "| run | vs Random | vs Greedy | vs Smart | train time |",
                   "| --- | --- | --- | --- | --- |"]
+        seed_table = any(n in SEED_METHODS for n in names)  # Table 4: no paper figures to put beside ours
         for name in names:
             label = labels.get(name, EXPERIMENTS[name].label)
-            paper = " | ".join(f"{w:.1f}% ({s:.2f})" for w, s in PAPER[name])
             if name in records:
                 rec = records[name]
                 ours = " | ".join(_cell(rec["results"][o]) for o in OPPONENTS)
                 lines.append(f"| **ours**: {label} | {ours} | {rec['train_s'] / 60:.1f} min |")
+                if "results_score_only" in rec:
+                    ours = " | ".join(_cell(rec["results_score_only"][o]) for o in OPPONENTS)
+                    lines.append(f"| **ours**: the same network, by expected score alone (rho 0) | {ours} | |")
             else:
                 lines.append(f"| **ours**: {label} | not run | not run | not run | |")
-            lines.append(f"| paper: {label} | {paper} | 5,000 batches |")
-        if full is not None and "ppo_ent005" in names:
+            if name in PAPER and not seed_table:
+                paper = " | ".join(f"{w:.1f}% ({s:.2f})" for w, s in PAPER[name])
+                lines.append(f"| paper: {label} | {paper} | 5,000 batches |")
+        if full is not None and "ppo_ent005" in names and not seed_table:
             ours = " | ".join(_cell(full["results"][o]) for o in OPPONENTS)
             lines.append(f"| **ours, full budget**: {full['label']} | {ours} | {full['train_s'] / 60:.0f} min |")
         png = f"curves_table{title.split(':')[0].split()[-1]}.png"
-        if curves_figure(list(names), runs, report_dir / png, title):
+        if curves_figure(list(names), runs, report_dir / png, title) or (report_dir / png).is_file():  # kept if runs are gone
             lines += ["", f"![learning curves, {title}]({png})"]
     lines += [
         "",
@@ -374,13 +416,18 @@ def main(argv: list[str] | None = None) -> int:
                 for _ in pool.imap_unordered(_run_star, items):
                     pass
     records = {}
+    saved = Path(args.report_dir) / "results.json"  # the committed records: runs whose folders are gone keep their rows
+    previous: dict[str, Any] = json.loads(saved.read_text()) if saved.is_file() else {}
+    if previous.get("options", {}).get("batches") == args.batches:
+        records.update({k: v for k, v in previous.get("runs", {}).items() if k in EXPERIMENTS})
+        options["note"] = previous["options"].get("note", []) + options["note"]
     for name in EXPERIMENTS:
         path = Path(args.runs) / name / "final_eval.json"
         if path.is_file():
             record = json.loads(path.read_text())
             if record.get("batches") == args.batches:
                 records[name] = record
-    full = None
+    full = previous.get("full_ppo") if previous.get("options", {}).get("batches") == args.batches else None
     if args.full_ppo:
         full_dir = Path(args.full_ppo)
         cache = full_dir / "final_eval.json"

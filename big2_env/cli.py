@@ -6,7 +6,7 @@ Subcommands:
     big2 play [--seat 0..3] [--opponent AGENT] [--trust-model] [--rules PRESET] [--seed S]
                                                                    play one seat against three computer players
     big2 eval --agent AGENT --opponent AGENT [--trust-model] [--games N] [--duplicate] [--seed S]
-              [--argmax | --temperature T] [--jobs N]
+              [--argmax | --temperature T] [--rho R] [--jobs N]
                                                                    the paper's evaluation protocol, as a table
     big2 train [--algo ppo|mcq|sarsa|qlearning|distill] [--curriculum self] [--entropy 0.05] [--batches N]
                [--games-per-batch 64] [--seed S] [--out DIR] [--config FILE] [--resume] [--model design=plus]
@@ -271,17 +271,19 @@ def _train_flag_type(kind: type):
     return parse
 
 
-def _model_override(text: str) -> tuple[str, int | bool | str]:
-    """``--model FIELD=VALUE``: an int, true/false, or a word (``design=plus``; the config checks it)."""
+def _model_override(text: str) -> tuple[str, int | float | bool | str]:
+    """``--model FIELD=VALUE``: an int, a number, true/false, or a word (``design=plus``; the config checks it)."""
     name, sep, value = text.partition("=")
     if not sep or not name or not value:
         raise argparse.ArgumentTypeError(f"--model takes FIELD=VALUE (e.g. design=plus, state_dim=256), got {text!r}")
     if value.lower() in ("true", "false"):
         return name, value.lower() == "true"
-    try:
-        return name, int(value)
-    except ValueError:
-        return name, value
+    for kind in (int, float):
+        try:
+            return name, kind(value)
+        except ValueError:
+            pass
+    return name, value
 
 
 def _add_train_arguments(parser: argparse.ArgumentParser) -> None:
@@ -375,6 +377,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 policy.deterministic = True
             elif args.temperature is not None:
                 policy.deterministic, policy.temperature = False, args.temperature
+    if args.rho is not None:
+        config_of = lambda p: getattr(getattr(p, "model", None), "config", None)  # noqa: E731
+        wins = [p for p in (agent, opponent) if getattr(config_of(p), "win_head", False)]
+        if not wins:
+            raise CliError(
+                "--rho applies to networks with a win head (trained with --model win_head=true); neither agent has one"
+            )
+        for policy in wins:
+            setattr(policy, "rho", args.rho)
     result = evaluate(
         agent, opponent, n_games=args.games, seed=args.seed, rules=rules, duplicate=args.duplicate,
         progress=not args.no_progress, jobs=args.jobs,
@@ -390,6 +401,16 @@ def _temperature(text: str) -> float:
         value = float("nan")
     if not 0 < value <= 100:
         raise argparse.ArgumentTypeError(f"expected a number in (0, 100], got {text!r}")
+    return value
+
+
+def _rho(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
     return value
 
 
@@ -468,6 +489,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="trained networks sample from softmax(scores / T) (T in (0, 100]; below 1 is sharper)",
     )
     ev.add_argument(
+        "--rho", type=_rho, default=None, metavar="R",
+        help="networks with a win head: AlphaDou's band, play the likeliest winner among the moves whose expected score "
+        "is within R x |best| of the best (R in [0, 1]; default the network's own, 0.05; 0: by expected score alone)",
+    )
+    ev.add_argument(
         "--jobs", type=_positive_int, default=1,
         help="processes to spread the games over (default 1); the same --seed and --jobs give the same result",
     )
@@ -475,7 +501,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     tr = sub.add_parser(
         "train",
-        help="train the card-aware agent by self-play: PPO, Monte Carlo Q, SARSA or Q-learning (needs torch)",
+        help="train the card-aware agent: PPO, Monte Carlo Q, SARSA, Q-learning, Deep Monte Carlo or distill (needs torch)",
         description="Train the card-aware agent by self-play, PPO or a value learner (paper sections 3-5). "
         "Flags override --config; "
         "with --resume the run's own arguments are used and only budget, logging and thread flags may change.",

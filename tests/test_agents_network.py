@@ -224,8 +224,8 @@ def test_network_policy_acts_legally_with_one_forward_pass(model, monkeypatch):
         o["observation"] = observation_of(Decision(g), model)
     policy = NetworkPolicy(model, deterministic=True)
     calls = []
-    original = model.forward
-    monkeypatch.setattr(model, "forward", lambda *a, **k: calls.append(1) or original(*a, **k))
+    original = model.forward_heads
+    monkeypatch.setattr(model, "forward_heads", lambda *a, **k: calls.append(1) or original(*a, **k))
     actions = policy.act_batch(observations)
     assert len(calls) == 1
     assert all(a in o["candidate_actions"] for a, o in zip(actions, observations))

@@ -143,10 +143,18 @@ def test_process_layout_never_oversubscribes_the_cores(monkeypatch):
     assert process_layout(2, 2) == (1, 1)
 
 
-def test_value_learners_and_other_curricula_train_without_sharing_games(monkeypatch):
+def test_value_learners_share_self_play_games_only_and_ppo_shares_gradients_in_other_curricula(monkeypatch):
     monkeypatch.setattr("agents.train.free_cores", lambda: 2)
-    trainer = Trainer(TrainArgs(algo="mcq", model=SMALL, games_per_batch=2, batches=2, workers=2, progress=False))
-    assert trainer.helpers() is None
+    for algo in ("mcq", "dmc"):
+        trainer = Trainer(TrainArgs(algo=algo, model=SMALL, games_per_batch=2, batches=2, workers=2, progress=False))
+        try:
+            assert trainer.process_count == 2
+            stats = trainer.train_batch()  # the helper plays one of the two self-play games
+            assert trainer._helpers is not None and stats["trained_decisions"] > 0
+        finally:
+            trainer.close()
+    trainer = Trainer(TrainArgs(algo="mcq", curriculum="fixed:greedy", model=SMALL, games_per_batch=2, workers=2, progress=False))
+    assert trainer.process_count == 1 and trainer.helpers() is None  # nothing to share: one process
     trainer = Trainer(TrainArgs(curriculum="fixed:greedy", model=SMALL, games_per_batch=2, batches=2, workers=2, progress=False))
     try:
         stats = trainer.train_batch()  # the heuristic games are played by the trainer; the update is shared

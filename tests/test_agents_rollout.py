@@ -88,8 +88,8 @@ def test_trainer_observations_equal_the_env_with_heuristic_seats_and_variant_rul
 
 def test_one_forward_pass_per_step_for_all_waiting_games(model, monkeypatch):
     calls = []
-    original = model.forward
-    monkeypatch.setattr(model, "forward", lambda obs, *a, **k: calls.append(len(obs)) or original(obs, *a, **k))
+    original = model.forward_heads
+    monkeypatch.setattr(model, "forward_heads", lambda obs, *a, **k: calls.append(len(obs)) or original(obs, *a, **k))
     games = env_games(range(8))
     rollout = collect(games, SelfPlay(0).plan(8), {"current": model}, np.random.default_rng(0))
     steps = max(g.turn for g in games)

@@ -38,10 +38,14 @@ def assert_same_state(a: dict, b: dict) -> None:
 @pytest.mark.parametrize(
     "curriculum, algo",
     [("self", "ppo"), ("checkpoint", "ppo"), ("fixed:random", "ppo"), ("mixed", "ppo"),
-     ("self", "sarsa"), ("checkpoint", "qlearning")],
+     ("self", "sarsa"), ("checkpoint", "qlearning"), ("osfp", "ppo"), ("osfp", "mcq"), ("self", "dmc"),
+     ("self", "dmc+win")],
 )
 def test_resumed_run_matches_an_uninterrupted_one_bit_for_bit(tmp_path, curriculum, algo):
-    extra: dict = {"snapshot_every": 1, "pool_size": 2} if curriculum == "checkpoint" else {}
+    extra: dict = {"snapshot_every": 1, "pool_size": 2} if curriculum in ("checkpoint", "osfp") else {}
+    if algo == "dmc+win":  # Deep Monte Carlo with AlphaDou's win head, on a residual plus scorer
+        algo = "dmc"
+        extra["model"] = dict(SMALL, design="plus", scorer_hidden=32, scorer_blocks=1, win_head=True)
     if algo != "ppo":  # the target network is synchronised after batch 3: once after the split
         extra.update(algo=algo, target_sync=3)
     straight = train(tiny(tmp_path / "straight", curriculum=curriculum, **extra))
@@ -58,10 +62,10 @@ def test_resumed_run_matches_an_uninterrupted_one_bit_for_bit(tmp_path, curricul
     assert a["rng"]["games"] == b["rng"]["games"] and a["rng"]["actions"] == b["rng"]["actions"]
     for x, y in zip(a["optimizer_state"]["state"].values(), b["optimizer_state"]["state"].values()):
         assert_same_state(x, y)
-    if algo != "ppo":
+    if algo in ("sarsa", "qlearning"):
         assert_same_state(a["target_state"], b["target_state"])
         assert not all(torch.equal(v, a["model_state"][k]) for k, v in a["target_state"].items())
-    if curriculum == "checkpoint":
+    if curriculum in ("checkpoint", "osfp"):
         assert [s["batch"] for s in a["curriculum"]["pool"]] == [3, 4]
         for x, y in zip(a["curriculum"]["pool"], b["curriculum"]["pool"]):
             assert_same_state(x["weights"], y["weights"])

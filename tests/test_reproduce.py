@@ -29,16 +29,17 @@ def test_ordering_verdicts_follow_the_two_proportion_z_test():
     assert rp.verdict(1.0) == "same direction, not significant"
     assert rp.verdict(-1.0) == "reversed, not significant"
     assert "reversed (significant)" in rp.verdict(-2.5)
-    # every run of the tables and orderings is a defined experiment with the paper's figures
+    # every run of the tables and orderings is a defined experiment with the paper's figures (Table 4's new methods
+    # have none)
     for _, names, _ in rp.TABLES:
-        assert all(n in rp.EXPERIMENTS and n in rp.PAPER for n in names)
+        assert all(n in rp.EXPERIMENTS and (n in rp.PAPER or n in rp.SEED_METHODS) for n in names)
     assert {n for b, w, _ in rp.ORDERINGS for n in (b, w)} <= set(rp.EXPERIMENTS)
 
 
 def test_a_tiny_reproduction_writes_its_report_and_resumes(tmp_path):
     pytest.importorskip("torch")
     command = [sys.executable, str(SCRIPT), "--batches", "1", "--eval-games", "8", "--curve-games", "4", "--jobs", "1",
-               "--only", "mcq,sarsa", "--runs", str(tmp_path / "runs"), "--report-dir", str(tmp_path / "report")]
+               "--only", "mcq,sarsa,mcq_win", "--runs", str(tmp_path / "runs"), "--report-dir", str(tmp_path / "report")]
     first = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert first.returncode == 0, first.stderr
     report = (tmp_path / "report" / "REPORT.md").read_text()
@@ -46,8 +47,12 @@ def test_a_tiny_reproduction_writes_its_report_and_resumes(tmp_path):
     assert "| **ours**: Monte Carlo Q | " in report and "| **ours**: Q-learning | not run" in report
     assert "Monte Carlo Q > SARSA | greedy" in report  # both ran: the ordering is checked
     results = json.loads((tmp_path / "report" / "results.json").read_text())
-    assert set(results["runs"]) == {"mcq", "sarsa"}
+    assert set(results["runs"]) == {"mcq", "sarsa", "mcq_win"}
     assert results["runs"]["mcq"]["results"]["smart"]["n_games"] == 8
+    # a win-head network is evaluated with AlphaDou's rule and again by expected score alone, on the same deals
+    assert results["runs"]["mcq_win"]["results_score_only"]["smart"]["n_games"] == 8
+    assert "results_score_only" not in results["runs"]["mcq"]
+    assert "| **ours**: the same network, by expected score alone (rho 0) | " in report
     assert results["runs"]["mcq"]["deterministic"] is True  # value learners are evaluated greedily
     # a second invocation reuses the finished runs instead of training again
     second = subprocess.run(command, capture_output=True, text=True, timeout=300)
