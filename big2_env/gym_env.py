@@ -125,6 +125,14 @@ def _resolve_opponents(opponents: Any, rules: Rules) -> tuple[Policy, Policy, Po
     return tuple(resolve_policy(p, f"opponents[{i}]", rules) for i, p in enumerate(items))  # type: ignore[return-value]
 
 
+KEY_STYLES: dict[str, dict[str, str]] = {
+    "pettingzoo": {},
+    "rllib": {"observation": "observations"},
+    "tianshou": {"observation": "obs", "action_mask": "mask"},
+}
+"""``keys=``: how the observation dict's entries are renamed from PettingZoo's names."""
+
+
 class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
     """Big 2 for one learner against three opponent policies (see the module docstring).
 
@@ -142,6 +150,11 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
             and the mask comes only through :meth:`action_masks`, so sb3-contrib's
             ``MaskablePPO("MlpPolicy", env)`` works as its docs write it (not with
             ``candidate_view=True``).
+        keys: the names of the ``Dict`` observation's two main entries: ``"pettingzoo"``
+            (default: ``"observation"``, ``"action_mask"``), ``"rllib"`` (``"observations"``,
+            ``"action_mask"``) or ``"tianshou"`` (``"obs"``, ``"mask"``: what Tianshou's
+            DQN-family policies read, so they train on this env unchanged and explore only
+            legal actions).
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the table), ``"human"``
             (printed after every reset and step) or ``"rgb_array"`` (``render()`` returns a
             ``(480, 640, 3)`` ``uint8`` picture, see :mod:`big2_env.picture`; what
@@ -164,11 +177,14 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         illegal_penalty: float | None = None,
         observation: str = "paper",
         mask_in_observation: bool = True,
+        keys: str = "pettingzoo",
     ) -> None:
         EzPickle.__init__(
             self, opponents, learner_seat, rules, candidate_view, render_mode, illegal_action, illegal_penalty, observation,
-            mask_in_observation,
+            mask_in_observation, keys,
         )
+        if not isinstance(keys, str) or keys not in KEY_STYLES:
+            raise ValueError(f"keys must be one of {', '.join(map(repr, KEY_STYLES))}; got {keys!r}")
         if not isinstance(mask_in_observation, bool):
             raise ValueError(f"mask_in_observation must be True or False; got {mask_in_observation!r}")
         if candidate_view and not mask_in_observation:
@@ -188,8 +204,11 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         self.illegal_action = illegal_action
         self.illegal_penalty = worst_score(self.rules) if illegal_penalty is None else float(illegal_penalty)
         self.mask_in_observation = mask_in_observation
+        self.keys = keys
         space = observation_space(candidate_view, observation)
         self.observation_space: spaces.Space = space if mask_in_observation else space["observation"]
+        if mask_in_observation and keys != "pettingzoo":
+            self.observation_space = spaces.Dict({KEY_STYLES[keys].get(k, k): v for k, v in space.spaces.items()})
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.game: Game | None = None
         self.learner_seat: int | None = None
@@ -321,7 +340,12 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
 
     def _observe(self) -> Any:
         obs = self._observe_dict()
-        return obs if self.mask_in_observation else obs["observation"]
+        if not self.mask_in_observation:
+            return obs["observation"]
+        if self.keys != "pettingzoo":
+            names = KEY_STYLES[self.keys]
+            return {names.get(k, k): v for k, v in obs.items()}
+        return obs
 
     def _observe_dict(self) -> dict[str, np.ndarray]:
         assert self.game is not None and self.learner_seat is not None

@@ -31,3 +31,17 @@ def test_tianshou_dqn_smoke():
     assert "env steps/s" in result.stdout
     for opponent in ("random", "greedy"):
         assert re.search(rf"evaluated vs {opponent}: win rate [01]\.\d+ .* over 8 games", result.stdout), result.stdout
+
+
+def test_tianshou_single_agent_dqn_smoke():
+    """``examples/tianshou_single_dqn.py --smoke``: ``gymnasium.make("Big2-v0", keys="tianshou")`` straight into
+    Tianshou's DummyVectorEnv, collector and DQN (it reads ``obs.obs`` and ``obs.mask``), then ``big2_env.evaluate``."""
+    pytest.importorskip("tianshou", reason="Tianshou is not installed (pip install -e '.[tianshou]')")
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / "tianshou_single_dqn.py"), "--smoke"], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    trained = re.search(r"trained (\d+) learner steps \((\d+) games\)", result.stdout)
+    assert trained and int(trained.group(1)) >= 300 and int(trained.group(2)) > 0, result.stdout
+    for opponent in ("random", "greedy"):
+        assert re.search(rf"evaluated vs {opponent}: win rate [01]\.\d+ over 8 games", result.stdout), result.stdout

@@ -419,3 +419,27 @@ def test_game_never_ends_before_learner_moves():
     for seed in range(30):
         env.reset(seed=seed)
         assert isinstance(env.game, Game) and not env.game.is_over
+
+
+@pytest.mark.parametrize("keys, names", [("tianshou", ("obs", "mask")), ("rllib", ("observations", "action_mask"))])
+def test_keys_rename_the_observation_entries_and_change_nothing_else(keys, names):
+    plain = Big2SingleAgentEnv(opponents="greedy", candidate_view=True)
+    renamed = Big2SingleAgentEnv(opponents="greedy", candidate_view=True, keys=keys)
+    assert set(renamed.observation_space.spaces) == set(names) | {"candidate_actions", "candidate_features"}
+    a, _ = plain.reset(seed=5)
+    b, _ = renamed.reset(seed=5)
+    done = False
+    while True:
+        assert renamed.observation_space.contains(b)
+        np.testing.assert_array_equal(a["observation"], b[names[0]])
+        np.testing.assert_array_equal(a["action_mask"], b[names[1]])
+        np.testing.assert_array_equal(a["candidate_actions"], b["candidate_actions"])
+        if done:
+            break
+        action = int(a["candidate_actions"][0])
+        a, ra, done, _, _ = plain.step(action)
+        b, rb, done_b, _, _ = renamed.step(action)
+        assert ra == rb and done == done_b
+    with pytest.raises(ValueError, match="keys must be one of 'pettingzoo', 'rllib', 'tianshou'; got 'obs'"):
+        Big2SingleAgentEnv(keys="obs")
+    assert Big2SingleAgentEnv(keys=keys, mask_in_observation=False).observation_space.shape == (277,)  # the Box alone
