@@ -579,8 +579,12 @@ def resolve_resume_args(saved: Mapping[str, Any], given: TrainArgs, explicit: Co
     changed = {}
     for name in names:
         new, old = getattr(given, name), getattr(base, name)
-        if new == old or (name in ALGO_DEFAULTS["ppo"] and given.algo == base.algo and new is None):
-            continue  # None: the algorithm's default, whatever value the saved run spelled out
+        if new == old:
+            continue
+        if name in ALGO_DEFAULTS["ppo"] and given.algo == base.algo and (
+            new is None or given.algo_default(name) == base.algo_default(name)
+        ):
+            continue  # None is the algorithm's default: only the value in effect counts
         if name not in RESUME_MUTABLE:
             raise ValueError(
                 f"cannot resume with {name}={new!r}: the run was started with {name}={old!r} "
@@ -688,6 +692,10 @@ def _run(args: TrainArgs, out: Path, state: Mapping[str, Any] | None, threads: i
     trainer = Trainer(args)
     if state is not None:
         saved = state.get("processes")  # absent in checkpoints written before it was recorded
+        if saved == 1 and trainer.value is not None:
+            # Value learners collected in one process before they shared self-play games with helpers:
+            # such a run continues exactly in one process, whatever --workers says.
+            trainer.processes = 1
         if saved is not None and saved != trainer.process_count:
             raise CheckpointError(
                 f"this run trained with {saved} process(es) per batch and would resume with {trainer.process_count} "

@@ -391,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-seed", type=int, default=2026, help="evaluation seed (same deals for every run)")
     parser.add_argument("--runs", default=str(ROOT / "runs" / "reproduce"), help="folder of the training runs")
     parser.add_argument("--report-dir", default=str(ROOT / "benchmarks" / "reproduction"), help="where the report goes")
-    parser.add_argument("--only", default="", help="comma-separated run names to train now (default: all ten)")
+    parser.add_argument("--only", default="", help="comma-separated run names to train now (default: all of them)")
     parser.add_argument("--full-ppo", default="", help="a finished full-budget PPO (entropy 0.05, self-play) run folder to add")
     parser.add_argument("--report-only", action="store_true", help="train nothing; write the report from finished runs")
     parser.add_argument("--note", action="append", default=[], help="a line to add to the report's budget section (repeatable)")
@@ -418,16 +418,19 @@ def main(argv: list[str] | None = None) -> int:
     records = {}
     saved = Path(args.report_dir) / "results.json"  # the committed records: runs whose folders are gone keep their rows
     previous: dict[str, Any] = json.loads(saved.read_text()) if saved.is_file() else {}
-    if previous.get("options", {}).get("batches") == args.batches:
+    same = ("batches", "seed", "eval_seed", "eval_games")  # records made otherwise are not comparable
+    if previous and all(previous.get("options", {}).get(k) == options[k] for k in same):
         records.update({k: v for k, v in previous.get("runs", {}).items() if k in EXPERIMENTS})
-        options["note"] = previous["options"].get("note", []) + options["note"]
+        options["note"] = list(dict.fromkeys(previous["options"].get("note", []) + options["note"]))
+    else:
+        previous = {}
     for name in EXPERIMENTS:
         path = Path(args.runs) / name / "final_eval.json"
         if path.is_file():
             record = json.loads(path.read_text())
             if record.get("batches") == args.batches:
                 records[name] = record
-    full = previous.get("full_ppo") if previous.get("options", {}).get("batches") == args.batches else None
+    full = previous.get("full_ppo")
     if args.full_ppo:
         full_dir = Path(args.full_ppo)
         cache = full_dir / "final_eval.json"

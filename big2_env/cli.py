@@ -8,7 +8,7 @@ Subcommands:
     big2 eval --agent AGENT --opponent AGENT [--trust-model] [--games N] [--duplicate] [--seed S]
               [--argmax | --temperature T] [--rho R] [--jobs N]
                                                                    the paper's evaluation protocol, as a table
-    big2 train [--algo ppo|mcq|sarsa|qlearning|distill] [--curriculum self] [--entropy 0.05] [--batches N]
+    big2 train [--algo ppo|mcq|sarsa|qlearning|dmc|distill] [--curriculum self] [--entropy 0.05] [--batches N]
                [--games-per-batch 64] [--seed S] [--out DIR] [--config FILE] [--resume] [--model design=plus]
                [--teacher search:64] [--init RUN] [--device auto|cpu|cuda] ...
                                                                    train the card-aware agent: PPO, a value learner

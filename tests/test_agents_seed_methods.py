@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch")
 
 import numpy as np  # noqa: E402
 
-from agents.checkpoint import CheckpointError, save_policy  # noqa: E402
+from agents.checkpoint import CheckpointError, read_file, save_policy  # noqa: E402
 from agents.config import ALGO_DEFAULTS, TrainArgs  # noqa: E402
 from agents.curriculum import CURRENT, OSFPPlay, make_curriculum  # noqa: E402
 from agents.network import Big2Net, NetworkConfig, count_parameters, pack_candidates, parameter_count  # noqa: E402
@@ -218,3 +218,18 @@ def test_cli_eval_rho_and_train_model_numbers(tmp_path, capsys):
                  "--model", "win_head=true", "--model", "win_rho=0.1", "--model", "card_dim=16", "--model", "hand_heads=2"])
     assert code == 0
     assert NetworkPolicy.from_file(str(out / "model.pt")).model.config.win_rho == 0.1
+
+
+def test_resume_compares_the_values_in_effect_and_one_process_value_runs_continue_in_one(tmp_path, monkeypatch):
+    from agents.train import resolve_resume_args
+
+    saved = TrainArgs(algo="dmc").to_dict()  # gamma, epsilons: None, the algorithm's defaults
+    resumed = resolve_resume_args(saved, TrainArgs(algo="dmc", gamma=1.0, epsilon_start=0.01), {"gamma", "epsilon_start"})
+    assert resumed.value_config().gamma == 1.0
+    with pytest.raises(ValueError, match="cannot resume with gamma=0.9"):
+        resolve_resume_args(saved, TrainArgs(algo="dmc", gamma=0.9), {"gamma"})
+    # a value-learner run that collected in one process (as all did before they shared self-play games with helpers)
+    monkeypatch.setattr("agents.train.free_cores", lambda: 2)
+    train(tiny(tmp_path, algo="mcq", workers=1, stop_after=1))
+    result = train(tiny(tmp_path, algo="mcq", workers=2), resume=True, explicit={"workers"})
+    assert result.batch == 3 and read_file(tmp_path / "checkpoint.pt")["processes"] == 1
