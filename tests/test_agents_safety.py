@@ -200,7 +200,10 @@ def test_sigint_to_big2_train_writes_a_checkpoint(tmp_path):
     command = [sys.executable, "-m", "big2_env.cli", "train", "--out", str(out), "--batches", "500", "--games-per-batch", "4",
                "--minibatch", "64", "--eval-opponents", "", "--no-progress", "--no-tensorboard", "--workers", "1"]
     command += [f"--model={k}={v}" for k, v in SMALL.items()]
-    proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # As from an interactive shell: a job started in the background by a non-interactive shell (CI runners) inherits
+    # SIGINT ignored, and Python then never turns it into KeyboardInterrupt; give the child the default disposition.
+    proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     log = out / "train_log.csv"
     deadline = time.monotonic() + 300  # generous: a busy CI machine can take minutes to import torch and start
     while time.monotonic() < deadline and proc.poll() is None:
