@@ -31,6 +31,7 @@ VALUE_ALGOS = ("mcq", "sarsa", "qlearning", "dmc")
 """The value learners (:mod:`agents.value`; ``dmc`` is Deep Monte Carlo)."""
 
 ALGOS = ("ppo",) + VALUE_ALGOS + ("distill",)
+BACKENDS = ("process", "ray")  # where rollout workers run (TrainArgs.backend)
 """The trainers: PPO (:mod:`agents.ppo`), the value learners and Deep Monte Carlo
 (:mod:`agents.value`) and learning from search (:mod:`agents.distill`)."""
 
@@ -343,8 +344,18 @@ class TrainArgs:
     threads: int = _arg(2, "torch threads per process (capped at the cores this process may use, shared out among --workers)")
     workers: int = _arg(
         2,
-        "PPO: processes that share each batch's self-play games and each minibatch's gradient "
-        "(agents.parallel; capped at the free cores; 1: the trainer alone). 2 trains about 1.25x faster than 1 on 2 cores",
+        "processes that share each batch's games (every algorithm and curriculum) and, for PPO with --backend process, "
+        "each minibatch's gradient (1: the trainer alone). --backend process caps it at the free cores; "
+        "2 trains about 1.25x faster than 1 on 2 cores",
+    )
+    backend: str = _arg(
+        "process",
+        "where the rollout workers run: process (helper processes on this machine sharing the weights, agents.parallel) "
+        "or ray (Ray actors on this machine or the cluster at --ray-address, agents.ray_workers; pip install -e '.[ray]')",
+    )
+    ray_address: str | None = _arg(
+        None, "--backend ray: the Ray cluster to join (e.g. auto or ray://HEAD:10001); default: start Ray on this machine",
+        type=str,
     )
     device: str = _arg(
         "auto",
@@ -452,6 +463,11 @@ class TrainArgs:
             if opponent not in ("random", "greedy", "smart"):
                 raise ValueError(f"eval_opponents: unknown opponent {opponent!r} (random, greedy, smart)")
         check_device(self.device)
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {self.backend!r}")
+        address = self.ray_address
+        if address is not None and (self.backend != "ray" or not isinstance(address, str) or not address):
+            raise ValueError(f"ray_address applies to --backend ray only and must be an address string; got {self.ray_address!r}")
         self.network_config()
         return self
 
@@ -469,7 +485,8 @@ def check_device(device: Any) -> str:
 # Fields that may differ when resuming (the rest define the experiment).
 RESUME_MUTABLE = frozenset(
     {"batches", "out", "eval_every", "eval_games", "eval_opponents", "eval_seed", "eval_deterministic",
-     "checkpoint_every", "checkpoint_minutes", "threads", "workers", "progress", "tensorboard", "stop_after", "device"}
+     "checkpoint_every", "checkpoint_minutes", "threads", "workers", "progress", "tensorboard", "stop_after", "device",
+     "ray_address"}
 )
 
 

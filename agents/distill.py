@@ -13,7 +13,7 @@ decides in one forward pass:
    not depend on how the games are spread over processes.
 2. **Spread over processes** (:class:`TeacherPool`): the games of a batch are cut into
    consecutive chunks played by ``workers`` processes (started with forkserver/spawn,
-   never by forking a running torch), gathered in order.
+   never by forking a running torch), or by Ray tasks (``--backend ray``), gathered in order.
 3. **The update** (:func:`distill_update`): ``epochs`` passes of shuffled minibatches
    over the batch's decisions, minimising the cross-entropy between the network's
    softmax over the legal candidates and the teacher's choice, plus ``value_coef`` x the
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import multiprocessing
 from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import torch
@@ -105,21 +105,39 @@ class TeacherPool:
     workers (also on errors: the trainer closes it in a ``finally``).
     """
 
-    def __init__(self, processes: int, rules: Rules, teacher: str, extended: bool) -> None:
+    def __init__(
+        self, processes: int, rules: Rules, teacher: str, extended: bool, backend: str = "process", address: str | None = None
+    ) -> None:
         self.processes, self.rules, self.teacher, self.extended = processes, rules, teacher, extended
         self._pool: ProcessPoolExecutor | None = None
-        if processes > 1:
+        self._ray: Any = None
+        self._started_ray = False
+        if processes > 1 and backend == "ray":
+            from .ray_workers import import_ray, start_ray
+
+            self._ray = import_ray()
+            self._started_ray = start_ray(address, processes)
+            self._task = self._ray.remote(num_cpus=1, max_retries=2)(teacher_rollout)
+        elif processes > 1:
             self._pool = ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context(START_METHOD))
 
     def collect(self, seeds: Sequence[int]) -> Rollout:
         seeds = [int(s) for s in seeds]
-        if self._pool is None:
+        if self._pool is None and self._ray is None:
             return teacher_rollout(self.rules, seeds, self.teacher, self.extended)
         pieces = 4 * self.processes
         cuts = [len(seeds) * k // pieces for k in range(pieces + 1)]
         chunks = [seeds[lo:hi] for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
+        rules = self.rules.to_dict()
+        if self._ray is not None:  # Ray tasks: a task whose worker dies is retried (max_retries), same result
+            refs = [self._task.remote(rules, chunk, self.teacher, self.extended) for chunk in chunks]
+            try:
+                return concat_rollouts(self._ray.get(refs))
+            except self._ray.exceptions.RayError as err:
+                raise RuntimeError(f"a Ray teacher-game task failed:\n{err}") from None
+        assert self._pool is not None
         futures: list[Future] = [
-            self._pool.submit(teacher_rollout, self.rules.to_dict(), chunk, self.teacher, self.extended) for chunk in chunks
+            self._pool.submit(teacher_rollout, rules, chunk, self.teacher, self.extended) for chunk in chunks
         ]
         return concat_rollouts([f.result() for f in futures])
 
@@ -127,6 +145,10 @@ class TeacherPool:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        if self._started_ray:
+            self._ray.shutdown()
+            self._started_ray = False
+        self._ray = None
 
 
 def distill_update(

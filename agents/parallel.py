@@ -7,12 +7,14 @@ processes (``TrainArgs.workers - 1``) that share the trainer's network weights
 (``model.share_memory()``: a helper always sees the weights the trainer's optimiser
 just wrote; nothing is copied per step) and do two things:
 
-* **Rollouts** (current-policy self-play only, where every seat is the current
-  policy): the batch's games are split into ``n + 1`` parts; the trainer plays the
-  first part with its action RNG while each helper plays another with its own RNG
-  (seeded from the trainer's action RNG, so the run stays reproducible); the parts
-  are concatenated (:func:`agents.rollout.concat_rollouts`). Other curricula
-  (snapshots, heuristic opponents) collect in the trainer alone.
+* **Rollouts** (every curriculum): the batch's games are split into ``n + 1`` parts;
+  the trainer plays the first part with its action RNG while each helper plays
+  another with its own RNG (seeded from the trainer's action RNG, so the run stays
+  reproducible); the parts are concatenated (:func:`agents.rollout.concat_rollouts`).
+  A helper plays its games with a :class:`RolloutWorker`: the current policy on the
+  shared weights, the snapshot networks its games need (each snapshot's weights
+  travel once, then stay cached until the pool drops it) and copies of the heuristic
+  opponents (their random streams seeded from the part's seed).
 * **Gradients**: every PPO minibatch is split into ``n + 1`` nearly equal parts
   (:func:`split_minibatch`, the trainer's first); each process computes its part's
   loss weighted by its share of the minibatch (``loss_i * n_i / n``) and the
@@ -50,7 +52,8 @@ import threading
 import time
 import traceback
 import weakref
-from typing import Any, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -62,9 +65,9 @@ from big2_env.rules import Rules
 from .config import NetworkConfig, PPOConfig
 from .curriculum import CURRENT
 from .network import Big2Net
-from .rollout import ModelSeat, Rollout, SeatPlan, collect, concat_rollouts
+from .rollout import ModelSeat, PolicySeat, Rollout, SeatPlan, collect, concat_rollouts
 
-__all__ = ["TrainHelpers", "split_minibatch"]
+__all__ = ["CollectRequest", "RolloutPool", "RolloutWorker", "TrainHelpers", "split_minibatch"]
 
 
 def split_minibatch(index: np.ndarray, parts: int) -> list[np.ndarray]:
@@ -77,8 +80,159 @@ def split_minibatch(index: np.ndarray, parts: int) -> list[np.ndarray]:
 
 
 def parallel_plans(plans: Sequence[SeatPlan]) -> bool:
-    """Whether helpers can play these games: every seat is the current policy (``ModelSeat("current")``)."""
+    """Whether every seat of these games is the current policy (``ModelSeat("current")``): the
+    games that runs saved before workers played every curriculum shared with their helpers."""
     return all(isinstance(seat, ModelSeat) and seat.key == CURRENT for plan in plans for seat in plan)
+
+
+def snapshot_keys(plans: Sequence[SeatPlan]) -> set[Hashable]:
+    """The networks other than the current policy that these games need (snapshot keys)."""
+    return {seat.key for plan in plans for seat in plan if isinstance(seat, ModelSeat) and seat.key != CURRENT}
+
+
+def numpy_weights(model: Big2Net) -> dict[str, np.ndarray]:
+    """``model``'s state as numpy arrays (plain pickles: nothing rides on torch's shared-memory reductions)."""
+    return {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()}
+
+
+@dataclass
+class CollectRequest:
+    """One worker's share of a batch: the games dealt from ``seeds`` with their seat ``plans``,
+    the network actions drawn from ``default_rng(action_seed)``, plus the snapshot networks
+    the worker does not hold yet (``snapshots``: key -> weights) and those it may forget (``drop``)."""
+
+    rules: Rules
+    seeds: list[int]
+    plans: list
+    action_seed: int
+    skip_forced: bool
+    epsilon: float | None
+    snapshots: dict = field(default_factory=dict)
+    drop: tuple = ()
+
+
+class RolloutWorker:
+    """Plays :class:`CollectRequest` s: the current policy ``model`` (shared memory in a helper
+    process, a copy updated by :meth:`set_weights` in a Ray actor) and cached snapshots.
+
+    Heuristic seats arrive as copies of the trainer's policy objects; every distinct one is
+    reseeded from the request's ``action_seed`` (a random policy would otherwise replay the
+    trainer's own stream), so a part's games depend only on the request.
+    """
+
+    def __init__(self, model: Big2Net) -> None:
+        self.model = model
+        self.snapshots: dict[Hashable, Big2Net] = {}
+
+    def set_weights(self, weights: Mapping[str, np.ndarray]) -> None:
+        """Load the current policy's weights (from :func:`numpy_weights`)."""
+        self.model.load_state_dict({k: torch.tensor(v) for k, v in weights.items()})  # Ray's arrays are read-only
+
+    def collect(self, request: CollectRequest) -> tuple[Rollout, float]:
+        """``(rollout, seconds)``: the request's games played to the end (seat plans left out: the trainer has them)."""
+        for key in request.drop:
+            self.snapshots.pop(key, None)
+        for key, weights in request.snapshots.items():
+            net = Big2Net(self.model.config)
+            net.load_state_dict({k: torch.tensor(v) for k, v in weights.items()})
+            self.snapshots[key] = net.eval()
+        policies: dict[int, Any] = {}
+        for plan in request.plans:
+            for seat in plan:
+                if isinstance(seat, PolicySeat) and id(seat.policy) not in policies:
+                    policies[id(seat.policy)] = seat.policy
+        for i, policy in enumerate(policies.values()):
+            policy.seed(int(np.random.SeedSequence([request.action_seed, i]).generate_state(1, np.uint64)[0] % 2**63))
+        missing = snapshot_keys(request.plans) - set(self.snapshots)
+        if missing:
+            raise RuntimeError(f"a rollout worker was asked to play snapshots it does not hold: {sorted(map(str, missing))}")
+        start = time.perf_counter()
+        games = [Game(request.rules, seed=int(seed)) for seed in request.seeds]
+        models = {CURRENT: self.model, **self.snapshots}
+        rollout = collect(games, request.plans, models, np.random.default_rng(request.action_seed), request.skip_forced,
+                          request.epsilon)
+        rollout.seat_plans = []
+        return rollout, time.perf_counter() - start
+
+
+class RolloutPool:
+    """What the process helpers and the Ray actors share: how a batch is cut into parts,
+    which snapshot weights each worker still needs, and the timing of the last batch.
+
+    Subclasses send a worker its :class:`CollectRequest` (:meth:`_submit`) and wait for its
+    ``(rollout, seconds)`` (:meth:`_result`).
+    """
+
+    def __init__(self, n: int) -> None:
+        self.held: list[set[Hashable]] = [set() for _ in range(n)]  # the snapshots each worker holds
+        self.last: dict[str, float] = {}
+
+    def __len__(self) -> int:
+        return len(self.held)
+
+    def _submit(self, i: int, request: CollectRequest) -> None:
+        raise NotImplementedError
+
+    def _result(self, i: int) -> tuple[Rollout, float]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Stop the workers (idempotent)."""
+        raise NotImplementedError
+
+    def request(self, i: int, base: CollectRequest, models: Mapping[Hashable, Big2Net]) -> CollectRequest:
+        """``base`` for worker ``i``, with the snapshot weights it lacks and the ones it may drop."""
+        needed = snapshot_keys(base.plans)
+        drop = tuple(key for key in self.held[i] if key not in models)
+        snapshots = {key: numpy_weights(models[key]) for key in needed - self.held[i]}
+        self.held[i] = (self.held[i] - set(drop)) | needed
+        base.snapshots, base.drop = snapshots, drop
+        return base
+
+    def collect(
+        self,
+        rules: Rules,
+        seeds: Sequence[int] | np.ndarray,
+        plans: Sequence[SeatPlan],
+        models: Mapping[Hashable, Big2Net],
+        rng: np.random.Generator,
+        skip_forced: bool,
+        epsilon: float | None,
+    ) -> Rollout:
+        """:func:`agents.rollout.collect` of fresh games dealt from ``seeds``, shared with the
+        workers; ``models`` maps the plans' keys to networks (``"current"`` is the trainer's
+        actor, whose weights the workers act with). The trainer plays the first part with ``rng``.
+
+        After it, :attr:`last` holds the batch's timing: ``own_s`` (the trainer's part),
+        ``wait_s`` (waiting for the workers after it), ``worker_decisions_per_s`` (the workers'
+        decisions per second of their own playing time, mean over workers).
+        """
+        parts = split_minibatch(np.arange(len(seeds)), len(self) + 1)
+        busy = []
+        for i, part in enumerate(parts[1:]):
+            if len(part):
+                action_seed = int(rng.integers(2**63))
+                base = CollectRequest(rules, [int(seeds[g]) for g in part], [plans[g] for g in part], action_seed,
+                                      skip_forced, epsilon)
+                self._submit(i, self.request(i, base, models))
+                busy.append(i)
+        start = time.perf_counter()
+        own = parts[0]
+        games = [Game(rules, seed=int(seeds[g])) for g in own]
+        rollouts = [collect(games, [plans[g] for g in own], models, rng, skip_forced, epsilon)]
+        own_done = time.perf_counter()
+        results = [self._result(i) for i in busy]
+        waited = time.perf_counter()
+        rollouts += [rollout for rollout, _ in results]
+        rates = [rollout.decisions / max(seconds, 1e-9) for rollout, seconds in results]
+        self.last = {
+            "own_s": own_done - start,
+            "wait_s": waited - own_done,
+            "worker_decisions_per_s": float(np.mean(rates)) if rates else float("nan"),
+        }
+        merged = concat_rollouts(rollouts)
+        merged.seat_plans = list(plans)
+        return merged
 
 
 
@@ -127,6 +281,7 @@ class _Helper:
         attach_flat_grad(params, grad_buffer)
         self.grad_buffer = grad_buffer
         self.model.train()
+        self.worker = RolloutWorker(self.model)
         self.data: Any = None
         self.ppo_config: Any = None
 
@@ -136,11 +291,7 @@ class _Helper:
 
         kind = message[0]
         if kind == "collect":
-            rules, seeds, plans, action_seed, skip_forced, epsilon = message[1:]
-            games = [Game(rules, seed=int(seed)) for seed in seeds]
-            rollout = collect(games, plans, {CURRENT: self.model}, np.random.default_rng(action_seed), skip_forced, epsilon)
-            rollout.seat_plans = []  # the trainer has them
-            return rollout
+            return self.worker.collect(message[1])
         if kind == "data":
             self.data, self.ppo_config = message[1], message[2]
             return None
@@ -154,7 +305,7 @@ class _Helper:
 
 
 def _worker_main(conn: Any, config: dict, shared: Sequence[torch.Tensor], grad_buffer: torch.Tensor, threads: int) -> None:
-    """A helper's loop over messages: ``("collect", rules, seeds, plans, action_seed, skip_forced, epsilon)``,
+    """A helper's loop over messages: ``("collect", CollectRequest)``,
     ``("data", UpdateData, PPOConfig)``, ``("step", index, weight)``, ``("close",)``. Each but the last
     is answered ``("ok", payload)`` or ``("error", traceback)``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle; it then closes its helpers
@@ -193,7 +344,7 @@ def _shutdown(conns: list, processes: list) -> None:
         conn.close()
 
 
-class TrainHelpers:
+class TrainHelpers(RolloutPool):
     """``n`` helper processes sharing ``model``'s parameters (see the module docstring).
 
     Args:
@@ -206,6 +357,7 @@ class TrainHelpers:
     def __init__(self, model: Big2Net, n: int, threads: int = 1) -> None:
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ValueError(f"TrainHelpers needs at least one helper process; got n={n!r}")
+        super().__init__(n)
         model.share_memory()
         params = [p for p in model.parameters() if p.requires_grad]
         total = sum(p.numel() for p in params)
@@ -230,51 +382,35 @@ class TrainHelpers:
             self.buffers.append(buffer)
         self._finalizer = weakref.finalize(self, _shutdown, self.conns, self.processes)
 
-    def __len__(self) -> int:
-        return len(self.conns)
+    def _died(self, conn: Any) -> RuntimeError:
+        process = self.processes[self.conns.index(conn)]
+        process.join(timeout=1)
+        code = process.exitcode
+        how = "is gone" if code is None else (f"was killed by signal {-code}" if code < 0 else f"exited with code {code}")
+        return RuntimeError(
+            f"a training helper process (pid {process.pid}) {how} (see its error output above). Helpers start with "
+            f"{START_METHOD!r}: a script that trains with workers > 1 must guard its entry point with "
+            "`if __name__ == \"__main__\":`; or train in one process with --workers 1"
+        )
 
     def _receive(self, conn: Any) -> Any:
         try:
             status, payload = conn.recv()
         except (EOFError, OSError):
-            raise RuntimeError(
-                "a training helper process died (see its error output above). Helpers start with "
-                f"{START_METHOD!r}: a script that trains with workers > 1 must guard its entry point with "
-                "`if __name__ == \"__main__\":`; or train in one process with --workers 1"
-            ) from None
+            raise self._died(conn) from None
         if status == "error":
             raise RuntimeError(f"a training helper process failed:\n{payload}")
         return payload
 
     # ------------------------------------------------------------ rollouts
-    def collect(
-        self,
-        rules: Rules,
-        seeds: Sequence[int] | np.ndarray,
-        plans: Sequence[SeatPlan],
-        model: Big2Net,
-        rng: np.random.Generator,
-        skip_forced: bool,
-        epsilon: float | None,
-    ) -> Rollout:
-        """:func:`agents.rollout.collect` of fresh games dealt from ``seeds``, shared
-        with the helpers; every seat of every plan must be the current policy
-        (:func:`parallel_plans`). The trainer plays the first part with ``rng``."""
-        parts = split_minibatch(np.arange(len(seeds)), len(self) + 1)
-        busy = []
-        for i, (conn, part) in enumerate(zip(self.conns, parts[1:])):
-            if len(part):
-                action_seed = int(rng.integers(2**63))
-                part_seeds, part_plans = [int(seeds[g]) for g in part], [plans[g] for g in part]
-                conn.send(("collect", rules, part_seeds, part_plans, action_seed, skip_forced, epsilon))
-                busy.append(i)
-        own = parts[0]
-        games = [Game(rules, seed=int(seeds[g])) for g in own]
-        rollouts = [collect(games, [plans[g] for g in own], {CURRENT: model}, rng, skip_forced, epsilon)]
-        rollouts += [self._receive(self.conns[i]) for i in busy]
-        merged = concat_rollouts(rollouts)
-        merged.seat_plans = list(plans)
-        return merged
+    def _submit(self, i: int, request: CollectRequest) -> None:
+        try:
+            self.conns[i].send(("collect", request))
+        except OSError:  # BrokenPipeError: the helper is gone
+            raise self._died(self.conns[i]) from None
+
+    def _result(self, i: int) -> tuple[Rollout, float]:
+        return self._receive(self.conns[i])
 
     # ------------------------------------------------------------ gradients
     def set_data(self, data: Any, config: PPOConfig) -> None:

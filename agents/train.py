@@ -88,7 +88,7 @@ from .config import ALGO_DEFAULTS, RESUME_MUTABLE, VALUE_ALGOS, TrainArgs, args_
 from .curriculum import make_curriculum
 from .distill import TeacherPool, distill_update
 from .network import Big2Net, NetworkConfig, count_parameters
-from .parallel import TrainHelpers, parallel_plans
+from .parallel import RolloutPool, TrainHelpers, parallel_plans
 from .policy import NetworkPolicy
 from .ppo import entropy_at, lr_at, make_optimizer, ppo_update
 from .rollout import collect
@@ -141,6 +141,10 @@ TRAIN_LOG_FIELDS = (
     "rollout_s",
     "update_s",
     "decisions_per_s",
+    "wait_s",
+    "wait_share",
+    "worker_decisions_per_s",
+    "learner_decisions_per_s",
 )
 
 
@@ -207,10 +211,16 @@ class Trainer:
             current_prob=args.snapshot_current_prob,
             self_prob=args.mixed_self_prob,
         )
-        self.processes, self.process_threads = process_layout(args.workers, args.threads)
-        if multiprocessing.current_process().daemon:  # e.g. a multiprocessing.Pool worker: it may not start helpers
-            self.processes = 1
-        self._helpers: TrainHelpers | None = None
+        if args.backend == "ray":  # actors run on the cluster's CPUs, one thread each: no cap from this machine
+            self.processes, self.process_threads = args.workers, 1
+        else:
+            self.processes, self.process_threads = process_layout(args.workers, args.threads)
+            if multiprocessing.current_process().daemon:  # e.g. a multiprocessing.Pool worker: it may not start helpers
+                self.processes = 1
+        # "all": workers play every curriculum's games; "self": only all-current-policy games, as runs
+        # saved before that did (kept so that they resume exactly)
+        self.rollout_split = "all"
+        self._helpers: RolloutPool | None = None
         self._teachers: TeacherPool | None = None
         self.batch = 0
         self.games = 0
@@ -233,11 +243,8 @@ class Trainer:
 
     @property
     def process_count(self) -> int:
-        """Processes that share each batch's work: ``workers`` as laid out on this machine for PPO,
-        distill (its teacher games) and the value learners in current-policy self-play (their
-        games); 1 for a value learner with another curriculum."""
-        if self.value is not None and self.curriculum.name != "self":
-            return 1
+        """Processes that share each batch's work: ``workers``, laid out on this machine's free
+        cores for the process backend (see :func:`process_layout`)."""
         return self.processes
 
     def epsilon_at(self, batch: int) -> float | None:
@@ -255,14 +262,17 @@ class Trainer:
         for group in self.optimizer.param_groups:
             group["lr"] = self.lr
         start = time.perf_counter()
+        timing: dict[str, float] = {}
         seeds = self.game_rng.integers(0, 2**63, size=args.games_per_batch)
         plans = self.curriculum.plan(args.games_per_batch)
         helpers = self.helpers()
         skip_forced = not args.train_forced
         if self.distill is not None:
             rollout = self.teachers().collect(seeds.tolist())
-        elif helpers is not None and parallel_plans(plans):
-            rollout = helpers.collect(self.rules, seeds, plans, self.actor, self.action_rng, skip_forced, self.epsilon)
+        elif helpers is not None and (self.rollout_split == "all" or parallel_plans(plans)):
+            models = self.curriculum.models(self.actor)
+            rollout = helpers.collect(self.rules, seeds, plans, models, self.action_rng, skip_forced, self.epsilon)
+            timing = helpers.last
         else:
             games = [Game(self.rules, seed=int(s)) for s in seeds]
             models = self.curriculum.models(self.actor)
@@ -270,7 +280,8 @@ class Trainer:
         collected = time.perf_counter()
         if self.ppo is not None:
             config = replace(self.ppo, entropy_coef=self.entropy_at(self.batch))
-            gradient_helpers = helpers if self.model is self.actor else None  # helpers add CPU gradients
+            # helper processes add CPU gradients (not Ray actors, nor with the learner on a GPU)
+            gradient_helpers = helpers if isinstance(helpers, TrainHelpers) and self.model is self.actor else None
             stats = ppo_update(self.model, self.optimizer, rollout, config, self.shuffle_rng, gradient_helpers)
             stats["entropy_coef"] = config.entropy_coef
         elif self.distill is not None:
@@ -297,24 +308,39 @@ class Trainer:
             rollout_s=collected - start,
             update_s=done - collected,
             decisions_per_s=rollout.decisions / max(done - start, 1e-9),
+            learner_decisions_per_s=len(rollout) / max(done - collected, 1e-9),
         )
+        if timing:
+            stats.update(
+                wait_s=timing["wait_s"],
+                wait_share=timing["wait_s"] / max(done - start, 1e-9),
+                worker_decisions_per_s=timing["worker_decisions_per_s"],
+            )
         return stats
 
-    def helpers(self) -> TrainHelpers | None:
-        """The helper processes (:mod:`agents.parallel`, started on first use) when more than one
-        process shares the batch (:attr:`process_count`), else ``None``. They play their share of
-        the self-play games for PPO and the value learners, and share PPO's gradients."""
+    def helpers(self) -> RolloutPool | None:
+        """The rollout workers (started on first use) when more than one process shares the batch
+        (:attr:`process_count`), else ``None``: helper processes (:mod:`agents.parallel`, which also
+        share PPO's gradients) or Ray actors (:mod:`agents.ray_workers`, ``backend="ray"``). They
+        play their share of every batch's games."""
         if self.distill is not None or self.process_count <= 1:
             return None
         if self._helpers is None:
-            self._helpers = TrainHelpers(self.actor, self.processes - 1, threads=self.process_threads)
+            if self.args.backend == "ray":
+                from .ray_workers import RayWorkers
+
+                self._helpers = RayWorkers(self.actor, self.processes - 1, self.process_threads, self.args.ray_address)
+            else:
+                self._helpers = TrainHelpers(self.actor, self.processes - 1, threads=self.process_threads)
         return self._helpers
 
     def teachers(self) -> TeacherPool:
         """distill's teacher games, spread over ``workers`` processes (started on first use)."""
         if self._teachers is None:
             extended = self.config.observation == "extended"
-            self._teachers = TeacherPool(self.processes, self.rules, self.args.teacher, extended)
+            self._teachers = TeacherPool(
+                self.processes, self.rules, self.args.teacher, extended, self.args.backend, self.args.ray_address
+            )
         return self._teachers
 
     def close(self) -> None:
@@ -366,6 +392,7 @@ class Trainer:
                 None if self.target is None else {k: v.detach().clone() for k, v in self.target.state_dict().items()}
             ),
             "processes": self.process_count,
+            "rollout_split": self.rollout_split,
             "info": {"parameters": count_parameters(self.model), "torch": str(torch.__version__)},
         }
 
@@ -401,6 +428,7 @@ class Trainer:
         self.action_rng.bit_generator.state = rng["actions"]
         self.shuffle_rng.bit_generator.state = rng["shuffle"]
         self.curriculum.load_state_dict(state["curriculum"])
+        self.rollout_split = str(state.get("rollout_split", "self"))
         if self.target is not None:
             self.target.load_state_dict(state["target_state"])
 

@@ -1,21 +1,32 @@
-"""PPO training throughput, end to end (rollout + update), on this machine.
+"""Training throughput, end to end (rollout + update), on this machine, and how it scales.
 
-Runs PPO batches of self-play exactly as ``big2 train`` does (same Trainer, no
-evaluation or checkpoint writes), for each ``--workers`` setting (default ``1,2``:
-the trainer alone, the reference, and the trainer with one helper process, see
-:mod:`agents.parallel`). The settings take turns batch by batch, so that they meet
-the same machine load, and each gets one warm-up batch first. It prints, per setting:
+Runs training batches exactly as ``big2 train`` does (same Trainer, no evaluation
+or checkpoint writes), for each setting: a backend (``--backends``: ``process``,
+the helper processes of :mod:`agents.parallel`; ``ray``, the Ray actors of
+:mod:`agents.ray_workers`; ``legacy``, the process backend as it was before workers
+played every curriculum: only all-current-policy games are shared, the rest play in
+the trainer) and a worker count (``--workers``). The settings take turns batch by
+batch, so that they meet the same machine load, and each gets one warm-up batch
+first. It prints, per setting:
 
 * decisions/s: every move of every game (forced moves included) divided by the
   wall time of rollout + update, and its ratio to the first setting's;
-* trained decisions/s: the decisions that enter the PPO update (by default forced
+* trained decisions/s: the decisions that enter the update (by default forced
   moves, a single legal action, are played without a forward pass and not
   trained on: see ``TrainArgs.train_forced``);
-* the share of the time spent in the rollout and in the update, and games/s.
+* the share of the time spent in the rollout, waiting on workers, and in the update.
+
+Then the **scaling table**: one process's rollout rate ``r`` (decisions/s, the
+trainer alone), the learner's ceiling ``L`` (the update alone on one batch:
+decisions/s and minibatch updates/s, in the trainer process), and the throughput
+the synchronous design predicts for ``W`` workers, ``1 / (1/(W r) + 1/L)`` (a
+batch is played by all workers, then learned by one learner), beside the measured
+figures and at 16 and 64 workers.
 
 Usage:
-    python benchmarks/train_speed.py [--batches 5] [--repeats 3] [--workers 1,2] [--threads 2]
-                                     [--curriculum self] [--train-forced] [--profile] [--model FIELD=INT ...]
+    python benchmarks/train_speed.py [--batches 5] [--repeats 3] [--workers 1,2] [--backends process]
+                                     [--threads 2] [--algo ppo] [--curriculum self] [--train-forced]
+                                     [--profile] [--model FIELD=INT ...]
 
 ``--profile`` prints the top functions of a cProfile run of the first setting's
 measured batches (the trainer process only).
@@ -27,13 +38,20 @@ import argparse
 import cProfile
 import pstats
 import sys
+import time
+from copy import deepcopy
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import torch  # noqa: E402  (after the sys.path line)
+import numpy as np  # noqa: E402  (after the sys.path line)
+import torch  # noqa: E402
 
+from agents.ppo import ppo_update  # noqa: E402
 from agents.train import TrainArgs, Trainer, free_cores, process_layout  # noqa: E402
+from agents.value import value_update  # noqa: E402
+
+BACKENDS = ("process", "ray", "legacy")
 
 
 def _workers(text: str) -> list[int]:
@@ -55,6 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--workers", type=_workers, default=[1, 2], help="process counts to compare, e.g. 1,2 (the first is the reference)"
     )
+    parser.add_argument(
+        "--backends", default="process",
+        help=f"comma-separated, from {', '.join(BACKENDS)}; ray and legacy run the worker counts above 1 only",
+    )
+    parser.add_argument("--algo", default="ppo", help="ppo or a value learner (mcq, sarsa, qlearning, dmc)")
     parser.add_argument("--curriculum", default="self")
     parser.add_argument("--train-forced", action="store_true", help="also train on forced moves (paper-literal, slower)")
     parser.add_argument("--seed", type=int, default=0)
@@ -66,84 +89,158 @@ def main(argv: list[str] | None = None) -> int:
     if args.batches < 1 or args.repeats < 1:
         parser.error("--batches and --repeats must be at least 1")
 
-    settings = list(dict.fromkeys(args.workers))
-    layouts = {w: process_layout(w, args.threads) for w in settings}
+    backends = [b for b in args.backends.split(",") if b]
+    if not backends or any(b not in BACKENDS for b in backends):
+        parser.error(f"--backends takes {', '.join(BACKENDS)} separated by commas; got {args.backends!r}")
+    workers = list(dict.fromkeys(args.workers))
+    settings = [(b, w) for b in backends for w in workers if b == "process" or w > 1]
+    if not settings:
+        parser.error("no setting to run: ray and legacy need a worker count above 1")
+    layouts = {(b, w): (w, 1) if b == "ray" else process_layout(w, args.threads) for b, w in settings}
     trainers = {}
-    for w in settings:
-        trainers[w] = Trainer(
+    for b, w in settings:
+        trainers[b, w] = Trainer(
             TrainArgs(
+                algo=args.algo,
                 curriculum=args.curriculum,
                 batches=5000,  # the schedule of a full run (the rate does not depend on it)
                 games_per_batch=args.games_per_batch,
                 seed=args.seed,
                 threads=args.threads,
                 workers=w,
+                backend="ray" if b == "ray" else "process",
+                snapshot_every=1,  # snapshot curricula meet a full pool from the first measured batch
                 train_forced=args.train_forced,
                 model={k: int(v) for k, v in (item.split("=", 1) for item in args.model)},
                 progress=False,
                 tensorboard=False,
             )
         )
-    for w, trainer in trainers.items():
-        torch.set_num_threads(layouts[w][1])
+        if b == "legacy":
+            trainers[b, w].rollout_split = "self"
+    for key, trainer in trainers.items():
+        torch.set_num_threads(layouts[key][1])
         trainer.train_batch()  # warm-up (feature caches, allocator, lazy init, helper start)
     profiler = cProfile.Profile() if args.profile else None
-    runs: dict[int, list[dict]] = {w: [] for w in settings}
+    runs: dict[tuple, list[dict]] = {key: [] for key in settings}
+    fields = ("decisions", "trained", "rollout_s", "update_s", "wait_s", "games")
     for _ in range(args.repeats):
-        totals = {w: {"decisions": 0, "trained": 0, "rollout_s": 0.0, "update_s": 0.0, "games": 0} for w in settings}
+        totals = {key: dict.fromkeys(fields, 0.0) for key in settings}
         for b in range(args.batches):
             order = settings if b % 2 == 0 else settings[::-1]
-            for w in order:
-                torch.set_num_threads(layouts[w][1])
-                if profiler and w == settings[0]:
+            for key in order:
+                torch.set_num_threads(layouts[key][1])
+                if profiler and key == settings[0]:
                     profiler.enable()
-                stats = trainers[w].train_batch()
-                if profiler and w == settings[0]:
+                stats = trainers[key].train_batch()
+                if profiler and key == settings[0]:
                     profiler.disable()
-                t = totals[w]
+                t = totals[key]
                 t["decisions"] += stats["batch_decisions"]
                 t["trained"] += stats["trained_decisions"]
                 t["rollout_s"] += stats["rollout_s"]
                 t["update_s"] += stats["update_s"]
+                t["wait_s"] += stats.get("wait_s", 0.0)
                 t["games"] += args.games_per_batch
-        for w in settings:
-            t = totals[w]
+        for key in settings:
+            t = totals[key]
             t["busy"] = t["rollout_s"] + t["update_s"]
             t["rate"] = t["decisions"] / t["busy"]
-            runs[w].append(t)
+            runs[key].append(t)
+    ceiling = learner_ceiling(trainers[settings[0]], args.repeats)
     for trainer in trainers.values():
         trainer.close()
 
     print(
-        f"PPO {args.curriculum}: {args.repeats} run(s) of {args.batches} batches x {args.games_per_batch} games per setting, "
-        f"settings taking turns batch by batch; {free_cores()} free core(s), train_forced={args.train_forced}, "
+        f"{args.algo} {args.curriculum}: {args.repeats} run(s) of {args.batches} batches x {args.games_per_batch} games per "
+        f"setting, settings taking turns batch by batch; {free_cores()} free core(s), train_forced={args.train_forced}, "
         f"torch {torch.__version__}"
     )
     print("  (median run of each setting shown; the machine's speed varies between runs)")
     reference = None
-    for w in settings:
-        ordered = sorted(runs[w], key=lambda r: r["rate"])
-        median = ordered[len(ordered) // 2]
+    medians = {}
+    for key in settings:
+        ordered = sorted(runs[key], key=lambda r: r["rate"])
+        median = medians[key] = ordered[len(ordered) // 2]
         busy = median["busy"]
         reference = reference or median["rate"]
-        processes, threads = layouts[w]
-        print(f"workers={w}: {processes} process(es) x {threads} torch thread(s)")
+        processes, threads = layouts[key]
+        backend, w = key
+        print(f"{backend} workers={w}: {processes} process(es) x {threads} torch thread(s)")
         print(
-            f"  decisions/s (all moves)     {median['rate']:8.0f}   ({median['decisions']} decisions; "
-            f"{median['rate'] / reference:.2f}x workers={settings[0]})"
+            f"  decisions/s (all moves)     {median['rate']:8.0f}   ({median['decisions']:.0f} decisions; "
+            f"{median['rate'] / reference:.2f}x {settings[0][0]} workers={settings[0][1]})"
         )
-        print(f"  trained decisions/s         {median['trained'] / busy:8.0f}   ({median['trained']} trained)")
+        print(f"  trained decisions/s         {median['trained'] / busy:8.0f}   ({median['trained']:.0f} trained)")
         print(f"  games/s                     {median['games'] / busy:8.1f}")
         print(
-            f"  time: rollout {median['rollout_s']:.2f} s ({median['rollout_s'] / busy:.0%}), "
-            f"update {median['update_s']:.2f} s ({median['update_s'] / busy:.0%})"
+            f"  time: rollout {median['rollout_s']:.2f} s ({median['rollout_s'] / busy:.0%}; waiting on workers "
+            f"{median['wait_s'] / busy:.0%}), update {median['update_s']:.2f} s ({median['update_s'] / busy:.0%})"
         )
-        rates = ", ".join(f"{r['rate']:.0f}" for r in runs[w])
+        rates = ", ".join(f"{r['rate']:.0f}" for r in runs[key])
         print(f"  all runs, decisions/s: {rates}")
         print(f"  per batch: {busy / args.batches:.2f} s -> 5,000 batches take about {busy / args.batches * 5000 / 3600:.1f} h")
+    scaling_table(settings, medians, ceiling)
     if profiler:
         pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
     return 0
+
+
+def learner_ceiling(trainer: Trainer, repeats: int) -> dict[str, float]:
+    """The update alone, on a copy of the trainer's network, over one freshly collected batch
+    (in the trainer process, no helpers): decisions/s and minibatch updates/s (median of ``repeats``)."""
+    model = deepcopy(trainer.model)
+    optimizer = type(trainer.optimizer)(model.parameters(), **trainer.optimizer.defaults)
+    rng = np.random.default_rng(0)
+    from agents.rollout import collect
+    from big2_env.game import Game
+
+    plans = trainer.curriculum.plan(trainer.args.games_per_batch)
+    games = [Game(trainer.rules, seed=s) for s in range(trainer.args.games_per_batch)]
+    rollout = collect(games, plans, trainer.curriculum.models(trainer.actor), rng, skip_forced=not trainer.args.train_forced,
+                      epsilon=trainer.epsilon)
+    times, steps = [], 0.0
+    for _ in range(repeats):
+        start = time.perf_counter()
+        if trainer.ppo is not None:
+            stats = ppo_update(model, optimizer, rollout, trainer.ppo, rng)
+        else:
+            assert trainer.value is not None
+            target = deepcopy(model) if trainer.target is not None else None
+            stats = value_update(model, optimizer, rollout, trainer.value, target, rng)
+        times.append(time.perf_counter() - start)
+        steps = float(stats.get("minibatches", 0.0))
+    seconds = sorted(times)[len(times) // 2]
+    return {"decisions_per_s": rollout.decisions / seconds, "trained_per_s": len(rollout) / seconds,
+            "updates_per_s": steps / seconds, "minibatches": steps, "decisions": rollout.decisions}
+
+
+def scaling_table(settings: list, medians: dict, ceiling: dict[str, float]) -> None:
+    """Measured decisions/s per setting beside the synchronous model's prediction, and 16 and 64 workers."""
+    one = medians.get(("process", 1))
+    print()
+    print(
+        f"learner ceiling (update alone, one process): {ceiling['decisions_per_s']:.0f} decisions/s of play "
+        f"({ceiling['trained_per_s']:.0f} trained/s; {ceiling['updates_per_s']:.1f} minibatch updates/s, "
+        f"{ceiling['minibatches']:.0f} per batch of {ceiling['decisions']:.0f} decisions)"
+    )
+    if one is None:
+        print("(run --workers 1 with the process backend for the one-process rollout rate and the predictions)")
+        return
+    r = one["decisions"] / one["rollout_s"]  # one process playing alone
+    learner = ceiling["decisions_per_s"]
+    print(f"one process's rollout rate r: {r:.0f} decisions/s")
+    print("predicted decisions/s for W workers: 1 / (1/(W r) + 1/L), L the learner ceiling")
+    print("| backend | workers | measured decisions/s | predicted |")
+    print("| --- | --- | --- | --- |")
+    for key in settings:
+        backend, w = key
+        predicted = 1.0 / (1.0 / (w * r) + 1.0 / learner)
+        print(f"| {backend} | {w} | {medians[key]['rate']:.0f} | {predicted:.0f} |")
+    for w in (16, 64):
+        predicted = 1.0 / (1.0 / (w * r) + 1.0 / learner)
+        print(f"| (predicted) | {w} | - | {predicted:.0f} ({predicted / (1.0 / (1.0 / r + 1.0 / learner)):.1f}x one worker) |")
+    print(f"bound: the learner, {learner:.0f} decisions/s, however many workers play")
 
 
 if __name__ == "__main__":

@@ -95,7 +95,7 @@ def test_helpers_play_their_share_of_self_play_games_with_their_own_seeded_rng()
     plans = SelfPlay(0).plan(5)
     helpers = TrainHelpers(model, 1)
     try:
-        merged = helpers.collect(Rules(), seeds, plans, model, np.random.default_rng(9), True, None)
+        merged = helpers.collect(Rules(), seeds, plans, {"current": model}, np.random.default_rng(9), True, None)
     finally:
         helpers.close()
     rng = np.random.default_rng(9)
@@ -108,7 +108,7 @@ def test_helpers_play_their_share_of_self_play_games_with_their_own_seeded_rng()
     assert merged.seat_plans == list(plans)
 
 
-def test_only_all_current_policy_plans_are_shared_with_helpers():
+def test_all_current_policy_plans_are_the_ones_legacy_runs_shared():
     assert parallel_plans(SelfPlay(0).plan(3))
     assert parallel_plans([[LEARNER, CURRENT_OPPONENT, CURRENT_OPPONENT, LEARNER]])
     smart = PolicySeat(make_policy("smart"))
@@ -143,7 +143,7 @@ def test_process_layout_never_oversubscribes_the_cores(monkeypatch):
     assert process_layout(2, 2) == (1, 1)
 
 
-def test_value_learners_share_self_play_games_only_and_ppo_shares_gradients_in_other_curricula(monkeypatch):
+def test_value_learners_share_their_games_and_ppo_also_its_gradients(monkeypatch):
     monkeypatch.setattr("agents.train.free_cores", lambda: 2)
     for algo in ("mcq", "dmc"):
         trainer = Trainer(TrainArgs(algo=algo, model=SMALL, games_per_batch=2, batches=2, workers=2, progress=False))
@@ -153,12 +153,13 @@ def test_value_learners_share_self_play_games_only_and_ppo_shares_gradients_in_o
             assert trainer._helpers is not None and stats["trained_decisions"] > 0
         finally:
             trainer.close()
-    trainer = Trainer(TrainArgs(algo="mcq", curriculum="fixed:greedy", model=SMALL, games_per_batch=2, workers=2, progress=False))
-    assert trainer.process_count == 1 and trainer.helpers() is None  # nothing to share: one process
     trainer = Trainer(TrainArgs(curriculum="fixed:greedy", model=SMALL, games_per_batch=2, batches=2, workers=2, progress=False))
+    steps = []
+    start = TrainHelpers.start
+    monkeypatch.setattr(TrainHelpers, "start", lambda self, *a: steps.append(1) or start(self, *a))
     try:
-        stats = trainer.train_batch()  # the heuristic games are played by the trainer; the update is shared
-        assert trainer._helpers is not None and stats["trained_decisions"] > 0
+        stats = trainer.train_batch()  # the helper plays one of the heuristic games and shares the update
+        assert trainer._helpers is not None and stats["trained_decisions"] > 0 and steps
     finally:
         trainer.close()
     assert trainer._helpers is None

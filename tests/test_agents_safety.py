@@ -162,7 +162,7 @@ def test_helpers_work_with_several_torch_threads_each():
             import numpy as np
 
             plans = [[ModelSeat(CURRENT)] * 4 for _ in range(4)]
-            rollout = helpers.collect(Rules(), [1, 2, 3, 4], plans, model, np.random.default_rng(0), True, None)
+            rollout = helpers.collect(Rules(), [1, 2, 3, 4], plans, {"current": model}, np.random.default_rng(0), True, None)
             assert len(rollout.turns) == 4 and rollout.decisions > 0
         finally:
             helpers.close()

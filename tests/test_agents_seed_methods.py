@@ -162,7 +162,7 @@ def test_dmc_run_trains_evaluates_greedily_and_refuses_another_model_config(tmp_
         train(tiny(tmp_path / "init", algo="dmc", model=dict(model, scorer_blocks=1), init=str(tmp_path / "dmc")))
 
 
-def test_dmc_self_play_games_are_shared_with_the_helper_process(tmp_path):
+def test_dmc_games_are_shared_with_the_helper_process_in_every_curriculum(tmp_path):
     trainer = Trainer(tiny(tmp_path, algo="dmc", workers=2, threads=1))
     try:
         if trainer.processes < 2:
@@ -172,8 +172,12 @@ def test_dmc_self_play_games_are_shared_with_the_helper_process(tmp_path):
         assert stats["batch_decisions"] > 0
     finally:
         trainer.close()
-    other = Trainer(tiny(tmp_path, algo="dmc", curriculum="fixed:smart", workers=2))
-    assert other.process_count == 1 and other.helpers() is None  # only self-play games are split
+    other = Trainer(tiny(tmp_path, algo="dmc", curriculum="fixed:smart", workers=2, threads=1))
+    try:
+        assert other.process_count == 2 and other.helpers() is not None  # heuristic seats too
+        assert other.train_batch()["worker_decisions_per_s"] > 0
+    finally:
+        other.close()
 
 
 # ----------------------------------------------------------------------------- OSFP
