@@ -829,6 +829,8 @@ def _loop(
                 shown = {"acc": f"{stats.get('accuracy', float('nan')):.3f}"}
             else:
                 shown = {"eps": f"{trainer.epsilon:.3f}"}
+            if "wait_share" in stats:  # the share of the batch spent waiting on workers
+                shown["wait"] = f"{stats['wait_share']:.0%}"
             bar.update(args.games_per_batch, {"dec/s": f"{stats['decisions_per_s']:.0f}"} | shown)
             final = trainer.batch == stop
             if (args.eval_every and trainer.batch % args.eval_every == 0) or (trainer.batch == args.batches):

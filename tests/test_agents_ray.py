@@ -3,6 +3,9 @@ the process backend's games, resumes exactly, and survives (or reports) a killed
 
 from __future__ import annotations
 
+import signal
+from contextlib import contextmanager
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -29,6 +32,21 @@ def local_ray():
     ray.init(num_cpus=3, include_dashboard=False, logging_level="warning")
     yield
     ray.shutdown()
+
+
+@contextmanager
+def _deadline(seconds: int):
+    """Fail (instead of hanging the suite) if the block takes longer than ``seconds``."""
+    def expire(signum, frame):
+        raise TimeoutError(f"no answer within {seconds} s: the trainer hung")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def tiny(out, **kwargs) -> TrainArgs:
@@ -105,7 +123,8 @@ def test_a_killed_actor_is_restarted_and_its_part_replayed_with_the_same_result(
             ray.kill(self.actors[i], no_restart=False)
 
         monkeypatch.setattr(RayWorkers, "_submit", submit_then_kill)
-        again = _collect(workers, model, curriculum, 7)
+        with _deadline(180):
+            again = _collect(workers, model, curriculum, 7)
         monkeypatch.undo()
         assert ray.get(workers.actors[0].ready.remote()) != pid  # a new process played the part again
         for name in FIELDS:
@@ -126,7 +145,7 @@ def test_an_actor_that_cannot_come_back_is_reported_not_waited_for(monkeypatch):
 
     monkeypatch.setattr(RayWorkers, "_submit", submit_then_kill)
     try:
-        with pytest.raises(RuntimeError, match="Ray rollout actor 0"):
+        with _deadline(180), pytest.raises(RuntimeError, match="Ray rollout actor 0"):
             _collect(workers, model, CheckpointPlay(2), 3)
     finally:
         workers.close()
