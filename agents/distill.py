@@ -117,7 +117,11 @@ class TeacherPool:
 
             self._ray = import_ray()
             self._started_ray = start_ray(address, processes)
-            self._task = self._ray.remote(num_cpus=1, max_retries=2)(teacher_rollout)
+            try:
+                self._task = self._ray.remote(num_cpus=1, max_retries=2)(teacher_rollout)
+            except BaseException:
+                self.close()
+                raise
         elif processes > 1:
             self._pool = ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context(START_METHOD))
 

@@ -67,7 +67,7 @@ from .curriculum import CURRENT
 from .network import Big2Net
 from .rollout import ModelSeat, PolicySeat, Rollout, SeatPlan, collect, concat_rollouts
 
-__all__ = ["CollectRequest", "RolloutPool", "RolloutWorker", "TrainHelpers", "split_minibatch"]
+__all__ = ["CollectRequest", "MissingSnapshots", "RolloutPool", "RolloutWorker", "TrainHelpers", "split_minibatch"]
 
 
 def split_minibatch(index: np.ndarray, parts: int) -> list[np.ndarray]:
@@ -93,6 +93,10 @@ def snapshot_keys(plans: Sequence[SeatPlan]) -> set[Hashable]:
 def numpy_weights(model: Big2Net) -> dict[str, np.ndarray]:
     """``model``'s state as numpy arrays (plain pickles: nothing rides on torch's shared-memory reductions)."""
     return {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()}
+
+
+class MissingSnapshots(RuntimeError):
+    """A worker was asked to play snapshots it does not hold (e.g. a Ray actor restarted while idle)."""
 
 
 @dataclass
@@ -145,7 +149,7 @@ class RolloutWorker:
             policy.seed(int(np.random.SeedSequence([request.action_seed, i]).generate_state(1, np.uint64)[0] % 2**63))
         missing = snapshot_keys(request.plans) - set(self.snapshots)
         if missing:
-            raise RuntimeError(f"a rollout worker was asked to play snapshots it does not hold: {sorted(map(str, missing))}")
+            raise MissingSnapshots(f"a rollout worker was asked to play snapshots it does not hold: {sorted(map(str, missing))}")
         start = time.perf_counter()
         games = [Game(request.rules, seed=int(seed)) for seed in request.seeds]
         models = {CURRENT: self.model, **self.snapshots}

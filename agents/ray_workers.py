@@ -18,10 +18,14 @@ each) play the others:
   computes it alone, so floats round differently.)
 * **Failures.** An actor that dies (its process killed, its node lost) is
   restarted by Ray (``max_restarts``) and its part is played again from the same
-  request, with the same result; a second failure of the same part, or an error
-  inside the worker's code, raises a ``RuntimeError`` naming it. Actors that
-  cannot be placed (a cluster with too few CPUs) raise a ``RuntimeError`` after
-  ``start_timeout_s`` instead of waiting forever.
+  request, with every snapshot it should hold, and the same result; an actor that
+  died while idle (during the update) and comes back without its snapshots says so
+  and gets them the same way. A second failure of the same part, an error inside
+  the worker's code or any other Ray error raises a ``RuntimeError`` naming it.
+  Actors that cannot be placed (a cluster with too few free CPUs) raise a
+  ``RuntimeError`` at once when Ray knows it has too few, else after
+  ``start_timeout_s``, instead of waiting forever. (An actor that is alive but
+  never answers is not detected: Ray gives no way to tell it from a slow one.)
 * **Ray itself.** Without ``--ray-address`` the trainer starts a local Ray with
   at least as many CPUs as actors (so it never waits for a CPU that does not
   exist) and shuts it down when training ends; with an address it connects to
@@ -44,7 +48,7 @@ import torch
 
 from .curriculum import CURRENT
 from .network import Big2Net, NetworkConfig
-from .parallel import CollectRequest, RolloutPool, RolloutWorker, numpy_weights
+from .parallel import CollectRequest, MissingSnapshots, RolloutPool, RolloutWorker, numpy_weights
 from .rollout import Rollout
 
 __all__ = ["RayWorkers", "import_ray", "start_ray"]
@@ -121,14 +125,21 @@ class RayWorkers(RolloutPool):
         super().__init__(n)
         self.ray = ray
         self.model = model
-        self.started_ray = start_ray(address, n)
-        remote = ray.remote(num_cpus=1, max_restarts=int(max_restarts), max_task_retries=0)(_ActorWorker)
-        self.actors = [remote.remote(model.config.to_dict(), int(threads)) for _ in range(n)]
+        self.actors: list = []
         self.pending: dict[int, Any] = {}
         self.requests: dict[int, CollectRequest] = {}
         self.weights_ref: Any = None
         self.models: Mapping[Hashable, Big2Net] = {}
+        self.started_ray = start_ray(address, n)
         try:
+            total = ray.cluster_resources().get("CPU", 0)
+            if address is None and total < n:  # a Ray started before with fewer CPUs: say so now, not in two minutes
+                raise RuntimeError(
+                    f"{n} Ray rollout actors need {n} CPUs, but the running Ray has {total:g}; "
+                    "start Ray with more (ray.init(num_cpus=...)) or use fewer --workers"
+                )
+            remote = ray.remote(num_cpus=1, max_restarts=int(max_restarts), max_task_retries=0)(_ActorWorker)
+            self.actors = [remote.remote(model.config.to_dict(), int(threads)) for _ in range(n)]
             ready, waiting = ray.wait([a.ready.remote() for a in self.actors], num_returns=n, timeout=start_timeout_s)
             if waiting:
                 raise RuntimeError(
@@ -176,7 +187,12 @@ class RayWorkers(RolloutPool):
                 self._wait_alive(i)
                 self._resubmit(i)
             except ray.exceptions.RayTaskError as err:
+                if attempt == 1 and isinstance(getattr(err, "cause", None), MissingSnapshots):
+                    self._resubmit(i)  # restarted while idle: it lost its snapshots
+                    continue
                 raise RuntimeError(f"a Ray rollout actor failed:\n{err}") from None
+            except ray.exceptions.RayError as err:
+                raise RuntimeError(f"Ray failed while actor {i} played its part ({type(err).__name__}: {err})") from None
         raise AssertionError("unreachable")
 
     def _wait_alive(self, i: int, timeout_s: float = START_TIMEOUT_S) -> None:

@@ -308,7 +308,7 @@ class Trainer:
             rollout_s=collected - start,
             update_s=done - collected,
             decisions_per_s=rollout.decisions / max(done - start, 1e-9),
-            learner_decisions_per_s=len(rollout) / max(done - collected, 1e-9),
+            learner_decisions_per_s=rollout.decisions / max(done - collected, 1e-9),  # moves of play learned per second
         )
         if timing:
             stats.update(
@@ -672,7 +672,9 @@ def train(args: TrainArgs, resume: bool = False, explicit: Collection[str] | Non
     remove_stale_temporaries(out)
     if state is not None and state["batch"] >= args.batches:
         return _already_finished(args, out, state, wall_start)
-    _, threads = process_layout(args.workers, args.threads)
+    # the learner's threads: the free cores shared with the local workers (none on this machine with a Ray cluster)
+    remote = args.backend == "ray" and args.ray_address is not None
+    _, threads = process_layout(1 if remote else args.workers, args.threads)
     previous_threads = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
@@ -728,8 +730,8 @@ def _run(args: TrainArgs, out: Path, state: Mapping[str, Any] | None, threads: i
             raise CheckpointError(
                 f"this run trained with {saved} process(es) per batch and would resume with {trainer.process_count} "
                 f"(--workers {args.workers} on {free_cores()} free core(s)): the processes share each batch's games and "
-                f"gradients, so the run would not continue exactly. Resume with --workers {saved} on a machine with at "
-                f"least {saved} free cores"
+                f"gradients, so the run would not continue exactly. Resume with --workers {saved}"
+                + ("" if args.backend == "ray" else f" on a machine with at least {saved} free cores")
             )
     try:
         return _loop(trainer, args, out, state, threads, wall_start)

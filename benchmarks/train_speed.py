@@ -97,6 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     if not settings:
         parser.error("no setting to run: ray and legacy need a worker count above 1")
     layouts = {(b, w): (w, 1) if b == "ray" else process_layout(w, args.threads) for b, w in settings}
+    actors = sum(w - 1 for b, w in settings if b == "ray")
+    if actors:  # one local Ray for every ray setting, with a CPU for each of their actors
+        from agents.ray_workers import import_ray, start_ray
+
+        start_ray(None, actors)
     trainers = {}
     for b, w in settings:
         trainers[b, w] = Trainer(
@@ -147,9 +152,12 @@ def main(argv: list[str] | None = None) -> int:
             t["busy"] = t["rollout_s"] + t["update_s"]
             t["rate"] = t["decisions"] / t["busy"]
             runs[key].append(t)
+    torch.set_num_threads(process_layout(1, args.threads)[1])  # the learner alone, as one process runs it
     ceiling = learner_ceiling(trainers[settings[0]], args.repeats)
     for trainer in trainers.values():
         trainer.close()
+    if actors:
+        import_ray().shutdown()
 
     print(
         f"{args.algo} {args.curriculum}: {args.repeats} run(s) of {args.batches} batches x {args.games_per_batch} games per "
@@ -188,7 +196,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def learner_ceiling(trainer: Trainer, repeats: int) -> dict[str, float]:
     """The update alone, on a copy of the trainer's network, over one freshly collected batch
-    (in the trainer process, no helpers): decisions/s and minibatch updates/s (median of ``repeats``)."""
+    (in this process with the torch threads one process gets, no helpers): decisions of play
+    learned per second and minibatch updates/s (median of ``repeats``)."""
     model = deepcopy(trainer.model)
     optimizer = type(trainer.optimizer)(model.parameters(), **trainer.optimizer.defaults)
     rng = np.random.default_rng(0)
@@ -200,7 +209,7 @@ def learner_ceiling(trainer: Trainer, repeats: int) -> dict[str, float]:
     rollout = collect(games, plans, trainer.curriculum.models(trainer.actor), rng, skip_forced=not trainer.args.train_forced,
                       epsilon=trainer.epsilon)
     times, steps = [], 0.0
-    for _ in range(repeats):
+    for _ in range(repeats + 1):  # the first is a warm-up (allocator, optimiser state), not counted
         start = time.perf_counter()
         if trainer.ppo is not None:
             stats = ppo_update(model, optimizer, rollout, trainer.ppo, rng)
@@ -210,6 +219,7 @@ def learner_ceiling(trainer: Trainer, repeats: int) -> dict[str, float]:
             stats = value_update(model, optimizer, rollout, trainer.value, target, rng)
         times.append(time.perf_counter() - start)
         steps = float(stats.get("minibatches", 0.0))
+    times = times[1:]
     seconds = sorted(times)[len(times) // 2]
     return {"decisions_per_s": rollout.decisions / seconds, "trained_per_s": len(rollout) / seconds,
             "updates_per_s": steps / seconds, "minibatches": steps, "decisions": rollout.decisions}
@@ -241,6 +251,7 @@ def scaling_table(settings: list, medians: dict, ceiling: dict[str, float]) -> N
         predicted = 1.0 / (1.0 / (w * r) + 1.0 / learner)
         print(f"| (predicted) | {w} | - | {predicted:.0f} ({predicted / (1.0 / (1.0 / r + 1.0 / learner)):.1f}x one worker) |")
     print(f"bound: the learner, {learner:.0f} decisions/s, however many workers play")
+    print("(the model's learner works alone, as with Ray or a GPU; the process backend also splits PPO's gradient)")
 
 
 if __name__ == "__main__":

@@ -77,8 +77,9 @@ def test_two_ray_workers_train_and_match_themselves_on_a_rerun(tmp_path):
     assert ray.is_initialized()  # a Ray the trainer did not start is left running
 
 
-def test_ray_workers_play_the_process_backends_games(tmp_path):
+def test_ray_workers_play_the_process_backends_games(tmp_path, monkeypatch):
     """A value learner's update runs in the trainer alone with either backend, so the runs are equal."""
+    monkeypatch.setattr("agents.train.free_cores", lambda: 2)
     by_ray = train(tiny(tmp_path / "ray", algo="mcq", curriculum="fixed:random"))
     by_processes = train(tiny(tmp_path / "proc", algo="mcq", curriculum="fixed:random", backend="process"))
     assert by_ray.decisions == by_processes.decisions
@@ -134,6 +135,29 @@ def test_a_killed_actor_is_restarted_and_its_part_replayed_with_the_same_result(
         workers.close()
 
 
+def test_an_actor_killed_while_idle_comes_back_and_gets_its_snapshots_again():
+    model = _model()
+    curriculum = CheckpointPlay(1, snapshot_every=1, current_prob=0.0)
+    curriculum.after_batch(1, model)
+    workers = RayWorkers(model, 1)
+    try:
+        reference = _collect(workers, model, curriculum, 5)
+        pid = ray.get(workers.actors[0].ready.remote())
+        ray.kill(workers.actors[0], no_restart=False)  # between batches, e.g. during the learner's update
+        with _deadline(180):
+            again = _collect(workers, model, curriculum, 5)
+        assert ray.get(workers.actors[0].ready.remote()) != pid
+        for name in FIELDS:
+            assert np.allclose(getattr(again, name), getattr(reference, name), atol=1e-6), name
+    finally:
+        workers.close()
+
+
+def test_more_actors_than_the_running_rays_cpus_is_an_error_at_once():
+    with _deadline(60), pytest.raises(RuntimeError, match="5 Ray rollout actors need 5 CPUs, but the running Ray has 3"):
+        RayWorkers(_model(), 5)
+
+
 def test_an_actor_that_cannot_come_back_is_reported_not_waited_for(monkeypatch):
     model = _model()
     workers = RayWorkers(model, 1, max_restarts=0)
@@ -156,14 +180,9 @@ def test_an_error_inside_an_actor_is_raised_with_its_traceback():
     workers = RayWorkers(model, 1)
     plans = FixedOpponent(0, "smart", Rules()).plan(4)
     try:
-        with pytest.raises(RuntimeError, match="(?s)Ray rollout actor failed.*does not hold"):
-            snapshot = CheckpointPlay(0, snapshot_every=1, current_prob=0.0)
-            snapshot.after_batch(1, model)
-            # the pool thinks actor 0 already holds the snapshot: it is never sent
-            workers.held[0] = {("snapshot", 1)}
-            workers.collect(Rules(), np.arange(4), snapshot.plan(4), snapshot.models(model), np.random.default_rng(0),
-                            True, None)
-        workers.held[0] = set()
+        with _deadline(120), pytest.raises(RuntimeError, match="(?s)Ray rollout actor failed.*seed must be"):
+            # the trainer's part (seeds 1, 2) is fine; the actor's deals from invalid seeds
+            workers.collect(Rules(), [1, 2, -1, -2], plans, {"current": model}, np.random.default_rng(0), True, None)
         workers.collect(Rules(), np.arange(4), plans, {"current": model}, np.random.default_rng(0), True, None)
     finally:
         workers.close()
