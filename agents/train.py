@@ -217,6 +217,9 @@ class Trainer:
             self.processes, self.process_threads = process_layout(args.workers, args.threads)
             if multiprocessing.current_process().daemon:  # e.g. a multiprocessing.Pool worker: it may not start helpers
                 self.processes = 1
+        # while local workers wait for the next batch (they do unless they share PPO's gradient), the
+        # learner's update may use every core this process may use, up to --threads
+        self.update_threads = process_layout(1, args.threads)[1]
         # "all": workers play every curriculum's games; "self": only all-current-policy games, as runs
         # saved before that did (kept so that they resume exactly)
         self.rollout_split = "all"
@@ -278,18 +281,24 @@ class Trainer:
             models = self.curriculum.models(self.actor)
             rollout = collect(games, plans, models, self.action_rng, skip_forced=skip_forced, epsilon=self.epsilon)
         collected = time.perf_counter()
-        if self.ppo is not None:
-            config = replace(self.ppo, entropy_coef=self.entropy_at(self.batch))
-            # helper processes add CPU gradients (not Ray actors, nor with the learner on a GPU)
-            gradient_helpers = helpers if isinstance(helpers, TrainHelpers) and self.model is self.actor else None
-            stats = ppo_update(self.model, self.optimizer, rollout, config, self.shuffle_rng, gradient_helpers)
-            stats["entropy_coef"] = config.entropy_coef
-        elif self.distill is not None:
-            stats = distill_update(self.model, self.optimizer, rollout, self.distill, self.shuffle_rng)
-        else:
-            assert self.value is not None and self.epsilon is not None
-            stats = value_update(self.model, self.optimizer, rollout, self.value, self.target, self.shuffle_rng)
-            stats["epsilon"] = self.epsilon
+        # helper processes add CPU gradients to PPO's (not Ray actors, nor with the learner on a GPU)
+        gradient_helpers = helpers if isinstance(helpers, TrainHelpers) and self.ppo and self.model is self.actor else None
+        rollout_threads = torch.get_num_threads()
+        if gradient_helpers is None and self.process_count > 1 and self.args.ray_address is None:
+            torch.set_num_threads(self.update_threads)  # the local workers are idle: the learner takes their cores
+        try:
+            if self.ppo is not None:
+                config = replace(self.ppo, entropy_coef=self.entropy_at(self.batch))
+                stats = ppo_update(self.model, self.optimizer, rollout, config, self.shuffle_rng, gradient_helpers)
+                stats["entropy_coef"] = config.entropy_coef
+            elif self.distill is not None:
+                stats = distill_update(self.model, self.optimizer, rollout, self.distill, self.shuffle_rng)
+            else:
+                assert self.value is not None and self.epsilon is not None
+                stats = value_update(self.model, self.optimizer, rollout, self.value, self.target, self.shuffle_rng)
+                stats["epsilon"] = self.epsilon
+        finally:
+            torch.set_num_threads(rollout_threads)
         done = time.perf_counter()
         _check_finite(self.model, stats, self.batch + 1, self.lr)
         self.sync_actor()

@@ -206,3 +206,26 @@ def test_a_gpu_learner_trains_with_cpu_workers_and_its_checkpoint_loads_on_the_c
     assert result.finished and result.model.device.type == "cuda"
     model, _ = load_model(tmp_path / "model.pt")
     assert next(model.parameters()).device.type == "cpu"
+
+
+def test_the_learner_takes_the_idle_workers_cores_for_its_update_unless_they_share_it(monkeypatch):
+    monkeypatch.setattr("agents.train.free_cores", lambda: 2)
+    seen = []
+    import agents.train as train_module
+
+    for name in ("value_update", "ppo_update"):
+        original = getattr(train_module, name)
+        monkeypatch.setattr(train_module, name, lambda *a, _f=original, **k: seen.append(torch.get_num_threads()) or _f(*a, **k))
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)  # what a two-process layout gives each process on two cores
+    try:
+        for algo, expected in (("mcq", 2), ("ppo", 1)):  # PPO's helper shares the gradient: one thread each
+            trainer = Trainer(TrainArgs(algo=algo, model=SMALL, games_per_batch=2, batches=2, workers=2, threads=2,
+                                        progress=False))
+            try:
+                trainer.train_batch()
+            finally:
+                trainer.close()
+            assert seen.pop() == expected and torch.get_num_threads() == 1, algo
+    finally:
+        torch.set_num_threads(previous)
