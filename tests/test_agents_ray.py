@@ -3,8 +3,6 @@ the process backend's games, resumes exactly, and survives (or reports) a killed
 
 from __future__ import annotations
 
-import signal
-from contextlib import contextmanager
 
 import pytest
 
@@ -20,6 +18,7 @@ from agents.network import Big2Net, NetworkConfig  # noqa: E402
 from agents.ray_workers import RayWorkers  # noqa: E402
 from agents.train import train  # noqa: E402
 from big2_env.rules import Rules  # noqa: E402
+from deadline import deadline  # noqa: E402
 
 SMALL = {"card_dim": 16, "hand_heads": 2, "hand_ff": 32, "field_dim": 16, "count_dim": 16, "state_dim": 32, "state_ff": 64,
          "action_hidden": 32, "action_dim": 16, "value_hidden": 32}
@@ -32,21 +31,6 @@ def local_ray():
     ray.init(num_cpus=3, include_dashboard=False, logging_level="warning")
     yield
     ray.shutdown()
-
-
-@contextmanager
-def _deadline(seconds: int):
-    """Fail (instead of hanging the suite) if the block takes longer than ``seconds``."""
-    def expire(signum, frame):
-        raise TimeoutError(f"no answer within {seconds} s: the trainer hung")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def tiny(out, **kwargs) -> TrainArgs:
@@ -124,7 +108,7 @@ def test_a_killed_actor_is_restarted_and_its_part_replayed_with_the_same_result(
             ray.kill(self.actors[i], no_restart=False)
 
         monkeypatch.setattr(RayWorkers, "_submit", submit_then_kill)
-        with _deadline(180):
+        with deadline(180):
             again = _collect(workers, model, curriculum, 7)
         monkeypatch.undo()
         assert ray.get(workers.actors[0].ready.remote()) != pid  # a new process played the part again
@@ -144,7 +128,7 @@ def test_an_actor_killed_while_idle_comes_back_and_gets_its_snapshots_again():
         reference = _collect(workers, model, curriculum, 5)
         pid = ray.get(workers.actors[0].ready.remote())
         ray.kill(workers.actors[0], no_restart=False)  # between batches, e.g. during the learner's update
-        with _deadline(180):
+        with deadline(180):
             again = _collect(workers, model, curriculum, 5)
         assert ray.get(workers.actors[0].ready.remote()) != pid
         for name in FIELDS:
@@ -154,7 +138,7 @@ def test_an_actor_killed_while_idle_comes_back_and_gets_its_snapshots_again():
 
 
 def test_more_actors_than_the_running_rays_cpus_is_an_error_at_once():
-    with _deadline(60), pytest.raises(RuntimeError, match="5 Ray rollout actors need 5 CPUs, but the running Ray has 3"):
+    with deadline(60), pytest.raises(RuntimeError, match="5 Ray rollout actors need 5 CPUs, but the running Ray has 3"):
         RayWorkers(_model(), 5)
 
 
@@ -169,7 +153,7 @@ def test_an_actor_that_cannot_come_back_is_reported_not_waited_for(monkeypatch):
 
     monkeypatch.setattr(RayWorkers, "_submit", submit_then_kill)
     try:
-        with _deadline(180), pytest.raises(RuntimeError, match="Ray rollout actor 0"):
+        with deadline(180), pytest.raises(RuntimeError, match="Ray rollout actor 0"):
             _collect(workers, model, CheckpointPlay(2), 3)
     finally:
         workers.close()
@@ -180,7 +164,7 @@ def test_an_error_inside_an_actor_is_raised_with_its_traceback():
     workers = RayWorkers(model, 1)
     plans = FixedOpponent(0, "smart", Rules()).plan(4)
     try:
-        with _deadline(120), pytest.raises(RuntimeError, match="(?s)Ray rollout actor failed.*seed must be"):
+        with deadline(120), pytest.raises(RuntimeError, match="(?s)Ray rollout actor failed.*seed must be"):
             # the trainer's part (seeds 1, 2) is fine; the actor's deals from invalid seeds
             workers.collect(Rules(), [1, 2, -1, -2], plans, {"current": model}, np.random.default_rng(0), True, None)
         workers.collect(Rules(), np.arange(4), plans, {"current": model}, np.random.default_rng(0), True, None)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-from contextlib import contextmanager
 
 import pytest
 
@@ -20,6 +19,7 @@ from agents.parallel import CollectRequest, RolloutPool, RolloutWorker, TrainHel
 from agents.rollout import Rollout  # noqa: E402
 from agents.train import Trainer, train  # noqa: E402
 from big2_env.rules import Rules  # noqa: E402
+from deadline import deadline  # noqa: E402
 
 SMALL = {"card_dim": 16, "hand_heads": 2, "hand_ff": 32, "field_dim": 16, "count_dim": 16, "state_dim": 32, "state_ff": 64,
          "action_hidden": 32, "action_dim": 16, "value_hidden": 32}
@@ -56,21 +56,6 @@ def _same(a: Rollout, b: Rollout) -> None:
     assert a.decisions == b.decisions and a.model_decisions == b.model_decisions
     for name in FIELDS:
         assert np.allclose(getattr(a, name), getattr(b, name), atol=1e-5), name
-
-
-@contextmanager
-def _deadline(seconds: int):
-    """Fail (instead of hanging the suite) if the block takes longer than ``seconds``."""
-    def expire(signum, frame):
-        raise TimeoutError(f"no answer within {seconds} s: the trainer hung")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def test_helpers_play_snapshot_and_heuristic_seats_as_an_in_process_worker_does():
@@ -134,7 +119,7 @@ def test_a_helper_killed_mid_batch_raises_a_clear_error_never_a_hang(monkeypatch
     monkeypatch.setattr(TrainHelpers, "_submit", submit_then_kill)
     plans = FixedOpponent(0, "smart", Rules()).plan(4)
     try:
-        with _deadline(120), pytest.raises(RuntimeError, match="killed by signal 9"):
+        with deadline(120), pytest.raises(RuntimeError, match="killed by signal 9"):
             helpers.collect(Rules(), np.arange(4), plans, {"current": model}, np.random.default_rng(0), True, None)
     finally:
         helpers.close()
