@@ -31,9 +31,11 @@ VALUE_ALGOS = ("mcq", "sarsa", "qlearning", "dmc")
 """The value learners (:mod:`agents.value`; ``dmc`` is Deep Monte Carlo)."""
 
 ALGOS = ("ppo",) + VALUE_ALGOS + ("distill",)
-BACKENDS = ("process", "ray")  # where rollout workers run (TrainArgs.backend)
 """The trainers: PPO (:mod:`agents.ppo`), the value learners and Deep Monte Carlo
 (:mod:`agents.value`) and learning from search (:mod:`agents.distill`)."""
+
+BACKENDS = ("process", "ray")
+"""Where rollout workers run (``TrainArgs.backend``): :mod:`agents.parallel`, :mod:`agents.ray_workers`."""
 
 
 MAX_WIDTH = 4096

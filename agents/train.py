@@ -270,15 +270,14 @@ class Trainer:
         plans = self.curriculum.plan(args.games_per_batch)
         helpers = self.helpers()
         skip_forced = not args.train_forced
+        models = self.curriculum.models(self.actor)
         if self.distill is not None:
             rollout = self.teachers().collect(seeds.tolist())
         elif helpers is not None and (self.rollout_split == "all" or parallel_plans(plans)):
-            models = self.curriculum.models(self.actor)
             rollout = helpers.collect(self.rules, seeds, plans, models, self.action_rng, skip_forced, self.epsilon)
             timing = helpers.last
         else:
             games = [Game(self.rules, seed=int(s)) for s in seeds]
-            models = self.curriculum.models(self.actor)
             rollout = collect(games, plans, models, self.action_rng, skip_forced=skip_forced, epsilon=self.epsilon)
         collected = time.perf_counter()
         # helper processes add CPU gradients to PPO's (not Ray actors, nor with the learner on a GPU)
