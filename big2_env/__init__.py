@@ -69,7 +69,7 @@ __all__ = [
 def _register() -> None:
     try:
         from pettingzoo import register
-    except ImportError:  # PettingZoo < 1.26 has no registry
+    except ImportError:  # PettingZoo < 1.27 has no registry (no register, no make)
         return
     import warnings
 

@@ -73,14 +73,19 @@ def check_observation_key(observation_key: object) -> str:
     return observation_key
 
 
+def vector_space(observation: str = "paper") -> spaces.Box:
+    """The space of the observation vector alone: 277 numbers, or 315 with ``observation="extended"``."""
+    size = EXTENDED_SIZE if check_observation_kind(observation) == "extended" else OBS_SIZE
+    return spaces.Box(low=0.0, high=52.0, shape=(size,), dtype=np.float32)
+
+
 def observation_space(
     candidate_view: bool = True, observation: str = "paper", observation_key: str = "observation"
 ) -> spaces.Dict:
     """The per-agent observation space (see SPEC section 5); ``observation="extended"``: 315 numbers;
     ``observation_key="observations"``: the vector under that key instead of ``"observation"``."""
-    size = EXTENDED_SIZE if check_observation_kind(observation) == "extended" else OBS_SIZE
     parts: dict[str, spaces.Space] = {
-        check_observation_key(observation_key): spaces.Box(low=0.0, high=52.0, shape=(size,), dtype=np.float32),
+        check_observation_key(observation_key): vector_space(observation),
         "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
     }
     if candidate_view:
@@ -105,7 +110,11 @@ def env(**kwargs: Any) -> AECEnv:
     ``observation`` (``"paper"``, default: the 277 numbers; ``"extended"``: the 315 of
     :mod:`big2_env.extended`, with who passed on what), ``render_view`` (whose hand
     rendering shows: ``"current"``, ``"all"``, ``"none"`` or a seat), ``observation_key``
-    (``"observation"``, default, or ``"observations"``: the key the vector goes by, for RLlib).
+    (``"observation"``, default, or ``"observations"``: the key the vector goes by, for RLlib),
+    ``mask_in_observation`` (``True``, default: the ``Dict`` observation with ``"action_mask"``;
+    ``False``: the observation is the ``Box`` of numbers alone and each agent's ``info`` carries
+    ``"action_mask"``, PettingZoo's other place for it and the one AgileRL reads; needs
+    ``candidate_view=False``).
     """
     return classic_wrap(raw_env(**kwargs))
 
@@ -157,6 +166,15 @@ class raw_env(AECEnv, EzPickle):
     expects, ``{"observations", "action_mask"}`` with no ``Sequence`` spaces, so
     ``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv`` takes it unchanged
     (see ``examples/rllib_ppo.py``).
+
+    ``mask_in_observation=False`` (with ``candidate_view=False``): the observation is the ``Box``
+    of numbers alone (277, or 315 with ``observation="extended"``) and the mask moves to
+    ``infos``: after every ``reset`` and ``step`` each live agent's info is a new dict with
+    ``"action_mask"`` (the mover's legal actions, all zeros for the others and once the game is
+    over), beside ``scores``, ``winner`` and ``turns`` at the end. PettingZoo's
+    ``TerminateIllegalWrapper`` reads it there, and AgileRL's multi-agent ``get_action(obs,
+    infos=info)`` looks for it there (it rejects a mask inside the observation; AgileRL 2.58's
+    IPPO then fails on numpy masks, see the README's library notes).
     """
 
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "big2_v0", "is_parallelizable": False, "render_fps": 1}
@@ -169,22 +187,35 @@ class raw_env(AECEnv, EzPickle):
         render_view: str | int | None = "current",
         observation: str = "paper",
         observation_key: str = "observation",
+        mask_in_observation: bool = True,
     ):
-        EzPickle.__init__(self, render_mode, rules, candidate_view, render_view, observation, observation_key)
+        EzPickle.__init__(
+            self, render_mode, rules, candidate_view, render_view, observation, observation_key, mask_in_observation
+        )
         super().__init__()
         if render_mode is not None and render_mode not in ("human", "ansi", "rgb_array"):
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}; got {render_mode!r}")
         if not isinstance(candidate_view, bool):
             raise ValueError(f"candidate_view must be True or False; got {candidate_view!r}")
+        if not isinstance(mask_in_observation, bool):
+            raise ValueError(f"mask_in_observation must be True or False; got {mask_in_observation!r}")
+        if not mask_in_observation:
+            if candidate_view:
+                raise ValueError("mask_in_observation=False makes the observation a Box: use it with candidate_view=False")
+            if observation_key != "observation":
+                raise ValueError("observation_key names an entry of the Dict observation: use it with mask_in_observation=True")
         self.render_mode = render_mode
         self.rules = Rules.coerce(rules)
         self.candidate_view = candidate_view
         self.observation_kind = check_observation_kind(observation)
         self.observation_key = check_observation_key(observation_key)
+        self.mask_in_observation = mask_in_observation
         self.render_view = check_viewer(render_view)
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
-        self._obs_space = observation_space(candidate_view, observation, observation_key)
+        self._obs_space: spaces.Space = (
+            observation_space(candidate_view, observation, observation_key) if mask_in_observation else vector_space(observation)
+        )
         self._act_space = _ActionSpace(NUM_ACTIONS)
         self.observation_spaces = {a: self._obs_space for a in AGENTS}
         self.action_spaces = {a: self._act_space for a in AGENTS}
@@ -195,7 +226,7 @@ class raw_env(AECEnv, EzPickle):
         self._empty_features = np.zeros((0, FEATURE_SIZE), dtype=np.float32)
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
-    def observation_space(self, agent: str) -> spaces.Dict:
+    def observation_space(self, agent: str) -> spaces.Space:
         return self._obs_space
 
     def action_space(self, agent: str) -> spaces.Discrete:
@@ -214,6 +245,8 @@ class raw_env(AECEnv, EzPickle):
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = AGENTS[self.game.current_player]
+        if not self.mask_in_observation:
+            self.infos = self.mask_infos(self.agents)
 
     def current_decision(self) -> Decision:
         """The :class:`Decision` (observation, legal actions, plays, features) of the agent on move."""
@@ -223,7 +256,21 @@ class raw_env(AECEnv, EzPickle):
             self._decision = Decision(self.game)
         return self._decision
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def mask_infos(self, agents: list[str], final: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+        """New info dicts for ``agents`` with their ``"action_mask"`` (``mask_in_observation=False``):
+        the legal actions of the agent on move, zeros for the others and once the game is over;
+        ``final``'s entries too (the end-of-game ``scores``, ``winner``, ``turns``)."""
+        game = self.game
+        assert game is not None
+        mover = None if game.is_over else AGENTS[game.current_player]
+        infos = {}
+        for a in agents:
+            info = dict(final) if final else {}
+            info["action_mask"] = self.current_decision().action_mask() if a == mover else self._zero_mask.copy()
+            infos[a] = info
+        return infos
+
+    def observe(self, agent: str) -> Any:
         if self.game is None:
             raise RuntimeError("call reset() before observe()")
         try:
@@ -234,12 +281,16 @@ class raw_env(AECEnv, EzPickle):
         if not game.is_over and seat == game.current_player:
             d = self.current_decision()
             vector = d.extended_observation if self.observation_kind == "extended" else d.observation
+            if not self.mask_in_observation:
+                return vector
             obs = {self.observation_key: vector, "action_mask": d.action_mask()}
             if self.candidate_view:
                 obs["candidate_actions"] = d.actions
                 obs["candidate_features"] = d.features
             return obs
         vector = extended_observation(game, seat) if self.observation_kind == "extended" else observation(game, seat)
+        if not self.mask_in_observation:
+            return vector
         obs = {self.observation_key: vector, "action_mask": self._zero_mask.copy()}
         if self.candidate_view:
             obs["candidate_actions"] = self._empty_actions.copy()
@@ -274,11 +325,16 @@ class raw_env(AECEnv, EzPickle):
             self.rewards = {a: float(scores[i]) for i, a in enumerate(AGENTS)}
             self.terminations = {a: True for a in self.agents}
             final = {"scores": dict(zip(AGENTS, scores)), "winner": winner, "turns": game.turn}
-            self.infos = {a: dict(final) for a in self.agents}
+            if self.mask_in_observation:
+                self.infos = {a: dict(final) for a in self.agents}
+            else:
+                self.infos = self.mask_infos(self.agents, final)
             self.agent_selection = AGENTS[(winner + 1) % NUM_PLAYERS]
             self._accumulate_rewards()
         else:  # rewards stay zero until the end, so there is nothing to accumulate
             self.agent_selection = AGENTS[game.current_player]
+            if not self.mask_in_observation:
+                self.infos = self.mask_infos(self.agents)
         if self.render_mode == "human":
             self.render()
 

@@ -34,7 +34,8 @@ Design:
 * **Rewards.** The learner's final score (section 2 of the spec) on the last step, 0
   before. ``terminated`` at game end; never ``truncated`` (a game always ends, within
   a few hundred decisions).
-* **Info.** Always ``learner_seat``. On the last step also ``scores`` (per seat 0..3),
+* **Info.** Always ``learner_seat``; with ``mask_in_observation=False`` also
+  ``action_mask`` (what AgileRL's ``PPO`` rollouts read). On the last step also ``scores`` (per seat 0..3),
   ``winner`` (seat), ``turns`` (all players' decisions), ``illegal_action`` (bool) and
   ``is_success`` (the learner won; Stable-Baselines3 logs it as the success rate).
 * **Illegal actions.** An action in ``0..1694`` that is not legal now:
@@ -147,8 +148,10 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
             :mod:`big2_env.extended`, with who passed on what).
         mask_in_observation: ``True`` (default): a ``Dict`` observation with ``"observation"``
             and ``"action_mask"``. ``False``: the observation is the ``Box`` of numbers alone
-            and the mask comes only through :meth:`action_masks`, so sb3-contrib's
-            ``MaskablePPO("MlpPolicy", env)`` works as its docs write it (not with
+            and the mask comes through :meth:`action_masks` and as ``info["action_mask"]``
+            (``int8``, all zeros once the episode is over) after every ``reset`` and ``step``,
+            so sb3-contrib's ``MaskablePPO("MlpPolicy", env)`` works as its docs write it and
+            AgileRL's ``PPO`` finds the mask where its rollouts look (not with
             ``candidate_view=True``).
         keys: the names of the ``Dict`` observation's two main entries: ``"pettingzoo"``
             (default: ``"observation"``, ``"action_mask"``), ``"rllib"`` (``"observations"``,
@@ -243,7 +246,7 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         assert not self.game.is_over
         if self.render_mode == "human":
             self.render()
-        return self._observe(), {"learner_seat": self.learner_seat}
+        return self._observe(), self._with_mask({"learner_seat": self.learner_seat})
 
     def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         if self.game is None:
@@ -265,7 +268,7 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
                 "illegal_action": True,
                 "is_success": False,
             }
-            return self._observe(), self.illegal_penalty, True, False, illegal_info
+            return self._observe(), self.illegal_penalty, True, False, self._with_mask(illegal_info)
         self.game._apply(entry)
         self._decision = None
         self._play_opponents()
@@ -286,7 +289,13 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
             )
         if self.render_mode == "human":
             self.render()
-        return self._observe(), reward, terminated, False, info
+        return self._observe(), reward, terminated, False, self._with_mask(info)
+
+    def _with_mask(self, info: dict[str, Any]) -> dict[str, Any]:
+        """``info`` with ``"action_mask"`` added when the observation is the ``Box`` alone."""
+        if not self.mask_in_observation:
+            info["action_mask"] = self.action_masks().astype(np.int8)
+        return info
 
     def action_masks(self) -> np.ndarray:
         """Bool mask (1695,) of the learner's legal actions (all False once the episode is over).

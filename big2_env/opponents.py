@@ -80,7 +80,7 @@ class OpponentsEnv(AECEnv, EzPickle):
             ``"pretrained"``, a model path; one instance per seat) or an object with
             ``act(obs)``. One to three seats.
         **kwargs: the plain env's keywords (``rules``, ``candidate_view``, ``observation``,
-            ``render_mode``, ``render_view``).
+            ``render_mode``, ``render_view``, ``observation_key``, ``mask_in_observation``).
 
     ``reset(seed=s)`` also seeds the opponent policies from ``s``, so a seed fixes the whole
     game; ``reset()`` without a seed continues their streams.
@@ -152,12 +152,17 @@ class OpponentsEnv(AECEnv, EzPickle):
         self.base._decision = None
         if game.winner is None:
             self.agent_selection = self.base.agent_selection = AGENTS[game.current_player]
+            if not self.base.mask_in_observation:  # each learner's mask goes in its info
+                self.infos = self.base.mask_infos(self.agents)
             return
         scores = game.scores()
         final = {"scores": dict(zip(AGENTS, scores)), "winner": game.winner, "turns": game.turn}
         self.rewards = {a: float(scores[AGENTS.index(a)]) for a in self.agents}
         self.terminations = {a: True for a in self.agents}
-        self.infos = {a: dict(final) for a in self.agents}
+        if self.base.mask_in_observation:
+            self.infos = {a: dict(final) for a in self.agents}
+        else:
+            self.infos = self.base.mask_infos(self.agents, final)
         after = [(AGENTS.index(a) - game.winner - 1) % NUM_PLAYERS for a in self.agents]
         self.agent_selection = self.agents[after.index(min(after))]  # the first learner after the winner
         self._accumulate_rewards()

@@ -11,10 +11,16 @@ from pettingzoo.test import parallel_api_test
 import big2_env
 
 
+@pytest.mark.skipif(not hasattr(pettingzoo, "make"), reason="pettingzoo.make (the env registry) exists from PettingZoo 1.27 on")
 @pytest.mark.parametrize("candidate_view", [False, True])
 def test_pettingzoo_make_parallel_passes_the_parallel_api_test(candidate_view):
     env = pettingzoo.make("parallel", "big2-v0", candidate_view=candidate_view)
     parallel_api_test(env, num_cycles=300)
+
+
+@pytest.mark.parametrize("keywords", [{}, {"candidate_view": False}, {"candidate_view": False, "mask_in_observation": False}])
+def test_parallel_env_passes_the_parallel_api_test(keywords):
+    parallel_api_test(big2_env.parallel_env(**keywords), num_cycles=300)
 
 
 def first_legal(obs) -> int:
