@@ -20,6 +20,8 @@ import time
 import numpy as np
 
 from big2_env import Game, Rules
+from big2_env.encoding import Decision
+from big2_env.evaluation import PolicyObservation
 from big2_env.policies import SmartPolicy, observation_dict
 from big2_env.search import DEFAULT_BUDGET, SearchPolicy, SmartRollout, deal_unseen, play_out, public_state, state_game
 
@@ -79,7 +81,7 @@ def seconds_per_decision(positions: list[Game], budget: int, seed: int) -> tuple
     for game in positions:
         if len(game.legal_entries()) < 2:
             continue
-        obs = observation_dict(game)
+        obs = PolicyObservation(Decision(game), extended=True)  # what evaluate gives it: passes and history included
         start = time.perf_counter()
         policy.act(obs)
         times.append(time.perf_counter() - start)

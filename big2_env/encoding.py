@@ -392,6 +392,13 @@ class Decision:
             self._extended = np.concatenate((self.observation, extra))
         return self._extended
 
+    def public_history(self) -> np.ndarray:
+        """Every move before this decision, in seats relative to the player on move
+        (:func:`big2_env.extended.history_array`)."""
+        from .extended import history_array  # here: that module builds on this one
+
+        return history_array(self._history[: self._turn], self.player)
+
     def action_mask(self) -> np.ndarray:
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         mask[self.actions] = 1

@@ -83,12 +83,15 @@ class PolicyObservation(Mapping):
     features). Everything is derived from the decision, never from the live game,
     so the mapping stays valid after the game moves on. With ``extended=True``,
     ``"observation"`` is the 315-number extended observation (:mod:`big2_env.extended`),
-    as in the envs with ``observation="extended"``; a policy whose ``observation_kind`` is
-    ``"extended"`` (the search agent) gets that view (:func:`policy_view`).
+    as in the envs with ``observation="extended"``, and a fifth key, ``"history"``: the public
+    move history (:func:`big2_env.extended.history_array`: every move so far, in seats relative
+    to the player on move). A policy whose ``observation_kind`` is ``"extended"`` (the search
+    agent) gets that view (:func:`policy_view`).
     """
 
     __slots__ = ("_mask", "decision", "extended")
     KEYS = ("observation", "action_mask", "candidate_actions", "candidate_features")
+    EXTENDED_KEYS = KEYS + ("history",)
 
     def __init__(self, decision: Decision, extended: bool = False) -> None:
         self.decision = decision
@@ -106,16 +109,21 @@ class PolicyObservation(Mapping):
             return self._mask
         if key == "candidate_features":
             return self.decision.features
+        if key == "history" and self.extended:
+            return self.decision.public_history()
         raise KeyError(key)
 
+    def _keys(self) -> tuple[str, ...]:
+        return self.EXTENDED_KEYS if self.extended else self.KEYS
+
     def __contains__(self, key: object) -> bool:
-        return key in self.KEYS
+        return key in self._keys()
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.KEYS)
+        return iter(self._keys())
 
     def __len__(self) -> int:
-        return len(self.KEYS)
+        return len(self._keys())
 
     def __repr__(self) -> str:
         return f"PolicyObservation(player={self.decision.player}, legal_actions={self.decision.actions.tolist()})"

@@ -47,7 +47,7 @@ from typing import Sequence
 import numpy as np
 
 from .combos import classify
-from .encoding import OBS_SIZE, observation
+from .encoding import OBS_SIZE, PAD_CARD, observation
 from .rules import Rules
 
 __all__ = [
@@ -61,6 +61,8 @@ __all__ = [
     "decode_declined",
     "extended_features",
     "extended_observation",
+    "history_array",
+    "history_moves",
 ]
 
 EXTENDED_SIZE = OBS_SIZE + 38
@@ -121,6 +123,45 @@ def extended_observation(game, player: int) -> np.ndarray:
     """The 315-number extended observation of ``player`` in ``game`` (a :class:`big2_env.game.Game`)."""
     extra = extended_features(game.history, player, len(game._hand_cards[player]), game.rules)
     return np.concatenate((observation(game, player), extra))
+
+
+def history_array(history: Sequence[tuple[int, tuple[int, ...]]], player: int) -> np.ndarray:
+    """The public move history as ``player`` sees it: an ``(n, 6)`` int16 array, one row per
+    move so far, oldest first: the mover's seat relative to ``player`` (0 = ``player``, then
+    1, 2, 3 clockwise), then the cards played in ascending order, padded with ``PAD_CARD``
+    (52); a pass is all padding. Every player sees every move, so nothing here is private.
+    The candidate-view observations of the package's game loops carry it as ``"history"`` in
+    the extended view (:class:`big2_env.evaluation.PolicyObservation`).
+
+    Example:
+        >>> history_array([(1, (0,)), (2, ()), (3, (5, 6))], player=2).tolist()
+        [[3, 0, 52, 52, 52, 52], [0, 52, 52, 52, 52, 52], [1, 5, 6, 52, 52, 52]]
+    """
+    out = np.full((len(history), 6), PAD_CARD, dtype=np.int16)
+    for row, (seat, play) in zip(out, history):
+        row[0] = (seat - player) % 4
+        row[1 : 1 + len(play)] = play
+    return out
+
+
+def history_moves(array: np.ndarray) -> list[tuple[int, tuple[int, ...]]]:
+    """The ``(relative seat, play)`` moves of a :func:`history_array` (``()`` for a pass).
+
+    Raises ``ValueError`` for an array that is not ``(n, 6)`` with seats 0..3 and card ids
+    0..51 (ascending, then padding)."""
+    array = np.asarray(array)
+    if array.ndim != 2 or array.shape[1] != 6:
+        raise ValueError(f"a move history is an (n, 6) array; got shape {array.shape}")
+    moves = []
+    for row in array.tolist():
+        seat, cards = row[0], row[1:]
+        play = tuple(c for c in cards if c != PAD_CARD)
+        if seat not in (0, 1, 2, 3) or any(not 0 <= c < PAD_CARD for c in play) or list(play) != sorted(set(play)) or (
+            cards[len(play) :] != [PAD_CARD] * (5 - len(play))
+        ):
+            raise ValueError(f"a history row is a seat 0..3 then ascending card ids 0..51 padded with {PAD_CARD}; got {row}")
+        moves.append((seat, play))
+    return moves
 
 
 def decode_declined(vector: np.ndarray) -> tuple[tuple[int, ...], ...]:

@@ -33,7 +33,7 @@ from .cards import (
     parse_play,
 )
 from .combos import Entry, classify, enumerate_combos
-from .legal import PASS_ENTRY, select_entries
+from .legal import legal_entries_from
 from .rules import Rules
 
 NUM_PLAYERS = 4
@@ -235,17 +235,9 @@ class Game:
             if self.winner is not None:
                 self._legal = []
                 return self._legal
+            trick_size = len(self.trick) if self.trick is not None else 0
             groups = self._combos[self.current_player]
-            if self.trick is None:
-                if self._opening and self.rules.opening == "3D_must_play":
-                    self._legal = select_entries(groups, 0, 0, must_include_mask=1 << THREE_OF_DIAMONDS)
-                elif self._opening and self.rules.opening == "3D_single":
-                    self._legal = select_entries(groups, 0, 0, only_play=(THREE_OF_DIAMONDS,))
-                else:
-                    self._legal = select_entries(groups, 0, 0)
-            else:
-                self._legal = select_entries(groups, len(self.trick), self._trick_strength)
-                self._legal.append(PASS_ENTRY)
+            self._legal = legal_entries_from(groups, trick_size, self._trick_strength, self._opening, self.rules)
         return self._legal
 
     def legal_plays(self) -> list[tuple[int, ...]]:

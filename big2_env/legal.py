@@ -12,7 +12,7 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Iterable, Sequence
 
-from .cards import card_str, check_card, check_hand, format_cards, mask_to_cards
+from .cards import THREE_OF_DIAMONDS, card_str, check_card, check_hand, format_cards, mask_to_cards
 from .combos import Entry, classify, enumerate_combos
 from .rules import Rules
 
@@ -45,6 +45,25 @@ def select_entries(
     if must_include_mask:
         return [e for e in chosen if e[2] & must_include_mask]
     return chosen
+
+
+def legal_entries_from(
+    groups: Sequence[list[Entry]], trick_size: int, trick_strength: int, opening: bool, rules: Rules
+) -> list[Entry]:
+    """The legal entries of a player whose enumerated hand is ``groups``, facing a trick of
+    ``trick_size`` cards and ``trick_strength`` (size 0 when leading), or, leading the game's
+    first play (``opening``), under the rules' opening rule. Pass (:data:`PASS_ENTRY`) comes
+    last when legal. The engine's rule (:meth:`big2_env.game.Game.legal_entries`), also used
+    to replay a game's public history (:mod:`big2_env.beliefs`)."""
+    if not trick_size:
+        if opening and rules.opening == "3D_must_play":
+            return select_entries(groups, 0, 0, must_include_mask=1 << THREE_OF_DIAMONDS)
+        if opening and rules.opening == "3D_single":
+            return select_entries(groups, 0, 0, only_play=(THREE_OF_DIAMONDS,))
+        return select_entries(groups, 0, 0)
+    legal = select_entries(groups, trick_size, trick_strength)
+    legal.append(PASS_ENTRY)
+    return legal
 
 
 @lru_cache(maxsize=4096)

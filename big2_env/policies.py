@@ -174,6 +174,17 @@ def _greedy_key(play: tuple[int, ...], rules: Rules) -> tuple[int, int, tuple[in
     return (combo.category, combo.strength, play)
 
 
+def greedy_choice(plays: Sequence[tuple[int, ...]], rules: Rules) -> int:
+    """The index in ``plays`` (the legal plays, ``()`` for pass) that :class:`GreedyPolicy`
+    chooses: the only one when one is legal, else the weakest non-pass play."""
+    if len(plays) == 1:
+        return 0
+    # Categories are numbered by size (single < pair < triple < four-card < five-card
+    # categories), so the weakest play is among the smallest legal plays.
+    size = min(len(play) for play in plays if play)
+    return min((_greedy_key(play, rules), i) for i, play in enumerate(plays) if len(play) == size)[1]
+
+
 class GreedyPolicy(Policy):
     """The paper's Greedy baseline (Algorithm 1): the weakest legal non-pass play.
 
@@ -203,12 +214,7 @@ class GreedyPolicy(Policy):
         decoded = decode_observation(obs)
         if len(decoded.actions) == 1:
             return decoded.actions[0]
-        # Categories are numbered by size (single < pair < triple < four-card < five-card
-        # categories), so the weakest play is among the smallest legal plays.
-        size = min(len(play) for play in decoded.plays if play)
-        rules = self.rules
-        candidates = zip(decoded.actions, decoded.plays)
-        return min((_greedy_key(play, rules), action) for action, play in candidates if len(play) == size)[1]
+        return decoded.actions[greedy_choice(decoded.plays, self.rules)]
 
     def __repr__(self) -> str:
         return f"GreedyPolicy(rules={self.rules!r})"

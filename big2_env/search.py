@@ -20,6 +20,15 @@ card or one of the searcher's own, giving every seat its public count. All
 candidates are compared on the *same* deals (common random numbers), so the noise
 of the deal cancels out of their differences.
 
+Reading the opponents (``infer_opponents``, on by default): the package's game loops give
+the search, in the extended view, the public move history (``obs["history"]``, every move
+so far: :func:`~big2_env.extended.history_array`). :mod:`big2_env.beliefs` replays it and
+scores each opponent's moves under three move models (Smart's or Greedy's own choice, or
+uniformly random) from the hands a few deals give it; in rollouts, an opponent then plays
+a uniformly random move with the probability that it is Random-like
+(:class:`NoisyOpponents`). Weighting the deals themselves by how well they explain the
+history (``history_inference``) is there too, off by default: measured, it did not help.
+
 Budget allocation (``method``):
 
 * ``"halving"`` (default): successive halving. The budget is split over
@@ -56,6 +65,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from .beliefs import DEFAULT_TREMBLE, MODELS, Move, deal_log_weights, game_course, model_posteriors
 from .cards import NUM_CARDS, mask_to_cards
 from .combos import Entry, classify, enumerate_combos
 from .encoding import (
@@ -71,7 +81,7 @@ from .encoding import (
     Decision,
     entry_action_indices,
 )
-from .extended import EXT_DECLINED, EXT_DECLINED_STRENGTH, EXTENDED_SIZE, decode_declined
+from .extended import EXT_DECLINED, EXT_DECLINED_STRENGTH, EXTENDED_SIZE, decode_declined, history_moves
 from .game import HAND_SIZE, Game
 from .legal import _cached_combos
 from .policies import Observation, Policy, legal_actions, make_policy, smart_choice, smart_ranking
@@ -101,6 +111,13 @@ DEFAULT_PASS_INFERENCE = 1.0
 on about 2% of its passes, Greedy never, Random on about 25%). 1.0 measured best against Smart
 (see the README); ``deal_consistent`` still falls back to the deal breaking the fewest
 constraints when none of its tries meets them all."""
+
+DEFAULT_HISTORY_INFERENCE = 0.0
+"""How far the search's means lean on the deals that best explain the move history
+(:func:`tempered_weights`; 0 turns the history off)."""
+
+DEFAULT_INFER_OPPONENTS = 8
+"""Deals over which the search reads each opponent's model from the move history (``infer_opponents``; 0 turns it off)."""
 
 DEFAULT_PRIOR_TOP = 8
 """Candidates searched by default: Smart's favourite 8 non-pass plays (and pass when legal)."""
@@ -414,18 +431,23 @@ class PolicyRollout(RolloutPolicy):
 class NoisyOpponents(RolloutPolicy):
     """``base`` in every seat, except that a seat other than the searcher's (seat 0) plays a
     uniformly random legal move with probability ``noise``: an opponent model that hedges
-    against opponents who are not the rollout policy (e.g. Random players)."""
+    against opponents who are not the rollout policy (e.g. Random players). ``seat_noise``
+    (per relative seat, seat 0's unused) may be set per decision: the search sets it from
+    what the move history says about each opponent (``infer_opponents``)."""
 
     def __init__(self, base: RolloutPolicy, noise: float, seed: int | None = None) -> None:
         self.base, self.noise = base, noise
+        self.seat_noise = [0.0, noise, noise, noise]
         self.name = f"{base.name}+noise{noise:g}"
         self.rng = np.random.default_rng(seed)
 
     def choose_batch(self, games: Sequence[Game]) -> list[int]:
         picks: list[int | None] = []
+        noise = self.seat_noise
         for game in games:
             n = len(game.legal_entries())
-            noisy = n > 1 and game.current_player != 0 and self.rng.random() < self.noise
+            p = noise[game.current_player] if game.current_player else 0.0
+            noisy = n > 1 and p > 0 and self.rng.random() < p
             picks.append(int(self.rng.integers(n)) if noisy else None)
         rest = [g for g, p in zip(games, picks) if p is None]
         chosen = iter(self.base.choose_batch(rest) if rest else [])
@@ -481,6 +503,34 @@ def _final_value(game: Game, objective: str) -> float:
     return won if objective == "win" else game.scores()[0] / 13.0 + won
 
 
+def tempered_weights(log_weights: np.ndarray, strength: float) -> np.ndarray:
+    """Weights ``exp(beta * log_weights)`` (scaled so the largest is 1; ``-inf`` gives 0), with
+    the largest ``beta`` in [0, 1] that keeps the effective sample size ``(sum w)^2 / sum w^2``
+    at least ``(1 - strength)`` of the deals: ``strength`` 1 uses the weights as they are, 0
+    ignores them. Tempering keeps the search from resting on the few deals that best explain
+    the history when most of its candidate deals explain it poorly."""
+    n = len(log_weights)
+    finite = np.isfinite(log_weights)
+    if n == 0 or not finite.any():
+        return np.ones(n)
+    shifted = np.where(finite, log_weights - log_weights[finite].max(), -np.inf)
+
+    def at(beta: float) -> np.ndarray:
+        return np.where(finite, np.exp(beta * np.where(finite, shifted, 0.0)), 0.0)
+
+    def ess(w: np.ndarray) -> float:
+        return float(w.sum() ** 2 / (w * w).sum())
+
+    floor = (1.0 - strength) * n
+    if ess(at(1.0)) >= floor:
+        return at(1.0)
+    lo, hi = 0.0, 1.0
+    for _ in range(20):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if ess(at(mid)) >= floor else (lo, mid)
+    return at(lo)
+
+
 # ----------------------------------------------------------------------------- the search policy
 def _parse_budget(budget: Any) -> tuple[int | None, float | None]:
     """``(rollouts, seconds)``: an int is rollouts per decision; a string ``"0.25s"`` is seconds."""
@@ -530,10 +580,27 @@ class SearchPolicy(Policy):
             (``observation_kind = "extended"``: :func:`~big2_env.evaluation.evaluate`, the
             Gymnasium env's opponents and ``big2 play`` give it); given the paper's 277 numbers
             it has no passes to read.
+        history_inference: how far the candidates' means lean on the deals that best explain
+            the public move history (the observation's ``"history"``, which the package's
+            game loops give in the extended view) under the opponent models
+            (:mod:`big2_env.beliefs`): each deal is weighted by its likelihood, tempered so
+            that the effective number of deals stays at least ``1 - history_inference`` of
+            them (:func:`tempered_weights`). Default :data:`DEFAULT_HISTORY_INFERENCE` (0:
+            off): measured, it did not help (see the README).
+        infer_opponents: read from the move history which model each opponent follows
+            (Smart, Greedy or Random: :func:`~big2_env.beliefs.model_posteriors`, over this
+            many deals; default :data:`DEFAULT_INFER_OPPONENTS`, 0: off) and, in rollouts,
+            play a uniformly random move for it with the probability that it is Random
+            (at least ``opponent_noise``).
+        opponent_models: the models the two options above choose among (default all of
+            :data:`~big2_env.beliefs.MODELS`).
+        tremble: how often a rule-following model is taken to play off its rule
+            (default :data:`~big2_env.beliefs.DEFAULT_TREMBLE`).
 
     Raises:
         ValueError: a bad budget, method, objective, ``prior_top``, ``opponent_noise``,
-            ``pass_inference`` or rollout policy name.
+            ``pass_inference``, ``history_inference``, ``infer_opponents``,
+            ``opponent_models``, ``tremble`` or rollout policy name.
         TypeError: a rollout policy without ``act`` or a prior without ``probabilities``.
     """
 
@@ -552,6 +619,10 @@ class SearchPolicy(Policy):
         objective: str = "score",
         opponent_noise: float = 0.0,
         pass_inference: float = DEFAULT_PASS_INFERENCE,
+        history_inference: float = DEFAULT_HISTORY_INFERENCE,
+        infer_opponents: int = DEFAULT_INFER_OPPONENTS,
+        opponent_models: Sequence[str] = MODELS,
+        tremble: float = DEFAULT_TREMBLE,
     ) -> None:
         self.rules = Rules.coerce(rules)
         self.rollouts, self.seconds = _parse_budget(budget)
@@ -574,14 +645,33 @@ class SearchPolicy(Policy):
         if isinstance(pass_inference, bool) or not isinstance(pass_inference, (int, float)) or not 0 <= pass_inference <= 1:
             raise ValueError(f"pass_inference must be a number in [0, 1]; got {pass_inference!r}")
         self.pass_inference = float(pass_inference)
-        if opponent_noise > 0:
-            self.rollout = NoisyOpponents(self.rollout, float(opponent_noise), seed)
+        inference = history_inference
+        if isinstance(inference, bool) or not isinstance(inference, (int, float)) or not 0 <= inference <= 1:
+            raise ValueError(f"history_inference must be a number in [0, 1] (0: off); got {history_inference!r}")
+        self.history_inference = float(history_inference)
+        if isinstance(opponent_models, str) or not opponent_models or any(m not in MODELS for m in opponent_models):
+            raise ValueError(f"opponent_models must be a non-empty sequence of {', '.join(MODELS)}; got {opponent_models!r}")
+        self.opponent_models = tuple(opponent_models)
+        if isinstance(tremble, bool) or not isinstance(tremble, (int, float)) or not 0 < tremble < 1:
+            raise ValueError(f"tremble must be a number in (0, 1); got {tremble!r}")
+        self.tremble = float(tremble)
+        self._course: list[Move] | None = None
+        if isinstance(infer_opponents, bool) or not isinstance(infer_opponents, (int, np.integer)) or infer_opponents < 0:
+            raise ValueError(f"infer_opponents must be a non-negative int (deals read; 0: off); got {infer_opponents!r}")
+        self.infer_opponents = int(infer_opponents)
+        self.opponent_noise = float(opponent_noise)
+        self._noisy: NoisyOpponents | None = None
+        if opponent_noise > 0 or (self.infer_opponents and "random" in self.opponent_models):
+            self._noisy = NoisyOpponents(self.rollout, float(opponent_noise), seed)
+            if opponent_noise > 0:
+                self.rollout = self._noisy
+        self._playing: RolloutPolicy = self._noisy or self.rollout  # what the rollouts run
         self.rng = np.random.default_rng(seed)
         self.last_stats: dict[str, Any] = {}
 
     def seed(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
-        self.rollout.seed(None if seed is None else seed + 1)
+        self._playing.seed(None if seed is None else seed + 1)
 
     # ------------------------------------------------------------ deciding
     def act(self, obs: Observation) -> int:
@@ -590,7 +680,15 @@ class SearchPolicy(Policy):
         if len(legal) == 1:
             self.last_stats = {"rollouts": 0, "candidates": 1}
             return legal[0]
-        root = state_game(state, self._deal(state), self.rules)
+        self._course = None
+        if (self.history_inference or self.infer_opponents) and "history" in obs:
+            moves = history_moves(obs["history"])
+            if any(seat for seat, _ in moves):  # an opponent has moved: there is something to read
+                self._course = game_course(moves, self.rules)
+        if self._noisy is not None:
+            self._noisy.seat_noise = self._seat_noise(state)
+        hands = self._deal(state)
+        root = state_game(state, hands, self.rules)
         entries = root.legal_entries()
         actions = entry_action_indices(entries, root._hand_masks[0])
         if sorted(actions) != legal:
@@ -614,14 +712,36 @@ class SearchPolicy(Policy):
             if len(candidates) == 1:  # prior_top=1 when leading: nothing left to compare
                 self.last_stats = {"rollouts": 0, "candidates": 1}
                 return legal[0]
-        means = self._search(state, root, entries, candidates)
+        means = self._search(state, (hands, root), entries, candidates)
         best = max(range(len(candidates)), key=lambda i: (means[i], -i))
         return legal[best]
 
     def _deal(self, state: PublicState) -> list[int]:
         return deal_consistent(state, self.rng, self.rules, self.pass_inference)
 
-    def _search(self, state: PublicState, root: Game, entries: list[Entry], candidates: list[int]) -> list[float]:
+    def _seat_noise(self, state: PublicState) -> list[float]:
+        """Per relative seat, how often its rollout moves are uniformly random: ``opponent_noise``,
+        or, where the history says more (``infer_opponents``), the probability that the seat
+        plays like Random rather than like Smart or Greedy (:func:`~big2_env.beliefs.model_posteriors`)."""
+        noise = [0.0] + [self.opponent_noise] * 3
+        if self._course is None or not self.infer_opponents or "random" not in self.opponent_models:
+            return noise
+        deals = [self._deal(state) for _ in range(self.infer_opponents)]
+        models, tremble = self.opponent_models, self.tremble
+        posteriors = model_posteriors(deals, state.played_by, self._course, self.rules, models, tremble=tremble)
+        column = self.opponent_models.index("random")
+        return [0.0] + [max(self.opponent_noise, float(posteriors[seat, column])) for seat in (1, 2, 3)]
+
+    def _log_weight(self, state: PublicState, hands: list[int]) -> float:
+        """How well a deal explains the move history under the opponent models (:mod:`big2_env.beliefs`); 0 without one."""
+        if self._course is None or not self.history_inference:
+            return 0.0
+        models, tremble = self.opponent_models, self.tremble
+        return float(deal_log_weights([hands], state.played_by, self._course, self.rules, models, tremble=tremble)[0])
+
+    def _search(
+        self, state: PublicState, root: tuple[list[int], Game], entries: list[Entry], candidates: list[int]
+    ) -> list[float]:
         """Mean final score of every candidate (``-inf`` for those dropped by halving).
 
         Rounds: 1 for ``flat``, ``ceil(log2(n))`` for ``halving``, each with an equal share of
@@ -632,26 +752,40 @@ class SearchPolicy(Policy):
         """
         n = len(candidates)
         started = time.perf_counter()
-        sums = [0.0] * n
         counts = [0] * n
         alive = list(range(n))
-        pending: list[Game | None] = [root]  # the deal already made for the legal actions is the first one used
+        pending = [root]  # the deal already made for the legal actions is the first one used
+        deal_weights: list[float] = []  # log-weight of each deal under the move history (0 without it)
+        values: list[list[tuple[int, float]]] = [[] for _ in range(n)]  # per candidate: (deal, final value)
 
         def run(deals: int) -> None:
             games: list[Game] = []
-            owners: list[int] = []
+            owners: list[tuple[int, int]] = []
             for _ in range(deals):
-                base = pending.pop() if pending else state_game(state, self._deal(state), self.rules)
-                assert base is not None
+                if pending:
+                    hands, base = pending.pop()
+                else:
+                    hands = self._deal(state)
+                    base = state_game(state, hands, self.rules)
+                deal = len(deal_weights)
+                deal_weights.append(self._log_weight(state, hands))
                 for i in alive:
                     game = base.copy()
                     game._apply(entries[candidates[i]])
                     games.append(game)
-                    owners.append(i)
-            play_out(games, self.rollout)
-            for i, game in zip(owners, games):
-                sums[i] += _final_value(game, self.objective)
+                    owners.append((i, deal))
+            play_out(games, self._playing)
+            for (i, deal), game in zip(owners, games):
+                values[i].append((deal, _final_value(game, self.objective)))
                 counts[i] += 1
+
+        def means() -> list[float]:
+            weights = tempered_weights(np.array(deal_weights), self.history_inference)
+            out = []
+            for i in range(n):
+                total = sum(weights[d] for d, _ in values[i])
+                out.append(sum(weights[d] * v for d, v in values[i]) / total if total > 0 else -math.inf)
+            return out
 
         rounds = 1 if self.method == "flat" else max(1, math.ceil(math.log2(n)))
         total = self.rollouts
@@ -669,12 +803,14 @@ class SearchPolicy(Policy):
                 if share >= len(alive) or not any(counts):
                     run(max(1, share // len(alive)))
             if r < rounds - 1 and len(alive) > 1:
-                alive.sort(key=lambda i: (-sums[i] / counts[i], i))
+                current = means()
+                alive.sort(key=lambda i: (-current[i], i))
                 alive = sorted(alive[: (len(alive) + 1) // 2])
         self.last_stats = {
             "rollouts": sum(counts), "candidates": n, "rounds": rounds, "seconds": time.perf_counter() - started,
         }
-        return [sums[i] / counts[i] if i in alive else -math.inf for i in range(n)]
+        final = means()
+        return [final[i] if i in alive else -math.inf for i in range(n)]
 
     def __repr__(self) -> str:
         return f"SearchPolicy(budget={self.budget!r}, rollout={self.rollout.name!r}, method={self.method!r})"

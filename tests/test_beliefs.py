@@ -1,0 +1,322 @@
+"""Reading the move history: the public history array, the replayed course of a game, the
+move models' likelihoods from first principles, deal weights, and the search's use of them
+(public information only: swapping hidden cards never changes a decision)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from big2_env import Game, Rules, evaluate
+from big2_env.beliefs import MODELS, deal_log_weights, game_course, model_posteriors, seat_log_likelihoods
+from big2_env.encoding import PAD_CARD, Decision
+from big2_env.evaluation import PolicyObservation
+from big2_env.extended import history_array, history_moves
+from big2_env.policies import greedy_choice, make_policy, smart_choice
+from big2_env.search import SearchPolicy, deal_consistent, public_state, tempered_weights
+
+from test_search import VARIANTS, swap_hidden
+
+TREMBLE = 0.05
+
+
+def play_game(seed: int, policy: str, rules: Rules = Rules(), stop: int | None = None) -> tuple[Game, list[Game]]:
+    """A game played by ``policy`` in all four seats (until ``stop`` moves, or the end), and
+    the table before every move."""
+    chooser = make_policy(policy, seed=seed, rules=rules)
+    game = Game(rules, seed=seed)
+    before = []
+    while game.winner is None and (stop is None or game.turn < stop):
+        before.append(game.copy())
+        decision = Decision(game)
+        game._apply(decision.require_entry(chooser.act(PolicyObservation(decision)), policy))
+    return game, before
+
+
+def start_masks(game: Game) -> list[int]:
+    """Each seat's hand at the start: what it holds now plus what it played."""
+    return [game._hand_masks[s] | game.played_by_mask[s] for s in range(4)]
+
+
+# ----------------------------------------------------------------------------- the public history
+def test_history_array_round_trips_in_relative_seats():
+    game, _ = play_game(3, "random", stop=30)
+    for player in range(4):
+        array = history_array(game.history, player)
+        assert array.shape == (30, 6) and array.dtype == np.int16
+        moves = history_moves(array)
+        assert [((seat + player) % 4, play) for seat, play in moves] == game.history
+        assert all((row[1 + len(play):] == PAD_CARD).all() for row, (_, play) in zip(array, moves))
+    assert history_array([], 0).shape == (0, 6)
+
+
+@pytest.mark.parametrize(
+    "rows, match",
+    [([[0, 1, 2]], "shape"), ([[4, 52, 52, 52, 52, 52]], "seat 0..3"), ([[0, 5, 3, 52, 52, 52]], "ascending"),
+     ([[0, 3, 3, 52, 52, 52]], "ascending"), ([[0, 52, 7, 52, 52, 52]], "padded"), ([[1, 60, 52, 52, 52, 52]], "0..51")],
+)
+def test_a_bad_history_array_is_refused(rows, match):
+    with pytest.raises(ValueError, match=match):
+        history_moves(np.array(rows))
+
+
+def test_only_the_extended_view_carries_the_history():
+    game, _ = play_game(1, "smart", stop=9)
+    decision = Decision(game)
+    plain, extended = PolicyObservation(decision), PolicyObservation(decision, extended=True)
+    assert "history" not in plain and list(plain) == list(PolicyObservation.KEYS)
+    with pytest.raises(KeyError):
+        plain["history"]
+    assert list(extended) == [*PolicyObservation.KEYS, "history"] and len(extended) == 5
+    np.testing.assert_array_equal(extended["history"], history_array(game.history, game.current_player))
+
+
+# ----------------------------------------------------------------------------- the replayed course
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from(range(len(VARIANTS))))
+def test_the_course_replays_the_engines_table_before_every_move(seed, variant):
+    rules = VARIANTS[variant]
+    game, before = play_game(seed, "random", rules)
+    course = game_course(game.history, rules)
+    assert len(course) == len(before) == len(game.history)
+    for move, table, (seat, play) in zip(course, before, game.history):
+        assert (move.seat, move.play, move.mask) == (seat, play, sum(1 << c for c in play))
+        assert move.trick == table.trick and move.opening == table._opening
+        assert move.trick_strength == (table._trick_strength if table.trick else 0)
+
+
+def test_a_history_play_that_is_no_combination_is_refused():
+    with pytest.raises(ValueError, match="not a legal combination"):
+        game_course([(0, (0, 5))])
+
+
+# ----------------------------------------------------------------------------- likelihoods
+def choices(table: Game) -> int:
+    return len(table.legal_entries())
+
+
+@pytest.mark.parametrize("policy", ["smart", "greedy"])
+@pytest.mark.parametrize("seed", range(6))
+def test_the_true_hands_follow_their_own_rule_at_every_choice(policy, seed):
+    """In a game where every seat plays ``policy``, each seat's true starting hand explains every
+    one of its moves under that model (no tremble), and Random's likelihood is 1 / choices."""
+    rules = VARIANTS[seed % len(VARIANTS)]
+    game, before = play_game(seed, policy, rules)
+    course = game_course(game.history, rules)
+    for seat, start in enumerate(start_masks(game)):
+        counts = [choices(t) for t, (s, _) in zip(before, game.history) if s == seat and choices(t) > 1]
+        ll = dict(zip(MODELS, seat_log_likelihoods(course, seat, start, rules, MODELS, TREMBLE)))
+        assert ll[policy] == pytest.approx(len(counts) * math.log1p(-TREMBLE))
+        assert ll["random"] == pytest.approx(-sum(math.log(n) for n in counts))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_move_off_the_rule_costs_the_tremble_shared_among_the_other_moves(seed):
+    """Random players' hands, scored move by move against the models' own choices."""
+    game, before = play_game(seed, "random")
+    course = game_course(game.history)
+    seat = 1
+    expected = {"smart": 0.0, "greedy": 0.0}
+    for table, (s, play) in zip(before, game.history):
+        entries = table.legal_entries()
+        if s != seat or len(entries) == 1:
+            continue
+        plays = [e[1] for e in entries]
+        picks = {"smart": smart_choice(table._hand_cards[seat], table.trick, plays, table.rules),
+                 "greedy": greedy_choice(plays, table.rules)}
+        for model, pick in picks.items():
+            expected[model] += math.log1p(-TREMBLE) if plays[pick] == play else math.log(TREMBLE / (len(plays) - 1))
+    got = seat_log_likelihoods(course, seat, start_masks(game)[seat], Rules(), ("smart", "greedy"), TREMBLE)
+    assert got == pytest.approx([expected["smart"], expected["greedy"]])
+
+
+def test_a_hand_that_could_not_have_made_the_moves_is_impossible():
+    game, _ = play_game(2, "smart", stop=20)
+    course = game_course(game.history)
+    seat = next(s for s, play in game.history if play and s != 0)
+    played = game.played_by_mask[seat]
+    lowest_played = played & -played
+    start = start_masks(game)[seat] & ~lowest_played  # never held a card it played
+    assert seat_log_likelihoods(course, seat, start) == [-math.inf] * 3
+
+
+def test_deal_weights_sum_each_seats_model_mixture():
+    game, _ = play_game(4, "smart", stop=24)
+    me = game.current_player
+    obs = PolicyObservation(Decision(game), extended=True)
+    state = public_state(obs)
+    course = game_course(history_moves(obs["history"]))
+    rng = np.random.default_rng(0)
+    deals = [deal_consistent(state, rng, Rules(), 1.0) for _ in range(5)]
+    true = [game._hand_masks[(me + k) % 4] for k in range(4)]
+    weights = deal_log_weights(deals + [true, true], state.played_by, course)
+    for deal, weight in zip(deals + [true], weights):
+        expected = 0.0
+        for seat in (1, 2, 3):
+            ll = seat_log_likelihoods(course, seat, deal[seat] | state.played_by[seat])
+            expected += math.log(sum(math.exp(x) for x in ll) / 3)
+        assert weight == pytest.approx(expected)
+    assert weights[-1] == weights[-2] and weights[-1] >= weights[:-2].max()  # Smart's own hands explain its moves best
+    prior = deal_log_weights([true], state.played_by, course, prior=[1.0, 0.0, 0.0])[0]
+    assert prior == pytest.approx(sum(seat_log_likelihoods(course, s, true[s] | state.played_by[s])[0] for s in (1, 2, 3)))
+
+
+def test_weighted_deals_place_more_hidden_cards_right_against_smart():
+    """Over Smart-vs-Smart positions, deals drawn by weight put more of the opponents' cards in
+    the right hands than the unweighted deals they are drawn from."""
+    rng = np.random.default_rng(1)
+    plain, weighted = [], []
+    for seed in range(12):
+        game, _ = play_game(seed, "smart", stop=12 + 2 * seed)
+        if game.winner is not None:
+            continue
+        me = game.current_player
+        obs = PolicyObservation(Decision(game), extended=True)
+        state = public_state(obs)
+        true = [game._hand_masks[(me + k) % 4] for k in range(4)]
+        deals = [deal_consistent(state, rng, Rules(), 1.0) for _ in range(60)]
+        log_w = deal_log_weights(deals, state.played_by, game_course(history_moves(obs["history"])))
+        w = np.exp(log_w - log_w.max())
+        right = np.array([sum((d[k] & true[k]).bit_count() for k in (1, 2, 3)) for d in deals]) / sum(state.cards_left[1:])
+        plain.append(right.mean())
+        weighted.append(float((w * right).sum() / w.sum()))
+    assert len(plain) >= 8
+    assert np.mean(weighted) > np.mean(plain) + 0.03
+
+
+@pytest.mark.parametrize("policy", ["smart", "greedy", "random"])
+def test_the_history_tells_which_model_the_opponents_follow(policy):
+    """Over positions 30 moves into games where everyone plays ``policy``, the opponents'
+    posteriors (over 16 deals that respect the passes, as the search draws them) favour
+    ``policy``; the searcher's own seat keeps the prior."""
+    rng = np.random.default_rng(0)
+    posteriors = []
+    for seed in range(10):
+        game, _ = play_game(seed, policy, stop=30)
+        if game.winner is not None:
+            continue
+        obs = PolicyObservation(Decision(game), extended=True)
+        state = public_state(obs)
+        deals = [deal_consistent(state, rng, Rules(), 1.0) for _ in range(16)]
+        post = model_posteriors(deals, state.played_by, game_course(history_moves(obs["history"])))
+        assert post.shape == (4, 3) and np.allclose(post.sum(axis=1), 1)
+        np.testing.assert_allclose(post[0], [1 / 3] * 3)
+        posteriors.append(post[1:])
+    assert len(posteriors) >= 6
+    mean = np.concatenate(posteriors).mean(axis=0)
+    assert mean.argmax() == MODELS.index(policy), mean
+
+
+def test_a_bad_model_prior_is_refused():
+    course = game_course(play_game(0, "smart", stop=8)[0].history)
+    for prior in ([1, 1], [0, 0, 0], [-1, 1, 1]):
+        with pytest.raises(ValueError, match="prior"):
+            deal_log_weights([[0, 0, 0, 0]], [0, 0, 0, 0], course, prior=prior)
+
+
+@pytest.mark.parametrize("policy, noisy", [("random", True), ("smart", False)])
+def test_the_search_plays_random_like_opponents_randomly_in_its_rollouts(policy, noisy):
+    game = next(g for g, _ in (play_game(seed, policy, stop=30) for seed in range(7, 20)) if g.winner is None)
+    search = SearchPolicy(budget=8, seed=0, opponent_noise=0.1)
+    search.act(PolicyObservation(Decision(game), extended=True))
+    assert search._noisy is not None and search._noisy.seat_noise[0] == 0
+    noise = search._noisy.seat_noise[1:]
+    assert min(noise) >= 0.1  # opponent_noise is the floor
+    assert (np.mean(noise) > 0.6) if noisy else (np.mean(noise) < 0.4), noise
+    search.act(PolicyObservation(Decision(game)))  # the paper's view has no history: opponent_noise alone
+    assert search._noisy.seat_noise == [0.0, 0.1, 0.1, 0.1]
+    assert SearchPolicy(infer_opponents=0)._noisy is None
+
+
+# ----------------------------------------------------------------------------- the search
+@pytest.mark.parametrize("seed", range(6))
+def test_history_inference_never_sees_hidden_cards(seed):
+    game, _ = play_game(seed, "smart", stop=10 + 3 * seed)
+    me = game.current_player
+    a, b = (me + 1) % 4, (me + 2) % 4
+    k = min(3, game.cards_left(a), game.cards_left(b))
+    swapped = swap_hidden(game, a, b, k)
+    assert swapped.hands[a] != game.hands[a]
+    obs, other = PolicyObservation(Decision(game), extended=True), PolicyObservation(Decision(swapped), extended=True)
+    np.testing.assert_array_equal(obs["observation"], other["observation"])
+    np.testing.assert_array_equal(obs["history"], other["history"])
+    for search_seed in (0, 1):
+        first = SearchPolicy(budget=24, seed=search_seed, history_inference=1.0).act(obs)
+        second = SearchPolicy(budget=24, seed=search_seed, history_inference=1.0).act(other)
+        assert first == second
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.one_of(st.floats(-60, 0), st.just(-math.inf)), min_size=1, max_size=40),
+    st.floats(0, 1),
+)
+def test_tempered_weights_keep_the_effective_sample_size_above_the_floor(log_weights, strength):
+    lw = np.array(log_weights)
+    w = tempered_weights(lw, strength)
+    assert w.shape == lw.shape and (w >= 0).all() and (w <= 1).all()
+    finite = np.isfinite(lw)
+    if not finite.any():  # no deal explains the history: all alike, as without it
+        assert (w == 1).all()
+        return
+    assert (w[~finite] == 0).all()
+    ess = w.sum() ** 2 / (w * w).sum()
+    assert ess >= min((1 - strength) * len(lw), finite.sum()) * (1 - 1e-6)
+    full = np.where(finite, np.exp(np.where(finite, lw - lw[finite].max(), 0.0)), 0.0)
+    if full.sum() ** 2 / (full * full).sum() >= (1 - strength) * len(lw):
+        np.testing.assert_allclose(w, full)  # no tempering needed: the weights as they are
+
+
+def test_tempered_weights_at_the_ends():
+    lw = np.array([0.0, -1.0, -5.0, -math.inf])
+    np.testing.assert_allclose(tempered_weights(lw, 1.0), [1.0, math.exp(-1), math.exp(-5), 0.0])
+    np.testing.assert_allclose(tempered_weights(lw, 0.0)[:3], [1.0, 1.0, 1.0], atol=1e-5)
+    assert tempered_weights(np.array([]), 0.5).shape == (0,)
+
+
+def test_the_search_weighs_each_deal_by_the_history_and_without_it_plays_as_before():
+    game, _ = play_game(5, "smart", stop=20)
+    obs = PolicyObservation(Decision(game), extended=True)
+    state = public_state(obs)
+    search = SearchPolicy(budget=16, seed=0, history_inference=0.5)
+    assert search._log_weight(state, deal_consistent(state, np.random.default_rng(0), Rules(), 1.0)) == 0.0  # nothing read yet
+    search.act(obs)
+    assert search._course is not None
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        deal = deal_consistent(state, rng, Rules(), 1.0)
+        expected = deal_log_weights([deal], state.played_by, game_course(history_moves(obs["history"])))[0]
+        assert search._log_weight(state, deal) == pytest.approx(expected)
+    # with history_inference=0 the history is not read, and the decisions are those made without it
+    without = {k: obs[k] for k in obs if k != "history"}
+    for seed in range(3):
+        off = SearchPolicy(budget=24, seed=seed, history_inference=0, infer_opponents=0)
+        assert off.act(obs) == SearchPolicy(budget=24, seed=seed).act(without)
+        assert off._course is None
+    # before any opponent has moved there is nothing to read
+    opening, _ = play_game(5, "smart", stop=0)
+    search.act(PolicyObservation(Decision(opening), extended=True))
+    assert search._course is None
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: f"{r.straights}-{r.opening}-{r.four_card_plays}")
+def test_history_inference_plays_legal_games_under_every_variant(rules):
+    result = evaluate(SearchPolicy(rules=rules, budget=6, history_inference=0.9), "greedy", n_games=2, seed=2, rules=rules)
+    assert result.n_games == 2
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [({"infer_opponents": -1}, "infer_opponents"), ({"infer_opponents": 1.5}, "infer_opponents"),
+     ({"history_inference": -1}, "history_inference"), ({"history_inference": 1.5}, "history_inference"),
+     ({"history_inference": True}, "history_inference"), ({"opponent_models": ()}, "opponent_models"),
+     ({"opponent_models": ("smart", "psychic")}, "opponent_models"), ({"opponent_models": "smart"}, "opponent_models"),
+     ({"tremble": 0}, "tremble"), ({"tremble": 1}, "tremble"), ({"tremble": "low"}, "tremble")],
+)
+def test_bad_inference_arguments_are_rejected(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        SearchPolicy(**kwargs)
