@@ -320,3 +320,24 @@ def test_history_inference_plays_legal_games_under_every_variant(rules):
 def test_bad_inference_arguments_are_rejected(kwargs, match):
     with pytest.raises(ValueError, match=match):
         SearchPolicy(**kwargs)
+
+
+# ----------------------------------------------------------------------------- the benchmark
+def test_the_options_benchmark_plays_the_same_deals_and_its_oracle_sees_the_true_hands():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "search_options.py"
+    spec = importlib.util.spec_from_file_location("search_options", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    first = module.run({"budget": 6}, "greedy", games=2, seed=4, oracle=False)
+    again = module.run({"budget": 6}, "greedy", games=2, seed=4, oracle=False)
+    same = ("win_rate", "mean_score", "score_sd", "games", "opponent")
+    assert [first[k] for k in same] == [again[k] for k in same]
+    oracle = module.run({"budget": 6}, "greedy", games=2, seed=4, oracle=True)
+    assert oracle["oracle"] and 0 <= oracle["win_rate"] <= 1
+    search = module.OracleSearch(budget=4)
+    search.true_hands = [1, 2, 4, 8]
+    assert search._deal(None) == [1, 2, 4, 8]
