@@ -52,6 +52,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .cards import mask_to_cards
 from .combos import classify, enumerate_combos
 from .legal import legal_entries_from
 from .policies import greedy_choice, smart_choice
@@ -61,6 +62,7 @@ __all__ = [
     "DEFAULT_TREMBLE",
     "MODELS",
     "Move",
+    "check_models",
     "deal_log_weights",
     "game_course",
     "model_posteriors",
@@ -129,13 +131,16 @@ def seat_log_likelihoods(
 ) -> list[float]:
     """Per model, the log-probability that ``seat``, holding ``start_mask`` (a card bitmask) at
     the start of the game, would have made its moves in ``course``. ``-inf`` for every model
-    when a move is impossible from that hand (a card it never held, an illegal play)."""
+    when a move is impossible from that hand (a card it never held, an illegal play).
+
+    Raises ``ValueError`` for a model not in :data:`MODELS` or a ``tremble`` outside (0, 1)."""
     rules = Rules.coerce(rules)
+    check_models(models, tremble)
     groups = enumerate_combos(start_mask, rules)
     hand_mask = start_mask
-    hand = [c for c in range(52) if start_mask >> c & 1]
+    hand = mask_to_cards(start_mask)
     out = [0.0] * len(models)
-    keep, other = math.log1p(-tremble), math.log(tremble) if tremble > 0 else -math.inf
+    keep, other = math.log1p(-tremble), math.log(tremble)
     for move in course:
         if move.seat != seat:
             continue
@@ -162,6 +167,27 @@ def seat_log_likelihoods(
             hand = [c for c in hand if not move.mask >> c & 1]
             groups = [[e for e in group if not e[2] & move.mask] for group in groups]
     return out
+
+
+def check_models(models: Sequence[str], tremble: float, name: str = "models") -> None:
+    """``ValueError`` unless ``models`` is a non-empty sequence of :data:`MODELS` (its argument
+    called ``name`` in the message) and ``tremble`` a number in (0, 1)."""
+    if isinstance(models, str) or not models or any(m not in MODELS for m in models):
+        raise ValueError(f"{name} must be a non-empty sequence of {', '.join(MODELS)}; got {models!r}")
+    if isinstance(tremble, bool) or not isinstance(tremble, (int, float)) or not 0 < tremble < 1:
+        raise ValueError(f"tremble must be a number in (0, 1); got {tremble!r}")
+
+
+def _seat_table(
+    course: Sequence[Move], seat: int, starts: Sequence[int], rules: Rules, models: Sequence[str], tremble: float
+) -> np.ndarray:
+    """``(len(starts), len(models))``: :func:`seat_log_likelihoods` of each starting hand, each
+    distinct hand replayed once."""
+    rows: dict[int, list[float]] = {}
+    for start in starts:
+        if start not in rows:
+            rows[start] = seat_log_likelihoods(course, seat, start, rules, models, tremble)
+    return np.array([rows[start] for start in starts], dtype=float).reshape(len(starts), len(models))
 
 
 def _log_prior(models: Sequence[str], prior: Sequence[float] | None) -> np.ndarray:
@@ -193,13 +219,14 @@ def model_posteriors(
     cards allow): ``P(m) ~ prior(m) x mean over deals of the likelihood``. Seat 0 (the
     searcher), seats that have not moved and seats no deal explains keep the prior."""
     rules = Rules.coerce(rules)
+    check_models(models, tremble)
     log_prior = _log_prior(models, prior)
     out = np.tile(np.exp(log_prior), (4, 1))
     movers = {m.seat for m in course}
     for seat in (1, 2, 3):
         if seat not in movers or not deals:
             continue
-        ll = np.array([seat_log_likelihoods(course, seat, d[seat] | played_by[seat], rules, models, tremble) for d in deals])
+        ll = _seat_table(course, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble)
         joint = log_prior + _logsumexp(ll, axis=0)
         if np.isfinite(joint).any():
             out[seat] = np.exp(joint - _logsumexp(joint))
@@ -219,21 +246,12 @@ def deal_log_weights(
     sum over seats 1..3 of log(sum over models of prior x likelihood of the seat's moves in
     ``course`` from the hand the deal gives it plus the cards it has played (``played_by``))."""
     rules = Rules.coerce(rules)
+    check_models(models, tremble)
     log_prior = _log_prior(models, prior)
     movers = {m.seat for m in course}
-    cache: dict[tuple[int, int], float] = {}
     out = np.zeros(len(deals))
-    for i, deal in enumerate(deals):
-        total = 0.0
-        for seat in (1, 2, 3):
-            if seat not in movers:
-                continue
-            start = deal[seat] | played_by[seat]
-            key = (seat, start)
-            value = cache.get(key)
-            if value is None:
-                ll = np.asarray(seat_log_likelihoods(course, seat, start, rules, models, tremble)) + log_prior
-                value = cache[key] = float(_logsumexp(ll))
-            total += value
-        out[i] = total
+    for seat in (1, 2, 3):
+        if seat in movers and deals:
+            ll = _seat_table(course, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble)
+            out += _logsumexp(ll + log_prior, axis=1)
     return out

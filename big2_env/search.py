@@ -65,7 +65,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .beliefs import DEFAULT_TREMBLE, MODELS, Move, deal_log_weights, game_course, model_posteriors
+from .beliefs import DEFAULT_TREMBLE, MODELS, Move, check_models, deal_log_weights, game_course, model_posteriors
 from .cards import NUM_CARDS, mask_to_cards
 from .combos import Entry, classify, enumerate_combos
 from .encoding import (
@@ -649,13 +649,8 @@ class SearchPolicy(Policy):
         if isinstance(inference, bool) or not isinstance(inference, (int, float)) or not 0 <= inference <= 1:
             raise ValueError(f"history_inference must be a number in [0, 1] (0: off); got {history_inference!r}")
         self.history_inference = float(history_inference)
-        if isinstance(opponent_models, str) or not opponent_models or any(m not in MODELS for m in opponent_models):
-            raise ValueError(f"opponent_models must be a non-empty sequence of {', '.join(MODELS)}; got {opponent_models!r}")
-        self.opponent_models = tuple(opponent_models)
-        if isinstance(tremble, bool) or not isinstance(tremble, (int, float)) or not 0 < tremble < 1:
-            raise ValueError(f"tremble must be a number in (0, 1); got {tremble!r}")
-        self.tremble = float(tremble)
-        self._course: list[Move] | None = None
+        check_models(opponent_models, tremble, "opponent_models")
+        self.opponent_models, self.tremble = tuple(opponent_models), float(tremble)
         if isinstance(infer_opponents, bool) or not isinstance(infer_opponents, (int, np.integer)) or infer_opponents < 0:
             raise ValueError(f"infer_opponents must be a non-negative int (deals read; 0: off); got {infer_opponents!r}")
         self.infer_opponents = int(infer_opponents)
@@ -666,6 +661,7 @@ class SearchPolicy(Policy):
             if opponent_noise > 0:
                 self.rollout = self._noisy
         self._playing: RolloutPolicy = self._noisy or self.rollout  # what the rollouts run
+        self._course: list[Move] | None = None  # this decision's replayed move history, when read
         self.rng = np.random.default_rng(seed)
         self.last_stats: dict[str, Any] = {}
 

@@ -211,6 +211,20 @@ def test_the_history_tells_which_model_the_opponents_follow(policy):
     assert mean.argmax() == MODELS.index(policy), mean
 
 
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [({"models": ("smart", "psychic")}, "models must be"), ({"models": "smart"}, "models must be"),
+     ({"models": ()}, "models must be"), ({"tremble": 0}, "tremble"), ({"tremble": 1.5}, "tremble"),
+     ({"tremble": "low"}, "tremble")],
+)
+def test_the_likelihoods_refuse_unknown_models_and_bad_trembles(kwargs, match):
+    course = game_course(play_game(0, "smart", stop=8)[0].history)
+    with pytest.raises(ValueError, match=match):
+        seat_log_likelihoods(course, 1, (1 << 13) - 1, **kwargs)
+    with pytest.raises(ValueError, match=match):
+        deal_log_weights([[0, 1 << 20, 1 << 21, 1 << 22]], [0, 0, 0, 0], course, **kwargs)
+
+
 def test_a_bad_model_prior_is_refused():
     course = game_course(play_game(0, "smart", stop=8)[0].history)
     for prior in ([1, 1], [0, 0, 0], [-1, 1, 1]):
