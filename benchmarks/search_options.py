@@ -3,47 +3,268 @@
 Every run with the same ``--games`` and ``--seed`` plays the same deals with the search in
 the same seats and the same per-game seeds, so two option sets differ only by what the
 options change (paired comparisons: much less noise than two independent evaluations).
-``--oracle`` gives the search the true hidden hands as its only deal: an upper bound on
-what better card inference can be worth.
+
+``--variant`` swaps in a search that differs from the shipped one in how it deals or who
+plays the opponents in its rollouts (benchmark devices, not options of the package: each
+was measured and did not pay, or is an upper bound no player can reach):
+
+* ``oracle``: every deal is the true hidden hands (what perfect card inference is worth);
+* ``noisy-oracle:K``: the true hands with ``K`` random swaps of a card between two
+  opponents in every deal (how right the deals must be for inference to pay);
+* ``mcmc:BURN,THIN``: deals from a Markov chain over the deals the public cards allow,
+  whose moves swap one card between two opponents and are accepted by the Metropolis
+  rule on the move history's likelihood (:mod:`big2_env.beliefs`, the three models'
+  mixture): ``BURN`` swaps from a pass-consistent deal, then ``THIN`` swaps between deals;
+* ``model-rollouts``: in rollouts each opponent plays Smart, Greedy or a random move with
+  the probabilities that the history gives its three models (the shipped search only
+  tells Random from the rest).
 
     python benchmarks/search_options.py --opponent smart --games 150 --options '{"infer_opponents": 0}'
     python benchmarks/search_options.py --opponent smart --games 150 --options '{"history_inference": 0.5}'
-    python benchmarks/search_options.py --opponent smart --games 150 --oracle
+    python benchmarks/search_options.py --opponent smart --games 150 --variant oracle
+    python benchmarks/search_options.py --opponent smart --games 150 --variant noisy-oracle:4
+    python benchmarks/search_options.py --opponent smart --games 150 --variant mcmc:40,2
+    python benchmarks/search_options.py --opponent greedy --games 150 --variant model-rollouts
+    python benchmarks/search_options.py --posterior 30
 
-The README's figures for ``infer_opponents`` and ``history_inference`` come from it (150
-games per run, seed 123, the default budget).
+``--posterior N`` plays no games: over ``N`` Smart-vs-Smart positions it measures how many
+hidden cards the search's pass-consistent deals place right, and how many the history's
+posterior itself does (long :class:`DealChain` runs): what any sampler could reach.
+
+The README's paired figures come from it (150 games per run, seed 123, the default budget).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
+from typing import Any, Sequence
 
 import numpy as np
 
-from big2_env import Game
+from big2_env import Game, Rules
+from big2_env.beliefs import MODELS, game_course, model_posteriors, seat_log_likelihoods
+from big2_env.cards import mask_to_cards
 from big2_env.encoding import Decision
 from big2_env.evaluation import PolicyObservation
-from big2_env.policies import make_policy
-from big2_env.search import PublicState, SearchPolicy
+from big2_env.extended import history_moves
+from big2_env.policies import greedy_choice, make_policy
+from big2_env.search import NoisyOpponents, PublicState, SearchPolicy, deal_consistent, public_state
 
 
 class OracleSearch(SearchPolicy):
-    """The search, told the true hidden hands: every deal is the real one (a benchmark device only)."""
+    """The search, told the true hidden hands: every deal is the real one, after ``swaps``
+    random swaps of a card between two opponents (0: exactly the real one)."""
 
     true_hands: list[int] = []
+    swaps = 0
 
     def _deal(self, state: PublicState) -> list[int]:
-        return list(self.true_hands)
+        hands = list(self.true_hands)
+        seats = [s for s in (1, 2, 3) if hands[s]]
+        for _ in range(self.swaps if len(seats) > 1 else 0):
+            a, b = self.rng.choice(seats, 2, replace=False)
+            swap_card(hands, int(a), int(b), self.rng)
+        return hands
 
 
-def run(options: dict, opponent: str, games: int, seed: int, oracle: bool) -> dict:
+def swap_card(hands: list[int], a: int, b: int, rng: np.random.Generator) -> int:
+    """Swap a random card of seat ``a`` with a random card of seat ``b`` in place; return the swap's bitmask."""
+    x = mask_to_cards(hands[a])[rng.integers(hands[a].bit_count())]
+    y = mask_to_cards(hands[b])[rng.integers(hands[b].bit_count())]
+    swap = (1 << x) | (1 << y)
+    hands[a] ^= swap
+    hands[b] ^= swap
+    return swap
+
+
+class DealChain:
+    """A Metropolis chain over the deals of the unseen cards: each step swaps a random card of
+    an opponent who has moved with one of another opponent and accepts by the ratio of the
+    history's likelihoods (the seats' mixtures over ``models``, uniform prior); only the two
+    seats touched are replayed, each distinct hand once."""
+
+    def __init__(self, state: PublicState, course: Sequence, rules: Any, rng: np.random.Generator,
+                 models: Sequence[str] = MODELS, tremble: float = 0.05) -> None:
+        self.state, self.course, self.rules, self.rng = state, course, rules, rng
+        self.models, self.tremble = tuple(models), tremble
+        movers = {m.seat for m in course}
+        self._memo: dict[tuple[int, int], float] = {}
+        self.hands = deal_consistent(state, rng, rules, 1.0)
+        self.log_likelihood = [0.0] + [self.seat_log_likelihood(s, self.hands[s]) for s in (1, 2, 3)]
+        self.free = [s for s in (1, 2, 3) if self.hands[s]]
+        self.movers = [s for s in self.free if s in movers]
+        self.steps = self.accepted = 0
+
+    def seat_log_likelihood(self, seat: int, hand: int) -> float:
+        key = (seat, hand)
+        if key not in self._memo:
+            start = hand | self.state.played_by[seat]
+            ll = seat_log_likelihoods(self.course, seat, start, self.rules, self.models, self.tremble)
+            top = max(ll)
+            self._memo[key] = top + math.log(sum(math.exp(x - top) for x in ll) / len(ll)) if top > -math.inf else top
+        return self._memo[key]
+
+    def step(self) -> None:
+        if len(self.free) < 2 or not self.movers:
+            return
+        self.steps += 1
+        a = self.movers[self.rng.integers(len(self.movers))]
+        others = [s for s in self.free if s != a]
+        b = others[self.rng.integers(len(others))]
+        hands = list(self.hands)
+        swap_card(hands, a, b, self.rng)
+        new = self.seat_log_likelihood(a, hands[a]) + self.seat_log_likelihood(b, hands[b])
+        old = self.log_likelihood[a] + self.log_likelihood[b]
+        if new == -math.inf:
+            return
+        if old == -math.inf or new >= old or self.rng.random() < math.exp(new - old):
+            self.hands = hands
+            self.log_likelihood[a] = self.seat_log_likelihood(a, hands[a])
+            self.log_likelihood[b] = self.seat_log_likelihood(b, hands[b])
+            self.accepted += 1
+
+
+class ChainSearch(SearchPolicy):
+    """The search with its deals drawn from a :class:`DealChain` once an opponent has moved."""
+
+    burn, thin = 40, 2
+
+    def act(self, obs: Any) -> int:
+        self._chain: DealChain | None = None
+        return super().act(obs)
+
+    def _deal(self, state: PublicState) -> list[int]:
+        if self._course is None:
+            return super()._deal(state)
+        if self._chain is None:
+            self._chain = DealChain(state, self._course, self.rules, self.rng, self.opponent_models, self.tremble)
+            for _ in range(self.burn):
+                self._chain.step()
+        for _ in range(self.thin):
+            self._chain.step()
+        return list(self._chain.hands)
+
+
+class ModelOpponents(NoisyOpponents):
+    """Each opponent seat plays a random legal move with probability ``seat_noise[seat]``,
+    Greedy's move with probability ``seat_greedy[seat]``, else the base policy's."""
+
+    def __init__(self, base: Any, seed: int | None = None) -> None:
+        super().__init__(base, 0.0, seed)
+        self.seat_greedy = [0.0] * 4
+
+    def choose_batch(self, games: Sequence[Game]) -> list[int]:
+        picks: list[int | None] = []
+        for game in games:
+            entries = game.legal_entries()
+            seat, pick = game.current_player, None
+            if seat and len(entries) > 1:
+                u = self.rng.random()
+                if u < self.seat_noise[seat]:
+                    pick = int(self.rng.integers(len(entries)))
+                elif u < self.seat_noise[seat] + self.seat_greedy[seat]:
+                    pick = greedy_choice([e[1] for e in entries], game.rules)
+            picks.append(pick)
+        rest = [g for g, p in zip(games, picks) if p is None]
+        chosen = iter(self.base.choose_batch(rest) if rest else [])
+        return [p if p is not None else next(chosen) for p in picks]
+
+
+class ModelRolloutSearch(SearchPolicy):
+    """The search with :class:`ModelOpponents` in its rollouts, set from the history's model posteriors."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._noisy = self._playing = ModelOpponents(self.rollout)
+
+    def _seat_noise(self, state: PublicState) -> list[float]:
+        assert isinstance(self._noisy, ModelOpponents)
+        self._noisy.seat_greedy = [0.0] * 4
+        if self._course is None or not self.infer_opponents:
+            return [0.0] * 4
+        deals = [self._deal(state) for _ in range(self.infer_opponents)]
+        posteriors = model_posteriors(deals, state.played_by, self._course, self.rules, MODELS, tremble=self.tremble)
+        self._noisy.seat_greedy = [0.0] + [float(posteriors[s, MODELS.index("greedy")]) for s in (1, 2, 3)]
+        return [0.0] + [float(posteriors[s, MODELS.index("random")]) for s in (1, 2, 3)]
+
+
+def make_search(variant: str, options: dict) -> SearchPolicy:
+    """The search of ``variant`` (see the module docstring) with ``options``."""
+    name, _, argument = variant.partition(":")
+    if name in ("plain", "oracle") and not argument:
+        return (OracleSearch if name == "oracle" else SearchPolicy)(seed=0, **options)
+    if name == "noisy-oracle" and argument.isdigit():
+        search = OracleSearch(seed=0, **options)
+        search.swaps = int(argument)
+        return search
+    if name == "mcmc" and len(argument.split(",")) == 2 and all(x.isdigit() for x in argument.split(",")):
+        search = ChainSearch(seed=0, **options)
+        search.burn, search.thin = (int(x) for x in argument.split(","))
+        return search
+    if name == "model-rollouts" and not argument:
+        return ModelRolloutSearch(seed=0, **options)
+    raise ValueError(f"unknown variant {variant!r}; allowed: plain, oracle, noisy-oracle:K, mcmc:BURN,THIN, model-rollouts")
+
+
+def posterior_accuracy(positions: int, seed: int = 0, burn: int = 1000, samples: int = 100, thin: int = 20) -> dict:
+    """How many hidden cards the deals place right at decision points of Smart-vs-Smart games
+    (one per game, after 8-29 moves, where the player on move has a choice): pass-consistent
+    deals (the search's proposals) against long :class:`DealChain` runs (``burn`` swaps, then
+    ``samples`` deals ``thin`` swaps apart), which sample the history's posterior itself."""
+    rng = np.random.default_rng(seed)
+    smart = make_policy("smart")
+    proposal, posterior = [], []
+    while len(posterior) < positions:
+        game = Game(None, seed=int(rng.integers(2**31)))
+        stop = int(rng.integers(8, 30))
+        while game.winner is None and (game.turn < stop or len(game.legal_entries()) == 1):
+            decision = Decision(game)
+            game._apply(decision.require_entry(smart.act(PolicyObservation(decision)), "smart"))
+        if game.winner is not None:
+            continue
+        obs = PolicyObservation(Decision(game), extended=True)
+        state = public_state(obs)
+        me = game.current_player
+        truth = [game._hand_masks[(me + k) % 4] for k in range(4)]
+
+        def right(hands: list[int]) -> float:
+            return sum((hands[s] & truth[s]).bit_count() for s in (1, 2, 3)) / state.unseen_mask.bit_count()
+
+        proposal.append(np.mean([right(deal_consistent(state, rng, Rules(), 1.0)) for _ in range(samples)]))
+        chain = DealChain(state, game_course(history_moves(obs["history"])), Rules(), rng)
+        for _ in range(burn):
+            chain.step()
+        placed = []
+        for _ in range(samples):
+            for _ in range(thin):
+                chain.step()
+            placed.append(right(chain.hands))
+        posterior.append(np.mean(placed))
+    return {"positions": positions, "seed": seed, "chain_swaps": burn + samples * thin,
+            "proposal_accuracy": float(np.mean(proposal)), "posterior_accuracy": float(np.mean(posterior))}
+
+
+def run(options: dict, opponent: str, games: int, seed: int, oracle: bool = False, variant: str = "plain") -> dict:
     rng = np.random.default_rng(seed)
     deals = [(int(rng.integers(2**31)), int(rng.integers(4))) for _ in range(games)]
-    search = (OracleSearch if oracle else SearchPolicy)(seed=0, **options)
+    variant = "oracle" if oracle else variant
+    search = make_search(variant, options)
     other = make_policy(opponent, seed=1)
     scores, wins, decision_s, decisions = [], 0, 0.0, 0
+    placed = [0, 0]  # hidden cards the deals put in the right seat, hidden cards dealt
+    true_hands: list[int] = []
+    deal = search._deal
+
+    def scored_deal(state: PublicState) -> list[int]:  # every deal the search makes, checked against the truth
+        hands = deal(state)
+        placed[0] += sum((hands[s] & true_hands[s]).bit_count() for s in (1, 2, 3))
+        placed[1] += state.unseen_mask.bit_count()
+        return hands
+
+    search._deal = scored_deal  # type: ignore[method-assign]
     started = time.perf_counter()
     for g, (deal_seed, seat) in enumerate(deals):
         search.seed(g)
@@ -53,8 +274,9 @@ def run(options: dict, opponent: str, games: int, seed: int, oracle: bool) -> di
         while game.winner is None:
             decision = Decision(game)
             if decision.player == seat:
-                if oracle:
-                    search.true_hands = [game._hand_masks[(seat + k) % 4] for k in range(4)]
+                true_hands[:] = [game._hand_masks[(seat + k) % 4] for k in range(4)]
+                if isinstance(search, OracleSearch):
+                    search.true_hands = true_hands
                 t = time.perf_counter()
                 action = search.act(PolicyObservation(decision, extended=True))
                 decision_s += time.perf_counter() - t
@@ -65,8 +287,9 @@ def run(options: dict, opponent: str, games: int, seed: int, oracle: bool) -> di
         wins += game.winner == seat
         scores.append(game.scores()[seat])
     return {
-        "options": options, "oracle": oracle, "opponent": opponent, "games": games, "seed": seed,
-        "win_rate": wins / games, "mean_score": float(np.mean(scores)), "score_sd": float(np.std(scores)),
+        "options": options, "variant": variant, "oracle": variant == "oracle", "opponent": opponent, "games": games,
+        "seed": seed, "win_rate": wins / games, "mean_score": float(np.mean(scores)), "score_sd": float(np.std(scores)),
+        "deal_accuracy": placed[0] / max(1, placed[1]),
         "ms_per_decision": 1000 * decision_s / max(1, decisions), "wall_s": time.perf_counter() - started,
     }
 
@@ -77,13 +300,24 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=150)
     parser.add_argument("--seed", type=int, default=123, help="seeds the deals and the search's seats")
     parser.add_argument("--options", default="{}", help="SearchPolicy keyword arguments as JSON")
-    parser.add_argument("--oracle", action="store_true", help="tell the search the true hidden hands")
+    parser.add_argument("--variant", default="plain",
+                        help="plain (the package's search), oracle, noisy-oracle:K, mcmc:BURN,THIN or model-rollouts")
+    parser.add_argument("--oracle", action="store_true", help="the same as --variant oracle")
+    parser.add_argument("--posterior", type=int, default=0, metavar="POSITIONS",
+                        help="instead of games: how many hidden cards the deals and the history's posterior place right")
     args = parser.parse_args()
-    result = run(json.loads(args.options), args.opponent, args.games, args.seed, args.oracle)
+    if args.posterior:
+        found = posterior_accuracy(args.posterior, args.seed)
+        print(json.dumps(found))
+        print(f"over {args.posterior} Smart-vs-Smart positions: pass-consistent deals place {found['proposal_accuracy']:.1%} "
+              f"of the hidden cards right, the move history's posterior ({found['chain_swaps']} swaps) "
+              f"{found['posterior_accuracy']:.1%}")
+        return
+    result = run(json.loads(args.options), args.opponent, args.games, args.seed, args.oracle, args.variant)
     print(json.dumps(result))
-    print(f"{'oracle ' if args.oracle else ''}{args.options} vs 3 x {args.opponent}, {args.games} games: "
+    print(f"{result['variant']} {args.options} vs 3 x {args.opponent}, {args.games} games: "
           f"win {result['win_rate']:.1%}, mean score {result['mean_score']:+.2f} (sd {result['score_sd']:.2f}), "
-          f"{result['ms_per_decision']:.0f} ms per decision")
+          f"deals place {result['deal_accuracy']:.1%} of the hidden cards right, {result['ms_per_decision']:.0f} ms per decision")
 
 
 if __name__ == "__main__":

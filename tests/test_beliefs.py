@@ -337,7 +337,7 @@ def test_bad_inference_arguments_are_rejected(kwargs, match):
 
 
 # ----------------------------------------------------------------------------- the benchmark
-def test_the_options_benchmark_plays_the_same_deals_and_its_oracle_sees_the_true_hands():
+def load_options_benchmark():
     import importlib.util
     from pathlib import Path
 
@@ -346,12 +346,79 @@ def test_the_options_benchmark_plays_the_same_deals_and_its_oracle_sees_the_true
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def test_the_options_benchmark_plays_the_same_deals_and_its_oracle_sees_the_true_hands():
+    module = load_options_benchmark()
     first = module.run({"budget": 6}, "greedy", games=2, seed=4, oracle=False)
     again = module.run({"budget": 6}, "greedy", games=2, seed=4, oracle=False)
-    same = ("win_rate", "mean_score", "score_sd", "games", "opponent")
+    same = ("win_rate", "mean_score", "score_sd", "games", "opponent", "deal_accuracy")
     assert [first[k] for k in same] == [again[k] for k in same]
+    assert 0.2 < first["deal_accuracy"] < 0.8
     oracle = module.run({"budget": 6}, "greedy", games=2, seed=4, oracle=True)
-    assert oracle["oracle"] and 0 <= oracle["win_rate"] <= 1
+    assert oracle["oracle"] and 0 <= oracle["win_rate"] <= 1 and oracle["deal_accuracy"] == 1.0
     search = module.OracleSearch(budget=4)
     search.true_hands = [1, 2, 4, 8]
     assert search._deal(None) == [1, 2, 4, 8]
+
+
+@pytest.mark.parametrize("variant", ["noisy-oracle:2", "mcmc:6,2", "model-rollouts"])
+def test_the_options_benchmarks_variants_play_legal_games(variant):
+    module = load_options_benchmark()
+    result = module.run({"budget": 6}, "smart", games=1, seed=3, variant=variant)
+    assert result["variant"] == variant and 0 <= result["win_rate"] <= 1
+    if variant.startswith("noisy-oracle"):  # two swaps put at most 4 of the hidden cards wrong
+        assert 0.5 < result["deal_accuracy"] < 1
+
+
+@pytest.mark.parametrize("variant", ["bogus", "oracle:1", "noisy-oracle:x", "mcmc:4", "mcmc:a,b"])
+def test_the_options_benchmark_refuses_an_unknown_variant(variant):
+    with pytest.raises(ValueError, match="unknown variant"):
+        load_options_benchmark().make_search(variant, {})
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_benchmarks_deal_chain_keeps_every_public_card_and_count(seed):
+    module = load_options_benchmark()
+    game, _ = play_game(seed, "smart", stop=14 + seed)
+    decision = Decision(game)
+    obs = PolicyObservation(decision, extended=True)
+    state = public_state(obs)
+    course = game_course(history_moves(obs["history"]))
+    chain = module.DealChain(state, course, Rules(), np.random.default_rng(seed))
+    for _ in range(30):
+        chain.step()
+        hands = chain.hands
+        assert hands[0] == state.hand_mask
+        assert [h.bit_count() for h in hands[1:]] == list(state.cards_left[1:])
+        assert hands[1] | hands[2] | hands[3] == state.unseen_mask
+        assert all(math.isfinite(chain.log_likelihood[s]) or chain.accepted == 0 for s in (1, 2, 3))
+    assert chain.steps == 30 and 0 < chain.accepted <= 30
+
+
+def test_the_benchmarks_model_opponents_play_greedy_where_told():
+    module = load_options_benchmark()
+    from big2_env.search import SmartRollout
+
+    game, _ = play_game(2, "smart", stop=5)
+    tables = []
+    for seat in range(4):
+        table = game.copy()
+        table.current_player = seat
+        table._legal = None
+        tables.append(table)
+    rollout = module.ModelOpponents(SmartRollout(), seed=0)
+    rollout.seat_greedy = [1.0, 1.0, 1.0, 0.0]
+    picks = rollout.choose_batch(tables)
+    smart = SmartRollout()
+    greedy = [greedy_choice([e[1] for e in table.legal_entries()], Rules()) for table in tables]
+    assert greedy[0] != smart.choose(tables[0]) and greedy[2] != smart.choose(tables[2])  # the position tells them apart
+    for seat, (table, pick) in enumerate(zip(tables, picks)):  # seat 0, the searcher, is never an opponent
+        assert pick == (greedy[seat] if seat in (1, 2) else smart.choose(table))
+
+
+def test_the_benchmarks_posterior_accuracy_is_a_share_of_the_hidden_cards():
+    found = load_options_benchmark().posterior_accuracy(2, seed=1, burn=10, samples=3, thin=2)
+    assert found["positions"] == 2 and found["chain_swaps"] == 16
+    assert 0 < found["proposal_accuracy"] < 1 and 0 < found["posterior_accuracy"] < 1
