@@ -70,6 +70,11 @@ class OracleSearch(SearchPolicy):
         return hands
 
 
+def placed_right(hands: Sequence[int], truth: Sequence[int]) -> int:
+    """How many of the opponents' cards a deal puts in the seat that really holds them."""
+    return sum((hands[s] & truth[s]).bit_count() for s in (1, 2, 3))
+
+
 def swap_card(hands: list[int], a: int, b: int, rng: np.random.Generator) -> int:
     """Swap a random card of seat ``a`` with a random card of seat ``b`` in place; return the swap's bitmask."""
     x = mask_to_cards(hands[a])[rng.integers(hands[a].bit_count())]
@@ -116,14 +121,13 @@ class DealChain:
         b = others[self.rng.integers(len(others))]
         hands = list(self.hands)
         swap_card(hands, a, b, self.rng)
-        new = self.seat_log_likelihood(a, hands[a]) + self.seat_log_likelihood(b, hands[b])
-        old = self.log_likelihood[a] + self.log_likelihood[b]
+        new_a, new_b = self.seat_log_likelihood(a, hands[a]), self.seat_log_likelihood(b, hands[b])
+        new, old = new_a + new_b, self.log_likelihood[a] + self.log_likelihood[b]
         if new == -math.inf:
             return
         if old == -math.inf or new >= old or self.rng.random() < math.exp(new - old):
             self.hands = hands
-            self.log_likelihood[a] = self.seat_log_likelihood(a, hands[a])
-            self.log_likelihood[b] = self.seat_log_likelihood(b, hands[b])
+            self.log_likelihood[a], self.log_likelihood[b] = new_a, new_b
             self.accepted += 1
 
 
@@ -214,6 +218,8 @@ def posterior_accuracy(positions: int, seed: int = 0, burn: int = 1000, samples:
     (one per game, after 8-29 moves, where the player on move has a choice): pass-consistent
     deals (the search's proposals) against long :class:`DealChain` runs (``burn`` swaps, then
     ``samples`` deals ``thin`` swaps apart), which sample the history's posterior itself."""
+    if isinstance(positions, bool) or not isinstance(positions, int) or positions < 1:
+        raise ValueError(f"positions must be an int >= 1; got {positions!r}")
     rng = np.random.default_rng(seed)
     smart = make_policy("smart")
     proposal, posterior = [], []
@@ -231,7 +237,7 @@ def posterior_accuracy(positions: int, seed: int = 0, burn: int = 1000, samples:
         truth = [game._hand_masks[(me + k) % 4] for k in range(4)]
 
         def right(hands: list[int]) -> float:
-            return sum((hands[s] & truth[s]).bit_count() for s in (1, 2, 3)) / state.unseen_mask.bit_count()
+            return placed_right(hands, truth) / state.unseen_mask.bit_count()
 
         proposal.append(np.mean([right(deal_consistent(state, rng, Rules(), 1.0)) for _ in range(samples)]))
         chain = DealChain(state, game_course(history_moves(obs["history"])), Rules(), rng)
@@ -260,7 +266,7 @@ def run(options: dict, opponent: str, games: int, seed: int, oracle: bool = Fals
 
     def scored_deal(state: PublicState) -> list[int]:  # every deal the search makes, checked against the truth
         hands = deal(state)
-        placed[0] += sum((hands[s] & true_hands[s]).bit_count() for s in (1, 2, 3))
+        placed[0] += placed_right(hands, true_hands)
         placed[1] += state.unseen_mask.bit_count()
         return hands
 
@@ -303,17 +309,28 @@ def main() -> None:
     parser.add_argument("--variant", default="plain",
                         help="plain (the package's search), oracle, noisy-oracle:K, mcmc:BURN,THIN or model-rollouts")
     parser.add_argument("--oracle", action="store_true", help="the same as --variant oracle")
-    parser.add_argument("--posterior", type=int, default=0, metavar="POSITIONS",
+    parser.add_argument("--posterior", type=int, default=None, metavar="POSITIONS",
                         help="instead of games: how many hidden cards the deals and the history's posterior place right")
     args = parser.parse_args()
-    if args.posterior:
-        found = posterior_accuracy(args.posterior, args.seed)
+    try:
+        options = json.loads(args.options)
+    except ValueError as error:
+        options = error
+    if not isinstance(options, dict):
+        parser.error(f"--options must be a JSON object of SearchPolicy keywords; got {args.options!r} ({options})")
+    try:  # a bad variant, SearchPolicy option or count: a usage error, not a traceback
+        if args.posterior is not None:
+            found = posterior_accuracy(args.posterior, args.seed)
+        else:
+            result = run(options, args.opponent, args.games, args.seed, args.oracle, args.variant)
+    except ValueError as error:
+        parser.error(str(error))
+    if args.posterior is not None:
         print(json.dumps(found))
         print(f"over {args.posterior} Smart-vs-Smart positions: pass-consistent deals place {found['proposal_accuracy']:.1%} "
               f"of the hidden cards right, the move history's posterior ({found['chain_swaps']} swaps) "
               f"{found['posterior_accuracy']:.1%}")
         return
-    result = run(json.loads(args.options), args.opponent, args.games, args.seed, args.oracle, args.variant)
     print(json.dumps(result))
     print(f"{result['variant']} {args.options} vs 3 x {args.opponent}, {args.games} games: "
           f"win {result['win_rate']:.1%}, mean score {result['mean_score']:+.2f} (sd {result['score_sd']:.2f}), "

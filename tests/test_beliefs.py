@@ -422,3 +422,23 @@ def test_the_benchmarks_posterior_accuracy_is_a_share_of_the_hidden_cards():
     found = load_options_benchmark().posterior_accuracy(2, seed=1, burn=10, samples=3, thin=2)
     assert found["positions"] == 2 and found["chain_swaps"] == 16
     assert 0 < found["proposal_accuracy"] < 1 and 0 < found["posterior_accuracy"] < 1
+
+
+@pytest.mark.parametrize("positions", [0, -1, 1.5, True])
+def test_the_benchmarks_posterior_accuracy_refuses_a_bad_count(positions):
+    with pytest.raises(ValueError, match="positions must be an int >= 1"):
+        load_options_benchmark().posterior_accuracy(positions)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [(["--variant", "bogus"], "unknown variant 'bogus'"), (["--posterior", "0"], "positions must be an int >= 1"),
+     (["--options", "{bad"], "--options must be a JSON object"), (["--options", "[1]"], "--options must be a JSON object"),
+     (["--options", '{"budget": -1}'], "budget must be")],
+)
+def test_the_options_benchmarks_command_line_says_what_was_wrong(argv, message, monkeypatch, capsys):
+    module = load_options_benchmark()
+    monkeypatch.setattr("sys.argv", ["search_options.py", "--games", "1", *argv])
+    with pytest.raises(SystemExit) as exit_info:
+        module.main()
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
