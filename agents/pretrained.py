@@ -1,7 +1,18 @@
-"""The shipped pretrained agent: ``load_pretrained()`` and ``big2 eval --agent pretrained``.
+"""The shipped pretrained agents: ``load_pretrained()`` and ``big2 eval --agent pretrained``.
 
-The weights live in ``agents/data/pretrained.pt`` (package data), a policy file as
-written by ``big2 train`` (``DIR/model.pt``, see :mod:`agents.checkpoint`).
+Two policy files ship as package data, each as written by ``big2 train`` (``DIR/model.pt``,
+see :mod:`agents.checkpoint`):
+
+* ``agents/data/pretrained.pt`` (``which="shipped"``, agent spec ``"pretrained"``): the
+  strongest network measured here, the default everywhere;
+* ``agents/data/paper_settings.pt`` (``which="paper"``, agent spec ``"pretrained-paper"``):
+  the run with the paper's exact settings and budget (5,000 batches, lr 3e-5, unscaled
+  scores), kept for the reproduction (``agents/data/README.md`` has both records).
+
+Example:
+    >>> from agents.pretrained import load_pretrained
+    >>> load_pretrained(which="paper").name
+    'pretrained-paper'
 """
 
 from __future__ import annotations
@@ -13,6 +24,9 @@ from .checkpoint import CheckpointError, load_model
 from .policy import NetworkPolicy
 
 PRETRAINED_PATH = Path(__file__).resolve().parent / "data" / "pretrained.pt"
+PAPER_SETTINGS_PATH = PRETRAINED_PATH.with_name("paper_settings.pt")
+WHICH = {"shipped": ("pretrained", PRETRAINED_PATH), "paper": ("pretrained-paper", PAPER_SETTINGS_PATH)}
+"""``load_pretrained(which=...)``: the agent's display name (and agent spec) and its packaged file."""
 
 TRAIN_HINT = (
     "train one with `big2 train --algo ppo --curriculum self --entropy 0.05 --batches 5000 "
@@ -27,9 +41,13 @@ def pretrained_path() -> Path:
 
 
 def load_pretrained(
-    path: str | os.PathLike | None = None, deterministic: bool = False, device: str = "cpu", seed: int | None = None
+    path: str | os.PathLike | None = None,
+    deterministic: bool = False,
+    device: str = "cpu",
+    seed: int | None = None,
+    which: str = "shipped",
 ) -> NetworkPolicy:
-    """The pretrained PPO agent as a :class:`~agents.policy.NetworkPolicy`.
+    """A pretrained PPO agent as a :class:`~agents.policy.NetworkPolicy`.
 
     Args:
         path: a policy file to load instead of the packaged one.
@@ -37,16 +55,25 @@ def load_pretrained(
             and evaluated sampling).
         device: torch device of the forward pass.
         seed: seed of the sampling RNG.
+        which: ``"shipped"`` (default: ``agents/data/pretrained.pt``, or ``BIG2_PRETRAINED``)
+            or ``"paper"`` (the paper-settings run, ``agents/data/paper_settings.pt``).
 
     Raises:
+        ValueError: ``which`` is neither.
         FileNotFoundError: no weights there (with how to train them).
         agents.checkpoint.CheckpointError: the file is corrupt or of another format.
     """
-    path = Path(path) if path is not None else pretrained_path()
+    if which not in WHICH:
+        raise ValueError(f"which must be one of {', '.join(map(repr, WHICH))}; got {which!r}")
+    name, packaged = WHICH[which]
+    if path is not None:
+        path = Path(path)
+    else:
+        path = pretrained_path() if which == "shipped" else packaged
     if not path.is_file():
-        raise FileNotFoundError(f"no pretrained agent at {str(path)!r}: " + TRAIN_HINT.format(path=PRETRAINED_PATH))
+        raise FileNotFoundError(f"no pretrained agent at {str(path)!r}: " + TRAIN_HINT.format(path=packaged))
     model, _ = load_model(path)
-    return NetworkPolicy(model, deterministic=deterministic, device=device, seed=seed, name="pretrained")
+    return NetworkPolicy(model, deterministic=deterministic, device=device, seed=seed, name=name)
 
 
-__all__ = ["CheckpointError", "PRETRAINED_PATH", "load_pretrained", "pretrained_path"]
+__all__ = ["CheckpointError", "PAPER_SETTINGS_PATH", "PRETRAINED_PATH", "load_pretrained", "pretrained_path"]

@@ -18,7 +18,8 @@ Subcommands:
 
 AGENT (``--agent``, ``--opponent``; resolved by :func:`big2_env.loading.load_agent`, as
 :func:`big2_env.evaluation.evaluate` does): ``random``, ``greedy``, ``smart``,
-``pretrained`` (the shipped PPO agent), a trained model file ``MODEL.pt``, a
+``pretrained`` (the shipped PPO agent), ``pretrained-paper`` (the network trained with
+the paper's exact settings, for the reproduction), a trained model file ``MODEL.pt``, a
 ``big2 train --out`` run folder (its ``model.pt``) or a saved sb3-contrib MaskablePPO
 model ``MODEL.zip``. A ``.zip`` is loaded without unpickling anything from it (a crafted
 file could otherwise run code); ``--trust-model`` uses Stable-Baselines3's own loader,

@@ -8,6 +8,7 @@ the command line accept the same agents:
 * ``"random"``, ``"greedy"``, ``"smart"``, ``"search"``: the policies of :data:`big2_env.policies.POLICIES`;
   ``"search:64"`` or ``"search:0.25s"`` set the search's budget (rollouts or seconds per decision);
 * ``"pretrained"``: the shipped PPO agent (:func:`agents.pretrained.load_pretrained`, needs torch);
+  ``"pretrained-paper"``: the network trained with the paper's exact settings, kept for the reproduction;
 * ``PATH.pt``: a policy file or training checkpoint written by ``big2 train``
   (:meth:`agents.policy.NetworkPolicy.from_file`, read with ``torch.load(weights_only=True)``);
 * a folder: a ``big2 train --out`` run folder, whose ``model.pt`` is loaded;
@@ -40,9 +41,9 @@ Example:
     ...     load_agent("wizard")
     ... except LoadError as err:
     ...     print(err)  # doctest: +NORMALIZE_WHITESPACE
-    agent must be one of greedy, random, search, smart, pretrained, a trained model file (.pt), a run folder or
-    a MaskablePPO model file (.zip) (search:N or search:0.25s give the search N rollouts or 0.25 s per decision);
-    got 'wizard'
+    agent must be one of greedy, random, search, smart, pretrained, pretrained-paper, a trained model file (.pt),
+    a run folder or a MaskablePPO model file (.zip) (search:N or search:0.25s give the search N rollouts or 0.25 s
+    per decision); got 'wizard'
 
 With torch (``pip install -e '.[agents]'``) and sb3-contrib (``pip install -e '.[sb3]'``)::
 
@@ -123,7 +124,8 @@ def agent_choices() -> str:
     """The forms an agent spec may take, for help and error texts."""
     heuristics = ", ".join(sorted(POLICIES))
     return (
-        f"{heuristics}, pretrained, a trained model file (.pt), a run folder or a MaskablePPO model file (.zip) "
+        f"{heuristics}, pretrained, pretrained-paper, a trained model file (.pt), a run folder or a MaskablePPO model "
+        "file (.zip) "
         "(search:N or search:0.25s give the search N rollouts or 0.25 s per decision)"
     )
 
@@ -138,7 +140,7 @@ def load_agent(
     """The policy named by ``spec`` (see the module docstring for the forms).
 
     Args:
-        spec: a heuristic name, ``"pretrained"``, a ``.pt`` file, a run folder or a ``.zip`` SB3 model.
+        spec: a heuristic name, ``"pretrained"``, ``"pretrained-paper"``, a ``.pt`` file, a run folder or a ``.zip`` SB3 model.
         rules: the rule set the policy plays under (a :class:`Rules`, preset name or dict; default rules).
         trust: allow an SB3 ``.zip`` to be unpickled by Stable-Baselines3's own loader, which can
             run code from the file. Only for files you wrote.
@@ -162,8 +164,8 @@ def load_agent(
             return make_policy("search", seed=seed, rules=rules, budget=int(budget) if budget.isdigit() else budget)
         except ValueError as err:
             raise LoadError(f"{what} {text!r}: {err}") from None
-    if isinstance(spec, str) and text == "pretrained":
-        return _load_pretrained(rules, what, seed)
+    if isinstance(spec, str) and text in PRETRAINED_SPECS:
+        return _load_pretrained(rules, what, seed, PRETRAINED_SPECS[text])
     path = Path(text)
     if path.is_dir():
         model = path / RUN_MODEL_FILE
@@ -211,10 +213,14 @@ def _import_agents(what: str, spec: str) -> tuple[Any, Any, Any]:
     return CheckpointError, NetworkPolicy, load_pretrained
 
 
-def _load_pretrained(rules: Rules, what: str, seed: int | None) -> Policy:
+PRETRAINED_SPECS = {"pretrained": "shipped", "pretrained-paper": "paper"}
+"""The packaged networks' agent specs and their ``load_pretrained(which=...)``."""
+
+
+def _load_pretrained(rules: Rules, what: str, seed: int | None, which: str = "shipped") -> Policy:
     checkpoint_error, _, load_pretrained = _import_agents(what, "pretrained")
     try:
-        policy = load_pretrained(seed=seed)
+        policy = load_pretrained(seed=seed, which=which)
     except (FileNotFoundError, checkpoint_error) as err:
         raise LoadError(f"{what}: {err}") from None
     policy.rules = rules

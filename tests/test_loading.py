@@ -134,7 +134,11 @@ def test_heuristic_names_seeded():
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("wizard", "agent must be one of greedy, random, search, smart, pretrained, a trained model file (.pt), a run folder"),
+        (
+            "wizard",
+            "agent must be one of greedy, random, search, smart, pretrained, pretrained-paper, a trained model file (.pt), "
+            "a run folder",
+        ),
         ("missing.pt", "agent: no such model file 'missing.pt'"),
         ("missing.zip", "agent: no such model file 'missing.zip'"),
         ("runs/missing", "no such model file or run folder 'runs/missing'"),

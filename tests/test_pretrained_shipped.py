@@ -11,8 +11,9 @@ import pytest
 pytest.importorskip("torch")
 
 from agents.checkpoint import read_file  # noqa: E402
-from agents.pretrained import PRETRAINED_PATH, load_pretrained  # noqa: E402
+from agents.pretrained import PAPER_SETTINGS_PATH, PRETRAINED_PATH, load_pretrained  # noqa: E402
 from big2_env import evaluate  # noqa: E402
+from big2_env.loading import load_agent  # noqa: E402
 
 
 def test_the_shipped_file_is_a_small_ppo_policy_trained_by_self_play(monkeypatch):
@@ -29,3 +30,23 @@ def test_the_shipped_agent_clearly_beats_random_play(monkeypatch):
     result = evaluate(policy, "random", n_games=200, seed=1)
     # Random wins 25% of seats against itself; the agent measured 80% over 1000 games
     assert result.win_rate > 0.5 and result.mean_score > 4.0
+
+
+def test_the_paper_settings_network_stays_loadable_under_its_own_name(monkeypatch):
+    # issue 12: the shipped agent is the strongest network; the paper-settings run (5,000
+    # batches of 64 self-play games, measured 73.4% / 40.0% / 26.0%) ships beside it
+    monkeypatch.setenv("BIG2_PRETRAINED", "/nonexistent/elsewhere.pt")  # overrides the shipped file only
+    info = read_file(PAPER_SETTINGS_PATH)["info"]  # written before the info named the algorithm (PPO)
+    assert info["curriculum"] == "self" and info["rules"] == "paper"
+    assert info["batch"] == 5000 and info["games"] == 320000 and info["entropy"] == 0.05
+    paper = load_agent("pretrained-paper", seed=0)
+    assert paper.name == "pretrained-paper"
+    assert load_pretrained(which="paper").name == "pretrained-paper"
+    assert PAPER_SETTINGS_PATH.read_bytes() != PRETRAINED_PATH.read_bytes()
+    result = evaluate(paper, "random", n_games=100, seed=1)
+    assert result.win_rate > 0.5
+
+
+def test_load_pretrained_names_the_allowed_choices():
+    with pytest.raises(ValueError, match="which must be one of 'shipped', 'paper'; got 'best'"):
+        load_pretrained(which="best")
