@@ -25,7 +25,13 @@ was measured and did not pay, or is an upper bound no player can reach):
     python benchmarks/search_options.py --opponent smart --games 150 --variant noisy-oracle:4
     python benchmarks/search_options.py --opponent smart --games 150 --variant mcmc:40,2
     python benchmarks/search_options.py --opponent greedy --games 150 --variant model-rollouts
+    python benchmarks/search_options.py --opponent smart --games 150 --prior runs/distill
     python benchmarks/search_options.py --posterior 30
+
+``--prior AGENT`` ranks the candidates (``prior_top``) by a network's probabilities instead of
+Smart's score (a ``big2 train`` model file or run folder, ``pretrained``...): issue 12's test of
+a learned prior inside the search, at the same budget (the forward pass costs about a
+millisecond a decision). A learned rollout policy goes in ``--options '{"rollout": "MODEL.pt"}'``.
 
 ``--posterior N`` plays no games: over ``N`` Smart-vs-Smart positions it measures how many
 hidden cards the search's pass-consistent deals place right, and how many the history's
@@ -50,6 +56,7 @@ from big2_env.cards import mask_to_cards
 from big2_env.encoding import Decision
 from big2_env.evaluation import PolicyObservation
 from big2_env.extended import history_moves
+from big2_env.loading import LoadError
 from big2_env.policies import greedy_choice, make_policy
 from big2_env.search import NoisyOpponents, PublicState, SearchPolicy, deal_consistent, public_state
 
@@ -253,11 +260,24 @@ def posterior_accuracy(positions: int, seed: int = 0, burn: int = 1000, samples:
             "proposal_accuracy": float(np.mean(proposal)), "posterior_accuracy": float(np.mean(posterior))}
 
 
-def run(options: dict, opponent: str, games: int, seed: int, oracle: bool = False, variant: str = "plain") -> dict:
+def learned_prior(spec: str) -> Any:
+    """The agent ``spec`` names (:func:`~big2_env.loading.load_agent`), as a search prior:
+    it must give ``probabilities(obs)``, as a network does."""
+    from big2_env.loading import load_agent
+
+    prior = load_agent(spec, what="--prior", seed=0)
+    if not callable(getattr(prior, "probabilities", None)):
+        raise ValueError(f"--prior must name a network (a model file, run folder or pretrained); {spec!r} gives no probabilities")
+    return prior
+
+
+def run(
+    options: dict, opponent: str, games: int, seed: int, oracle: bool = False, variant: str = "plain", prior: str | None = None
+) -> dict:
     rng = np.random.default_rng(seed)
     deals = [(int(rng.integers(2**31)), int(rng.integers(4))) for _ in range(games)]
     variant = "oracle" if oracle else variant
-    search = make_search(variant, options)
+    search = make_search(variant, {**options, "prior": learned_prior(prior)} if prior else options)
     other = make_policy(opponent, seed=1)
     scores, wins, decision_s, decisions = [], 0, 0.0, 0
     placed = [0, 0]  # hidden cards the deals put in the right seat, hidden cards dealt
@@ -293,7 +313,8 @@ def run(options: dict, opponent: str, games: int, seed: int, oracle: bool = Fals
         wins += game.winner == seat
         scores.append(game.scores()[seat])
     return {
-        "options": options, "variant": variant, "oracle": variant == "oracle", "opponent": opponent, "games": games,
+        "options": options, "variant": variant, "prior": prior or "smart", "oracle": variant == "oracle", "opponent": opponent,
+        "games": games,
         "seed": seed, "win_rate": wins / games, "mean_score": float(np.mean(scores)), "score_sd": float(np.std(scores)),
         "deal_accuracy": placed[0] / max(1, placed[1]),
         "ms_per_decision": 1000 * decision_s / max(1, decisions), "wall_s": time.perf_counter() - started,
@@ -309,6 +330,8 @@ def main() -> None:
     parser.add_argument("--variant", default="plain",
                         help="plain (the package's search), oracle, noisy-oracle:K, mcmc:BURN,THIN or model-rollouts")
     parser.add_argument("--oracle", action="store_true", help="the same as --variant oracle")
+    parser.add_argument("--prior", default=None, metavar="AGENT",
+                        help="rank the candidates by this network's probabilities (a model file, run folder or pretrained)")
     parser.add_argument("--posterior", type=int, default=None, metavar="POSITIONS",
                         help="instead of games: how many hidden cards the deals and the history's posterior place right")
     args = parser.parse_args()
@@ -322,8 +345,8 @@ def main() -> None:
         if args.posterior is not None:
             found = posterior_accuracy(args.posterior, args.seed)
         else:
-            result = run(options, args.opponent, args.games, args.seed, args.oracle, args.variant)
-    except ValueError as error:
+            result = run(options, args.opponent, args.games, args.seed, args.oracle, args.variant, args.prior)
+    except (ValueError, LoadError) as error:
         parser.error(str(error))
     if args.posterior is not None:
         print(json.dumps(found))
@@ -332,7 +355,7 @@ def main() -> None:
               f"{found['posterior_accuracy']:.1%}")
         return
     print(json.dumps(result))
-    print(f"{result['variant']} {args.options} vs 3 x {args.opponent}, {args.games} games: "
+    print(f"{result['variant']} {args.options} prior {result['prior']} vs 3 x {args.opponent}, {args.games} games: "
           f"win {result['win_rate']:.1%}, mean score {result['mean_score']:+.2f} (sd {result['score_sd']:.2f}), "
           f"deals place {result['deal_accuracy']:.1%} of the hidden cards right, {result['ms_per_decision']:.0f} ms per decision")
 

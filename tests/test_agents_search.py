@@ -44,3 +44,16 @@ def test_the_network_as_prior_over_candidates():
     assert result.n_games == 1
     with pytest.raises(TypeError, match="prior must be"):
         SearchPolicy(prior="network")
+
+
+def test_the_options_benchmark_searches_with_a_learned_prior_and_refuses_a_policy_without_one():
+    from test_beliefs import load_options_benchmark
+
+    module = load_options_benchmark()
+    result = module.run({"budget": 6, "prior_top": 2}, "random", games=1, seed=5, prior="pretrained")
+    assert result["prior"] == "pretrained" and 0 <= result["win_rate"] <= 1
+    assert module.learned_prior("pretrained-paper").name == "pretrained-paper"
+    with pytest.raises(ValueError, match="--prior must name a network.*'smart' gives no probabilities"):
+        module.learned_prior("smart")
+    with pytest.raises(ValueError, match="--prior must be one of"):
+        module.learned_prior("wizard")
