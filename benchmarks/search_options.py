@@ -27,6 +27,7 @@ was measured and did not pay, or is an upper bound no player can reach):
     python benchmarks/search_options.py --opponent greedy --games 150 --variant model-rollouts
     python benchmarks/search_options.py --opponent smart --games 150 --prior runs/distill
     python benchmarks/search_options.py --posterior 30
+    python benchmarks/search_options.py --agreement 300 --seed 7 --options '{"budget": 64}'
 
 ``--prior AGENT`` ranks the candidates (``prior_top``) by a network's probabilities instead of
 Smart's score (a ``big2 train`` model file or run folder, ``pretrained``...): issue 12's test of
@@ -36,6 +37,10 @@ millisecond a decision). A learned rollout policy goes in ``--options '{"rollout
 ``--posterior N`` plays no games: over ``N`` Smart-vs-Smart positions it measures how many
 hidden cards the search's pass-consistent deals place right, and how many the history's
 posterior itself does (long :class:`DealChain` runs): what any sampler could reach.
+
+``--agreement N`` plays no games either: over ``N`` positions of Smart-vs-Smart games it
+measures how often two searches with the same ``--options`` but different seeds choose the
+same move: the most any network imitating the search can match it (issue 12's distillation).
 
 The README's paired figures come from it (150 games per run, seed 123, the default budget).
 """
@@ -271,6 +276,32 @@ def learned_prior(spec: str) -> Any:
     return prior
 
 
+def self_agreement(positions: int, options: dict, seed: int = 0) -> dict:
+    """How often two searches with ``options`` and different seeds pick the same move, over
+    ``positions`` decision points (after 0-39 moves of a Smart-vs-Smart game, where the player on
+    move has a choice): the ceiling on how often any imitation of the search can match it."""
+    if isinstance(positions, bool) or not isinstance(positions, int) or positions < 1:
+        raise ValueError(f"positions must be an int >= 1; got {positions!r}")
+    rng = np.random.default_rng(seed)
+    smart = make_policy("smart")
+    first, second = SearchPolicy(seed=1, **options), SearchPolicy(seed=2, **options)
+    same = done = 0
+    while done < positions:
+        game = Game(None, seed=int(rng.integers(2**31)))
+        stop = int(rng.integers(0, 40))
+        while game.winner is None and (game.turn < stop or len(game.legal_entries()) == 1):
+            decision = Decision(game)
+            game._apply(decision.require_entry(smart.act(PolicyObservation(decision)), "smart"))
+        if game.winner is not None:
+            continue
+        obs = PolicyObservation(Decision(game), extended=True)
+        first.seed(2 * done)
+        second.seed(2 * done + 1)
+        same += first.act(obs) == second.act(obs)
+        done += 1
+    return {"positions": positions, "seed": seed, "options": options, "agreement": same / positions}
+
+
 def run(
     options: dict, opponent: str, games: int, seed: int, oracle: bool = False, variant: str = "plain", prior: str | None = None
 ) -> dict:
@@ -334,6 +365,8 @@ def main() -> None:
                         help="rank the candidates by this network's probabilities (a model file, run folder or pretrained)")
     parser.add_argument("--posterior", type=int, default=None, metavar="POSITIONS",
                         help="instead of games: how many hidden cards the deals and the history's posterior place right")
+    parser.add_argument("--agreement", type=int, default=None, metavar="POSITIONS",
+                        help="instead of games: how often two differently seeded searches choose the same move")
     args = parser.parse_args()
     try:
         options = json.loads(args.options)
@@ -344,10 +377,17 @@ def main() -> None:
     try:  # a bad variant, SearchPolicy option or count: a usage error, not a traceback
         if args.posterior is not None:
             found = posterior_accuracy(args.posterior, args.seed)
+        elif args.agreement is not None:
+            found = self_agreement(args.agreement, options, args.seed)
         else:
             result = run(options, args.opponent, args.games, args.seed, args.oracle, args.variant, args.prior)
     except (ValueError, LoadError) as error:
         parser.error(str(error))
+    if args.agreement is not None:
+        print(json.dumps(found))
+        print(f"over {args.agreement} positions, two searches with {args.options} and different seeds choose the same move "
+              f"{found['agreement']:.1%} of the time")
+        return
     if args.posterior is not None:
         print(json.dumps(found))
         print(f"over {args.posterior} Smart-vs-Smart positions: pass-consistent deals place {found['proposal_accuracy']:.1%} "

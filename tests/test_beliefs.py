@@ -442,3 +442,12 @@ def test_the_options_benchmarks_command_line_says_what_was_wrong(argv, message, 
     with pytest.raises(SystemExit) as exit_info:
         module.main()
     assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_the_options_benchmark_measures_how_often_two_searches_agree():
+    module = load_options_benchmark()
+    found = module.self_agreement(3, {"budget": 4}, seed=1)
+    assert found["positions"] == 3 and found["agreement"] in (0, 1 / 3, 2 / 3, 1)
+    assert module.self_agreement(3, {"budget": 4}, seed=1) == found  # seeded: the same positions and choices
+    with pytest.raises(ValueError, match="positions must be an int >= 1; got 0"):
+        module.self_agreement(0, {})
