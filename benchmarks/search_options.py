@@ -225,6 +225,17 @@ def make_search(variant: str, options: dict) -> SearchPolicy:
     raise ValueError(f"unknown variant {variant!r}; allowed: plain, oracle, noisy-oracle:K, mcmc:BURN,THIN, model-rollouts")
 
 
+def smart_position(rng: np.random.Generator, smart: Any, earliest: int, latest: int) -> Game | None:
+    """A fresh deal played by ``smart`` in every seat up to a turn drawn from ``earliest`` to
+    ``latest - 1``, then on to the first decision with a choice; ``None`` if the game ends first."""
+    game = Game(None, seed=int(rng.integers(2**31)))
+    stop = int(rng.integers(earliest, latest))
+    while game.winner is None and (game.turn < stop or len(game.legal_entries()) == 1):
+        decision = Decision(game)
+        game._apply(decision.require_entry(smart.act(PolicyObservation(decision)), "smart"))
+    return None if game.winner is not None else game
+
+
 def posterior_accuracy(positions: int, seed: int = 0, burn: int = 1000, samples: int = 100, thin: int = 20) -> dict:
     """How many hidden cards the deals place right at decision points of Smart-vs-Smart games
     (one per game, after 8-29 moves, where the player on move has a choice): pass-consistent
@@ -236,12 +247,8 @@ def posterior_accuracy(positions: int, seed: int = 0, burn: int = 1000, samples:
     smart = make_policy("smart")
     proposal, posterior = [], []
     while len(posterior) < positions:
-        game = Game(None, seed=int(rng.integers(2**31)))
-        stop = int(rng.integers(8, 30))
-        while game.winner is None and (game.turn < stop or len(game.legal_entries()) == 1):
-            decision = Decision(game)
-            game._apply(decision.require_entry(smart.act(PolicyObservation(decision)), "smart"))
-        if game.winner is not None:
+        game = smart_position(rng, smart, 8, 30)
+        if game is None:
             continue
         obs = PolicyObservation(Decision(game), extended=True)
         state = public_state(obs)
@@ -287,12 +294,8 @@ def self_agreement(positions: int, options: dict, seed: int = 0) -> dict:
     first, second = SearchPolicy(seed=1, **options), SearchPolicy(seed=2, **options)
     same = done = 0
     while done < positions:
-        game = Game(None, seed=int(rng.integers(2**31)))
-        stop = int(rng.integers(0, 40))
-        while game.winner is None and (game.turn < stop or len(game.legal_entries()) == 1):
-            decision = Decision(game)
-            game._apply(decision.require_entry(smart.act(PolicyObservation(decision)), "smart"))
-        if game.winner is not None:
+        game = smart_position(rng, smart, 0, 40)
+        if game is None:
             continue
         obs = PolicyObservation(Decision(game), extended=True)
         first.seed(2 * done)
