@@ -165,7 +165,7 @@ def load_agent(
         except ValueError as err:
             raise LoadError(f"{what} {text!r}: {err}") from None
     if isinstance(spec, str) and text in PRETRAINED_SPECS:
-        return _load_pretrained(rules, what, seed, PRETRAINED_SPECS[text])
+        return _load_pretrained(rules, what, seed, text)
     path = Path(text)
     if path.is_dir():
         model = path / RUN_MODEL_FILE
@@ -217,10 +217,10 @@ PRETRAINED_SPECS = {"pretrained": "shipped", "pretrained-paper": "paper"}
 """The packaged networks' agent specs and their ``load_pretrained(which=...)``."""
 
 
-def _load_pretrained(rules: Rules, what: str, seed: int | None, which: str = "shipped") -> Policy:
-    checkpoint_error, _, load_pretrained = _import_agents(what, "pretrained")
+def _load_pretrained(rules: Rules, what: str, seed: int | None, spec: str = "pretrained") -> Policy:
+    checkpoint_error, _, load_pretrained = _import_agents(what, spec)
     try:
-        policy = load_pretrained(seed=seed, which=which)
+        policy = load_pretrained(seed=seed, which=PRETRAINED_SPECS[spec])
     except (FileNotFoundError, checkpoint_error) as err:
         raise LoadError(f"{what}: {err}") from None
     policy.rules = rules

@@ -213,10 +213,11 @@ def test_pt_pickle_payload_is_refused_without_running(tmp_path):
 def test_missing_torch_names_the_pip_command(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "agents.checkpoint", None)  # import fails as without torch
     (tmp_path / "x.pt").write_bytes(b"")
-    for spec in ("pretrained", str(tmp_path / "x.pt")):
+    for spec in ("pretrained", "pretrained-paper", str(tmp_path / "x.pt")):
         with pytest.raises(MissingDependencyError, match=r"needs torch \(pip install torch") as info:
             load_agent(spec)
         assert isinstance(info.value, ImportError) and isinstance(info.value, LoadError)
+        assert repr(spec) in str(info.value)  # names the spec that needs torch
 
 
 def test_missing_sb3_names_the_pip_command(tmp_path, monkeypatch):
