@@ -61,7 +61,7 @@ from big2_env.cards import mask_to_cards
 from big2_env.encoding import Decision
 from big2_env.evaluation import PolicyObservation
 from big2_env.extended import history_moves
-from big2_env.loading import LoadError, load_agent
+from big2_env.loading import load_agent
 from big2_env.policies import greedy_choice, make_policy
 from big2_env.search import NoisyOpponents, PublicState, SearchPolicy, deal_consistent, public_state
 
@@ -225,6 +225,12 @@ def make_search(variant: str, options: dict) -> SearchPolicy:
     raise ValueError(f"unknown variant {variant!r}; allowed: plain, oracle, noisy-oracle:K, mcmc:BURN,THIN, model-rollouts")
 
 
+def check_positions(positions: Any) -> None:
+    """``--posterior`` and ``--agreement`` count positions: a positive int."""
+    if isinstance(positions, bool) or not isinstance(positions, int) or positions < 1:
+        raise ValueError(f"positions must be an int >= 1; got {positions!r}")
+
+
 def smart_position(rng: np.random.Generator, smart: Any, earliest: int, latest: int) -> Game | None:
     """A fresh deal played by ``smart`` in every seat up to a turn drawn from ``earliest`` to
     ``latest - 1``, then on to the first decision with a choice; ``None`` if the game ends first."""
@@ -241,8 +247,7 @@ def posterior_accuracy(positions: int, seed: int = 0, burn: int = 1000, samples:
     (one per game, after 8-29 moves, where the player on move has a choice): pass-consistent
     deals (the search's proposals) against long :class:`DealChain` runs (``burn`` swaps, then
     ``samples`` deals ``thin`` swaps apart), which sample the history's posterior itself."""
-    if isinstance(positions, bool) or not isinstance(positions, int) or positions < 1:
-        raise ValueError(f"positions must be an int >= 1; got {positions!r}")
+    check_positions(positions)
     rng = np.random.default_rng(seed)
     smart = make_policy("smart")
     proposal, posterior = [], []
@@ -285,8 +290,7 @@ def self_agreement(positions: int, options: dict, seed: int = 0) -> dict:
     """How often two searches with ``options`` and different seeds pick the same move, over
     ``positions`` decision points (after 0-39 moves of a Smart-vs-Smart game, where the player on
     move has a choice): the ceiling on how often any imitation of the search can match it."""
-    if isinstance(positions, bool) or not isinstance(positions, int) or positions < 1:
-        raise ValueError(f"positions must be an int >= 1; got {positions!r}")
+    check_positions(positions)
     rng = np.random.default_rng(seed)
     smart = make_policy("smart")
     first, second = SearchPolicy(seed=1, **options), SearchPolicy(seed=2, **options)
@@ -345,9 +349,9 @@ def run(
         wins += game.winner == seat
         scores.append(game.scores()[seat])
     return {
-        "options": options, "variant": variant, "prior": prior or "smart", "oracle": variant == "oracle", "opponent": opponent,
-        "games": games,
-        "seed": seed, "win_rate": wins / games, "mean_score": float(np.mean(scores)), "score_sd": float(np.std(scores)),
+        "options": options, "variant": variant, "prior": prior or "smart", "oracle": variant == "oracle",
+        "opponent": opponent, "games": games, "seed": seed, "win_rate": wins / games,
+        "mean_score": float(np.mean(scores)), "score_sd": float(np.std(scores)),
         "deal_accuracy": placed[0] / max(1, placed[1]),
         "ms_per_decision": 1000 * decision_s / max(1, decisions), "wall_s": time.perf_counter() - started,
     }
@@ -364,11 +368,14 @@ def main() -> None:
     parser.add_argument("--oracle", action="store_true", help="the same as --variant oracle")
     parser.add_argument("--prior", default=None, metavar="AGENT",
                         help="rank the candidates by this network's probabilities (a model file, run folder or pretrained)")
-    parser.add_argument("--posterior", type=int, default=None, metavar="POSITIONS",
-                        help="instead of games: how many hidden cards the deals and the history's posterior place right")
-    parser.add_argument("--agreement", type=int, default=None, metavar="POSITIONS",
-                        help="instead of games: how often two differently seeded searches choose the same move")
+    no_games = parser.add_mutually_exclusive_group()
+    no_games.add_argument("--posterior", type=int, default=None, metavar="POSITIONS",
+                          help="instead of games: how many hidden cards the deals and the history's posterior place right")
+    no_games.add_argument("--agreement", type=int, default=None, metavar="POSITIONS",
+                          help="instead of games: how often two differently seeded searches choose the same move")
     args = parser.parse_args()
+    if (args.posterior is not None or args.agreement is not None) and (args.prior or args.oracle or args.variant != "plain"):
+        parser.error("--prior, --variant and --oracle set the search of played games; --posterior and --agreement play none")
     try:
         options = json.loads(args.options)
     except ValueError as error:
@@ -382,7 +389,7 @@ def main() -> None:
             found = self_agreement(args.agreement, options, args.seed)
         else:
             result = run(options, args.opponent, args.games, args.seed, args.oracle, args.variant, args.prior)
-    except (ValueError, LoadError) as error:
+    except ValueError as error:  # LoadError too: a bad --prior
         parser.error(str(error))
     if args.agreement is not None:
         print(json.dumps(found))

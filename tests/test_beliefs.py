@@ -434,7 +434,11 @@ def test_the_benchmarks_posterior_accuracy_refuses_a_bad_count(positions):
     "argv, message",
     [(["--variant", "bogus"], "unknown variant 'bogus'"), (["--posterior", "0"], "positions must be an int >= 1"),
      (["--options", "{bad"], "--options must be a JSON object"), (["--options", "[1]"], "--options must be a JSON object"),
-     (["--options", '{"budget": -1}'], "budget must be")],
+     (["--options", '{"budget": -1}'], "budget must be"), (["--agreement", "0"], "positions must be an int >= 1"),
+     (["--agreement", "2", "--options", '{"budget": -1}'], "budget must be"),
+     (["--posterior", "2", "--agreement", "2"], "not allowed with argument"),
+     (["--agreement", "2", "--prior", "pretrained"], "--posterior and --agreement play none"),
+     (["--posterior", "2", "--variant", "oracle"], "--posterior and --agreement play none")],
 )
 def test_the_options_benchmarks_command_line_says_what_was_wrong(argv, message, monkeypatch, capsys):
     module = load_options_benchmark()
