@@ -1,16 +1,24 @@
-"""Baseline agents for big2-env: the paper's card-aware network trained by PPO self-play.
+"""The learners of big2-env: the paper's card-aware network, its learners and the shipped agents.
+May import: big2_env (never the reverse: big2_env finds this package through entry points, agents.plugin).
 
-Modules (all but :mod:`agents.config` import torch; ``import agents`` itself does not):
+Modules (all but :mod:`agents.config` and :mod:`agents.plugin` import torch; ``import agents`` itself does not):
+
+* :mod:`agents.plugin`: the entry points big2_env reads: the agent specs (``pretrained``,
+  ``.pt`` files, run folders) and the ``big2 train`` / ``big2 plot`` commands (torch-free);
 
 * :mod:`agents.config`: the dataclasses :class:`~agents.config.NetworkConfig`,
   :class:`~agents.config.PPOConfig` and :class:`~agents.config.TrainArgs` (torch-free);
 * :mod:`agents.network`: :class:`~agents.network.Big2Net`, the state encoder, candidate
   encoder, dot-product scorer and value head (paper section 3.2, appendix B);
 * :mod:`agents.policy`: :class:`~agents.policy.NetworkPolicy`, a network as a
-  :class:`big2_env.policies.Policy` (one batched forward pass per ``act_batch``);
+  :class:`big2_env.players.Policy` (one batched forward pass per ``act_batch``);
 * :mod:`agents.rollout`: many games stepped together with one forward pass per step;
 * :mod:`agents.curriculum`: self, checkpoint, OSFP, mixed and fixed-opponent curricula;
-* :mod:`agents.ppo`: per-seat GAE and the clipped PPO update (appendix C);
+* :mod:`agents.learners`: :mod:`~agents.learners.ppo` (per-seat GAE and the clipped PPO update,
+  appendix C), :mod:`~agents.learners.value` (Monte Carlo Q, SARSA, Q-learning, Deep Monte
+  Carlo) and :mod:`~agents.learners.distill` (learning from the search);
+* :mod:`agents.parallel` and :mod:`agents.ray_workers`: helper processes and Ray actors that
+  play rollouts and share PPO's gradients;
 * :mod:`agents.train`: the training loop behind ``big2 train`` (logs, evaluation,
   atomic checkpoints, exact ``--resume``);
 * :mod:`agents.checkpoint`: checkpoint and policy files (format checks, atomic writes);

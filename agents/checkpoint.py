@@ -34,7 +34,8 @@ from typing import Any, Mapping
 
 import torch
 
-from .network import Big2Net, NetworkConfig, parameter_count
+from .config import NetworkConfig
+from .network import Big2Net, parameter_count
 
 FORMAT_VERSION = 1
 CHECKPOINT_KIND = "big2-agents/checkpoint"

@@ -2,9 +2,9 @@
 
 * :class:`NetworkConfig`: the sizes of :class:`agents.network.Big2Net` (stored in
   every checkpoint);
-* :class:`PPOConfig`: PPO's hyperparameters (:mod:`agents.ppo`);
-* :class:`ValueConfig`: the value learners' hyperparameters (:mod:`agents.value`);
-* :class:`DistillConfig`: learning from a teacher's moves (:mod:`agents.distill`);
+* :class:`PPOConfig`: PPO's hyperparameters (:mod:`agents.learners.ppo`);
+* :class:`ValueConfig`: the value learners' hyperparameters (:mod:`agents.learners.value`);
+* :class:`DistillConfig`: learning from a teacher's moves (:mod:`agents.learners.distill`);
 * :class:`TrainArgs`: every argument of a training run, CleanRL style: one flat
   dataclass, each field a ``big2 train`` flag (``--games-per-batch`` ...), and the
   keys of a ``--config`` JSON or TOML file (:func:`load_config_file`).
@@ -22,17 +22,17 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
 
-from big2_env.rules import Rules
+from big2_env.engine.rules import Rules
 
 CURRICULA = ("self", "checkpoint", "osfp", "fixed:smart", "fixed:greedy", "fixed:random", "mixed")
 """The curricula of :func:`agents.curriculum.make_curriculum`."""
 
 VALUE_ALGOS = ("mcq", "sarsa", "qlearning", "dmc")
-"""The value learners (:mod:`agents.value`; ``dmc`` is Deep Monte Carlo)."""
+"""The value learners (:mod:`agents.learners.value`; ``dmc`` is Deep Monte Carlo)."""
 
 ALGOS = ("ppo",) + VALUE_ALGOS + ("distill",)
-"""The trainers: PPO (:mod:`agents.ppo`), the value learners and Deep Monte Carlo
-(:mod:`agents.value`) and learning from search (:mod:`agents.distill`)."""
+"""The trainers: PPO (:mod:`agents.learners.ppo`), the value learners and Deep Monte Carlo
+(:mod:`agents.learners.value`) and learning from search (:mod:`agents.learners.distill`)."""
 
 BACKENDS = ("process", "ray")
 """Where rollout workers run (``TrainArgs.backend``): :mod:`agents.parallel`, :mod:`agents.ray_workers`."""
@@ -83,7 +83,7 @@ class NetworkConfig:
             state, the candidate and the hand it would leave; a full-rank path for the card
             sets; own hand size).
         observation: ``"paper"`` (default: the 277 numbers) or ``"extended"`` (the 315 numbers
-            of :mod:`big2_env.extended`: who passed on what, cards left, who holds control).
+            of :mod:`big2_env.observations.extended`: who passed on what, cards left, who holds control).
         scorer_hidden: hidden width of the ``"plus"`` design's candidate scorer.
         scorer_blocks: residual blocks stacked on the ``"plus"`` scorer's hidden layer (0 to
             :data:`MAX_SCORER_BLOCKS`; default 0): each ``h = relu(h + W2 relu(W1 h))`` at width
@@ -202,7 +202,7 @@ class ValueConfig:
 
 @dataclass(frozen=True)
 class DistillConfig:
-    """Learning from a teacher's moves (:mod:`agents.distill`): cross-entropy to its choice plus
+    """Learning from a teacher's moves (:mod:`agents.learners.distill`): cross-entropy to its choice plus
     ``value_coef`` x the value head's squared error against the final score x ``reward_scale``."""
 
     lr: float = 3e-4

@@ -45,9 +45,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from big2_env.game import NUM_PLAYERS
-from big2_env.policies import POLICIES, make_policy
-from big2_env.rules import Rules
+from big2_env.engine.game import NUM_PLAYERS
+from big2_env.players.registry import POLICIES, make_policy
+from big2_env.engine.rules import Rules
 
 from .config import CURRICULA
 from .network import Big2Net

@@ -66,7 +66,7 @@ dot product), the plus design a second output of its scorer. :meth:`Big2Net.forw
 returns it beside the scores.
 
 ``NetworkConfig(observation="extended")`` (either design) reads the 315-number
-extended observation (:mod:`big2_env.extended`): its 38 extra numbers (own cards
+extended observation (:mod:`big2_env.observations.extended`): its 38 extra numbers (own cards
 left, who holds control, who passed on what) go through their own linear layer and
 ReLU into the state embedding; the 277 are encoded as above.
 """
@@ -81,7 +81,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from big2_env.extended import EXTENDED_SIZE
+from big2_env.observations.extended import EXTENDED_SIZE
 
 from .config import NetworkConfig
 

@@ -21,7 +21,7 @@ just wrote; nothing is copied per step) and do two things:
   gradient; the helpers' gradients (shared-memory buffers) are added to the
   trainer's, giving the gradient of the whole minibatch's mean loss, the same as
   one process computes up to float rounding; the trainer then clips and steps. The
-  batch's decisions (:class:`agents.ppo.UpdateData`) go to the helpers once per update.
+  batch's decisions (:class:`agents.learners.ppo.UpdateData`) go to the helpers once per update.
 
 With more than one process a run's results differ from a one-process run's (other
 sampling streams, float rounding) but a run stays exactly reproducible, and
@@ -58,25 +58,17 @@ from typing import Any, Hashable, Mapping, Sequence
 import numpy as np
 import torch
 
-from big2_env.evaluation import START_METHOD
-from big2_env.game import Game
-from big2_env.rules import Rules
+from big2_env.evaluation.arena import START_METHOD
+from big2_env.engine.game import Game
+from big2_env.engine.rules import Rules
 
 from .config import NetworkConfig, PPOConfig
+from .learners.ppo import attach_flat_grad, minibatch_loss, split_minibatch
 from .curriculum import CURRENT
 from .network import Big2Net
 from .rollout import ModelSeat, PolicySeat, Rollout, SeatPlan, collect, concat_rollouts
 
 __all__ = ["CollectRequest", "MissingSnapshots", "RolloutPool", "RolloutWorker", "TrainHelpers", "split_minibatch"]
-
-
-def split_minibatch(index: np.ndarray, parts: int) -> list[np.ndarray]:
-    """``index`` cut into ``parts`` consecutive pieces of nearly equal size, larger ones first.
-
-    >>> [p.tolist() for p in split_minibatch(np.arange(5), 2)]
-    [[0, 1, 2], [3, 4]]
-    """
-    return np.array_split(index, parts)
 
 
 def parallel_plans(plans: Sequence[SeatPlan]) -> bool:
@@ -275,8 +267,6 @@ class _Helper:
     """The state of one helper process: the network on the trainer's shared weights, the batch's data."""
 
     def __init__(self, config: dict, shared: Sequence[torch.Tensor], grad_buffer: torch.Tensor) -> None:
-        from .ppo import attach_flat_grad  # imported here: ppo imports this module
-
         self.model = Big2Net(NetworkConfig.from_dict(config))
         params = [p for p in self.model.parameters() if p.requires_grad]
         with torch.no_grad():
@@ -291,8 +281,6 @@ class _Helper:
 
     def handle(self, message: tuple) -> Any:
         """The reply payload to one message (see :func:`_worker_main`)."""
-        from .ppo import minibatch_loss
-
         kind = message[0]
         if kind == "collect":
             return self.worker.collect(message[1])
@@ -418,7 +406,7 @@ class TrainHelpers(RolloutPool):
 
     # ------------------------------------------------------------ gradients
     def set_data(self, data: Any, config: PPOConfig) -> None:
-        """Send the batch's decisions (an :class:`agents.ppo.UpdateData`) to every helper."""
+        """Send the batch's decisions (an :class:`agents.learners.ppo.UpdateData`) to every helper."""
         for conn in self.conns:
             conn.send(("data", data, config))
         for conn in self.conns:
@@ -437,7 +425,7 @@ class TrainHelpers(RolloutPool):
     def finish(self, busy: Sequence[int], flat_grad: torch.Tensor) -> list[dict[str, float]]:
         """Wait for the helpers of :meth:`start` and add their gradients to ``flat_grad``, the
         flat gradient the trainer's parameters' ``.grad`` are views of (see
-        :func:`agents.ppo.attach_flat_grad`); returns their statistics (each a mean over its part)."""
+        :func:`agents.learners.ppo.attach_flat_grad`); returns their statistics (each a mean over its part)."""
         stats = [self._receive(self.conns[i]) for i in busy]
         for i in busy:
             flat_grad.add_(self.buffers[i])

@@ -1,4 +1,4 @@
-"""A trained network as a :class:`big2_env.policies.Policy`, plus the batched scoring helpers.
+"""A trained network as a :class:`big2_env.players.Policy`, plus the batched scoring helpers.
 
 :class:`NetworkPolicy` turns the observation dicts of the environments (and of
 :func:`big2_env.evaluation.evaluate`) into one batched forward pass: ``act_batch``
@@ -21,9 +21,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import torch
 
-from big2_env.encoding import FEATURE_SIZE, OBS_HAND, PAD_CARD, action_cards, play_features
-from big2_env.policies import Policy
-from big2_env.rules import Rules
+from big2_env.observations.paper import FEATURE_SIZE, OBS_HAND, PAD_CARD, action_cards, play_features
+from big2_env.players.base import Policy
+from big2_env.engine.rules import Rules
 
 from .config import check_rho
 from .network import Big2Net, pack_candidates

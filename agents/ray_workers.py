@@ -47,7 +47,8 @@ import numpy as np
 import torch
 
 from .curriculum import CURRENT
-from .network import Big2Net, NetworkConfig
+from .config import NetworkConfig
+from .network import Big2Net
 from .parallel import CollectRequest, MissingSnapshots, RolloutPool, RolloutWorker, numpy_weights
 from .rollout import Rollout
 

@@ -1,7 +1,7 @@
 """Fast training rollouts: many games stepped together, one forward pass per model per step.
 
-:func:`collect` drives the engine directly (:class:`big2_env.game.Game` and
-:class:`big2_env.encoding.Decision`, no environment loop in between). Every step,
+:func:`collect` drives the engine directly (:class:`big2_env.engine.game.Game` and
+:class:`big2_env.observations.decision.Decision`, no environment loop in between). Every step,
 each unfinished game makes one move: the decisions are grouped by who controls
 the seat on move, every network group gets **one** batched forward pass (states
 stacked, candidate features concatenated, see :func:`agents.policy.score_numpy`)
@@ -11,7 +11,7 @@ mappings :func:`big2_env.evaluation.evaluate` uses.
 Who plays a seat is a :class:`ModelSeat` (a network: the current policy under
 training, or a saved snapshot; ``train=True`` marks the seats whose decisions are
 recorded for the update) or a :class:`PolicySeat` (any
-:class:`big2_env.policies.Policy`, e.g. Smart). The observations and legal sets
+:class:`big2_env.players.Policy`, e.g. Smart). The observations and legal sets
 recorded are exactly those of the PettingZoo env on the same deal
 (``tests/test_agents_rollout.py`` checks it decision by decision).
 
@@ -27,10 +27,11 @@ from typing import Hashable, Mapping, Sequence, Union
 
 import numpy as np
 
-from big2_env.encoding import Decision
-from big2_env.evaluation import PolicyObservation, policy_actions
-from big2_env.game import NUM_PLAYERS, Game
-from big2_env.policies import Policy
+from big2_env.observations.decision import Decision
+from big2_env.observations.decision import PolicyObservation
+from big2_env.players.base import policy_actions
+from big2_env.engine.game import NUM_PLAYERS, Game
+from big2_env.players.base import Policy
 
 from .network import Big2Net
 from .policy import choose, score_numpy

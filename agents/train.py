@@ -9,8 +9,8 @@ Run it as ``big2 train`` (see ``big2 train --help``) or from Python::
 Each batch: the curriculum seats ``games_per_batch`` fresh deals
 (:mod:`agents.curriculum`), :func:`agents.rollout.collect` plays them with one
 batched forward pass per step (PPO samples from its policy, the value learners
-play epsilon-greedy), then :func:`agents.ppo.ppo_update` runs the PPO epochs or
-:func:`agents.value.value_update` takes the value learner's one step (``mcq``,
+play epsilon-greedy), then :func:`agents.learners.ppo.ppo_update` runs the PPO epochs or
+:func:`agents.learners.value.value_update` takes the value learner's one step (``mcq``,
 ``sarsa``, ``qlearning``; the last two also keep a target network, copied every
 ``target_sync`` batches). PPO's learning rate follows warm-up and cosine decay;
 the value learners' is constant and their epsilon decays linearly (the paper's
@@ -71,8 +71,8 @@ from typing import Any, Collection, Mapping
 import numpy as np
 import torch
 
-from big2_env.game import Game
-from big2_env.rules import Rules
+from big2_env.engine.game import Game
+from big2_env.engine.rules import Rules
 
 from .checkpoint import (
     CHECKPOINT_KIND,
@@ -86,13 +86,14 @@ from .checkpoint import (
 )
 from .config import ALGO_DEFAULTS, RESUME_MUTABLE, VALUE_ALGOS, TrainArgs, args_from_mapping, check_device
 from .curriculum import make_curriculum
-from .distill import TeacherPool, distill_update
-from .network import Big2Net, NetworkConfig, count_parameters
+from .learners.distill import TeacherPool, distill_update
+from .config import NetworkConfig
+from .network import Big2Net, count_parameters
 from .parallel import RolloutPool, TrainHelpers, parallel_plans
 from .policy import NetworkPolicy
-from .ppo import entropy_at, lr_at, make_optimizer, ppo_update
+from .learners.ppo import entropy_at, lr_at, make_optimizer, ppo_update
 from .rollout import collect
-from .value import epsilon_at, value_update
+from .learners.value import epsilon_at, value_update
 
 CHECKPOINT_NAME = "checkpoint.pt"
 MODEL_NAME = "model.pt"
@@ -199,7 +200,7 @@ class Trainer:
         self.action_rng = np.random.default_rng(action_seq)
         self.shuffle_rng = np.random.default_rng(shuffle_seq)
         if self.distill is not None:  # fail now, not in a worker at the first batch
-            from big2_env.loading import load_agent
+            from big2_env.evaluation.loading import load_agent
 
             load_agent(args.teacher, self.rules, what="--teacher")
         self.curriculum = make_curriculum(
@@ -238,7 +239,7 @@ class Trainer:
         return entropy_at(batch, self.args.batches, self.args.entropy, self.args.entropy_anneal)
 
     def lr_at(self, batch: int) -> float:
-        """PPO: warm-up and cosine decay (:func:`agents.ppo.lr_at`); value learners: constant."""
+        """PPO: warm-up and cosine decay (:func:`agents.learners.ppo.lr_at`); value learners: constant."""
         schedule = self.ppo or self.distill
         if schedule is None:
             return self.args.lr
@@ -362,7 +363,7 @@ class Trainer:
 
     # ------------------------------------------------------------ evaluation
     def evaluate(self, opponents: list[str], n_games: int, seed: int, deterministic: bool) -> dict[str, Any]:
-        from big2_env.evaluation import evaluate
+        from big2_env.evaluation.arena import evaluate
 
         greedy = deterministic or self.ppo is None  # the value learners and distill play their argmax, as from a file
         policy = NetworkPolicy(self.actor, deterministic=greedy, rules=self.rules, name=self.args.algo)

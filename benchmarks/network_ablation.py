@@ -53,7 +53,8 @@ DISTILL_RECIPE = {"teacher": "search:64", "lr": 5e-4, "games_per_batch": 48}
 
 def train_row(name: str, runs: Path, options: argparse.Namespace) -> dict[str, Any]:
     """Train (or resume, or reuse) one row; returns its training summary."""
-    from agents.train import TrainArgs, train
+    from agents.config import TrainArgs
+    from agents.train import train
 
     label, spec = ROWS[name]
     distill = {**DISTILL_RECIPE, "teacher": options.teacher, "games_per_batch": options.distill_games}
@@ -76,7 +77,7 @@ def train_row(name: str, runs: Path, options: argparse.Namespace) -> dict[str, A
 def evaluate_row(name: str, runs: Path, eval_games: int, eval_seed: int) -> dict[str, Any]:
     """Sampled and argmax results against each opponent class, on the same deals."""
     from agents.policy import NetworkPolicy
-    from big2_env.evaluation import evaluate
+    from big2_env.evaluation.arena import evaluate
 
     results: dict[str, Any] = {}
     for mode in ("sampled", "argmax"):

@@ -13,7 +13,7 @@ was measured and did not pay, or is an upper bound no player can reach):
   opponents in every deal (how right the deals must be for inference to pay);
 * ``mcmc:BURN,THIN``: deals from a Markov chain over the deals the public cards allow,
   whose moves swap one card between two opponents and are accepted by the Metropolis
-  rule on the move history's likelihood (:mod:`big2_env.beliefs`, the three models'
+  rule on the move history's likelihood (:mod:`big2_env.players.beliefs`, the three models'
   mixture): ``BURN`` swaps from a pass-consistent deal, then ``THIN`` swaps between deals;
 * ``model-rollouts``: in rollouts each opponent plays Smart, Greedy or a random move with
   the probabilities that the history gives its three models (the shipped search only
@@ -56,14 +56,15 @@ from typing import Any, Sequence
 import numpy as np
 
 from big2_env import Game, Rules
-from big2_env.beliefs import MODELS, game_course, model_posteriors, seat_log_likelihoods
-from big2_env.cards import mask_to_cards
-from big2_env.encoding import Decision
-from big2_env.evaluation import PolicyObservation
-from big2_env.extended import history_moves
-from big2_env.loading import load_agent
-from big2_env.policies import greedy_choice, make_policy
-from big2_env.search import NoisyOpponents, PublicState, SearchPolicy, deal_consistent, public_state
+from big2_env.players.beliefs import MODELS, game_course, model_posteriors, seat_log_likelihoods
+from big2_env.engine.cards import mask_to_cards
+from big2_env.observations.decision import Decision
+from big2_env.observations.decision import PolicyObservation
+from big2_env.observations.extended import history_moves
+from big2_env.evaluation.loading import load_agent
+from big2_env.players.greedy import greedy_choice
+from big2_env.players.registry import make_policy
+from big2_env.players.search import NoisyOpponents, PublicState, SearchPolicy, deal_consistent, public_state
 
 
 class OracleSearch(SearchPolicy):
@@ -278,7 +279,7 @@ def posterior_accuracy(positions: int, seed: int = 0, burn: int = 1000, samples:
 
 
 def learned_prior(spec: str) -> Any:
-    """The agent ``spec`` names (:func:`~big2_env.loading.load_agent`), as a search prior:
+    """The agent ``spec`` names (:func:`~big2_env.evaluation.loading.load_agent`), as a search prior:
     it must give ``probabilities(obs)``, as a network does."""
     prior = load_agent(spec, what="--prior", seed=0)
     if not callable(getattr(prior, "probabilities", None)):

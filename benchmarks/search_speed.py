@@ -3,7 +3,7 @@
 Positions are sampled out of real games (Smart in every seat, a random decision point
 of each game). A rollout, as the search makes it: deal the unseen cards to the other
 seats (determinisation), build the game, and play it to the end with Smart in every
-seat on the engine (:class:`big2_env.search.SmartRollout`, memoised). The reference, measured in
+seat on the engine (:class:`big2_env.players.search.SmartRollout`, memoised). The reference, measured in
 the same run: uniformly random legal plays through the bare engine from a fresh deal.
 Also: the search's seconds per decision at the default budget, over the sampled
 positions that have more than one legal play.
@@ -20,10 +20,11 @@ import time
 import numpy as np
 
 from big2_env import Game, Rules
-from big2_env.encoding import Decision
-from big2_env.evaluation import PolicyObservation
-from big2_env.policies import SmartPolicy, observation_dict
-from big2_env.search import DEFAULT_BUDGET, SearchPolicy, SmartRollout, deal_unseen, play_out, public_state, state_game
+from big2_env.observations.decision import Decision
+from big2_env.observations.decision import PolicyObservation
+from big2_env.observations.decision import observation_dict
+from big2_env.players.smart import SmartPolicy
+from big2_env.players.search import DEFAULT_BUDGET, SearchPolicy, SmartRollout, deal_unseen, play_out, public_state, state_game
 
 
 def sample_positions(n: int, rules: Rules, seed: int) -> list[Game]:

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from search_speed import sample_positions, seconds_per_decision  # noqa: E402
 
 from big2_env import Rules, evaluate  # noqa: E402
-from big2_env.search import DEFAULT_BUDGET  # noqa: E402
+from big2_env.players.search import DEFAULT_BUDGET  # noqa: E402
 
 CELLS = ("random", "greedy", "smart", "pretrained", "vs-pretrained")
 

@@ -47,9 +47,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402  (after the sys.path line)
 import torch  # noqa: E402
 
-from agents.ppo import ppo_update  # noqa: E402
-from agents.train import TrainArgs, Trainer, free_cores, process_layout  # noqa: E402
-from agents.value import value_update  # noqa: E402
+from agents.learners.ppo import ppo_update  # noqa: E402
+from agents.config import TrainArgs
+from agents.train import Trainer, free_cores, process_layout  # noqa: E402
+from agents.learners.value import value_update  # noqa: E402
 
 BACKENDS = ("process", "ray", "legacy")
 
@@ -202,7 +203,7 @@ def learner_ceiling(trainer: Trainer, repeats: int) -> dict[str, float]:
     optimizer = type(trainer.optimizer)(model.parameters(), **trainer.optimizer.defaults)
     rng = np.random.default_rng(0)
     from agents.rollout import collect
-    from big2_env.game import Game
+    from big2_env.engine.game import Game
 
     plans = trainer.curriculum.plan(trainer.args.games_per_batch)
     games = [Game(trainer.rules, seed=s) for s in range(trainer.args.games_per_batch)]

@@ -1,5 +1,6 @@
 """big2-env: a fast, tested Big 2 (Big Two, Chor Dai Di) rules engine, the paper's
-encodings and a PettingZoo AEC environment.
+encodings, PettingZoo and Gymnasium environments, heuristic and search players, and the
+evaluation protocol.
 
 Quick start::
 
@@ -10,33 +11,46 @@ Quick start::
         obs, reward, termination, truncation, info = env.last()
         action = None if termination or truncation else int(obs["candidate_actions"][0])
         env.step(action)
+
+Layers, each importing only those above it in this list (``python -m big2_env.devtools.imports``
+checks it): :mod:`big2_env.engine` (the rules), :mod:`big2_env.observations` (what a player
+sees), :mod:`big2_env.render`, :mod:`big2_env.players` (Random, Greedy, Smart, the search),
+:mod:`big2_env.evaluation` (the protocol and agent specs), :mod:`big2_env.envs` (PettingZoo and
+Gymnasium) and :mod:`big2_env.cli`. Learners plug in through entry points
+(:mod:`big2_env.plugins`); big2_env never imports them.
 """
 
-from .aec_env import env, parallel_env, raw_env
-from .cards import card_rank, card_str, card_suit, format_cards, format_play, parse_card, parse_cards, parse_play
-from .combos import CATEGORY_NAMES, Combo, beats, classify
-from .encoding import (
+from .engine.cards import card_rank, card_str, card_suit, format_cards, format_play, parse_card, parse_cards, parse_play
+from .engine.combos import CATEGORY_NAMES, Combo, beats, classify
+from .engine.game import Game, IllegalPlayError
+from .engine.legal import legal_plays
+from .engine.rules import Rules
+from .envs.aec import env, parallel_env, raw_env
+from .envs.gym import Big2SingleAgentEnv, register_gymnasium
+from .envs.opponents import opponents_env
+from .evaluation.arena import EvaluationResult, evaluate
+from .observations.decision import Decision
+from .observations.paper import (
     FEATURE_SIZE,
     NUM_ACTIONS,
     OBS_SIZE,
     PASS_ACTION,
-    Decision,
     action_cards,
     action_index,
     legal_action_mask,
     observation,
     play_features,
 )
-from .game import Game, IllegalPlayError
-from .legal import legal_plays
-from .rules import Rules
+from .players.search import SearchPolicy
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Big2SingleAgentEnv",
     "CATEGORY_NAMES",
     "Combo",
     "Decision",
+    "EvaluationResult",
     "FEATURE_SIZE",
     "Game",
     "IllegalPlayError",
@@ -44,6 +58,7 @@ __all__ = [
     "OBS_SIZE",
     "PASS_ACTION",
     "Rules",
+    "SearchPolicy",
     "action_cards",
     "action_index",
     "beats",
@@ -52,17 +67,20 @@ __all__ = [
     "card_suit",
     "classify",
     "env",
+    "evaluate",
     "format_cards",
     "format_play",
     "legal_action_mask",
     "legal_plays",
     "observation",
+    "opponents_env",
     "parse_card",
     "parse_cards",
     "parallel_env",
     "parse_play",
     "play_features",
     "raw_env",
+    "register_gymnasium",
 ]
 
 
@@ -75,16 +93,10 @@ def _register() -> None:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        register("aec", "big2-v0", entry_point="big2_env.aec_env:env")
-        register("parallel", "big2-v0", entry_point="big2_env.aec_env:parallel_env")
+        register("aec", "big2-v0", entry_point="big2_env.envs.aec:env")
+        register("parallel", "big2-v0", entry_point="big2_env.envs.aec:parallel_env")
 
 
 _register()
 
-from .evaluation import EvaluationResult, evaluate  # noqa: E402
-from .gym_env import Big2SingleAgentEnv, register_gymnasium  # noqa: E402
-from .opponents import opponents_env  # noqa: E402
-from .search import SearchPolicy  # noqa: E402
-
 register_gymnasium()
-__all__ += ["Big2SingleAgentEnv", "EvaluationResult", "SearchPolicy", "evaluate", "opponents_env", "register_gymnasium"]

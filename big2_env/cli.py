@@ -16,9 +16,12 @@ Subcommands:
     big2 plot DIR                                                  draw DIR's learning curves (needs matplotlib)
     big2 rules                                                     print the rule variants and presets
 
-AGENT (``--agent``, ``--opponent``; resolved by :func:`big2_env.loading.load_agent`, as
-:func:`big2_env.evaluation.evaluate` does): ``random``, ``greedy``, ``smart``,
-``pretrained`` (the shipped PPO agent), ``pretrained-paper`` (the network trained with
+``train`` and ``plot`` come from the ``agents`` package through the ``big2_env.commands``
+entry points (:mod:`big2_env.plugins`); other installed packages can add commands the same way.
+
+AGENT (``--agent``, ``--opponent``; resolved by :func:`big2_env.evaluation.loading.load_agent`, as
+:func:`big2_env.evaluation.evaluate` does): ``random``, ``greedy``, ``smart``, ``search``,
+and the plugins' specs: ``pretrained`` (the shipped PPO agent), ``pretrained-paper`` (the network trained with
 the paper's exact settings, for the reproduction), a trained model file ``MODEL.pt``, a
 ``big2 train --out`` run folder (its ``model.pt``) or a saved sb3-contrib MaskablePPO
 model ``MODEL.zip``. A ``.zip`` is loaded without unpickling anything from it (a crafted
@@ -42,16 +45,19 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .cards import format_play
-from .game import Game
-from .loading import LoadError, agent_choices, load_agent
-from .policies import Policy, RandomPolicy
-from .render import render_table
-from .rules import Rules
+from .engine.cards import format_play
+from .engine.game import Game
+from .errors import LoadError
+from .evaluation.loading import agent_choices, load_agent
+from .players.base import Policy
+from .players.random import RandomPolicy
+from .plugins import CommandError, command_plugins
+from .render.text import render_table
+from .engine.rules import Rules
 
 
-class CliError(Exception):
-    """A user error reported as ``big2 COMMAND: error: ...`` with exit status 2."""
+CliError = CommandError
+"""A user error reported as ``big2 COMMAND: error: ...`` with exit status 2 (:class:`big2_env.plugins.CommandError`)."""
 
 
 def _view(text: str) -> str | int:
@@ -64,7 +70,7 @@ def _view(text: str) -> str | int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Play one seeded game between four random players, printing the table after every play."""
-    from .encoding import Decision
+    from .observations.decision import Decision
 
     game = Game(Rules.preset(args.rules), seed=args.seed)
     players = [RandomPolicy(seed=args.seed * 4 + seat) for seat in range(4)]
@@ -143,8 +149,8 @@ def _forced_note(game: Game, play: tuple[int, ...]) -> str:
 
 def _ask_play(game: Game, human: int) -> tuple[int, ...] | None:
     """Read plays at the prompt until a legal one is made (returned, already played); ``None``: abandoned."""
-    from .cards import parse_play
-    from .game import IllegalPlayError
+    from .engine.cards import parse_play
+    from .engine.game import IllegalPlayError
 
     while True:
         try:
@@ -183,8 +189,10 @@ def _ask_play(game: Game, human: int) -> tuple[int, ...] | None:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play one seat at the terminal against three computer opponents."""
-    from .encoding import Decision, action_cards
-    from .evaluation import PolicyObservation, policy_actions
+    from .observations.decision import Decision
+    from .observations.paper import action_cards
+    from .observations.decision import PolicyObservation
+    from .players.base import policy_actions
 
     rules = Rules.preset(args.rules)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
@@ -245,7 +253,7 @@ def _seed(text: str) -> int:
 
 
 def _load_agent(spec: str, rules: Rules, what: str, trust: bool = False, seed: int | None = None) -> Policy:
-    """:func:`big2_env.loading.load_agent`, its refusals reported as ``big2 COMMAND: error: ...``."""
+    """:func:`big2_env.evaluation.loading.load_agent`, its refusals reported as ``big2 COMMAND: error: ...``."""
     try:
         return load_agent(spec, rules, trust=trust, what=what, seed=seed)
     except LoadError as err:  # also MissingDependencyError and UntrustedModelError
@@ -254,7 +262,7 @@ def _load_agent(spec: str, rules: Rules, what: str, trust: bool = False, seed: i
 
 def _play_opponents(spec: str, seed: int, rules: Rules, human: int, trust: bool = False) -> dict[int, Policy]:
     """The three computer players of ``big2 play``: a heuristic per seat (seeded apart) or one model for all."""
-    from .policies import POLICIES
+    from .players.registry import POLICIES
 
     if spec in POLICIES:
         return {seat: _load_agent(spec, rules, "--opponent", seed=seed + seat) for seat in range(4) if seat != human}
@@ -262,110 +270,8 @@ def _play_opponents(spec: str, seed: int, rules: Rules, human: int, trust: bool 
     return {seat: policy for seat in range(4) if seat != human}
 
 
-def _train_flag_type(kind: type):
-    def parse(text: str):
-        try:
-            return kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {kind.__name__}, got {text!r}") from None
-
-    return parse
-
-
-def _model_override(text: str) -> tuple[str, int | float | bool | str]:
-    """``--model FIELD=VALUE``: an int, a number, true/false, or a word (``design=plus``; the config checks it)."""
-    name, sep, value = text.partition("=")
-    if not sep or not name or not value:
-        raise argparse.ArgumentTypeError(f"--model takes FIELD=VALUE (e.g. design=plus, state_dim=256), got {text!r}")
-    if value.lower() in ("true", "false"):
-        return name, value.lower() == "true"
-    for kind in (int, float):
-        try:
-            return name, kind(value)
-        except ValueError:
-            pass
-    return name, value
-
-
-def _add_train_arguments(parser: argparse.ArgumentParser) -> None:
-    """One flag per :class:`agents.train.TrainArgs` field (defaults shown from the dataclass; the parsed
-    namespace holds only the flags given, so ``--resume`` knows what was asked to change)."""
-    from dataclasses import MISSING, fields
-
-    from agents.config import TrainArgs
-
-    for f in fields(TrainArgs):
-        flag = "--" + f.name.replace("_", "-")
-        default = f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc,operator]
-        text = f"{f.metadata.get('help', '')} (default: {default!r})".replace("%", "%%")
-        if f.name == "eval_opponents":
-            parser.add_argument(flag, type=lambda t: [x for x in t.split(",") if x], default=argparse.SUPPRESS, help=text)
-        elif f.name == "model":
-            parser.add_argument(
-                flag, type=_model_override, action="append", default=argparse.SUPPRESS, metavar="FIELD=VALUE", help=text
-            )
-        elif isinstance(default, bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS, help=text)
-        else:
-            kind = f.metadata.get("type", type(default))  # fields defaulting to None name their type
-            parser.add_argument(flag, type=_train_flag_type(kind), default=argparse.SUPPRESS, help=text)
-    parser.add_argument("--config", help="JSON or TOML file of training arguments (flags given here override it)")
-    parser.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint, exactly")
-
-
-def cmd_train(args: argparse.Namespace) -> int:
-    """Train the card-aware agent, PPO or a value learner (torch is imported here, never by ``import big2_env``)."""
-    try:
-        from agents.checkpoint import CheckpointError
-        from agents.config import args_from_mapping, load_config_file
-        from agents.train import train
-    except ImportError as err:
-        raise CliError(f"training needs torch (pip install torch==2.13.0, then pip install -e '.[agents]'): {err}") from None
-    given = {k: v for k, v in vars(args).items() if k not in ("command", "func", "config", "resume")}
-    if "model" in given:
-        given["model"] = dict(given["model"])
-    try:
-        values = load_config_file(args.config) if args.config else {}
-        if "model" in given and "model" in values:  # --model FIELD=VALUE refines the file's model table
-            given["model"] = {**values["model"], **given["model"]}
-        values.update(given)
-        train_args = args_from_mapping(values)
-        if not args.resume:
-            train_args.validate()
-        result = train(train_args, resume=args.resume, explicit=set(values))
-    except (CheckpointError, ValueError) as err:
-        raise CliError(str(err)) from None
-    if result.already_finished:
-        print(
-            f"the run in {result.out} already finished (batch {result.batch}, all its planned batches); nothing to do. "
-            f"To train it longer, resume with a larger budget: big2 train --out {result.out} --resume --batches N "
-            f"(N > {result.batch}; the learning-rate schedule then stretches to N)"
-        )
-    else:
-        state = "finished" if result.finished else f"stopped at batch {result.batch} (resume with --resume)"
-        print(
-            f"{state}: {result.batch} batches, {result.games} games, {result.decisions} decisions; "
-            f"wall time {result.wall_s:.0f} s ({result.wall_s - result.eval_s:.0f} s training, {result.eval_s:.0f} s evaluation)"
-        )
-    print(f"model: {result.out / 'model.pt'}  checkpoint: {result.out / 'checkpoint.pt'}  metrics: {result.out / 'metrics.csv'}")
-    return 0
-
-
-def cmd_plot(args: argparse.Namespace) -> int:
-    try:
-        from agents.plot import plot_run
-    except ImportError as err:
-        raise CliError(str(err)) from None
-    try:
-        path = plot_run(args.run_dir, args.output)
-    except (FileNotFoundError, ValueError, ImportError) as err:
-        raise CliError(str(err)) from None
-    print(path)
-    return 0
-
-
 def cmd_eval(args: argparse.Namespace) -> int:
-    from .evaluation import evaluate
+    from .evaluation.arena import evaluate
 
     rules = Rules.preset(args.rules)
     agent = _load_agent(args.agent, rules, "--agent", trust=args.trust_model)
@@ -500,20 +406,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.set_defaults(func=cmd_eval)
 
-    tr = sub.add_parser(
-        "train",
-        help="train the card-aware agent: PPO, Monte Carlo Q, SARSA, Q-learning, Deep Monte Carlo or distill (needs torch)",
-        description="Train the card-aware agent by self-play, PPO or a value learner (paper sections 3-5). "
-        "Flags override --config; "
-        "with --resume the run's own arguments are used and only budget, logging and thread flags may change.",
-    )
-    _add_train_arguments(tr)
-    tr.set_defaults(func=cmd_train)
-
-    pl = sub.add_parser("plot", help="draw a training run's learning curves (win rate and mean score vs batches)")
-    pl.add_argument("run_dir", help="the --out folder of big2 train")
-    pl.add_argument("--output", default=None, help="PNG path (default RUN_DIR/learning_curves.png)")
-    pl.set_defaults(func=cmd_plot)
+    for name, add in command_plugins().items():  # big2 train, big2 plot (the agents package) and other plugins'
+        if name not in sub.choices:
+            add(sub)
 
     rules = sub.add_parser("rules", help="list the rule variants and presets")
     rules.set_defaults(func=cmd_rules)

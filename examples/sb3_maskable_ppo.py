@@ -19,8 +19,8 @@ import gymnasium
 import torch
 
 import big2_env  # noqa: F401  (registers "Big2-v0")
-from big2_env.evaluation import evaluate
-from big2_env.sb3_adapter import SB3Policy
+from big2_env.evaluation.arena import evaluate
+from big2_env.players.sb3 import SB3Policy
 
 
 @dataclass

@@ -20,8 +20,8 @@ import time
 import torch
 
 from big2_env import evaluate
-from big2_env.gym_env import Big2SingleAgentEnv
-from big2_env.sb3_adapter import SB3Policy
+from big2_env.envs.gym import Big2SingleAgentEnv
+from big2_env.players.sb3 import SB3Policy
 
 
 def make_env(opponents, seed: int) -> Big2SingleAgentEnv:

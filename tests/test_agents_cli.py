@@ -12,7 +12,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.checkpoint import save_policy  # noqa: E402
-from agents.network import Big2Net, NetworkConfig  # noqa: E402
+from agents.config import NetworkConfig  # noqa: E402
+from agents.network import Big2Net  # noqa: E402
 from big2_env.cli import main  # noqa: E402
 
 SMALL = {"card_dim": 16, "hand_heads": 2, "hand_ff": 32, "field_dim": 16, "count_dim": 16, "state_dim": 32, "state_ff": 64,

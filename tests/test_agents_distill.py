@@ -12,14 +12,16 @@ torch = pytest.importorskip("torch")
 
 from agents.checkpoint import CheckpointError, load_model  # noqa: E402
 from agents.config import TrainArgs  # noqa: E402
-from agents.distill import TeacherPool, distill_update, teacher_rollout  # noqa: E402
-from agents.network import Big2Net, NetworkConfig  # noqa: E402
+from agents.learners.distill import TeacherPool, distill_update, teacher_rollout  # noqa: E402
+from agents.config import NetworkConfig  # noqa: E402
+from agents.network import Big2Net  # noqa: E402
 from agents.policy import NetworkPolicy  # noqa: E402
-from agents.ppo import make_optimizer  # noqa: E402
+from agents.learners.ppo import make_optimizer  # noqa: E402
 from agents.train import Trainer, resolve_device, train  # noqa: E402
 from big2_env import Game, Rules  # noqa: E402
-from big2_env.encoding import Decision  # noqa: E402
-from big2_env.policies import make_policy, observation_dict  # noqa: E402
+from big2_env.observations.decision import Decision  # noqa: E402
+from big2_env.observations.decision import observation_dict  # noqa: E402
+from big2_env.players.registry import make_policy  # noqa: E402
 
 from test_agents_train import SMALL, tiny  # noqa: E402  (tests/ is on sys.path under pytest)
 

@@ -11,11 +11,12 @@ torch = pytest.importorskip("torch")
 
 import numpy as np  # noqa: E402
 
-from agents.network import Big2Net, HandEncoder, NetworkConfig, count_parameters, pack_candidates, parameter_count  # noqa: E402
+from agents.config import NetworkConfig  # noqa: E402
+from agents.network import Big2Net, HandEncoder, count_parameters, pack_candidates, parameter_count  # noqa: E402
 from agents.policy import NetworkPolicy, choose, score_numpy  # noqa: E402
 from big2_env import Game  # noqa: E402
-from big2_env.encoding import Decision  # noqa: E402
-from big2_env.policies import observation_dict  # noqa: E402
+from big2_env.observations.decision import Decision  # noqa: E402
+from big2_env.observations.decision import observation_dict  # noqa: E402
 
 
 def decisions(n_games: int = 3, seed: int = 0) -> list[Decision]:

@@ -13,14 +13,16 @@ import numpy as np  # noqa: E402
 
 from agents.config import TrainArgs  # noqa: E402
 from agents.curriculum import CURRENT_OPPONENT, LEARNER, SelfPlay  # noqa: E402
-from agents.network import Big2Net, NetworkConfig  # noqa: E402
-from agents.parallel import TrainHelpers, parallel_plans, split_minibatch  # noqa: E402
-from agents.ppo import ppo_update  # noqa: E402
+from agents.config import NetworkConfig  # noqa: E402
+from agents.network import Big2Net  # noqa: E402
+from agents.learners.ppo import split_minibatch  # noqa: E402
+from agents.parallel import TrainHelpers, parallel_plans  # noqa: E402
+from agents.learners.ppo import ppo_update  # noqa: E402
 from agents.rollout import PolicySeat, collect, concat_rollouts  # noqa: E402
 from agents.train import Trainer, process_layout  # noqa: E402
 from big2_env import Game  # noqa: E402
-from big2_env.policies import make_policy  # noqa: E402
-from big2_env.rules import Rules  # noqa: E402
+from big2_env.players.registry import make_policy  # noqa: E402
+from big2_env.engine.rules import Rules  # noqa: E402
 
 SMALL = {"card_dim": 16, "hand_heads": 2, "hand_ff": 32, "field_dim": 16, "count_dim": 16, "state_dim": 32, "state_ff": 64,
          "action_hidden": 32, "action_dim": 16, "value_hidden": 32}
@@ -121,7 +123,7 @@ def test_a_failing_helper_raises_with_its_traceback():
     config = TrainArgs(model=SMALL).ppo_config()
     helpers = TrainHelpers(model, 1)
     try:
-        from agents.ppo import UpdateData
+        from agents.learners.ppo import UpdateData
 
         helpers.set_data(UpdateData.from_rollout(rollout, config), config)
         busy = helpers.start([np.array([len(rollout) + 5])], 1)  # a decision that does not exist

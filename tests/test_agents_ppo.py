@@ -12,8 +12,9 @@ import numpy as np  # noqa: E402
 
 from agents.config import TrainArgs  # noqa: E402
 from agents.curriculum import SelfPlay  # noqa: E402
-from agents.network import Big2Net, NetworkConfig, pack_candidates  # noqa: E402
-from agents.ppo import advantages_and_returns, candidate_keys, gae, lr_at, seat_trajectories  # noqa: E402
+from agents.config import NetworkConfig  # noqa: E402
+from agents.network import Big2Net, pack_candidates  # noqa: E402
+from agents.learners.ppo import advantages_and_returns, candidate_keys, gae, lr_at, seat_trajectories  # noqa: E402
 from agents.rollout import collect  # noqa: E402
 from agents.train import Trainer  # noqa: E402
 from big2_env import Game  # noqa: E402
@@ -83,7 +84,7 @@ def test_learning_rate_warms_up_then_decays_by_cosine():
 
 
 def test_candidate_keys_identify_combinations():
-    from big2_env.encoding import play_features
+    from big2_env.observations.paper import play_features
 
     rows = np.stack([play_features(p) for p in [(), (0,), (0, 3), (0,), ()]])
     keys = candidate_keys(rows)

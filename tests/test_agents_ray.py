@@ -13,11 +13,12 @@ import numpy as np  # noqa: E402
 
 from agents.config import TrainArgs  # noqa: E402
 from agents.curriculum import CheckpointPlay, FixedOpponent  # noqa: E402
-from agents.distill import TeacherPool  # noqa: E402
-from agents.network import Big2Net, NetworkConfig  # noqa: E402
+from agents.learners.distill import TeacherPool  # noqa: E402
+from agents.config import NetworkConfig  # noqa: E402
+from agents.network import Big2Net  # noqa: E402
 from agents.ray_workers import RayWorkers  # noqa: E402
 from agents.train import train  # noqa: E402
-from big2_env.rules import Rules  # noqa: E402
+from big2_env.engine.rules import Rules  # noqa: E402
 from deadline import deadline  # noqa: E402
 
 SMALL = {"card_dim": 16, "hand_heads": 2, "hand_ff": 32, "field_dim": 16, "count_dim": 16, "state_dim": 32, "state_ff": 64,

@@ -10,12 +10,13 @@ import numpy as np  # noqa: E402
 from gymnasium.utils import seeding  # noqa: E402
 
 from agents.curriculum import CheckpointPlay, FixedOpponent, SelfPlay, make_curriculum  # noqa: E402
-from agents.network import Big2Net, NetworkConfig  # noqa: E402
+from agents.config import NetworkConfig  # noqa: E402
+from agents.network import Big2Net  # noqa: E402
 from agents.rollout import ModelSeat, PolicySeat, collect  # noqa: E402
 from big2_env import Game, raw_env  # noqa: E402
-from big2_env.encoding import action_index  # noqa: E402
-from big2_env.policies import SmartPolicy  # noqa: E402
-from big2_env.rules import Rules  # noqa: E402
+from big2_env.observations.paper import action_index  # noqa: E402
+from big2_env.players.smart import SmartPolicy  # noqa: E402
+from big2_env.engine.rules import Rules  # noqa: E402
 
 SMALL = NetworkConfig(card_dim=16, hand_heads=2, hand_ff=32, field_dim=16, count_dim=16, state_dim=32, state_ff=64,
                       action_hidden=32, action_dim=16, value_hidden=32)

@@ -26,7 +26,8 @@ torch = pytest.importorskip("torch")
 from agents import train as train_module  # noqa: E402
 from agents.checkpoint import CheckpointError, atomic_save, load_model, read_file  # noqa: E402
 from agents.config import TrainArgs  # noqa: E402
-from agents.network import Big2Net, NetworkConfig  # noqa: E402
+from agents.config import NetworkConfig  # noqa: E402
+from agents.network import Big2Net  # noqa: E402
 from agents.parallel import TrainHelpers  # noqa: E402
 from agents.train import MODEL_NAME, TrainingDiverged, free_cores, train  # noqa: E402
 
@@ -155,7 +156,7 @@ def test_helpers_work_with_several_torch_threads_each():
         model(torch.zeros(8, 277), torch.zeros(8, 80), torch.arange(8), torch.zeros(8, dtype=torch.long), 1)  # pool running
         helpers = TrainHelpers(model, 1, threads=2)
         try:
-            from big2_env.rules import Rules
+            from big2_env.engine.rules import Rules
 
             from agents.curriculum import CURRENT
             from agents.rollout import ModelSeat

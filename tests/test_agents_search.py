@@ -7,10 +7,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.network import Big2Net, NetworkConfig  # noqa: E402
+from agents.config import NetworkConfig  # noqa: E402
+from agents.network import Big2Net  # noqa: E402
 from agents.policy import NetworkPolicy  # noqa: E402
 from big2_env import evaluate  # noqa: E402
-from big2_env.search import PolicyRollout, SearchPolicy  # noqa: E402
+from big2_env.players.search import PolicyRollout, SearchPolicy  # noqa: E402
 
 SMALL = NetworkConfig(card_dim=16, hand_heads=2, hand_ff=32, field_dim=16, count_dim=16, state_dim=32, state_ff=64,
                       action_hidden=32, action_dim=16, value_hidden=32)

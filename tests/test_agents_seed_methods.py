@@ -18,14 +18,15 @@ import numpy as np  # noqa: E402
 from agents.checkpoint import CheckpointError, read_file, save_policy  # noqa: E402
 from agents.config import ALGO_DEFAULTS, TrainArgs  # noqa: E402
 from agents.curriculum import CURRENT, OSFPPlay, make_curriculum  # noqa: E402
-from agents.network import Big2Net, NetworkConfig, count_parameters, pack_candidates, parameter_count  # noqa: E402
+from agents.config import NetworkConfig  # noqa: E402
+from agents.network import Big2Net, count_parameters, pack_candidates, parameter_count  # noqa: E402
 from agents.policy import NetworkPolicy, alphadou_scores, score_numpy  # noqa: E402
 from agents.rollout import collect  # noqa: E402
 from agents.train import Trainer, train  # noqa: E402
-from agents.value import q_targets, value_update, won_games  # noqa: E402
+from agents.learners.value import q_targets, value_update, won_games  # noqa: E402
 from big2_env import Game  # noqa: E402
 from big2_env.cli import main  # noqa: E402
-from big2_env.policies import observation_dict  # noqa: E402
+from big2_env.observations.decision import observation_dict  # noqa: E402
 
 SMALL = {"card_dim": 16, "hand_heads": 2, "hand_ff": 32, "field_dim": 16, "count_dim": 16, "state_dim": 32, "state_ff": 64,
          "action_hidden": 32, "action_dim": 16, "value_hidden": 32}

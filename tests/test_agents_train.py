@@ -12,7 +12,8 @@ torch = pytest.importorskip("torch")
 from agents import checkpoint as ckpt  # noqa: E402
 from agents.checkpoint import CheckpointError, atomic_save, load_model, read_file, save_policy  # noqa: E402
 from agents.config import TrainArgs, args_from_mapping, load_config_file  # noqa: E402
-from agents.network import Big2Net, NetworkConfig  # noqa: E402
+from agents.config import NetworkConfig  # noqa: E402
+from agents.network import Big2Net  # noqa: E402
 from agents.pretrained import load_pretrained  # noqa: E402
 from agents.train import train  # noqa: E402
 

@@ -13,11 +13,12 @@ import numpy as np  # noqa: E402
 
 from agents.config import TrainArgs, ValueConfig  # noqa: E402
 from agents.curriculum import SelfPlay  # noqa: E402
-from agents.network import Big2Net, NetworkConfig, pack_candidates  # noqa: E402
+from agents.config import NetworkConfig  # noqa: E402
+from agents.network import Big2Net, pack_candidates  # noqa: E402
 from agents.policy import NetworkPolicy, choose  # noqa: E402
 from agents.rollout import Rollout, collect  # noqa: E402
 from agents.train import Trainer, train  # noqa: E402
-from agents.value import chosen_q, epsilon_at, max_q, q_targets, value_update  # noqa: E402
+from agents.learners.value import chosen_q, epsilon_at, max_q, q_targets, value_update  # noqa: E402
 from big2_env import Game  # noqa: E402
 
 SMALL = {"card_dim": 16, "hand_heads": 2, "hand_ff": 32, "field_dim": 16, "count_dim": 16, "state_dim": 32, "state_ff": 64,

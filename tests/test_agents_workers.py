@@ -14,11 +14,12 @@ import numpy as np  # noqa: E402
 
 from agents.config import TrainArgs  # noqa: E402
 from agents.curriculum import CheckpointPlay, FixedOpponent, MixedPlay  # noqa: E402
-from agents.network import Big2Net, NetworkConfig  # noqa: E402
+from agents.config import NetworkConfig  # noqa: E402
+from agents.network import Big2Net  # noqa: E402
 from agents.parallel import CollectRequest, RolloutPool, RolloutWorker, TrainHelpers  # noqa: E402
 from agents.rollout import Rollout  # noqa: E402
 from agents.train import Trainer, train  # noqa: E402
-from big2_env.rules import Rules  # noqa: E402
+from big2_env.engine.rules import Rules  # noqa: E402
 from deadline import deadline  # noqa: E402
 
 SMALL = {"card_dim": 16, "hand_heads": 2, "hand_ff": 32, "field_dim": 16, "count_dim": 16, "state_dim": 32, "state_ff": 64,

@@ -12,12 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from big2_env import Game, Rules, evaluate
-from big2_env.beliefs import MODELS, deal_log_weights, game_course, model_posteriors, seat_log_likelihoods
-from big2_env.encoding import PAD_CARD, Decision
-from big2_env.evaluation import PolicyObservation
-from big2_env.extended import history_array, history_moves
-from big2_env.policies import greedy_choice, make_policy, smart_choice
-from big2_env.search import SearchPolicy, deal_consistent, public_state, tempered_weights
+from big2_env.players.beliefs import MODELS, deal_log_weights, game_course, model_posteriors, seat_log_likelihoods
+from big2_env.observations.decision import Decision
+from big2_env.observations.paper import PAD_CARD
+from big2_env.observations.decision import PolicyObservation
+from big2_env.observations.extended import history_array, history_moves
+from big2_env.players.greedy import greedy_choice
+from big2_env.players.registry import make_policy
+from big2_env.players.smart import smart_choice
+from big2_env.players.search import SearchPolicy, deal_consistent, public_state, tempered_weights
 
 from test_search import VARIANTS, swap_hidden
 
@@ -399,7 +402,7 @@ def test_the_benchmarks_deal_chain_keeps_every_public_card_and_count(seed):
 
 def test_the_benchmarks_model_opponents_play_greedy_where_told():
     module = load_options_benchmark()
-    from big2_env.search import SmartRollout
+    from big2_env.players.search import SmartRollout
 
     game, _ = play_game(2, "smart", stop=5)
     tables = []

@@ -3,7 +3,7 @@
 The enumerator below is deliberately simple and written from SPEC.md alone: it
 tries every subset of 1..5 cards of the hand (``itertools.combinations``) and
 classifies each one with its own straightforward rules; it does not use
-``big2_env.combos``. It is compared with :func:`big2_env.legal_plays` on
+``big2_env.engine.combos``. It is compared with :func:`big2_env.legal_plays` on
 thousands of random hands and tricks under every rule variant.
 
 The helpers (``bf_classify``, ``bf_beats``, ``bf_legal_plays``, ``random_combo``,

@@ -23,7 +23,7 @@ from big2_env import (
     parse_cards,
     play_features,
 )
-from big2_env.encoding import ACTION_SLOTS, BLOCK_STARTS
+from big2_env.observations.paper import ACTION_SLOTS, BLOCK_STARTS
 
 VARIANTS = [
     Rules(),

@@ -10,10 +10,13 @@ import sys
 import numpy as np
 import pytest
 
-import big2_env.evaluation as evaluation
+import big2_env.evaluation.arena as evaluation
 from big2_env import PASS_ACTION, Decision, Game, Rules
-from big2_env.evaluation import EvaluationResult, PolicyObservation, evaluate, wilson_interval
-from big2_env.policies import POLICIES, Policy, RandomPolicy
+from big2_env.evaluation.arena import EvaluationResult, evaluate, wilson_interval
+from big2_env.observations.decision import PolicyObservation
+from big2_env.players.base import Policy
+from big2_env.players.random import RandomPolicy
+from big2_env.players.registry import POLICIES
 
 
 class FirstLegal(Policy):
@@ -309,7 +312,7 @@ def test_other_bad_input():
         evaluate("random", "random", n_games=1, rules={"scoring": "bogus"})
 
 
-# ---------------------------------------------------------------- agents by spec (big2_env.loading)
+# ---------------------------------------------------------------- agents by spec (big2_env.evaluation.loading)
 def test_models_by_spec_as_agent_and_opponent(tmp_path, monkeypatch):
     """evaluate() takes the same specs as the CLI: pretrained, a .pt file, a run folder, for either side."""
     pytest.importorskip("torch")
@@ -331,7 +334,7 @@ def test_sb3_zip_by_spec_loads_safely(tmp_path):
     pytest.importorskip("sb3_contrib")
     from test_loading import malicious_zip, save_maskable_ppo
 
-    from big2_env.loading import UntrustedModelError
+    from big2_env.errors import UntrustedModelError
 
     model = save_maskable_ppo(tmp_path / "mine.zip")
     result = evaluate(str(model), "random", n_games=4, seed=0)

@@ -13,10 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from big2_env import Game, Rules, env, evaluate
-from big2_env.combos import classify, enumerate_combos
-from big2_env.encoding import OBS_SIZE, Decision, observation
-from big2_env.evaluation import PolicyObservation
-from big2_env.extended import (
+from big2_env.engine.combos import classify, enumerate_combos
+from big2_env.observations.decision import Decision
+from big2_env.observations.paper import OBS_SIZE, observation
+from big2_env.observations.decision import PolicyObservation
+from big2_env.observations.extended import (
     EXT_CONTROL,
     EXT_DECLINED,
     EXT_DECLINED_STRENGTH,
@@ -27,9 +28,9 @@ from big2_env.extended import (
     decode_declined,
     extended_observation,
 )
-from big2_env.gym_env import Big2SingleAgentEnv
-from big2_env.policies import GreedyPolicy
-from big2_env.search import PublicState, SearchPolicy, _deal_capped, deal_consistent, public_state
+from big2_env.envs.gym import Big2SingleAgentEnv
+from big2_env.players.greedy import GreedyPolicy
+from big2_env.players.search import PublicState, SearchPolicy, _deal_capped, deal_consistent, public_state
 
 VARIANTS = [
     Rules(),
@@ -196,7 +197,7 @@ def test_pass_inference_is_validated_and_zero_ignores_passes():
     plain = public_state(PolicyObservation(Decision(game)))
     assert all(x < 0 for row in plain.declined for x in row)
     a, b = np.random.default_rng(1), np.random.default_rng(1)
-    from big2_env.search import deal_unseen
+    from big2_env.players.search import deal_unseen
 
     assert deal_consistent(state, a, Rules(), 0.0) == deal_unseen(state, b)
 

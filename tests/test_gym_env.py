@@ -10,8 +10,10 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from big2_env import NUM_ACTIONS, Game, Rules
-from big2_env.gym_env import ENV_ID, Big2SingleAgentEnv, register_gymnasium, worst_score
-from big2_env.policies import POLICIES, Policy, RandomPolicy
+from big2_env.envs.gym import ENV_ID, Big2SingleAgentEnv, register_gymnasium, worst_score
+from big2_env.players.base import Policy
+from big2_env.players.random import RandomPolicy
+from big2_env.players.registry import POLICIES
 
 OPPONENT_NAMES = sorted(POLICIES)
 

@@ -1,4 +1,4 @@
-"""big2_env.loading: one resolver for every agent spec, and SB3 files loaded without unpickling.
+"""big2_env.evaluation.loading: one resolver for every agent spec, and SB3 files loaded without unpickling.
 
 The helpers at the top (tiny network files, genuine and crafted SB3 zips) are reused by
 test_cli.py, test_cli_play.py, test_evaluation.py and test_sb3_adapter.py.
@@ -21,8 +21,12 @@ import numpy as np
 import pytest
 
 from big2_env import Game, Rules
-from big2_env.loading import LoadError, MissingDependencyError, UntrustedModelError, load_agent, load_sb3_model
-from big2_env.policies import GreedyPolicy, SmartPolicy, observation_dict
+from big2_env.errors import LoadError, MissingDependencyError, UntrustedModelError
+from big2_env.evaluation.loading import load_agent
+from big2_env.players.sb3 import load_sb3_model
+from big2_env.observations.decision import observation_dict
+from big2_env.players.greedy import GreedyPolicy
+from big2_env.players.smart import SmartPolicy
 
 SMALL = {"card_dim": 16, "hand_heads": 2, "hand_ff": 32, "field_dim": 16, "count_dim": 16, "state_dim": 32, "state_ff": 64,
          "action_hidden": 32, "action_dim": 16, "value_hidden": 32}
@@ -83,7 +87,8 @@ def save_tiny_network(path: Path, seed: int = 0) -> Path:
     import torch
 
     from agents.checkpoint import save_policy
-    from agents.network import Big2Net, NetworkConfig
+    from agents.config import NetworkConfig
+    from agents.network import Big2Net
 
     torch.manual_seed(seed)
     return save_policy(path, Big2Net(NetworkConfig.from_dict(SMALL)), {"note": "test"})
@@ -230,8 +235,8 @@ def test_core_imports_without_torch():
     """``import big2_env`` (CLI and loader included) needs no torch; the heuristics load without it."""
     code = (
         "import sys; sys.modules['torch'] = None\n"
-        "import big2_env, big2_env.cli, big2_env.loading, big2_env.evaluation\n"
-        "from big2_env.loading import load_agent, MissingDependencyError\n"
+        "import big2_env, big2_env.cli, big2_env.evaluation.loading, big2_env.evaluation\n"
+        "from big2_env.evaluation.loading import load_agent, MissingDependencyError\n"
         "print(load_agent('smart').name)\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('agents', 'stable_baselines3', 'sb3_contrib')))\n"
         "try:\n    load_agent('pretrained')\nexcept MissingDependencyError as err:\n    print(err)\n"
@@ -289,7 +294,7 @@ def test_a_genuine_model_loads_without_trust(genuine_zip):
     assert policy.name == "sb3(trained)"
     game = Game(seed=9)
     while not game.is_over:  # the loaded model plays whole games with legal moves only
-        from big2_env.encoding import action_cards
+        from big2_env.observations.paper import action_cards
 
         obs = observation_dict(game, candidate_view=False)
         action = policy.act(obs)

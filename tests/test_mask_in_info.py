@@ -12,8 +12,8 @@ from pettingzoo.test import api_test, seed_test
 
 import big2_env
 from big2_env import NUM_ACTIONS, OBS_SIZE, opponents_env
-from big2_env.extended import EXTENDED_SIZE
-from big2_env.gym_env import Big2SingleAgentEnv
+from big2_env.observations.extended import EXTENDED_SIZE
+from big2_env.envs.gym import Big2SingleAgentEnv
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,7 @@ from gymnasium import spaces
 from pettingzoo.test import api_test
 
 from big2_env import env, opponents_env, parallel_env, raw_env
-from big2_env.aec_env import OBSERVATION_KEYS, observation_space
+from big2_env.observations.spaces import OBSERVATION_KEYS, observation_space
 
 
 @pytest.mark.parametrize("candidate_view", [False, True])

@@ -7,12 +7,12 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from big2_env import Game, Rules, opponents_env
-from big2_env.aec_env import AGENTS
-from big2_env.encoding import Decision
-from big2_env.evaluation import PolicyObservation
-from big2_env.extended import EXTENDED_SIZE
-from big2_env.opponents import OpponentsEnv
-from big2_env.policies import SmartPolicy
+from big2_env.envs.aec import AGENTS
+from big2_env.observations.decision import Decision
+from big2_env.observations.decision import PolicyObservation
+from big2_env.observations.extended import EXTENDED_SIZE
+from big2_env.envs.opponents import OpponentsEnv
+from big2_env.players.smart import SmartPolicy
 
 
 def play(e, choose) -> tuple[dict, dict, list[str]]:

@@ -1,4 +1,4 @@
-"""The rgb_array picture of the table (big2_env.picture) and its use by the envs, SB3 and Gymnasium."""
+"""The rgb_array picture of the table (big2_env.render.picture) and its use by the envs, SB3 and Gymnasium."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from big2_env import CATEGORY_NAMES, Game, Rules, raw_env
-from big2_env.gym_env import ENV_ID, Big2SingleAgentEnv
-from big2_env.picture import FRAME_SHAPE, _GLYPHS, card_sprite, render_rgb, text_mask
-from big2_env.rules import OPENINGS
+from big2_env.envs.gym import ENV_ID, Big2SingleAgentEnv
+from big2_env.render.picture import FRAME_SHAPE, _GLYPHS, card_sprite, render_rgb, text_mask
+from big2_env.engine.rules import OPENINGS
 
 VARIANTS = [
     Rules(),

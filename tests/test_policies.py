@@ -12,24 +12,15 @@ import pytest
 
 import big2_env
 from big2_env import Game, Rules, parse_cards
-from big2_env.cards import format_play, parse_play
-from big2_env.encoding import PASS_ACTION, Decision, action_cards
-from big2_env.policies import (
-    POLICIES,
-    GreedyPolicy,
-    Policy,
-    RandomPolicy,
-    SmartPolicy,
-    break_penalty,
-    broken_structures,
-    decode_observation,
-    game_phase,
-    is_bomb,
-    is_very_strong,
-    low_orphans,
-    make_policy,
-    observation_dict,
-)
+from big2_env.engine.cards import format_play, parse_play
+from big2_env.observations.decision import Decision
+from big2_env.observations.paper import PASS_ACTION, action_cards
+from big2_env.observations.decision import observation_dict
+from big2_env.players.base import Policy, decode_observation
+from big2_env.players.greedy import GreedyPolicy
+from big2_env.players.random import RandomPolicy
+from big2_env.players.registry import POLICIES, make_policy
+from big2_env.players.smart import SmartPolicy, break_penalty, broken_structures, game_phase, is_bomb, is_very_strong, low_orphans
 
 # ----------------------------------------------------------------- helpers
 
@@ -542,7 +533,7 @@ def _plain_break_penalty(play, hand, phase, rules):
     has_full_house = any(n >= 3 for n in n_r.values()) and sum(n >= 2 for n in n_r.values()) >= 2
     full_house = has_full_house and any(k_r[r] > 0 and 0 < n_r[r] - k_r[r] < min(n_r[r], 3) for r in range(13))
     flush = any(m_s[s] >= 5 and j_s[s] >= 1 and m_s[s] - j_s[s] < 5 for s in range(4))
-    from big2_env.combos import straight_shapes
+    from big2_env.engine.combos import straight_shapes
 
     windows = [w for w in straight_shapes(rules.straights) if all(n_r[r] > 0 for r in w)]
     straight = any(any(k_r[r] > 0 and n_r[r] == k_r[r] for r in w) for w in windows)

@@ -13,7 +13,7 @@ pytest.importorskip("torch")
 from agents.checkpoint import read_file  # noqa: E402
 from agents.pretrained import PAPER_SETTINGS_PATH, PRETRAINED_PATH, load_pretrained  # noqa: E402
 from big2_env import evaluate  # noqa: E402
-from big2_env.loading import load_agent  # noqa: E402
+from big2_env.evaluation.loading import load_agent  # noqa: E402
 
 
 def test_the_shipped_file_is_a_small_ppo_policy_trained_by_self_play(monkeypatch):

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from big2_env import Game
-from big2_env.policies import observation_dict
-from big2_env.sb3_adapter import SB3Policy
+from big2_env.observations.decision import observation_dict
+from big2_env.players.sb3 import SB3Policy
 
 
 class FixedModel:
@@ -67,7 +67,7 @@ def test_from_file_is_safe_by_default(tmp_path):
     pytest.importorskip("sb3_contrib")
     from test_loading import malicious_zip, save_maskable_ppo
 
-    from big2_env.loading import UntrustedModelError
+    from big2_env.errors import UntrustedModelError
 
     marker = tmp_path / "MARKER"
     with pytest.raises(UntrustedModelError, match="trust=True"):

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from big2_env import evaluate
-from big2_env.extended import EXTENDED_SIZE
-from big2_env.gym_env import Big2SingleAgentEnv
+from big2_env.observations.extended import EXTENDED_SIZE
+from big2_env.envs.gym import Big2SingleAgentEnv
 
 
 @pytest.mark.parametrize("kind, size", [("paper", 277), ("extended", EXTENDED_SIZE)])
@@ -33,8 +33,8 @@ def test_maskable_ppo_mlp_policy_as_the_docs_write_it_trains_saves_and_loads_saf
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-    from big2_env.loading import load_agent
-    from big2_env.sb3_adapter import SB3Policy
+    from big2_env.evaluation.loading import load_agent
+    from big2_env.players.sb3 import SB3Policy
 
     env = Big2SingleAgentEnv(opponents="random", mask_in_observation=False)
     sb3_check_env(env)

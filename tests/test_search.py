@@ -9,16 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from big2_env import Game, Rules, evaluate
-from big2_env.encoding import action_cards, observation
-from big2_env.policies import SmartPolicy, make_policy, observation_dict
-from big2_env.search import (
-    SmartRollout,
-    PolicyRollout,
-    SearchPolicy,
-    deal_unseen,
-    public_state,
-    state_game,
-)
+from big2_env.observations.paper import action_cards, observation
+from big2_env.observations.decision import observation_dict
+from big2_env.players.registry import make_policy
+from big2_env.players.smart import SmartPolicy
+from big2_env.players.search import SmartRollout, PolicyRollout, SearchPolicy, deal_unseen, public_state, state_game
 
 VARIANTS = [
     Rules(),
@@ -84,7 +79,7 @@ def swap_hidden(game: Game, a: int, b: int, k: int) -> Game:
         cards = sorted(set(other._hand_cards[seat]) - set(out) | set(inn))
         other._hand_cards[seat] = cards
         other._hand_masks[seat] = sum(1 << c for c in cards)
-        from big2_env.combos import enumerate_combos
+        from big2_env.engine.combos import enumerate_combos
 
         other._combos[seat] = enumerate_combos(other._hand_masks[seat], other.rules)
     other._legal = None
@@ -143,7 +138,8 @@ def test_the_smart_prior_limits_the_candidates_searched():
     top = SearchPolicy(budget=40, prior_top=3, seed=0)
     choice = top.act(obs)
     assert top.last_stats["candidates"] == 3  # leading: no pass to add
-    from big2_env.policies import decode_observation, smart_ranking
+    from big2_env.players.base import decode_observation
+    from big2_env.players.smart import smart_ranking
 
     decoded = decode_observation(obs)
     favourites = [decoded.actions[i] for i in smart_ranking(decoded.hand, decoded.trick, decoded.plays, Rules())[:3]]
@@ -237,7 +233,7 @@ def test_any_policy_can_be_the_rollout_policy():
 def test_search_is_a_registered_policy_and_an_opponent_everywhere():
     import gymnasium
 
-    from big2_env.loading import load_agent
+    from big2_env.evaluation.loading import load_agent
 
     assert isinstance(make_policy("search", rules="charlesworth"), SearchPolicy)
     assert isinstance(load_agent("search"), SearchPolicy)
@@ -248,7 +244,8 @@ def test_search_is_a_registered_policy_and_an_opponent_everywhere():
 
 
 def test_search_budgets_in_agent_specs():
-    from big2_env.loading import LoadError, load_agent
+    from big2_env.errors import LoadError
+    from big2_env.evaluation.loading import load_agent
 
     assert load_agent("search:64").rollouts == 64
     assert load_agent("search:0.1s").seconds == 0.1

@@ -41,8 +41,8 @@ from big2_env import (
     play_features,
     raw_env,
 )
-from big2_env import cards as cards_module
-from big2_env.cards import cards_to_mask, check_card, make_card
+from big2_env.engine import cards as cards_module
+from big2_env.engine.cards import cards_to_mask, check_card, make_card
 
 # ---------------------------------------------------------------- the card-id validator
 
@@ -495,7 +495,8 @@ def test_internal_code_does_not_call_the_public_card_helpers():
     """card_rank/card_suit validate; the engine and encodings use ``>> 2`` / ``& 3`` directly."""
     import inspect
 
-    from big2_env import combos, encoding, game, legal
+    from big2_env.engine import combos, game, legal
+    from big2_env.observations import paper as encoding
 
     for module in (combos, encoding, game, legal):
         source = inspect.getsource(module)

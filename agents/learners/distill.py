@@ -1,0 +1,209 @@
+"""Learning from search (expert iteration): ``big2 train --algo distill``.
+
+The search agent (:mod:`big2_env.players.search`) plays far better than any network here, but
+costs a tenth of a second a move. Distillation turns its play into a network that
+decides in one forward pass:
+
+1. **Teacher games** (:func:`teacher_rollout`): each batch, ``games_per_batch`` games
+   with the teacher (``--teacher``, any agent spec; default ``search:64``) in all four
+   seats. Every decision with more than one legal action is recorded: the observation
+   the network reads (277 numbers, or the 315 of the extended observation), the
+   candidates' features, the teacher's choice and, once the game ends, that seat's final
+   score. Each game is played by a teacher seeded with the game's seed, so the data do
+   not depend on how the games are spread over processes.
+2. **Spread over processes** (:class:`TeacherPool`): the games of a batch are cut into
+   consecutive chunks played by ``workers`` processes (started with forkserver/spawn,
+   never by forking a running torch), or by Ray tasks (``--backend ray``), gathered in order.
+3. **The update** (:func:`distill_update`): ``epochs`` passes of shuffled minibatches
+   over the batch's decisions, minimising the cross-entropy between the network's
+   softmax over the legal candidates and the teacher's choice, plus ``value_coef`` x the
+   squared error of the value head against the final score x ``reward_scale`` (a Monte
+   Carlo return, gamma 1). The learning rate follows PPO's warm-up and cosine schedule.
+
+Everything else is the trainer's: checkpoints every few minutes, ``--resume``,
+progress bar, evaluation, logs. Then **continue with PPO self-play** from the distilled
+weights: ``big2 train --algo ppo --init RUN/model.pt ...`` (the model config must match;
+distillation trains the value head too, so PPO starts with a critic).
+
+Example::
+
+    big2 train --algo distill --teacher search:64 --model design=plus --batches 100 --out runs/distill
+    big2 train --algo ppo --init runs/distill --model design=plus --lr 1e-4 --out runs/distill-ppo
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from big2_env.observations.decision import Decision
+from big2_env.evaluation.arena import START_METHOD
+from big2_env.observations.decision import PolicyObservation
+from big2_env.players.base import policy_actions
+from big2_env.observations.extended import EXTENDED_SIZE
+from big2_env.engine.game import NUM_PLAYERS, Game
+from big2_env.engine.rules import Rules
+
+from ..config import DistillConfig
+from ..network import OBS_SIZE, Big2Net
+from .ppo import attach_flat_grad, candidate_keys, minibatches
+from ..rollout import Rollout, _Recorder, concat_rollouts
+
+__all__ = ["TeacherPool", "distill_update", "teacher_rollout"]
+
+
+def teacher_rollout(rules: Rules | str | dict, seeds: Sequence[int], teacher: str, extended: bool) -> Rollout:
+    """Play one game per seed with ``teacher`` (an agent spec) in all four seats; record every
+    decision with more than one legal action (forced moves are played, not recorded).
+
+    The :class:`~agents.rollout.Rollout`'s ``choice`` is the teacher's pick (its position in the
+    ascending legal list), ``obs`` the 277 numbers (315 with ``extended``); ``logp`` and
+    ``value`` are 0 (no network played).
+    """
+    from big2_env.evaluation.loading import load_agent  # here: a worker process builds its own teacher
+
+    rules = Rules.coerce(rules)
+    policy = load_agent(teacher, rules, what="--teacher")
+    recorder = _Recorder(EXTENDED_SIZE if extended else OBS_SIZE)
+    n = len(seeds)
+    scores = np.zeros((n, NUM_PLAYERS), dtype=np.int64)
+    turns = np.zeros(n, dtype=np.int64)
+    winners = np.zeros(n, dtype=np.int64)
+    decisions = 0
+    for g, seed in enumerate(seeds):
+        game = Game(rules, seed=int(seed))
+        if hasattr(policy, "seed"):
+            policy.seed(int(seed))
+        while game.winner is None:
+            decision = Decision(game)
+            decisions += 1
+            if len(decision.actions) == 1:
+                game._apply(decision.require_entry(int(decision.actions[0]), "the only legal action"))
+                continue
+            [action] = policy_actions(policy, [PolicyObservation(decision)])
+            entry = decision.require_entry(action, f"teacher {teacher!r}")
+            choice = int(np.searchsorted(decision.actions, int(action)))
+            obs = decision.extended_observation if extended else decision.observation
+            recorder.add(
+                obs[None], decision.features, decision.actions, np.array([len(decision.actions)]), np.array([choice]),
+                np.array([int(action)]), np.array([g]), np.array([decision.player]), np.array([game.turn]),
+                np.zeros(1), np.zeros(1),
+            )
+            game._apply(entry)
+        scores[g], turns[g], winners[g] = game.scores(), game.turn, game.winner
+    return recorder.build(scores, turns, winners, decisions, 0, [])
+
+
+class TeacherPool:
+    """Teacher games spread over ``processes`` worker processes (1: played in this process).
+
+    :meth:`collect` cuts the seeds into ``4 x processes`` consecutive chunks, plays them in
+    the workers and joins the results in seed order: the same seeds give the same
+    :class:`~agents.rollout.Rollout` whatever the process count. :meth:`close` stops the
+    workers (also on errors: the trainer closes it in a ``finally``).
+    """
+
+    def __init__(
+        self, processes: int, rules: Rules, teacher: str, extended: bool, backend: str = "process", address: str | None = None
+    ) -> None:
+        self.processes, self.rules, self.teacher, self.extended = processes, rules, teacher, extended
+        self._pool: ProcessPoolExecutor | None = None
+        self._ray: Any = None
+        self._started_ray = False
+        if processes > 1 and backend == "ray":
+            from ..ray_workers import import_ray, start_ray
+
+            self._ray = import_ray()
+            self._started_ray = start_ray(address, processes)
+            try:
+                self._task = self._ray.remote(num_cpus=1, max_retries=2)(teacher_rollout)
+            except BaseException:
+                self.close()
+                raise
+        elif processes > 1:
+            self._pool = ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context(START_METHOD))
+
+    def collect(self, seeds: Sequence[int]) -> Rollout:
+        seeds = [int(s) for s in seeds]
+        if self._pool is None and self._ray is None:
+            return teacher_rollout(self.rules, seeds, self.teacher, self.extended)
+        pieces = 4 * self.processes
+        cuts = [len(seeds) * k // pieces for k in range(pieces + 1)]
+        chunks = [seeds[lo:hi] for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
+        rules = self.rules.to_dict()
+        if self._ray is not None:  # Ray tasks: a task whose worker dies is retried (max_retries), same result
+            refs = [self._task.remote(rules, chunk, self.teacher, self.extended) for chunk in chunks]
+            try:
+                return concat_rollouts(self._ray.get(refs))
+            except self._ray.exceptions.RayError as err:
+                raise RuntimeError(f"a Ray teacher-game task failed:\n{err}") from None
+        assert self._pool is not None
+        futures: list[Future] = [
+            self._pool.submit(teacher_rollout, rules, chunk, self.teacher, self.extended) for chunk in chunks
+        ]
+        return concat_rollouts([f.result() for f in futures])
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        if self._started_ray:
+            self._ray.shutdown()
+            self._started_ray = False
+        self._ray = None
+
+
+def distill_update(
+    model: Big2Net, optimizer: torch.optim.Optimizer, rollout: Rollout, config: DistillConfig, rng: np.random.Generator
+) -> dict[str, float]:
+    """``epochs`` passes of minibatches over the teacher's decisions; returns mean statistics.
+
+    Loss per minibatch: ``cross_entropy`` (``-log p(teacher's choice)`` under the softmax over
+    the legal candidates) ``+ value_coef * value_loss`` (``0.5 (V - score x reward_scale)^2``;
+    no value term without a value head). Statistics: ``cross_entropy``, ``value_loss``,
+    ``accuracy`` (share of decisions whose argmax is the teacher's choice, before each step),
+    ``grad_norm`` (before clipping) and ``minibatches``.
+    """
+    n = len(rollout)
+    if n == 0:
+        return {"minibatches": 0}
+    keys = candidate_keys(rollout.features)
+    returns = (rollout.scores[rollout.game, rollout.seat] * config.reward_scale).astype(np.float32)
+    params = [p for p in model.parameters() if p.requires_grad]
+    flat_grad = attach_flat_grad(params)
+    sums = {"cross_entropy": 0.0, "value_loss": 0.0, "accuracy": 0.0, "grad_norm": 0.0}
+    steps = 0
+    model.train()
+    for index in minibatches(n, config.epochs, config.minibatch, rng):
+        rows, owner, slot, k = rollout.candidate_rows(index)
+        _, first, inverse = np.unique(keys[rows], return_index=True, return_inverse=True)
+        scores, value = model(
+            model.tensor(rollout.obs[index]), model.tensor(rollout.features[rows[first]]),
+            model.tensor(owner), model.tensor(slot), k, model.tensor(inverse.reshape(-1)),
+        )
+        choice = model.tensor(rollout.choice[index])
+        logp = torch.log_softmax(scores, dim=-1)
+        cross_entropy = -logp.gather(1, choice.unsqueeze(1)).mean()
+        loss = cross_entropy
+        value_loss = torch.zeros(())
+        if value is not None:
+            value_loss = 0.5 * (value - model.tensor(returns[index])).square().mean()
+            loss = loss + config.value_coef * value_loss
+        flat_grad.zero_()
+        loss.backward()
+        grad_norm = flat_grad.norm()
+        if float(grad_norm) > config.max_grad_norm:
+            flat_grad.mul_(config.max_grad_norm / (float(grad_norm) + 1e-6))
+        optimizer.step()
+        sums["cross_entropy"] += float(cross_entropy.detach())
+        sums["value_loss"] += float(value_loss.detach())
+        sums["accuracy"] += float((scores.detach().argmax(1) == choice).float().mean())
+        sums["grad_norm"] += float(grad_norm)
+        steps += 1
+    out = {k: v / steps for k, v in sums.items()}
+    out["minibatches"] = steps
+    return out

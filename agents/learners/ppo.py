@@ -1,0 +1,346 @@
+"""PPO for the card-aware network (paper appendix C).
+
+* **Per-seat trajectories.** Each seat's own decisions in a game form its
+  trajectory (the other players' moves happen "inside the environment" between
+  two of them). The reward is 0 at every decision except the seat's last one,
+  which gets that seat's final score (times ``reward_scale``, 1 by default: the
+  paper's unshaped score); the trajectory ends there (no bootstrap).
+* **GAE** with ``gamma`` 0.99 and ``lambda`` 0.95 along each trajectory
+  (:func:`gae`); returns = advantages + values.
+* **Advantages are normalised** (mean 0, sd 1) over the whole collected batch,
+  once, before the epochs.
+* **Loss** (minimised): clipped policy surrogate (``clip`` 0.2) + ``value_coef``
+  (0.5) x clipped value loss (CleanRL's form: ``0.5 * max((V - R)^2,
+  (V_old + clip(V - V_old, -0.2, 0.2) - R)^2)``) - ``entropy_coef`` (paper best
+  0.05) x mean entropy of the policy over each state's legal candidates.
+* **Optimisation**: ``epochs`` (4) passes over the batch in shuffled minibatches
+  of ``minibatch`` (256; the last one of a pass may be smaller) decisions, Adam,
+  global gradient-norm clipping at 0.5. The learning rate (3e-5) follows
+  :func:`lr_at`: linear warm-up, then cosine decay to ``min_lr_fraction`` of the
+  peak at the last planned batch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Iterator, Protocol, Sequence
+
+import numpy as np
+import torch
+
+from ..config import PPOConfig
+from ..network import Big2Net
+from ..rollout import Rollout, candidate_rows
+
+
+def lr_at(batch: int, total: int, peak: float, warmup_fraction: float = 0.02, min_fraction: float = 0.0) -> float:
+    """Learning rate for 0-based ``batch`` of ``total`` planned batches.
+
+    Linear warm-up over the first ``w = ceil(warmup_fraction * total)`` batches
+    (``peak * (batch + 1) / w``), then cosine decay from ``peak`` towards
+    ``min_fraction * peak``: ``floor + (peak - floor) * (1 + cos(pi * p)) / 2`` with
+    ``p = (batch - w) / (total - w)`` (so it reaches the floor just after the last
+    planned batch). Batches past ``total`` stay at the floor.
+
+    >>> [round(lr_at(b, 10, 1.0, 0.2), 3) for b in range(10)]
+    [0.5, 1.0, 1.0, 0.962, 0.854, 0.691, 0.5, 0.309, 0.146, 0.038]
+    """
+    total = max(1, int(total))
+    warmup = max(0, math.ceil(warmup_fraction * total))
+    if batch < warmup:
+        return peak * (batch + 1) / warmup
+    floor = min_fraction * peak
+    progress = min(1.0, (batch - warmup) / max(1, total - warmup))
+    return floor + (peak - floor) * 0.5 * (1.0 + math.cos(math.pi * progress))
+
+
+def entropy_at(batch: int, total: int, coef: float, anneal_fraction: float = 0.0) -> float:
+    """Entropy coefficient for 0-based ``batch`` of ``total`` planned batches: ``coef``, then,
+    over the last ``a = ceil(anneal_fraction * total)`` batches, linear down to 0
+    (``coef * (total - batch) / (a + 1)``, so the last planned batch still explores a little and
+    batches past ``total`` get 0).
+
+    >>> [round(entropy_at(b, 10, 0.05, 0.4), 3) for b in range(11)]
+    [0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 0.04, 0.03, 0.02, 0.01, 0.0]
+    """
+    anneal = math.ceil(anneal_fraction * max(1, int(total)))
+    if anneal == 0 or batch < total - anneal:
+        return coef
+    return coef * max(0, total - batch) / (anneal + 1)
+
+
+def gae(
+    rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, gamma: float = 0.99, lam: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
+    """Generalised advantage estimates over concatenated trajectories.
+
+    ``dones[t]`` is True at the last step of a trajectory (nothing is bootstrapped
+    past it); the next step, if any, starts a new trajectory. Returns
+    ``(advantages, returns)`` with ``returns = advantages + values`` (float64).
+
+    >>> adv, ret = gae(np.array([0.0, 1.0]), np.array([0.5, 0.5]), np.array([False, True]), 0.5, 0.5)
+    >>> adv.tolist(), ret.tolist()
+    ([-0.125, 0.5], [0.375, 1.0])
+    """
+    rewards = np.asarray(rewards, dtype=np.float64)
+    values = np.asarray(values, dtype=np.float64)
+    dones = np.asarray(dones, dtype=bool)
+    n = len(rewards)
+    advantages = np.zeros(n, dtype=np.float64)
+    next_adv = 0.0
+    next_value = 0.0
+    for t in range(n - 1, -1, -1):
+        if dones[t]:
+            next_adv = 0.0
+            next_value = 0.0
+        delta = rewards[t] + gamma * next_value - values[t]
+        next_adv = delta + gamma * lam * next_adv
+        advantages[t] = next_adv
+        next_value = values[t]
+    return advantages, advantages + values
+
+
+def seat_trajectories(rollout: Rollout, reward_scale: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Order the recorded decisions by (game, seat, time) and give each seat its own rewards.
+
+    Returns ``(order, rewards, dones)``: ``order`` indexes the rollout's rows so that
+    each (game, seat) trajectory is contiguous and in time order; ``rewards[i]`` and
+    ``dones[i]`` belong to row ``order[i]``: the seat's final score (times
+    ``reward_scale``) and True at its last decision, 0 and False elsewhere.
+    """
+    order = np.lexsort((rollout.turn, rollout.seat, rollout.game))
+    game = rollout.game[order]
+    seat = rollout.seat[order]
+    n = len(order)
+    dones = np.ones(n, dtype=bool)
+    if n > 1:
+        dones[:-1] = (game[1:] != game[:-1]) | (seat[1:] != seat[:-1])
+    rewards = np.zeros(n, dtype=np.float64)
+    rewards[dones] = rollout.scores[game[dones], seat[dones]] * reward_scale
+    return order, rewards, dones
+
+
+def advantages_and_returns(rollout: Rollout, config: PPOConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row advantages (not yet normalised) and returns, in the rollout's row order."""
+    order, rewards, dones = seat_trajectories(rollout, config.reward_scale)
+    adv_sorted, ret_sorted = gae(rewards, rollout.value[order], dones, config.gamma, config.gae_lambda)
+    advantages = np.empty(len(order), dtype=np.float64)
+    returns = np.empty(len(order), dtype=np.float64)
+    advantages[order] = adv_sorted
+    returns[order] = ret_sorted
+    return advantages, returns
+
+
+def candidate_keys(features: np.ndarray) -> np.ndarray:
+    """One int64 per candidate row naming its combination (its 52 card bits and the pass bit):
+    equal keys, equal feature rows (the other features follow from the cards under one rule set)."""
+    bits = np.packbits(features[:, :53] > 0, axis=1, bitorder="little")  # (M, 7)
+    padded = np.zeros((len(features), 8), dtype=np.uint8)
+    padded[:, :7] = bits
+    return padded.view("<i8").reshape(-1)
+
+
+def make_optimizer(model: Big2Net, lr: float) -> torch.optim.Optimizer:
+    """Adam; the fused CPU kernel when this torch has it (several times faster for many small tensors)."""
+    try:
+        return torch.optim.Adam(model.parameters(), lr=lr, fused=True)
+    except (RuntimeError, TypeError, ValueError):
+        return torch.optim.Adam(model.parameters(), lr=lr, foreach=True)
+
+
+@dataclass
+class UpdateData:
+    """What PPO's minibatch loss reads, one row per recorded decision (numpy arrays, so that
+    it pickles cheaply to the gradient workers of :mod:`agents.parallel`).
+
+    ``obs`` (N, 277), the candidates' ``features`` (M, 80) with their
+    :func:`candidate_keys` ``keys`` (M,), ``counts`` / ``offsets`` (N,) locating each
+    decision's candidates, ``choice``, behaviour ``old_logp`` and ``old_value``, and the
+    normalised ``advantages`` and ``returns`` (N,).
+    """
+
+    obs: np.ndarray
+    features: np.ndarray
+    keys: np.ndarray
+    counts: np.ndarray
+    offsets: np.ndarray
+    choice: np.ndarray
+    old_logp: np.ndarray
+    old_value: np.ndarray
+    advantages: np.ndarray
+    returns: np.ndarray
+
+    @classmethod
+    def from_rollout(cls, rollout: Rollout, config: PPOConfig) -> "UpdateData":
+        """GAE over the rollout's per-seat trajectories, advantages normalised over the batch."""
+        advantages, returns = advantages_and_returns(rollout, config)
+        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        return cls(
+            obs=rollout.obs,
+            features=rollout.features,
+            keys=candidate_keys(rollout.features),
+            counts=rollout.counts,
+            offsets=rollout.offsets,
+            choice=rollout.choice,
+            old_logp=rollout.logp,
+            old_value=rollout.value,
+            advantages=advantages.astype(np.float32),
+            returns=returns.astype(np.float32),
+        )
+
+
+def split_minibatch(index: np.ndarray, parts: int) -> list[np.ndarray]:
+    """``index`` cut into ``parts`` consecutive pieces of nearly equal size, larger ones first.
+
+    >>> [p.tolist() for p in split_minibatch(np.arange(5), 2)]
+    [[0, 1, 2], [3, 4]]
+    """
+    return np.array_split(index, parts)
+
+
+class GradientHelpers(Protocol):
+    """Helper processes that compute parts of each minibatch's gradient (:class:`agents.parallel.TrainHelpers`)."""
+
+    def __len__(self) -> int: ...
+
+    def set_data(self, data: Any, config: PPOConfig) -> None: ...
+
+    def start(self, parts: Sequence[np.ndarray], total: int) -> list[int]: ...
+
+    def finish(self, busy: Sequence[int], flat_grad: torch.Tensor) -> list[dict[str, float]]: ...
+
+
+def minibatches(n: int, epochs: int, size: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """Shuffled minibatch indices: ``epochs`` passes over ``range(n)``, each in a fresh random
+    order cut into runs of ``size`` (the last one shorter).
+
+    >>> [b.tolist() for b in minibatches(5, 1, 2, np.random.default_rng(0))]
+    [[2, 4], [3, 0], [1]]
+    """
+    for _ in range(epochs):
+        permutation = rng.permutation(n)
+        for start in range(0, n, size):
+            yield permutation[start : start + size]
+
+
+def minibatch_loss(
+    model: Big2Net, data: UpdateData, index: np.ndarray, config: PPOConfig
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """PPO's loss on the decisions ``index`` of ``data`` (means over them) and its parts.
+
+    Returns ``(loss, stats)``; ``stats`` holds ``policy_loss``, ``value_loss``,
+    ``entropy``, ``approx_kl`` and ``clip_fraction`` (detached). Each candidate
+    combination is encoded once per minibatch (equal :func:`candidate_keys`).
+    """
+    rows, owner, slot, k = candidate_rows(data.counts, data.offsets, index)
+    _, first, inverse = np.unique(data.keys[rows], return_index=True, return_inverse=True)
+    idx = model.tensor(index)
+    scores, value = model(
+        model.tensor(data.obs).index_select(0, idx),
+        model.tensor(data.features[rows[first]]),
+        model.tensor(owner),
+        model.tensor(slot),
+        k,
+        model.tensor(inverse.reshape(-1)),
+    )
+    assert value is not None, "PPO needs a network with a value head"
+    clip = config.clip
+    logp_all = torch.log_softmax(scores, dim=-1)
+    logp = logp_all.gather(1, model.tensor(data.choice[index]).unsqueeze(1)).squeeze(1)
+    probs = logp_all.exp()
+    entropy = -(probs * logp_all.masked_fill(torch.isinf(scores), 0.0)).sum(-1).mean()
+    log_ratio = logp - model.tensor(data.old_logp[index])
+    ratio = log_ratio.exp()
+    adv = model.tensor(data.advantages[index])
+    policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1.0 - clip, 1.0 + clip)).mean()
+    ret = model.tensor(data.returns[index])
+    old_value = model.tensor(data.old_value[index])
+    clipped_value = old_value + (value - old_value).clamp(-clip, clip)
+    value_loss = 0.5 * torch.max((value - ret).square(), (clipped_value - ret).square()).mean()
+    loss = policy_loss + config.value_coef * value_loss - config.entropy_coef * entropy
+    with torch.no_grad():
+        stats = {
+            "policy_loss": policy_loss.detach(),
+            "value_loss": value_loss.detach(),
+            "entropy": entropy.detach(),
+            "approx_kl": ((ratio - 1.0) - log_ratio).mean(),
+            "clip_fraction": ((ratio - 1.0).abs() > clip).float().mean(),
+        }
+    return loss, stats
+
+
+def attach_flat_grad(params: list[torch.nn.Parameter], buffer: torch.Tensor | None = None) -> torch.Tensor:
+    """Make every parameter's ``.grad`` a view of one flat tensor (``buffer``, or a new one) and return it.
+
+    Backward passes then accumulate into it in place, so that zeroing, the global
+    norm, clipping and adding another process's gradient are one operation each
+    instead of one per parameter. Zero it before each backward pass.
+    """
+    total = sum(p.numel() for p in params)
+    if buffer is None:
+        buffer = torch.zeros(total, dtype=params[0].dtype, device=params[0].device)
+    elif buffer.numel() != total:
+        raise ValueError(f"gradient buffer holds {buffer.numel()} numbers; the parameters need {total}")
+    for p, view in zip(params, buffer.split([p.numel() for p in params])):
+        p.grad = view.view_as(p)
+    return buffer
+
+
+def ppo_update(
+    model: Big2Net,
+    optimizer: torch.optim.Optimizer,
+    rollout: Rollout,
+    config: PPOConfig,
+    rng: np.random.Generator,
+    workers: GradientHelpers | None = None,
+) -> dict[str, float]:
+    """Run the PPO epochs on one collected batch; returns mean statistics.
+
+    ``rng`` shuffles the minibatches. With ``workers`` (:class:`agents.parallel.TrainHelpers`),
+    each minibatch is split between this process and the helpers, which compute
+    their parts' gradients at the same time (the same update up to float rounding).
+    Statistics: ``policy_loss``, ``value_loss``, ``entropy``, ``approx_kl``
+    (``mean((r - 1) - log r)``), ``clip_fraction``, ``grad_norm`` (before
+    clipping), ``explained_variance`` and ``minibatches``.
+    """
+    n = len(rollout)
+    if n == 0:
+        return {"minibatches": 0}
+    data = UpdateData.from_rollout(rollout, config)
+    if workers is not None:
+        workers.set_data(data, config)
+    parts_per_step = 1 + (len(workers) if workers is not None else 0)
+    params = [p for p in model.parameters() if p.requires_grad]
+    flat_grad = attach_flat_grad(params)
+    sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0, "grad_norm": 0.0}
+    steps = 0
+    model.train()
+    for index in minibatches(n, config.epochs, config.minibatch, rng):
+        flat_grad.zero_()
+        if workers is None:
+            loss, stats = minibatch_loss(model, data, index, config)
+            loss.backward()
+            shares = [(1.0, {k: float(v) for k, v in stats.items()})]
+        else:
+            own, *others = split_minibatch(index, parts_per_step)
+            busy = workers.start(others, len(index))
+            loss, stats = minibatch_loss(model, data, own, config)
+            (loss * (len(own) / len(index))).backward()
+            shares = [(len(own) / len(index), {k: float(v) for k, v in stats.items()})]
+            shares += [(len(others[i]) / len(index), s) for i, s in zip(busy, workers.finish(busy, flat_grad))]
+        grad_norm = float(flat_grad.norm())
+        if grad_norm > config.max_grad_norm:  # global gradient-norm clipping (as torch.nn.utils.clip_grad_norm_)
+            flat_grad.mul_(config.max_grad_norm / (grad_norm + 1e-6))
+        optimizer.step()
+        for weight, part in shares:
+            for key, value in part.items():
+                sums[key] += weight * value
+        sums["grad_norm"] += grad_norm
+        steps += 1
+    stats_out = {key: value / steps for key, value in sums.items()}
+    returns = data.returns.astype(np.float64)
+    var = float(np.var(returns))
+    stats_out["explained_variance"] = float(1.0 - np.var(returns - rollout.value) / var) if var > 0 else float("nan")
+    stats_out["minibatches"] = steps
+    return stats_out

@@ -1,0 +1,230 @@
+"""The ``agents`` package's plugins for big2_env: agent specs and the ``big2 train`` / ``big2 plot`` commands.
+
+big2_env never imports ``agents``; it finds these through the entry points that
+``pyproject.toml`` declares (see :mod:`big2_env.plugins`):
+
+* :data:`AGENT_SPECS` (group ``big2_env.agent_specs``): ``"pretrained"``, ``"pretrained-paper"``,
+  a ``.pt`` policy file or training checkpoint, and a ``big2 train --out`` run folder;
+* :func:`add_train_command` and :func:`add_plot_command` (group ``big2_env.commands``).
+
+This module imports neither torch nor matplotlib: they are imported when a spec or a
+command needs them, and a missing one is reported with the extra to install
+(``pip install torch==2.13.0``, then ``pip install -e '.[agents]'``).
+
+Example:
+    >>> from agents.plugin import AGENT_SPECS
+    >>> AGENT_SPECS.load("smart", rules=None, what="agent", seed=None) is None  # not one of its forms
+    True
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from big2_env.engine.rules import Rules
+from big2_env.errors import LoadError, MissingDependencyError
+from big2_env.evaluation.loading import display_name
+from big2_env.players.base import Policy
+from big2_env.plugins import AgentSpecs, CommandError
+
+from .config import TrainArgs
+
+__all__ = ["AGENT_SPECS", "PRETRAINED_SPECS", "TORCH_HINT", "add_plot_command", "add_train_command", "load_spec"]
+
+TORCH_HINT = "pip install torch==2.13.0, then pip install -e '.[agents]'"
+"""How to install what the networks need: the ``[agents]`` extra (torch first, pinned to the CPU build)."""
+
+RUN_MODEL_FILE = "model.pt"
+
+PRETRAINED_SPECS = {"pretrained": "shipped", "pretrained-paper": "paper"}
+"""The packaged networks' agent specs and their ``load_pretrained(which=...)``."""
+
+
+def load_spec(spec: str | os.PathLike[str], rules: Rules | None, what: str, seed: int | None) -> Policy | None:
+    """The network a spec names (``"pretrained"``, ``"pretrained-paper"``, a ``.pt`` file, a run folder),
+    or ``None`` when ``spec`` is none of these forms.
+
+    Raises:
+        LoadError: a missing file, a folder without ``model.pt``, a corrupt or foreign file.
+        MissingDependencyError: torch is not installed (the message names the ``[agents]`` extra).
+    """
+    rules = Rules.coerce(rules)
+    text = os.fspath(spec)
+    if isinstance(spec, str) and text in PRETRAINED_SPECS:
+        return _load_pretrained(rules, what, seed, text)
+    path = Path(text)
+    if path.is_dir():
+        model = path / RUN_MODEL_FILE
+        if not model.is_file():
+            if (path / "checkpoint.pt").is_file():
+                hint = f"; pass {str(path / 'checkpoint.pt')!r} to use its training checkpoint"
+            else:
+                hint = " (a `big2 train --out` folder has one once training has saved)"
+            raise LoadError(f"{what}: the folder {text!r} has no {RUN_MODEL_FILE}{hint}")
+        return _load_network(model, rules, what, seed, name=path.resolve().name or path.name)
+    if path.suffix == ".pt":
+        if not path.is_file():
+            raise LoadError(f"{what}: no such model file {text!r}")
+        return _load_network(path, rules, what, seed, name=display_name(path))
+    return None
+
+
+AGENT_SPECS = AgentSpecs(
+    describe="pretrained, pretrained-paper, a trained model file (.pt), a run folder",
+    load=load_spec,
+)
+"""The ``big2_env.agent_specs`` entry point of the ``agents`` package."""
+
+
+def _import_agents(what: str, spec: str) -> tuple[Any, Any, Any]:
+    try:
+        from .checkpoint import CheckpointError
+        from .policy import NetworkPolicy
+        from .pretrained import load_pretrained
+    except ImportError as err:
+        raise MissingDependencyError(f"{what}: {spec!r} needs torch ({TORCH_HINT}): {err}") from None
+    return CheckpointError, NetworkPolicy, load_pretrained
+
+
+def _load_pretrained(rules: Rules, what: str, seed: int | None, spec: str = "pretrained") -> Policy:
+    checkpoint_error, _, load_pretrained = _import_agents(what, spec)
+    try:
+        policy = load_pretrained(seed=seed, which=PRETRAINED_SPECS[spec])
+    except (FileNotFoundError, checkpoint_error) as err:
+        raise LoadError(f"{what}: {err}") from None
+    policy.rules = rules
+    return policy
+
+
+def _load_network(path: Path, rules: Rules, what: str, seed: int | None, name: str) -> Policy:
+    checkpoint_error, network_policy, _ = _import_agents(what, str(path))
+    try:
+        policy = network_policy.from_file(str(path), rules=rules, name=name, seed=seed)
+    except (FileNotFoundError, checkpoint_error) as err:
+        raise LoadError(f"{what}: {err}") from None
+    return policy
+
+
+# ------------------------------------------------------------------ big2 train, big2 plot
+def add_train_command(sub: Any) -> None:
+    """``big2 train``: one flag per :class:`~agents.config.TrainArgs` field, ``--config`` and ``--resume``."""
+    parser = sub.add_parser(
+        "train",
+        help="train the card-aware agent: PPO, Monte Carlo Q, SARSA, Q-learning, Deep Monte Carlo or distill (needs torch)",
+        description="Train the card-aware agent by self-play, PPO or a value learner (paper sections 3-5). "
+        "Flags override --config; "
+        "with --resume the run's own arguments are used and only budget, logging and thread flags may change.",
+    )
+    _add_train_arguments(parser)
+    parser.set_defaults(func=cmd_train)
+
+
+def add_plot_command(sub: Any) -> None:
+    """``big2 plot RUN_DIR [--output PNG]``: a run's learning curves."""
+    parser = sub.add_parser("plot", help="draw a training run's learning curves (win rate and mean score vs batches)")
+    parser.add_argument("run_dir", help="the --out folder of big2 train")
+    parser.add_argument("--output", default=None, help="PNG path (default RUN_DIR/learning_curves.png)")
+    parser.set_defaults(func=cmd_plot)
+
+
+def _train_flag_type(kind: type):
+    def parse(text: str):
+        try:
+            return kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {kind.__name__}, got {text!r}") from None
+
+    return parse
+
+
+def _model_override(text: str) -> tuple[str, int | float | bool | str]:
+    """``--model FIELD=VALUE``: an int, a number, true/false, or a word (``design=plus``; the config checks it)."""
+    name, sep, value = text.partition("=")
+    if not sep or not name or not value:
+        raise argparse.ArgumentTypeError(f"--model takes FIELD=VALUE (e.g. design=plus, state_dim=256), got {text!r}")
+    if value.lower() in ("true", "false"):
+        return name, value.lower() == "true"
+    for kind in (int, float):
+        try:
+            return name, kind(value)
+        except ValueError:
+            pass
+    return name, value
+
+
+def _add_train_arguments(parser: argparse.ArgumentParser) -> None:
+    """One flag per :class:`agents.train.TrainArgs` field (defaults shown from the dataclass; the parsed
+    namespace holds only the flags given, so ``--resume`` knows what was asked to change)."""
+    from dataclasses import MISSING, fields
+
+    for f in fields(TrainArgs):
+        flag = "--" + f.name.replace("_", "-")
+        default = f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc,operator]
+        text = f"{f.metadata.get('help', '')} (default: {default!r})".replace("%", "%%")
+        if f.name == "eval_opponents":
+            parser.add_argument(flag, type=lambda t: [x for x in t.split(",") if x], default=argparse.SUPPRESS, help=text)
+        elif f.name == "model":
+            parser.add_argument(
+                flag, type=_model_override, action="append", default=argparse.SUPPRESS, metavar="FIELD=VALUE", help=text
+            )
+        elif isinstance(default, bool):
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS, help=text)
+        else:
+            kind = f.metadata.get("type", type(default))  # fields defaulting to None name their type
+            parser.add_argument(flag, type=_train_flag_type(kind), default=argparse.SUPPRESS, help=text)
+    parser.add_argument("--config", help="JSON or TOML file of training arguments (flags given here override it)")
+    parser.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint, exactly")
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """Train the card-aware agent, PPO or a value learner (torch is imported here, never by ``import big2_env``)."""
+    try:
+        from agents.checkpoint import CheckpointError
+        from agents.config import args_from_mapping, load_config_file
+        from agents.train import train
+    except ImportError as err:
+        raise CommandError(f"training needs torch ({TORCH_HINT}): {err}") from None
+    given = {k: v for k, v in vars(args).items() if k not in ("command", "func", "config", "resume")}
+    if "model" in given:
+        given["model"] = dict(given["model"])
+    try:
+        values = load_config_file(args.config) if args.config else {}
+        if "model" in given and "model" in values:  # --model FIELD=VALUE refines the file's model table
+            given["model"] = {**values["model"], **given["model"]}
+        values.update(given)
+        train_args = args_from_mapping(values)
+        if not args.resume:
+            train_args.validate()
+        result = train(train_args, resume=args.resume, explicit=set(values))
+    except (CheckpointError, ValueError) as err:
+        raise CommandError(str(err)) from None
+    if result.already_finished:
+        print(
+            f"the run in {result.out} already finished (batch {result.batch}, all its planned batches); nothing to do. "
+            f"To train it longer, resume with a larger budget: big2 train --out {result.out} --resume --batches N "
+            f"(N > {result.batch}; the learning-rate schedule then stretches to N)"
+        )
+    else:
+        state = "finished" if result.finished else f"stopped at batch {result.batch} (resume with --resume)"
+        print(
+            f"{state}: {result.batch} batches, {result.games} games, {result.decisions} decisions; "
+            f"wall time {result.wall_s:.0f} s ({result.wall_s - result.eval_s:.0f} s training, {result.eval_s:.0f} s evaluation)"
+        )
+    print(f"model: {result.out / 'model.pt'}  checkpoint: {result.out / 'checkpoint.pt'}  metrics: {result.out / 'metrics.csv'}")
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    try:
+        from agents.plot import plot_run
+    except ImportError as err:
+        raise CommandError(str(err)) from None
+    try:
+        path = plot_run(args.run_dir, args.output)
+    except (FileNotFoundError, ValueError, ImportError) as err:
+        raise CommandError(str(err)) from None
+    print(path)
+    return 0

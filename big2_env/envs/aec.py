@@ -1,0 +1,302 @@
+"""The four-player PettingZoo AEC environment (classic ``env()`` / ``raw_env`` pattern).
+
+Example:
+    >>> from big2_env import env
+    >>> e = env()
+    >>> e.reset(seed=42)
+    >>> for agent in e.agent_iter():
+    ...     obs, reward, termination, truncation, info = e.last()
+    ...     action = None if termination or truncation else int(obs["candidate_actions"][0])
+    ...     e.step(action)
+    >>> sorted(info)
+    ['scores', 'turns', 'winner']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+
+from ..engine.cards import format_play
+from ..engine.game import NUM_PLAYERS, Game
+from ..engine.rules import Rules
+from ..observations.decision import Decision
+from ..observations.extended import extended_observation
+from ..observations.paper import FEATURE_SIZE, NUM_ACTIONS, check_step_action, observation
+from ..observations.spaces import (
+    ActionSpace,
+    check_observation_key,
+    check_observation_kind,
+    observation_space,
+    vector_space,
+)
+from ..render.picture import render_rgb
+from ..render.text import check_viewer, emit, render_table
+from .wrappers import classic_wrap
+
+AGENTS = tuple(f"player_{i}" for i in range(NUM_PLAYERS))
+_MAX_LISTED = 20
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The wrapped env: illegal actions end the game with reward -1 for the offender
+    (PettingZoo's ``TerminateIllegalWrapper``), plus the order and bounds checks.
+
+    Only an action in ``0..1694`` that is not legal now counts as an illegal move.
+    An action of the wrong type or out of range (a bool, float, string, ``-1``,
+    ``1695``, or ``None`` for the agent on move) raises ``ValueError`` before any
+    wrapper looks at it, with explicit checks that also hold under ``python -O``.
+
+    Keywords: ``render_mode`` (``None``, ``"ansi"``, ``"human"``, ``"rgb_array"``), ``rules`` (a
+    :class:`Rules`, preset name or dict), ``candidate_view`` (default ``True``),
+    ``observation`` (``"paper"``, default: the 277 numbers; ``"extended"``: the 315 of
+    :mod:`big2_env.observations.extended`, with who passed on what), ``render_view`` (whose hand
+    rendering shows: ``"current"``, ``"all"``, ``"none"`` or a seat), ``observation_key``
+    (``"observation"``, default, or ``"observations"``: the key the vector goes by, for RLlib),
+    ``mask_in_observation`` (``True``, default: the ``Dict`` observation with ``"action_mask"``;
+    ``False``: the observation is the ``Box`` of numbers alone and each agent's ``info`` carries
+    ``"action_mask"``, PettingZoo's other place for it and the one AgileRL reads; needs
+    ``candidate_view=False``).
+    """
+    return classic_wrap(raw_env(**kwargs))
+
+
+def parallel_env(**kwargs: Any) -> Any:
+    """The same game through PettingZoo's Parallel API (``pettingzoo.make("parallel", "big2-v0")``).
+
+    Big 2 is turn-based, so this is PettingZoo's ``turn_based_aec_to_parallel`` over
+    :func:`env` (same keywords). Every ``step`` takes a dict with an action for every live
+    agent, but only the action of the agent on move is played; the others' ``action_mask``
+    is all zeros, and any value (e.g. ``0``) may stand in their entries. Rewards are the final
+    scores, given at the last step; an illegal action follows :func:`env`'s convention.
+
+    Example:
+        >>> import numpy as np
+        >>> from big2_env import parallel_env
+        >>> p = parallel_env(candidate_view=False)
+        >>> observations, infos = p.reset(seed=0)
+        >>> while p.agents:
+        ...     actions = {a: int(np.flatnonzero(o["action_mask"])[0]) if o["action_mask"].any() else 0
+        ...                for a, o in observations.items()}
+        ...     observations, rewards, terminations, truncations, infos = p.step(actions)
+        >>> sum(rewards.values())
+        0.0
+    """
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    return turn_based_aec_to_parallel(env(**kwargs))
+
+
+class raw_env(AECEnv, EzPickle):
+    """Big 2 for four agents ``player_0``..``player_3`` (seat order = agent order).
+
+    Observations are dicts (see :func:`observation_space`); rewards are the final
+    scores, given only at the end; ``infos`` then carry ``scores`` (per agent),
+    ``winner`` (the winning seat, an int; its agent is ``f"player_{winner}"``) and
+    ``turns``, all numbers (what Tianshou's buffers need). An illegal action raises
+    ``ValueError`` naming the action and the legal ones.
+
+    ``step`` takes an action index: a Python int, numpy integer or 0-d integer
+    array in ``0..1694`` (:func:`big2_env.observations.paper.check_step_action`), or ``None`` for
+    an agent that is done (as PettingZoo requires). Anything else (a bool, a float,
+    a string, an out-of-range int, ``None`` for the agent on move) raises
+    ``ValueError`` with the state unchanged. ``step``, ``observe``, ``last`` and
+    ``render`` (with a render mode) before :meth:`reset` raise ``RuntimeError``.
+
+    RLlib: ``raw_env(candidate_view=False, observation_key="observations")`` (or the same
+    keywords to :func:`env`) gives exactly the dict RLlib's ``ActionMaskingTorchRLModule``
+    expects, ``{"observations", "action_mask"}`` with no ``Sequence`` spaces, so
+    ``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv`` takes it unchanged
+    (see ``examples/rllib_ppo.py``).
+
+    ``mask_in_observation=False`` (with ``candidate_view=False``): the observation is the ``Box``
+    of numbers alone (277, or 315 with ``observation="extended"``) and the mask moves to
+    ``infos``: after every ``reset`` and ``step`` each live agent's info is a new dict with
+    ``"action_mask"`` (the mover's legal actions, all zeros for the others and once the game is
+    over), beside ``scores``, ``winner`` and ``turns`` at the end. PettingZoo's
+    ``TerminateIllegalWrapper`` reads it there, and AgileRL's multi-agent ``get_action(obs,
+    infos=info)`` looks for it there (it rejects a mask inside the observation; AgileRL 2.58's
+    IPPO then fails on numpy masks, see the README's library notes).
+    """
+
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "big2_v0", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        rules: Rules | str | dict | None = None,
+        candidate_view: bool = True,
+        render_view: str | int | None = "current",
+        observation: str = "paper",
+        observation_key: str = "observation",
+        mask_in_observation: bool = True,
+    ):
+        EzPickle.__init__(
+            self, render_mode, rules, candidate_view, render_view, observation, observation_key, mask_in_observation
+        )
+        super().__init__()
+        if render_mode is not None and render_mode not in ("human", "ansi", "rgb_array"):
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}; got {render_mode!r}")
+        if not isinstance(candidate_view, bool):
+            raise ValueError(f"candidate_view must be True or False; got {candidate_view!r}")
+        if not isinstance(mask_in_observation, bool):
+            raise ValueError(f"mask_in_observation must be True or False; got {mask_in_observation!r}")
+        if not mask_in_observation:
+            if candidate_view:
+                raise ValueError("mask_in_observation=False makes the observation a Box: use it with candidate_view=False")
+            if observation_key != "observation":
+                raise ValueError("observation_key names an entry of the Dict observation: use it with mask_in_observation=True")
+        self.render_mode = render_mode
+        self.rules = Rules.coerce(rules)
+        self.candidate_view = candidate_view
+        self.observation_kind = check_observation_kind(observation)
+        self.observation_key = check_observation_key(observation_key)
+        self.mask_in_observation = mask_in_observation
+        self.render_view = check_viewer(render_view)
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        self._obs_space: spaces.Space = (
+            observation_space(candidate_view, observation, observation_key) if mask_in_observation else vector_space(observation)
+        )
+        self._act_space = ActionSpace(NUM_ACTIONS)
+        self.observation_spaces = {a: self._obs_space for a in AGENTS}
+        self.action_spaces = {a: self._act_space for a in AGENTS}
+        self._np_random: np.random.Generator | None = None
+        self.game: Game | None = None
+        self._decision: Decision | None = None
+        self._empty_actions = np.zeros(0, dtype=np.int64)
+        self._empty_features = np.zeros((0, FEATURE_SIZE), dtype=np.float32)
+        self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._obs_space
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self._act_space
+
+    # ------------------------------------------------------------------ API
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None or self._np_random is None:
+            self._np_random, _ = seeding.np_random(seed)
+        self.game = Game(self.rules, seed=self._np_random)
+        self._decision = None
+        self.agents = list(AGENTS)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection = AGENTS[self.game.current_player]
+        if not self.mask_in_observation:
+            self.infos = self.mask_infos(self.agents)
+
+    def current_decision(self) -> Decision:
+        """The :class:`Decision` (observation, legal actions, plays, features) of the agent on move."""
+        if self.game is None:
+            raise RuntimeError("call reset() before using the environment")
+        if self._decision is None:
+            self._decision = Decision(self.game)
+        return self._decision
+
+    def mask_infos(self, agents: list[str], final: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+        """New info dicts for ``agents`` with their ``"action_mask"`` (``mask_in_observation=False``):
+        the legal actions of the agent on move, zeros for the others and once the game is over;
+        ``final``'s entries too (the end-of-game ``scores``, ``winner``, ``turns``)."""
+        game = self.game
+        assert game is not None
+        mover = None if game.is_over else AGENTS[game.current_player]
+        infos = {}
+        for a in agents:
+            info = dict(final) if final else {}
+            info["action_mask"] = self.current_decision().action_mask() if a == mover else self._zero_mask.copy()
+            infos[a] = info
+        return infos
+
+    def observe(self, agent: str) -> Any:
+        if self.game is None:
+            raise RuntimeError("call reset() before observe()")
+        try:
+            seat = AGENTS.index(agent)
+        except ValueError:
+            raise ValueError(f"unknown agent {agent!r}; agents are {', '.join(AGENTS)}") from None
+        game = self.game
+        if not game.is_over and seat == game.current_player:
+            d = self.current_decision()
+            vector = d.extended_observation if self.observation_kind == "extended" else d.observation
+            if not self.mask_in_observation:
+                return vector
+            obs = {self.observation_key: vector, "action_mask": d.action_mask()}
+            if self.candidate_view:
+                obs["candidate_actions"] = d.actions
+                obs["candidate_features"] = d.features
+            return obs
+        vector = extended_observation(game, seat) if self.observation_kind == "extended" else observation(game, seat)
+        if not self.mask_in_observation:
+            return vector
+        obs = {self.observation_key: vector, "action_mask": self._zero_mask.copy()}
+        if self.candidate_view:
+            obs["candidate_actions"] = self._empty_actions.copy()
+            obs["candidate_features"] = self._empty_features.copy()
+        return obs
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if self.game is None:
+            raise RuntimeError("call reset() before last()")
+        return super().last(observe)
+
+    def step(self, action: Any) -> None:
+        game = self.game
+        if game is None:
+            raise RuntimeError("call reset() before step()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS:  # the fast path skips the call
+            action = check_step_action(action, agent, done=False)
+        decision = self.current_decision()
+        entry = decision.entry_for_action(action)
+        if entry is None:
+            raise ValueError(self._illegal_message(agent, action, decision))
+        self._cumulative_rewards[agent] = 0.0
+        game._apply(entry)
+        self._decision = None
+        winner = game.winner
+        if winner is not None:
+            scores = game.scores()
+            self.rewards = {a: float(scores[i]) for i, a in enumerate(AGENTS)}
+            self.terminations = {a: True for a in self.agents}
+            final = {"scores": dict(zip(AGENTS, scores)), "winner": winner, "turns": game.turn}
+            if self.mask_in_observation:
+                self.infos = {a: dict(final) for a in self.agents}
+            else:
+                self.infos = self.mask_infos(self.agents, final)
+            self.agent_selection = AGENTS[(winner + 1) % NUM_PLAYERS]
+            self._accumulate_rewards()
+        else:  # rewards stay zero until the end, so there is nothing to accumulate
+            self.agent_selection = AGENTS[game.current_player]
+            if not self.mask_in_observation:
+                self.infos = self.mask_infos(self.agents)
+        if self.render_mode == "human":
+            self.render()
+
+    def _illegal_message(self, agent: str, action: Any, decision: Decision) -> str:
+        legal = [f"{a} ({format_play(p)})" for a, p in zip(decision.actions.tolist(), decision.plays)]
+        listed = ", ".join(legal[:_MAX_LISTED]) + (f", ... ({len(legal)} in all)" if len(legal) > _MAX_LISTED else "")
+        return f"illegal action {action!r} for {agent}; legal actions: {listed}"
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            return emit(None, "")  # a warning, nothing drawn (even before reset)
+        if self.game is None:
+            raise RuntimeError("call reset() before render()")
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.game, self.render_view)
+        return emit(self.render_mode, render_table(self.game, self.render_view))
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,173 @@
+"""One decision of one player, as every consumer reads it: :class:`Decision`, its lazily built
+candidate-view dict :class:`PolicyObservation`, and :func:`observation_dict` for hand-built positions.
+
+A :class:`Decision` is built once per move from the engine's :class:`~big2_env.engine.game.Game`
+and shared by the environments, the evaluation loop, the search and the trainers: the 277
+numbers (:mod:`big2_env.observations.paper`), the legal actions, and, on demand, the candidate
+features, the 315-number extended view and the public history
+(:mod:`big2_env.observations.extended`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+import numpy as np
+
+from .extended import extended_features, history_array
+from ..engine.combos import Entry
+from .paper import NUM_ACTIONS, OBS_HAND, PAD_CARD, entry_action_indices, entry_features, observation
+
+__all__ = ["Decision", "PolicyObservation", "observation_dict"]
+
+
+class Decision:
+    """Everything an agent sees at one decision: built once, shared by env and trainers.
+
+    Attributes:
+        player: the seat on move.
+        observation: (277,) float32 information state.
+        actions: legal action indices, ascending (int64 array).
+        plays: the legal plays, in the same order as ``actions``.
+        features: (n, 80) float32 candidate features, same order (built lazily).
+        extended_observation: (315,) float32, the 277 numbers plus public history
+            (:mod:`big2_env.observations.extended`; built lazily).
+    """
+
+    __slots__ = (
+        "player", "observation", "actions", "plays", "_entries", "_features", "_by_action", "_history", "_turn",
+        "_rules", "_extended",
+    )
+
+    def __init__(self, game) -> None:
+        self.player = game.current_player
+        self.observation = observation(game, self.player)
+        entries = game.legal_entries()
+        by_action = dict(zip(entry_action_indices(entries, game._hand_masks[self.player]), entries))
+        ordered = sorted(by_action)
+        self._by_action = by_action
+        self._entries = [by_action[a] for a in ordered]
+        self.actions = np.array(ordered, dtype=np.int64)
+        self.plays = [e[1] for e in self._entries]
+        self._features: np.ndarray | None = None
+        self._history, self._turn, self._rules = game.history, len(game.history), game.rules  # history only grows
+        self._extended: np.ndarray | None = None
+
+    @property
+    def features(self) -> np.ndarray:
+        if self._features is None:
+            self._features = entry_features(self._entries)
+        return self._features
+
+    @property
+    def extended_observation(self) -> np.ndarray:
+        if self._extended is None:
+            hand_size = int(np.count_nonzero(self.observation[OBS_HAND] != PAD_CARD))
+            extra = extended_features(self._history[: self._turn], self.player, hand_size, self._rules)
+            self._extended = np.concatenate((self.observation, extra))
+        return self._extended
+
+    def public_history(self) -> np.ndarray:
+        """Every move before this decision, in seats relative to the player on move
+        (:func:`big2_env.observations.extended.history_array`)."""
+        return history_array(self._history[: self._turn], self.player)
+
+    def action_mask(self) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[self.actions] = 1
+        return mask
+
+    def play_for_action(self, action: int) -> tuple[int, ...] | None:
+        """The play of a legal action index, or ``None`` if the action is not legal now."""
+        entry = self._by_action.get(action)
+        return None if entry is None else entry[1]
+
+    def entry_for_action(self, action: int) -> Entry | None:
+        """The engine entry of a legal action index, or ``None`` if the action is not legal now."""
+        return self._by_action.get(action)
+
+    def require_entry(self, action: int, who: str) -> Entry:
+        """The entry of ``action``; ``ValueError`` naming ``who``, the action and the legal ones if illegal."""
+        entry = self._by_action.get(int(action))
+        if entry is None:
+            raise ValueError(f"{who} chose illegal action {action!r}; legal actions: {self.actions.tolist()}")
+        return entry
+
+
+class PolicyObservation(Mapping):
+    """The candidate-view observation dict of one :class:`Decision`, built lazily.
+
+    Keys, as in the PettingZoo env with ``candidate_view=True``: ``"observation"``,
+    ``"action_mask"``, ``"candidate_actions"``, ``"candidate_features"``. The mask
+    and the features are computed on first access (most heuristics never read the
+    features). Everything is derived from the decision, never from the live game,
+    so the mapping stays valid after the game moves on. With ``extended=True``,
+    ``"observation"`` is the 315-number extended observation (:mod:`big2_env.observations.extended`),
+    as in the envs with ``observation="extended"``, and a fifth key, ``"history"``: the public
+    move history (:func:`big2_env.observations.extended.history_array`: every move so far, in seats relative
+    to the player on move). A policy whose ``observation_kind`` is ``"extended"`` (the search
+    agent) gets that view (:func:`policy_view`).
+    """
+
+    __slots__ = ("_mask", "decision", "extended")
+    KEYS = ("observation", "action_mask", "candidate_actions", "candidate_features")
+    EXTENDED_KEYS = KEYS + ("history",)
+
+    def __init__(self, decision: Decision, extended: bool = False) -> None:
+        self.decision = decision
+        self.extended = extended
+        self._mask: np.ndarray | None = None
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key == "observation":
+            return self.decision.extended_observation if self.extended else self.decision.observation
+        if key == "candidate_actions":
+            return self.decision.actions
+        if key == "action_mask":
+            if self._mask is None:
+                self._mask = self.decision.action_mask()
+            return self._mask
+        if key == "candidate_features":
+            return self.decision.features
+        if key == "history" and self.extended:
+            return self.decision.public_history()
+        raise KeyError(key)
+
+    def _keys(self) -> tuple[str, ...]:
+        return self.EXTENDED_KEYS if self.extended else self.KEYS
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys())
+
+    def __len__(self) -> int:
+        return len(self._keys())
+
+    def __repr__(self) -> str:
+        return f"PolicyObservation(player={self.decision.player}, legal_actions={self.decision.actions.tolist()})"
+
+
+def observation_dict(game, candidate_view: bool = True) -> dict[str, np.ndarray]:
+    """The observation dict of the player on move in ``game`` (a :class:`big2_env.engine.game.Game`).
+
+    The same dict the PettingZoo env returns to the agent on move: ``"observation"``
+    and ``"action_mask"``, plus ``"candidate_actions"`` and ``"candidate_features"``
+    when ``candidate_view`` is true. Handy for hand-built positions
+    (:meth:`big2_env.engine.game.Game.from_hands`).
+
+    >>> from big2_env import Game, action_cards
+    >>> game = Game.from_hands(["3D 4D", "5D", "6D", "7D"], current_player=0)
+    >>> obs = observation_dict(game)
+    >>> sorted(obs), [action_cards(int(a), (0, 4)) for a in obs["candidate_actions"]]
+    (['action_mask', 'candidate_actions', 'candidate_features', 'observation'], [(0,), (4,)])
+    """
+    if game.is_over:
+        raise ValueError("the game is over: nobody is on move")
+    decision = Decision(game)
+    obs = {"observation": decision.observation, "action_mask": decision.action_mask()}
+    if candidate_view:
+        obs["candidate_actions"] = decision.actions
+        obs["candidate_features"] = decision.features
+    return obs

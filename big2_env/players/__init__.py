@@ -1,0 +1,32 @@
+"""The players: the Policy interface, Random, Greedy and Smart, the search agent and its beliefs, the SB3 adapter.
+May import: big2_env.engine, big2_env.observations, big2_env.errors (never the envs, evaluation or agents).
+
+Modules: :mod:`~big2_env.players.base` (:class:`Policy`, :func:`policy_actions`),
+:mod:`~big2_env.players.random`, :mod:`~big2_env.players.greedy` and :mod:`~big2_env.players.smart`
+(the paper's baselines), :mod:`~big2_env.players.beliefs` (reading the move history),
+:mod:`~big2_env.players.search` (:class:`SearchPolicy`), :mod:`~big2_env.players.sb3`
+(Stable-Baselines3 models as policies, loaded safely) and :mod:`~big2_env.players.registry`
+(:func:`make_policy` and :data:`POLICIES`).
+"""
+
+from .base import Observation, Policy, legal_actions, policy_actions
+from .greedy import GreedyPolicy
+from .random import RandomPolicy
+from .registry import POLICIES, make_policy
+from .sb3 import SB3Policy
+from .search import SearchPolicy
+from .smart import SmartPolicy
+
+__all__ = [
+    "POLICIES",
+    "GreedyPolicy",
+    "Observation",
+    "Policy",
+    "RandomPolicy",
+    "SB3Policy",
+    "SearchPolicy",
+    "SmartPolicy",
+    "legal_actions",
+    "make_policy",
+    "policy_actions",
+]

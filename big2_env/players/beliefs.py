@@ -1,0 +1,258 @@
+"""What the public move history says about the cards the opponents hold.
+
+Who passed on what (:mod:`big2_env.observations.extended`) locates a few hidden cards. The whole move
+history says much more, because most players choose their plays *by a rule from their own
+hand*: a player who leads the 5 of hearts alone when it also held the 3 of spades is not
+Greedy, and Smart keeps its pairs and straights together. This module weighs a
+determinisation (a deal of the unseen cards) by how likely the hands it gives would have
+made the moves that were actually made.
+
+Each opponent is modelled as one of a few **move models** (:data:`MODELS`), each a
+probability of every legal move from a hand:
+
+* ``"smart"`` and ``"greedy"``: the heuristic's own choice
+  (:func:`~big2_env.players.smart.smart_choice`, :func:`~big2_env.players.greedy.greedy_choice`) with
+  probability ``1 - tremble``, every other legal move sharing ``tremble``;
+* ``"random"``: uniform over the legal moves.
+
+A seat's likelihood under a model is the product over its moves that had a choice (forced
+passes say nothing); its weight is that likelihood averaged over the models with a prior
+(uniform by default), so a seat whose moves no rule explains falls back to ``"random"``
+and weighs every deal alike. A deal's weight is the product of its three seats' weights
+(each seat's moves depend only on its own hand and the public table). The search
+(:class:`big2_env.players.search.SearchPolicy`, ``history_inference``) draws its deals from a
+pool of candidate deals in proportion to these weights (sampling importance resampling).
+
+Only public information goes in: the move history (every player sees every move), the
+cards each seat has played, and the searcher's own hand. A seat's hand at the start of
+the game is what a deal gives it now plus what it has played, and the history is
+replayed on the engine's legal-move rule (:func:`~big2_env.engine.legal.legal_entries_from`).
+
+Example: seat 1 answered the 3 of diamonds with the 5 of diamonds. Had it held the 4 of
+spades, Smart and Greedy would have played that instead, so a deal giving it the 4 of
+spades is far less likely under them (Random plays every move alike):
+
+    >>> from big2_env import Game, parse_cards
+    >>> game = Game.from_hands(["3D 6H", "4S 5D", "7D 8C", "9D TC"], current_player=0)
+    >>> game.play("3D")
+    >>> game.play("5D")
+    >>> course = game_course(game.history)
+    >>> mask = lambda cards: sum(1 << c for c in parse_cards(cards))
+    >>> [round(x, 2) for x in seat_log_likelihoods(course, 1, mask("5D 6C"))]  # smart, greedy, random
+    [-0.05, -0.05, -1.1]
+    >>> [round(x, 2) for x in seat_log_likelihoods(course, 1, mask("4S 5D"))]
+    [-3.69, -3.69, -1.1]
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..engine.cards import mask_to_cards
+from ..engine.combos import classify, enumerate_combos
+from ..engine.legal import legal_entries_from
+from .greedy import greedy_choice
+from .smart import smart_choice
+from ..engine.rules import Rules
+
+__all__ = [
+    "DEFAULT_TREMBLE",
+    "MODELS",
+    "Move",
+    "check_models",
+    "deal_log_weights",
+    "game_course",
+    "model_posteriors",
+    "seat_log_likelihoods",
+]
+
+MODELS = ("smart", "greedy", "random")
+"""The move models an opponent may follow (see the module docstring)."""
+
+DEFAULT_TREMBLE = 0.05
+"""The probability that a rule-following model plays something other than its rule's move."""
+
+
+@dataclass(frozen=True)
+class Move:
+    """One move of the public history and the table it was made at.
+
+    Attributes:
+        seat: who moved (in whatever seat numbering the history uses).
+        play: the cards played, ``()`` for a pass.
+        mask: the play's card bitmask.
+        trick: the trick it faced (``None`` when leading).
+        trick_strength: that trick's strength (0 when leading).
+        opening: the game's first play (the opening rule applies).
+    """
+
+    seat: int
+    play: tuple[int, ...]
+    mask: int
+    trick: tuple[int, ...] | None
+    trick_strength: int
+    opening: bool
+
+
+def game_course(moves: Sequence[tuple[int, tuple[int, ...]]], rules: Rules | str | dict | None = None) -> list[Move]:
+    """The table before each of ``moves`` (``(seat, play)`` pairs from the start of the game,
+    ``()`` for a pass), under the engine's rules: three passes in a row end the trick and its
+    player leads. Raises ``ValueError`` for a play that is not a combination under ``rules``."""
+    rules = Rules.coerce(rules)
+    course = []
+    trick: tuple[int, ...] | None = None
+    strength = passes = 0
+    opening = True
+    for seat, play in moves:
+        mask = sum(1 << c for c in play)
+        course.append(Move(seat, tuple(play), mask, trick, strength, opening))
+        if play:
+            combo = classify(tuple(play), rules)
+            if combo is None:
+                raise ValueError(f"the history holds {play}, not a legal combination under {rules}")
+            trick, strength, passes, opening = tuple(play), combo.strength, 0, False
+        else:
+            passes += 1
+            if passes == 3:
+                trick, strength, passes = None, 0, 0
+    return course
+
+
+def seat_log_likelihoods(
+    course: Sequence[Move],
+    seat: int,
+    start_mask: int,
+    rules: Rules | str | dict | None = None,
+    models: Sequence[str] = MODELS,
+    tremble: float = DEFAULT_TREMBLE,
+) -> list[float]:
+    """Per model, the log-probability that ``seat``, holding ``start_mask`` (a card bitmask) at
+    the start of the game, would have made its moves in ``course``. ``-inf`` for every model
+    when a move is impossible from that hand (a card it never held, an illegal play).
+
+    Raises ``ValueError`` for a model not in :data:`MODELS` or a ``tremble`` outside (0, 1)."""
+    rules = Rules.coerce(rules)
+    check_models(models, tremble)
+    groups = enumerate_combos(start_mask, rules)
+    hand_mask = start_mask
+    hand = mask_to_cards(start_mask)
+    out = [0.0] * len(models)
+    keep, other = math.log1p(-tremble), math.log(tremble)
+    for move in course:
+        if move.seat != seat:
+            continue
+        if move.mask & ~hand_mask:
+            return [-math.inf] * len(models)
+        entries = legal_entries_from(groups, len(move.trick) if move.trick else 0, move.trick_strength, move.opening, rules)
+        n = len(entries)
+        if n > 1:
+            plays = [e[1] for e in entries]
+            try:
+                observed = plays.index(move.play)
+            except ValueError:
+                return [-math.inf] * len(models)
+            for j, model in enumerate(models):
+                if model == "random":
+                    out[j] -= math.log(n)
+                    continue
+                choice = smart_choice(hand, move.trick, plays, rules) if model == "smart" else greedy_choice(plays, rules)
+                out[j] += keep if choice == observed else other - math.log(n - 1)
+        elif not entries or entries[0][1] != move.play:
+            return [-math.inf] * len(models)
+        if move.mask:
+            hand_mask ^= move.mask
+            hand = [c for c in hand if not move.mask >> c & 1]
+            groups = [[e for e in group if not e[2] & move.mask] for group in groups]
+    return out
+
+
+def check_models(models: Sequence[str], tremble: float, name: str = "models") -> None:
+    """``ValueError`` unless ``models`` is a non-empty sequence of :data:`MODELS` (its argument
+    called ``name`` in the message) and ``tremble`` a number in (0, 1)."""
+    if isinstance(models, str) or not models or any(m not in MODELS for m in models):
+        raise ValueError(f"{name} must be a non-empty sequence of {', '.join(MODELS)}; got {models!r}")
+    if isinstance(tremble, bool) or not isinstance(tremble, (int, float)) or not 0 < tremble < 1:
+        raise ValueError(f"tremble must be a number in (0, 1); got {tremble!r}")
+
+
+def _seat_table(
+    course: Sequence[Move], seat: int, starts: Sequence[int], rules: Rules, models: Sequence[str], tremble: float
+) -> np.ndarray:
+    """``(len(starts), len(models))``: :func:`seat_log_likelihoods` of each starting hand, each
+    distinct hand replayed once."""
+    rows: dict[int, list[float]] = {}
+    for start in starts:
+        if start not in rows:
+            rows[start] = seat_log_likelihoods(course, seat, start, rules, models, tremble)
+    return np.array([rows[start] for start in starts], dtype=float).reshape(len(starts), len(models))
+
+
+def _log_prior(models: Sequence[str], prior: Sequence[float] | None) -> np.ndarray:
+    weights = np.full(len(models), 1.0) if prior is None else np.asarray(prior, dtype=float)
+    if weights.shape != (len(models),) or not (np.all(weights >= 0) and weights.sum() > 0):
+        raise ValueError(f"prior must give each of the {len(models)} models a weight >= 0, not all 0; got {prior!r}")
+    with np.errstate(divide="ignore"):  # a model with prior 0 is never followed
+        return np.log(weights / weights.sum())
+
+
+def _logsumexp(values: np.ndarray, axis: int | None = None) -> np.ndarray:
+    top = np.max(values, axis=axis, keepdims=True)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.squeeze(safe + np.log(np.exp(values - safe).sum(axis=axis, keepdims=True)), axis=axis)
+
+
+def model_posteriors(
+    deals: Sequence[Sequence[int]],
+    played_by: Sequence[int],
+    course: Sequence[Move],
+    rules: Rules | str | dict | None = None,
+    models: Sequence[str] = MODELS,
+    prior: Sequence[float] | None = None,
+    tremble: float = DEFAULT_TREMBLE,
+) -> np.ndarray:
+    """A ``(4, len(models))`` array: per seat, the probability of each model given its moves in
+    ``course``, the hidden cards averaged over ``deals`` (draws from the deals the public
+    cards allow): ``P(m) ~ prior(m) x mean over deals of the likelihood``. Seat 0 (the
+    searcher), seats that have not moved and seats no deal explains keep the prior."""
+    rules = Rules.coerce(rules)
+    check_models(models, tremble)
+    log_prior = _log_prior(models, prior)
+    out = np.tile(np.exp(log_prior), (4, 1))
+    movers = {m.seat for m in course}
+    for seat in (1, 2, 3):
+        if seat not in movers or not deals:
+            continue
+        ll = _seat_table(course, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble)
+        joint = log_prior + _logsumexp(ll, axis=0)
+        if np.isfinite(joint).any():
+            out[seat] = np.exp(joint - _logsumexp(joint))
+    return out
+
+
+def deal_log_weights(
+    deals: Sequence[Sequence[int]],
+    played_by: Sequence[int],
+    course: Sequence[Move],
+    rules: Rules | str | dict | None = None,
+    models: Sequence[str] = MODELS,
+    prior: Sequence[float] | None = None,
+    tremble: float = DEFAULT_TREMBLE,
+) -> np.ndarray:
+    """The log-weight of each deal (hand bitmasks per seat, seat 0 the searcher's own): the
+    sum over seats 1..3 of log(sum over models of prior x likelihood of the seat's moves in
+    ``course`` from the hand the deal gives it plus the cards it has played (``played_by``))."""
+    rules = Rules.coerce(rules)
+    check_models(models, tremble)
+    log_prior = _log_prior(models, prior)
+    movers = {m.seat for m in course}
+    out = np.zeros(len(deals))
+    for seat in (1, 2, 3):
+        if seat in movers and deals:
+            ll = _seat_table(course, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble)
+            out += _logsumexp(ll + log_prior, axis=1)
+    return out

@@ -1,0 +1,831 @@
+"""Decision-time search: determinised Monte Carlo from the observation alone.
+
+:class:`SearchPolicy` (``make_policy("search")``, CLI name ``search``) chooses a move
+the way a strong card player thinks ahead: it deals the cards it cannot see to the
+other seats at random, many times, plays each deal out after each of its legal
+candidates with a fast rollout policy in every seat (Smart by default), and plays
+the candidate with the best mean final score.
+
+It decides **from the observation dict alone**. :func:`public_state` rebuilds the
+public position from the 277-number information state and the rules: its own hand,
+the trick and who made it (the trick's player is the one ``passes`` seats before the
+passers), every card played and by whom, the cards left per seat, the passes since
+the last play, and whether this is the opening (nothing played yet). It never sees
+the engine's ``Game`` of the real table, so it cannot see hidden cards: swapping
+unplayed cards between opponents never changes its decision for a given seed (a test
+proves it).
+
+Determinisation (:func:`deal_unseen`) deals exactly the unseen cards, never a played
+card or one of the searcher's own, giving every seat its public count. All
+candidates are compared on the *same* deals (common random numbers), so the noise
+of the deal cancels out of their differences.
+
+Reading the opponents (``infer_opponents``, on by default): the package's game loops give
+the search, in the extended view, the public move history (``obs["history"]``, every move
+so far: :func:`~big2_env.observations.extended.history_array`). :mod:`big2_env.players.beliefs` replays it and
+scores each opponent's moves under three move models (Smart's or Greedy's own choice, or
+uniformly random) from the hands a few deals give it; in rollouts, an opponent then plays
+a uniformly random move with the probability that it is Random-like
+(:class:`NoisyOpponents`). Weighting the deals themselves by how well they explain the
+history (``history_inference``) is there too, off by default: measured, it did not help.
+
+Budget allocation (``method``):
+
+* ``"halving"`` (default): successive halving. The budget is split over
+  ``ceil(log2(n))`` rounds; each round plays every surviving candidate on the same
+  fresh deals and keeps the better half by mean score over all its deals so far, so
+  most rollouts go to the candidates still in contention.
+* ``"flat"``: plain search, every candidate on the same ``budget // n`` deals.
+
+The rollouts are the whole cost, so they run on the engine directly: a game is
+built per deal from hand bitmasks (combination tables cached per hand), copied per
+candidate, and played out by an engine-level chooser (:class:`RolloutPolicy`):
+:class:`SmartRollout` makes exactly :class:`~big2_env.players.SmartPolicy`'s moves
+(both call :func:`~big2_env.players.smart.smart_choice`) without building observations, and
+memoises them per position.
+Any :class:`~big2_env.players.Policy` can be the rollout policy instead
+(:class:`PolicyRollout`; slower, since it builds the observation of every move), and
+rollout policies may choose for many games at once (``choose_batch``), which a
+network uses to batch its forward pass across all the deals of a decision.
+
+Example:
+    >>> from big2_env import evaluate
+    >>> from big2_env.players.search import SearchPolicy
+    >>> result = evaluate(SearchPolicy(budget=8), "random", n_games=4, seed=0)
+    >>> result.n_games
+    4
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from .beliefs import DEFAULT_TREMBLE, MODELS, Move, check_models, deal_log_weights, game_course, model_posteriors
+from ..engine.cards import NUM_CARDS, mask_to_cards
+from ..engine.combos import Entry, classify, enumerate_combos
+from ..observations.decision import Decision, PolicyObservation
+from ..observations.paper import (
+    NUM_ACTIONS,
+    OBS_CARDS_LEFT,
+    OBS_HAND,
+    OBS_PASSES,
+    OBS_PLAYED,
+    OBS_PLAYED_BY,
+    OBS_SIZE,
+    OBS_TRICK,
+    PAD_CARD,
+    entry_action_indices,
+)
+from ..observations.extended import EXT_DECLINED, EXT_DECLINED_STRENGTH, EXTENDED_SIZE, decode_declined, history_moves
+from ..engine.game import HAND_SIZE, Game
+from ..engine.legal import _cached_combos
+from .base import Observation, Policy, legal_actions, policy_actions
+from .greedy import GreedyPolicy
+from .random import RandomPolicy
+from .smart import SmartPolicy, smart_choice, smart_ranking
+from ..engine.rules import Rules
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "DEFAULT_PASS_INFERENCE",
+    "METHODS",
+    "NoisyOpponents",
+    "PolicyRollout",
+    "PublicState",
+    "RolloutPolicy",
+    "SearchPolicy",
+    "SmartRollout",
+    "deal_consistent",
+    "deal_unseen",
+    "public_state",
+    "state_game",
+]
+
+DEFAULT_BUDGET = 320
+"""Rollouts per decision by default (see ``benchmarks/search_strength.py`` for the time it costs)."""
+
+DEFAULT_PASS_INFERENCE = 1.0
+"""How far the deals believe a pass means "could not beat it" (Smart passes with a beating play
+on about 2% of its passes, Greedy never, Random on about 25%). 1.0 measured best against Smart
+(see the README); ``deal_consistent`` still falls back to the deal breaking the fewest
+constraints when none of its tries meets them all."""
+
+DEFAULT_HISTORY_INFERENCE = 0.0
+"""How far the search's means lean on the deals that best explain the move history
+(:func:`tempered_weights`; 0 turns the history off)."""
+
+DEFAULT_INFER_OPPONENTS = 8
+"""Deals over which the search reads each opponent's model from the move history (``infer_opponents``; 0 turns it off)."""
+
+DEFAULT_PRIOR_TOP = 8
+"""Candidates searched by default: Smart's favourite 8 non-pass plays (and pass when legal)."""
+
+METHODS = ("halving", "flat")
+_FULL_DECK = (1 << NUM_CARDS) - 1
+
+
+# ----------------------------------------------------------------------------- the public state
+@dataclass(frozen=True)
+class PublicState:
+    """What the player on move knows, in *relative* seats: 0 is the player on move, then 1, 2, 3
+    clockwise (next, across, previous), as in the observation.
+
+    Attributes:
+        hand: the player's hand, sorted card ids.
+        trick: the active trick (sorted), or ``None`` when leading.
+        trick_player: the relative seat (1..3) that made the trick, or ``None``.
+        passes: consecutive passes since the last play.
+        played_mask: bitmask of every card played so far (the trick's included).
+        played_by: per relative seat, the bitmask of the cards it has played.
+        cards_left: per relative seat, the number of cards it holds.
+        opening: nothing has been played yet (the opening rule applies).
+        declined: per relative seat (0 unused), per trick size 1..5, the weakest strength it
+            passed on, or -1 (all -1 when the observation is the paper's 277 numbers, which
+            do not say who passed on what; see :mod:`big2_env.observations.extended`).
+    """
+
+    hand: tuple[int, ...]
+    trick: tuple[int, ...] | None
+    trick_player: int | None
+    passes: int
+    played_mask: int
+    played_by: tuple[int, int, int, int]
+    cards_left: tuple[int, int, int, int]
+    opening: bool
+    declined: tuple[tuple[int, ...], ...] = ((-1,) * 5,) * 4
+
+    @property
+    def hand_mask(self) -> int:
+        return sum(1 << c for c in self.hand)
+
+    @property
+    def unseen_mask(self) -> int:
+        """The cards the player cannot see: neither in its hand nor played."""
+        return _FULL_DECK & ~self.hand_mask & ~self.played_mask
+
+
+def _bits_to_mask(bits: np.ndarray) -> int:
+    return int.from_bytes(np.packbits(bits.astype(bool), bitorder="little").tobytes(), "little")
+
+
+def public_state(obs: Observation | np.ndarray) -> PublicState:
+    """The :class:`PublicState` of an observation dict (or its ``"observation"``): the paper's
+    277 numbers, or the 315 of the extended observation (then with who passed on what).
+
+    Raises ``ValueError`` when the numbers cannot come from a real game (wrong size,
+    cards in two places, counts that do not add up to 52).
+    """
+    vector = np.asarray(obs["observation"] if isinstance(obs, Mapping) else obs)
+    if vector.shape not in ((OBS_SIZE,), (EXTENDED_SIZE,)):
+        raise ValueError(
+            f"an observation has {OBS_SIZE} numbers (or {EXTENDED_SIZE}, extended); got shape {vector.shape}"
+        )
+    declined: tuple[tuple[int, ...], ...] = ((-1,) * 5,) * 4
+    if vector.shape == (EXTENDED_SIZE,):
+        flags, values = vector[EXT_DECLINED], vector[EXT_DECLINED_STRENGTH]
+        if not (np.all((flags == 0) | (flags == 1)) and np.all((values >= 0) & (values <= 1))):
+            raise ValueError("the extended observation's pass flags must be 0 or 1 and its strengths lie in [0, 1]")
+        declined = ((-1,) * 5,) + decode_declined(vector)
+    raw_hand = vector[OBS_HAND]
+    if not np.all((raw_hand >= 0) & (raw_hand <= PAD_CARD) & (raw_hand == np.round(raw_hand))):
+        raise ValueError("the observation's hand slots must hold card ids 0..51 or the padding 52")
+    hand = tuple(sorted(int(c) for c in raw_hand if c != PAD_CARD))
+    hand_mask = sum(1 << c for c in hand)
+    played_mask = _bits_to_mask(vector[OBS_PLAYED])
+    trick_mask = _bits_to_mask(vector[OBS_TRICK])
+    others = vector[OBS_PLAYED_BY].reshape(3, NUM_CARDS)
+    by_other = [_bits_to_mask(row) for row in others]
+    mine = played_mask & ~(by_other[0] | by_other[1] | by_other[2])
+    left = tuple(int(x) for x in vector[OBS_CARDS_LEFT])
+    passes = int(vector[OBS_PASSES])
+    problems = []
+    if len(set(hand)) != len(hand) or hand_mask & played_mask:
+        problems.append("a card of the hand is repeated or also played")
+    if trick_mask & ~played_mask:
+        problems.append("a trick card is not among the played cards")
+    if (by_other[0] & by_other[1]) | (by_other[0] & by_other[2]) | (by_other[1] & by_other[2]) or (
+        by_other[0] | by_other[1] | by_other[2]
+    ) & ~played_mask:
+        problems.append("the per-seat played cards overlap or are not among the played cards")
+    if len(hand) + sum(left) + played_mask.bit_count() != NUM_CARDS or not all(0 <= n <= HAND_SIZE for n in left):
+        problems.append(f"hand {len(hand)} + cards left {left} + played {played_mask.bit_count()} is not 52")
+    if not hand:
+        problems.append("the player on move holds no card")
+    if trick_mask and not 0 <= passes <= 2:
+        problems.append(f"{passes} passes after an active trick")
+    if problems:
+        raise ValueError("this observation cannot come from a Big 2 game: " + "; ".join(problems))
+    trick = tuple(mask_to_cards(trick_mask)) or None
+    return PublicState(
+        hand=hand,
+        trick=trick,
+        trick_player=None if trick is None else 3 - passes,
+        passes=passes if trick is not None else 0,
+        played_mask=played_mask,
+        played_by=(mine, by_other[0], by_other[1], by_other[2]),
+        cards_left=(len(hand),) + left,  # type: ignore[arg-type]
+        opening=played_mask == 0,
+        declined=declined,
+    )
+
+
+def deal_unseen(state: PublicState, rng: np.random.Generator) -> list[int]:
+    """One determinisation: hand bitmasks per relative seat, the unseen cards dealt at random
+    to seats 1..3 in their public counts (seat 0 keeps its own hand)."""
+    unseen = mask_to_cards(state.unseen_mask)
+    order = rng.permutation(len(unseen))
+    hands = [state.hand_mask]
+    start = 0
+    for count in state.cards_left[1:]:
+        mask = 0
+        for i in order[start : start + count]:
+            mask |= 1 << unseen[i]
+        hands.append(mask)
+        start += count
+    return hands
+
+
+DEAL_TRIES = 20
+"""Deals tried per determinisation before settling for the one that breaks the fewest pass constraints."""
+
+
+def deal_consistent(state: PublicState, rng: np.random.Generator, rules: Rules, belief: float) -> list[int]:
+    """A determinisation that respects what the opponents' passes reveal (see :mod:`big2_env.observations.extended`).
+
+    Each pass constraint ("seat ``k`` passed on a play of size ``n`` and strength ``s``, so it
+    holds no play of that size stronger than ``s``") is kept with probability ``belief`` (a
+    pass is read as "could not beat it"; otherwise as a voluntary pass), independently per
+    seat and size. Kept singles constraints are met exactly: the cards above a seat's cap go
+    only to seats that may hold them, each card to a free slot chosen uniformly among the
+    slots allowed, which samples uniformly among the deals that meet them (the allowed sets
+    are nested). The other sizes are met by rejection: up to :data:`DEAL_TRIES` deals, else
+    the one that breaks the fewest. With ``belief=0`` or no pass yet, this is :func:`deal_unseen`.
+    """
+    caps = [NUM_CARDS - 1] * 4
+    larger: list[tuple[int, int, int]] = []  # (seat, size, strength) for sizes 2..5
+    for seat in (1, 2, 3):
+        for index, strength in enumerate(state.declined[seat]):
+            if strength >= 0 and belief > 0 and (belief >= 1 or rng.random() < belief):
+                if index == 0:
+                    caps[seat] = strength
+                else:
+                    larger.append((seat, index + 1, strength))
+    if min(caps) == NUM_CARDS - 1 and not larger:
+        return deal_unseen(state, rng)
+    best: list[int] = []
+    fewest = math.inf
+    for _ in range(DEAL_TRIES):
+        hands = _deal_capped(state, caps, rng)
+        broken = 0
+        for seat, size, strength in larger:
+            group = enumerate_combos(hands[seat], rules)[size]  # not the shared cache: these hands are one-offs
+            if group and group[-1][0] > strength:
+                broken += 1
+        if broken == 0:
+            return hands
+        if broken < fewest:
+            best, fewest = hands, broken
+    return best
+
+
+def _deal_capped(state: PublicState, caps: Sequence[int], rng: np.random.Generator) -> list[int]:
+    """Deal the unseen cards so that each seat ``k`` gets no card above ``caps[k]`` where the
+    counts allow it (highest cards first, each to a free allowed slot chosen uniformly)."""
+    unseen = mask_to_cards(state.unseen_mask)
+    slots = list(state.cards_left)
+    hands = [state.hand_mask, 0, 0, 0]
+    low = min(caps[1:])
+    i = len(unseen)
+    draws = rng.random(i)
+    while i > 0 and unseen[i - 1] > low:
+        i -= 1
+        card = unseen[i]
+        allowed = [k for k in (1, 2, 3) if slots[k] and caps[k] >= card] or [k for k in (1, 2, 3) if slots[k]]
+        x = draws[i] * sum(slots[k] for k in allowed)
+        for seat in allowed:
+            x -= slots[seat]
+            if x < 0:
+                break
+        hands[seat] |= 1 << card
+        slots[seat] -= 1
+    order = rng.permutation(i)
+    start = 0
+    for seat in (1, 2, 3):
+        for j in order[start : start + slots[seat]]:
+            hands[seat] |= 1 << unseen[j]
+        start += slots[seat]
+    return hands
+
+
+def state_game(state: PublicState, hands: Sequence[int], rules: Rules) -> Game:
+    """A :class:`Game` in relative seats (the player on move is seat 0) at ``state`` with the given hand bitmasks."""
+    game = Game.__new__(Game)
+    game.rules = rules
+    game._hand_masks = list(hands)
+    game._hand_cards = [mask_to_cards(m) for m in hands]
+    game._combos = [_cached_combos(m, rules) for m in hands]
+    game.current_player = 0
+    game._opening = state.opening
+    game.trick = state.trick
+    game._trick_strength = 0
+    game.trick_player = state.trick_player
+    game.passes = state.passes
+    game.winner = None
+    game.turn = 0
+    game.history = []
+    game.played_mask = state.played_mask
+    game.played_by_mask = list(state.played_by)
+    game._legal = None
+    if state.trick is not None:
+        combo = classify(state.trick, rules)
+        if combo is None:
+            raise ValueError(f"the trick {state.trick} is not a legal combination under {rules}")
+        game._trick_strength = combo.strength
+    return game
+
+
+# ----------------------------------------------------------------------------- rollout policies
+class RolloutPolicy:
+    """Chooses moves inside rollouts, on the engine directly: the index of the chosen entry of
+    ``game.legal_entries()``. Override :meth:`choose`, or :meth:`choose_batch` to decide for
+    many games at once (a network batches its forward pass there)."""
+
+    name = "rollout"
+
+    def choose(self, game: Game) -> int:
+        raise NotImplementedError
+
+    def choose_batch(self, games: Sequence[Game]) -> list[int]:
+        return [self.choose(g) for g in games]
+
+    def seed(self, seed: int | None) -> None:
+        """Seed any randomness (deterministic rollout policies ignore it)."""
+
+
+class SmartRollout(RolloutPolicy):
+    """:class:`~big2_env.players.SmartPolicy`'s moves, from the engine's entries (no observation built).
+
+    Smart is deterministic, so its choice is memoised per position (the hand, the trick and
+    whether it is the opening fix the legal plays and the choice): rollouts of one deal after
+    different candidates, and of later deals, meet the same positions again and again.
+    The memo holds at most :attr:`MEMO_LIMIT` positions (cleared when full) and is not pickled.
+    """
+
+    name = "smart"
+    MEMO_LIMIT = 400_000
+
+    def __init__(self, rules: Rules | str | dict | None = None) -> None:
+        self.rules = Rules.coerce(rules)
+        self._memo: dict[tuple, int] = {}
+
+    def choose(self, game: Game) -> int:
+        entries = game.legal_entries()
+        if len(entries) == 1:
+            return 0
+        if game.rules is not self.rules and game.rules != self.rules:
+            raise ValueError(f"this Smart rollout plays under {self.rules}, the game under {game.rules}")
+        player = game.current_player
+        key = (game._hand_masks[player], game.trick, game._opening)
+        index = self._memo.get(key)
+        if index is None:
+            if len(self._memo) >= self.MEMO_LIMIT:
+                self._memo.clear()
+            index = self._memo[key] = smart_choice(game._hand_cards[player], game.trick, [e[1] for e in entries], game.rules)
+        return index
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"rules": self.rules, "_memo": {}}
+
+
+class PolicyRollout(RolloutPolicy):
+    """Any :class:`~big2_env.players.Policy` as the rollout policy (it sees the observation
+    dict of each move, built from the rollout's game; ``act_batch`` is used when present)."""
+
+    def __init__(self, policy: Policy) -> None:
+        if not callable(getattr(policy, "act", None)):
+            raise TypeError(f"a rollout policy needs an act(obs) method; got {policy!r}")
+        self.policy = policy
+        self.name = getattr(policy, "name", type(policy).__name__)
+
+    def choose_batch(self, games: Sequence[Game]) -> list[int]:
+        decisions = [Decision(g) for g in games]
+        actions = policy_actions(self.policy, [PolicyObservation(d) for d in decisions])
+        out = []
+        for game, decision, action in zip(games, decisions, actions):
+            entry = decision.require_entry(action, f"rollout policy {self.policy!r}")
+            out.append(game.legal_entries().index(entry))
+        return out
+
+    def choose(self, game: Game) -> int:
+        return self.choose_batch([game])[0]
+
+    def seed(self, seed: int | None) -> None:
+        if hasattr(self.policy, "seed"):
+            self.policy.seed(seed)
+
+
+class NoisyOpponents(RolloutPolicy):
+    """``base`` in every seat, except that a seat other than the searcher's (seat 0) plays a
+    uniformly random legal move with probability ``noise``: an opponent model that hedges
+    against opponents who are not the rollout policy (e.g. Random players). ``seat_noise``
+    (per relative seat, seat 0's unused) may be set per decision: the search sets it from
+    what the move history says about each opponent (``infer_opponents``)."""
+
+    def __init__(self, base: RolloutPolicy, noise: float, seed: int | None = None) -> None:
+        self.base, self.noise = base, noise
+        self.seat_noise = [0.0, noise, noise, noise]
+        self.name = f"{base.name}+noise{noise:g}"
+        self.rng = np.random.default_rng(seed)
+
+    def choose_batch(self, games: Sequence[Game]) -> list[int]:
+        picks: list[int | None] = []
+        noise = self.seat_noise
+        for game in games:
+            n = len(game.legal_entries())
+            p = noise[game.current_player] if game.current_player else 0.0
+            noisy = n > 1 and p > 0 and self.rng.random() < p
+            picks.append(int(self.rng.integers(n)) if noisy else None)
+        rest = [g for g, p in zip(games, picks) if p is None]
+        chosen = iter(self.base.choose_batch(rest) if rest else [])
+        return [p if p is not None else next(chosen) for p in picks]
+
+    def choose(self, game: Game) -> int:
+        return self.choose_batch([game])[0]
+
+    def seed(self, seed: int | None) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.base.seed(None if seed is None else seed + 1)
+
+
+ROLLOUT_HEURISTICS: dict[str, Callable[..., Policy]] = {"random": RandomPolicy, "greedy": GreedyPolicy, "smart": SmartPolicy}
+"""The heuristics a rollout policy may be named by (``"smart"`` runs on the engine, :class:`SmartRollout`)."""
+
+
+def _as_rollout(rollout: Any, rules: Rules) -> RolloutPolicy:
+    if isinstance(rollout, RolloutPolicy):
+        return rollout
+    if rollout == "smart":
+        return SmartRollout(rules)
+    if isinstance(rollout, str):
+        if rollout == "search":
+            raise ValueError("the rollout policy cannot itself be 'search'")
+        if rollout not in ROLLOUT_HEURISTICS:
+            allowed = ", ".join(sorted(ROLLOUT_HEURISTICS))
+            raise ValueError(f"unknown policy {rollout!r} for the rollouts; allowed: {allowed} or a policy object")
+        return PolicyRollout(ROLLOUT_HEURISTICS[rollout](rules=rules))
+    return PolicyRollout(rollout)
+
+
+def play_out(games: list[Game], rollout: RolloutPolicy) -> None:
+    """Play every game to its end with ``rollout`` in all seats, all games stepped together
+    (one ``choose_batch`` call per step over the games that still need a choice)."""
+    active = [g for g in games if g.winner is None]
+    while active:
+        choosing = []
+        for game in active:
+            entries = game.legal_entries()
+            if len(entries) == 1:
+                game._apply(entries[0])  # forced (nearly always a pass): no policy call
+            else:
+                choosing.append(game)
+        if choosing:
+            for game, index in zip(choosing, rollout.choose_batch(choosing)):
+                game._apply(game._legal[index])  # type: ignore[index]
+        active = [g for g in active if g.winner is None]
+
+
+OBJECTIVES = ("score", "win", "mixed")
+
+
+def _final_value(game: Game, objective: str) -> float:
+    """What a finished rollout is worth to seat 0: its final score, 1 for a win (else 0), or
+    ``score / 13 + win``."""
+    if objective == "score":
+        return float(game.scores()[0])
+    won = 1.0 if game.winner == 0 else 0.0
+    return won if objective == "win" else game.scores()[0] / 13.0 + won
+
+
+def tempered_weights(log_weights: np.ndarray, strength: float) -> np.ndarray:
+    """Weights ``exp(beta * log_weights)`` (scaled so the largest is 1; ``-inf`` gives 0), with
+    the largest ``beta`` in [0, 1] that keeps the effective sample size ``(sum w)^2 / sum w^2``
+    at least ``(1 - strength)`` of the deals: ``strength`` 1 uses the weights as they are, 0
+    ignores them. Tempering keeps the search from resting on the few deals that best explain
+    the history when most of its candidate deals explain it poorly."""
+    n = len(log_weights)
+    finite = np.isfinite(log_weights)
+    if n == 0 or not finite.any():
+        return np.ones(n)
+    shifted = np.where(finite, log_weights - log_weights[finite].max(), -np.inf)
+
+    def at(beta: float) -> np.ndarray:
+        return np.where(finite, np.exp(beta * np.where(finite, shifted, 0.0)), 0.0)
+
+    def ess(w: np.ndarray) -> float:
+        return float(w.sum() ** 2 / (w * w).sum())
+
+    floor = (1.0 - strength) * n
+    if ess(at(1.0)) >= floor:
+        return at(1.0)
+    lo, hi = 0.0, 1.0
+    for _ in range(20):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if ess(at(mid)) >= floor else (lo, mid)
+    return at(lo)
+
+
+# ----------------------------------------------------------------------------- the search policy
+def _parse_budget(budget: Any) -> tuple[int | None, float | None]:
+    """``(rollouts, seconds)``: an int is rollouts per decision; a string ``"0.25s"`` is seconds."""
+    if isinstance(budget, str) and budget.endswith("s"):
+        try:
+            seconds = float(budget[:-1])
+        except ValueError:
+            seconds = math.nan
+        if not (math.isfinite(seconds) and seconds > 0):
+            raise ValueError(f"budget in seconds must look like '0.25s' (a positive number, then s); got {budget!r}")
+        return None, seconds
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or not 1 <= budget <= 10_000_000:
+        raise ValueError(
+            f"budget must be rollouts per decision (an int in 1..10000000) or seconds such as '0.25s'; got {budget!r}"
+        )
+    return int(budget), None
+
+
+class SearchPolicy(Policy):
+    """Determinised Monte Carlo search over the legal candidates (see the module docstring).
+
+    Args:
+        rules: the game's rule set (the search replays the game under them).
+        budget: rollouts per decision (an int, default :data:`DEFAULT_BUDGET`: deterministic for
+            a seed), or a time per decision such as ``"0.25s"`` (rounds of rollouts until the
+            time is up; then the moves depend on the machine's speed).
+        rollout: the rollout policy in every seat: ``"smart"`` (default, the fast engine-level
+            Smart), another policy name (``"greedy"``, ``"random"``, a model spec), a
+            :class:`~big2_env.players.Policy` or a :class:`RolloutPolicy`.
+        method: ``"halving"`` (successive halving, default) or ``"flat"`` (every candidate on
+            the same ``budget // n`` deals).
+        seed: seed of the deals (``seed()`` reseeds; :func:`~big2_env.evaluation.evaluate` does).
+        prior_top: search only the prior's favourite ``prior_top`` non-pass candidates, and pass
+            when legal; ``0`` searches every legal candidate.
+        prior: what ranks the candidates for ``prior_top``: ``"smart"`` (Smart's score s(a),
+            default) or a policy with ``probabilities(obs) -> {action: p}``, such as the
+            network of :mod:`agents` (:class:`agents.policy.NetworkPolicy`).
+        objective: what a candidate's rollouts are averaged over: ``"score"`` (the final
+            score, default), ``"win"`` (1 for a win) or ``"mixed"`` (``score / 13 + win``).
+        opponent_noise: in rollouts, each opponent move is a uniformly random legal move with
+            this probability (:class:`NoisyOpponents`; default 0): a hedge against opponents
+            unlike the rollout policy.
+        pass_inference: how far the deals believe the opponents' passes
+            (:func:`deal_consistent`): each pass is read as "could not beat the trick" with
+            this probability (default :data:`DEFAULT_PASS_INFERENCE`; 0 deals every unseen card
+            uniformly). Needs the extended observation, which the search asks for
+            (``observation_kind = "extended"``: :func:`~big2_env.evaluation.evaluate`, the
+            Gymnasium env's opponents and ``big2 play`` give it); given the paper's 277 numbers
+            it has no passes to read.
+        history_inference: how far the candidates' means lean on the deals that best explain
+            the public move history (the observation's ``"history"``, which the package's
+            game loops give in the extended view) under the opponent models
+            (:mod:`big2_env.players.beliefs`): each deal is weighted by its likelihood, tempered so
+            that the effective number of deals stays at least ``1 - history_inference`` of
+            them (:func:`tempered_weights`). Default :data:`DEFAULT_HISTORY_INFERENCE` (0:
+            off): measured, it did not help (see the README).
+        infer_opponents: read from the move history which model each opponent follows
+            (Smart, Greedy or Random: :func:`~big2_env.players.beliefs.model_posteriors`, over this
+            many deals; default :data:`DEFAULT_INFER_OPPONENTS`, 0: off) and, in rollouts,
+            play a uniformly random move for it with the probability that it is Random
+            (at least ``opponent_noise``).
+        opponent_models: the models the two options above choose among (default all of
+            :data:`~big2_env.players.beliefs.MODELS`).
+        tremble: how often a rule-following model is taken to play off its rule
+            (default :data:`~big2_env.players.beliefs.DEFAULT_TREMBLE`).
+
+    Raises:
+        ValueError: a bad budget, method, objective, ``prior_top``, ``opponent_noise``,
+            ``pass_inference``, ``history_inference``, ``infer_opponents``,
+            ``opponent_models``, ``tremble`` or rollout policy name.
+        TypeError: a rollout policy without ``act`` or a prior without ``probabilities``.
+    """
+
+    name = "search"
+    observation_kind = "extended"
+
+    def __init__(
+        self,
+        rules: Rules | str | dict | None = None,
+        budget: int | str = DEFAULT_BUDGET,
+        rollout: Any = "smart",
+        method: str = "halving",
+        seed: int | None = None,
+        prior_top: int = DEFAULT_PRIOR_TOP,
+        prior: Any = "smart",
+        objective: str = "score",
+        opponent_noise: float = 0.0,
+        pass_inference: float = DEFAULT_PASS_INFERENCE,
+        history_inference: float = DEFAULT_HISTORY_INFERENCE,
+        infer_opponents: int = DEFAULT_INFER_OPPONENTS,
+        opponent_models: Sequence[str] = MODELS,
+        tremble: float = DEFAULT_TREMBLE,
+    ) -> None:
+        self.rules = Rules.coerce(rules)
+        self.rollouts, self.seconds = _parse_budget(budget)
+        self.budget = budget
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+        self.method = method
+        if objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}; got {objective!r}")
+        self.objective = objective
+        if isinstance(prior_top, bool) or not isinstance(prior_top, int) or prior_top < 0:
+            raise ValueError(f"prior_top must be a non-negative int (0: search every candidate); got {prior_top!r}")
+        self.prior_top = prior_top
+        if prior != "smart" and not callable(getattr(prior, "probabilities", None)):
+            raise TypeError(f"prior must be 'smart' or a policy with probabilities(obs), such as a NetworkPolicy; got {prior!r}")
+        self.prior = prior
+        self.rollout = _as_rollout(rollout, self.rules)
+        if isinstance(opponent_noise, bool) or not isinstance(opponent_noise, (int, float)) or not 0 <= opponent_noise <= 1:
+            raise ValueError(f"opponent_noise must be a number in [0, 1]; got {opponent_noise!r}")
+        if isinstance(pass_inference, bool) or not isinstance(pass_inference, (int, float)) or not 0 <= pass_inference <= 1:
+            raise ValueError(f"pass_inference must be a number in [0, 1]; got {pass_inference!r}")
+        self.pass_inference = float(pass_inference)
+        inference = history_inference
+        if isinstance(inference, bool) or not isinstance(inference, (int, float)) or not 0 <= inference <= 1:
+            raise ValueError(f"history_inference must be a number in [0, 1] (0: off); got {history_inference!r}")
+        self.history_inference = float(history_inference)
+        check_models(opponent_models, tremble, "opponent_models")
+        self.opponent_models, self.tremble = tuple(opponent_models), float(tremble)
+        if isinstance(infer_opponents, bool) or not isinstance(infer_opponents, (int, np.integer)) or infer_opponents < 0:
+            raise ValueError(f"infer_opponents must be a non-negative int (deals read; 0: off); got {infer_opponents!r}")
+        self.infer_opponents = int(infer_opponents)
+        self.opponent_noise = float(opponent_noise)
+        self._noisy: NoisyOpponents | None = None
+        if opponent_noise > 0 or (self.infer_opponents and "random" in self.opponent_models):
+            self._noisy = NoisyOpponents(self.rollout, float(opponent_noise), seed)
+            if opponent_noise > 0:
+                self.rollout = self._noisy
+        self._playing: RolloutPolicy = self._noisy or self.rollout  # what the rollouts run
+        self._course: list[Move] | None = None  # this decision's replayed move history, when read
+        self.rng = np.random.default_rng(seed)
+        self.last_stats: dict[str, Any] = {}
+
+    def seed(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+        self._playing.seed(None if seed is None else seed + 1)
+
+    # ------------------------------------------------------------ deciding
+    def act(self, obs: Observation) -> int:
+        state = public_state(obs)
+        legal = _legal_actions(obs)
+        if len(legal) == 1:
+            self.last_stats = {"rollouts": 0, "candidates": 1}
+            return legal[0]
+        self._course = None
+        if (self.history_inference or self.infer_opponents) and "history" in obs:
+            moves = history_moves(obs["history"])
+            if any(seat for seat, _ in moves):  # an opponent has moved: there is something to read
+                self._course = game_course(moves, self.rules)
+        if self._noisy is not None:
+            self._noisy.seat_noise = self._seat_noise(state)
+        hands = self._deal(state)
+        root = state_game(state, hands, self.rules)
+        entries = root.legal_entries()
+        actions = entry_action_indices(entries, root._hand_masks[0])
+        if sorted(actions) != legal:
+            raise ValueError(
+                "the observation's legal actions differ from those of its public state under "
+                f"{self.rules}: is the search policy given the game's rules?"
+            )
+        by_action = dict(zip(actions, range(len(entries))))
+        candidates = [by_action[a] for a in legal]  # entry indices, in action order
+        if self.prior_top and len(candidates) > self.prior_top + 1:
+            plays = [entries[e][1] for e in candidates]
+            if self.prior == "smart":
+                ranked = smart_ranking(state.hand, state.trick, plays, self.rules)
+            else:  # a learned prior: its most likely plays first
+                probabilities = self.prior.probabilities(obs)
+                ranked = sorted((i for i, play in enumerate(plays) if play), key=lambda i: (-probabilities[legal[i]], i))
+            kept = set(ranked[: self.prior_top])
+            kept |= {i for i, play in enumerate(plays) if not play}  # passing is always searched when legal
+            legal = [legal[i] for i in sorted(kept)]
+            candidates = [candidates[i] for i in sorted(kept)]
+            if len(candidates) == 1:  # prior_top=1 when leading: nothing left to compare
+                self.last_stats = {"rollouts": 0, "candidates": 1}
+                return legal[0]
+        means = self._search(state, (hands, root), entries, candidates)
+        best = max(range(len(candidates)), key=lambda i: (means[i], -i))
+        return legal[best]
+
+    def _deal(self, state: PublicState) -> list[int]:
+        return deal_consistent(state, self.rng, self.rules, self.pass_inference)
+
+    def _seat_noise(self, state: PublicState) -> list[float]:
+        """Per relative seat, how often its rollout moves are uniformly random: ``opponent_noise``,
+        or, where the history says more (``infer_opponents``), the probability that the seat
+        plays like Random rather than like Smart or Greedy (:func:`~big2_env.players.beliefs.model_posteriors`)."""
+        noise = [0.0] + [self.opponent_noise] * 3
+        if self._course is None or not self.infer_opponents or "random" not in self.opponent_models:
+            return noise
+        deals = [self._deal(state) for _ in range(self.infer_opponents)]
+        models, tremble = self.opponent_models, self.tremble
+        posteriors = model_posteriors(deals, state.played_by, self._course, self.rules, models, tremble=tremble)
+        column = self.opponent_models.index("random")
+        return [0.0] + [max(self.opponent_noise, float(posteriors[seat, column])) for seat in (1, 2, 3)]
+
+    def _log_weight(self, state: PublicState, hands: list[int]) -> float:
+        """How well a deal explains the move history under the opponent models
+        (:mod:`big2_env.players.beliefs`); 0 without one."""
+        if self._course is None or not self.history_inference:
+            return 0.0
+        models, tremble = self.opponent_models, self.tremble
+        return float(deal_log_weights([hands], state.played_by, self._course, self.rules, models, tremble=tremble)[0])
+
+    def _search(
+        self, state: PublicState, root: tuple[list[int], Game], entries: list[Entry], candidates: list[int]
+    ) -> list[float]:
+        """Mean final score of every candidate (``-inf`` for those dropped by halving).
+
+        Rounds: 1 for ``flat``, ``ceil(log2(n))`` for ``halving``, each with an equal share of
+        the budget spread over the candidates still alive, every one of them on the same fresh
+        deals; after every round but the last, halving keeps the better half. A budget in
+        seconds is turned into rollouts after a first round of 2 deals per candidate, from the
+        time that round took; ``flat`` then simply goes on dealing until the time is up.
+        """
+        n = len(candidates)
+        started = time.perf_counter()
+        counts = [0] * n
+        alive = list(range(n))
+        pending = [root]  # the deal already made for the legal actions is the first one used
+        deal_weights: list[float] = []  # log-weight of each deal under the move history (0 without it)
+        values: list[list[tuple[int, float]]] = [[] for _ in range(n)]  # per candidate: (deal, final value)
+
+        def run(deals: int) -> None:
+            games: list[Game] = []
+            owners: list[tuple[int, int]] = []
+            for _ in range(deals):
+                if pending:
+                    hands, base = pending.pop()
+                else:
+                    hands = self._deal(state)
+                    base = state_game(state, hands, self.rules)
+                deal = len(deal_weights)
+                deal_weights.append(self._log_weight(state, hands))
+                for i in alive:
+                    game = base.copy()
+                    game._apply(entries[candidates[i]])
+                    games.append(game)
+                    owners.append((i, deal))
+            play_out(games, self._playing)
+            for (i, deal), game in zip(owners, games):
+                values[i].append((deal, _final_value(game, self.objective)))
+                counts[i] += 1
+
+        def means() -> list[float]:
+            weights = tempered_weights(np.array(deal_weights), self.history_inference)
+            out = []
+            for i in range(n):
+                total = sum(weights[d] for d, _ in values[i])
+                out.append(sum(weights[d] * v for d, v in values[i]) / total if total > 0 else -math.inf)
+            return out
+
+        rounds = 1 if self.method == "flat" else max(1, math.ceil(math.log2(n)))
+        total = self.rollouts
+        for r in range(rounds):
+            if total is None:  # a time budget: calibrate on the first round
+                run(2)
+                elapsed = time.perf_counter() - started
+                spent = sum(counts)
+                total = spent + int(max(0.0, self.seconds - elapsed) / (elapsed / spent))  # type: ignore[operator]
+                if self.method == "flat":
+                    while time.perf_counter() - started < self.seconds:  # type: ignore[operator]
+                        run(2)
+            else:
+                share = (total - sum(counts)) // (rounds - r)
+                if share >= len(alive) or not any(counts):
+                    run(max(1, share // len(alive)))
+            if r < rounds - 1 and len(alive) > 1:
+                current = means()
+                alive.sort(key=lambda i: (-current[i], i))
+                alive = sorted(alive[: (len(alive) + 1) // 2])
+        self.last_stats = {
+            "rollouts": sum(counts), "candidates": n, "rounds": rounds, "seconds": time.perf_counter() - started,
+        }
+        final = means()
+        return [final[i] if i in alive else -math.inf for i in range(n)]
+
+    def __repr__(self) -> str:
+        return f"SearchPolicy(budget={self.budget!r}, rollout={self.rollout.name!r}, method={self.method!r})"
+
+
+def _legal_actions(obs: Observation) -> list[int]:
+    actions = sorted(int(a) for a in legal_actions(obs).tolist())
+    if not actions:
+        raise ValueError("the observation has no legal action: is this agent on move?")
+    if not all(0 <= a < NUM_ACTIONS for a in actions):
+        raise ValueError(f"legal actions must lie in 0..{NUM_ACTIONS - 1}")
+    return actions
+

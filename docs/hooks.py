@@ -1,0 +1,75 @@
+"""mkdocs hook: the benchmark reports and their figures become pages of the site, read from where they live.
+
+``benchmarks/reproduction/REPORT.md`` is the reproduction report, ``benchmarks/ablation/REPORT.md``
+the network ablation; both stay the one copy (the benchmark scripts write them), and their
+pictures come along. The search's strength curve picture is added for the opponents page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mkdocs.structure.files import File, Files
+
+REPO = Path(__file__).resolve().parents[1]
+
+PAGES = {  # site path -> file in the repository
+    "reproduction/index.md": "benchmarks/reproduction/REPORT.md",
+    "ablation/index.md": "benchmarks/ablation/REPORT.md",
+    "search/strength_vs_budget.png": "benchmarks/search/strength_vs_budget.png",
+    "ablation/distill_curve/learning_curves.png": "benchmarks/ablation/distill_curve/learning_curves.png",
+}
+
+
+def on_files(files: Files, config) -> Files:
+    wanted = dict(PAGES)
+    for picture in sorted((REPO / "benchmarks" / "reproduction").glob("*.png")):
+        wanted[f"reproduction/{picture.name}"] = str(picture.relative_to(REPO))
+    for uri, source in wanted.items():
+        path = REPO / source
+        if not path.is_file():
+            raise FileNotFoundError(f"docs/hooks.py: {source} is missing (the site shows it as {uri})")
+        files.append(File.generated(config, uri, abs_src_path=str(path)))
+    return files
+
+
+# ------------------------------------------------------------------ doctests in docstrings
+# The docstrings are written for both pytest's doctests and plain reading: interactive examples
+# (">>> ...") stand in the text. Markdown would read them as block quotes and "[a][b]" in their
+# output as reference links, so this extension fences each run of them as a Python console block.
+
+from markdown import Extension  # noqa: E402
+from markdown.preprocessors import Preprocessor  # noqa: E402
+
+
+class _DoctestBlocks(Preprocessor):
+    def run(self, lines: list[str]) -> list[str]:
+        out: list[str] = []
+        fenced = False
+        i = 0
+        while i < len(lines):
+            line = lines[i]
+            stripped = line.lstrip()
+            if stripped.startswith(("```", "~~~")):
+                fenced = not fenced
+            if not fenced and stripped.startswith(">>>"):
+                indent = line[: len(line) - len(stripped)]
+                block = []
+                while i < len(lines) and lines[i].strip():
+                    block.append(lines[i][len(indent):] if lines[i].startswith(indent) else lines[i].lstrip())
+                    i += 1
+                out += ["", indent + "```pycon"] + [indent + b for b in block] + [indent + "```", ""]
+                continue
+            out.append(line)
+            i += 1
+        return out
+
+
+class DoctestBlocks(Extension):
+    def extendMarkdown(self, md) -> None:  # noqa: N802 - Python-Markdown's name
+        md.preprocessors.register(_DoctestBlocks(md), "big2_doctest_blocks", 40)
+
+
+def on_config(config):
+    config.markdown_extensions.append(DoctestBlocks())
+    return config
