@@ -156,7 +156,8 @@ def test_a_broken_plugin_does_not_break_the_other_commands_or_specs(monkeypatch,
     broken = importlib.metadata.EntryPoint("wizard", "no_such_module.anywhere:add", COMMANDS_GROUP)
     broken_specs = importlib.metadata.EntryPoint("wizard", "no_such_module.anywhere:SPECS", AGENT_SPECS_GROUP)
     real = plugins.entry_points
-    monkeypatch.setattr(plugins, "entry_points", lambda group: real(group) + [broken if group == COMMANDS_GROUP else broken_specs])
+    extra = {COMMANDS_GROUP: broken, AGENT_SPECS_GROUP: broken_specs}
+    monkeypatch.setattr(plugins, "entry_points", lambda group: real(group) + [extra[group]])
     plugins.agent_spec_plugins.cache_clear()
     try:
         with pytest.warns(RuntimeWarning, match="'wizard' .* could not be imported"):
