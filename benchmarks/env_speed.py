@@ -5,7 +5,13 @@ Prints decisions/s and games/s for
   (b) the PettingZoo AEC loop (``agent_iter``/``last``/``step``) with ``candidate_view=False``,
   (c) the same with ``candidate_view=True``,
   (d) PettingZoo's ``connect_four_v3`` AEC loop run the same way (the reference),
-and the ratios (b)/(d) and (c)/(d).
+  (e) the compiled core (:mod:`big2_env.engine.core`) playing uniformly random legal plays,
+  (f) the vector env (:func:`big2_env.vector_env`, 4096 games, every core), observations and
+      masks for every decision, stepping the first legal action of each game (``step`` alone:
+      choosing is the caller's cost),
+and the ratios (b)/(d), (c)/(d), (e)/(a) and (f)/(d). The core's first call (compilation, or loading
+the on-disk cache) is timed apart and left out of (e); ``benchmarks/core_compile.py`` measures
+the cold first game after install.
 
 Usage:
     python benchmarks/env_speed.py [--seconds 5] [--rules paper]
@@ -42,6 +48,45 @@ def bench_engine(seconds: float, rules: Rules) -> tuple[float, float]:
     return decisions / elapsed, games / elapsed
 
 
+def bench_core(seconds: float, rules: Rules) -> tuple[float, float, float]:
+    """The compiled core: batches of random games; returns (decisions/s, games/s, first call's seconds)."""
+    from big2_env.engine.core import play_random
+
+    start = time.perf_counter()
+    play_random(1, seed=0, rules=rules)
+    first = time.perf_counter() - start
+    decisions = games = 0
+    start = time.perf_counter()
+    seed = 1
+    while time.perf_counter() - start < seconds:
+        result = play_random(4096, seed=seed, rules=rules)
+        decisions += result.decisions
+        games += 4096
+        seed += 1
+    elapsed = time.perf_counter() - start
+    return decisions / elapsed, games / elapsed, first
+
+
+def bench_vector(seconds: float, rules: Rules, num_envs: int = 4096) -> tuple[float, float]:
+    """The vector env's ``step`` alone (the first legal action of each game, chosen outside the timing)."""
+    from big2_env import vector_env
+
+    venv = vector_env(num_envs, seed=0, rules=rules)
+    obs, _ = venv.reset()
+    obs, *_ = venv.step(np.argmax(obs["action_mask"], axis=1))  # compile (or load the cache) outside the timing
+    decisions = games = 0
+    spent = 0.0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        actions = np.argmax(obs["action_mask"], axis=1)
+        t0 = time.perf_counter()
+        obs, rewards, terminations, truncations, infos = venv.step(actions)
+        spent += time.perf_counter() - t0
+        decisions += num_envs
+        games += int(terminations.sum())
+    return decisions / spent, games / spent
+
+
 def bench_aec(make_env, seconds: float) -> tuple[float, float]:
     """A PettingZoo AEC loop choosing uniformly among the legal actions (from the action mask)."""
     rng = np.random.default_rng(0)
@@ -63,6 +108,12 @@ def bench_aec(make_env, seconds: float) -> tuple[float, float]:
     elapsed = time.perf_counter() - start
     e.close()
     return decisions / elapsed, games / elapsed
+
+
+def numba_threads() -> int:
+    import numba
+
+    return numba.get_num_threads()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -88,12 +139,17 @@ def main(argv: list[str] | None = None) -> None:
         ("(c) AEC loop, candidate_view=True", *bench_aec(lambda: env(rules=rules, candidate_view=True), args.seconds)),
         ("(d) connect_four_v3 AEC loop (reference)", *bench_aec(connect_four, args.seconds)),
     ]
+    core_dps, core_gps, first = bench_core(args.seconds, rules)
+    rows.append(("(e) compiled core, random legal plays", core_dps, core_gps))
+    rows.append(("(f) vector env step, 4096 games", *bench_vector(args.seconds, rules)))
     print(f"rules={args.rules}, {args.seconds:g} s per measurement, one process")
     print(f"{'measurement':<42} {'decisions/s':>12} {'games/s':>10}")
     for name, dps, gps in rows:
         print(f"{name:<42} {dps:>12,.0f} {gps:>10,.1f}")
     ref = rows[3][1]
     print(f"ratio (b)/(d): {rows[1][1] / ref:.2f}x   ratio (c)/(d): {rows[2][1] / ref:.2f}x   (decisions/s)")
+    print(f"ratio (e)/(a): {rows[4][1] / rows[0][1]:.1f}x   (the core's first call, compile or cache load: {first:.1f} s)")
+    print(f"ratio (f)/(d): {rows[5][1] / ref:.1f}x   (numba threads: {numba_threads()})")
 
 
 if __name__ == "__main__":

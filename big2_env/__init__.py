@@ -81,7 +81,17 @@ __all__ = [
     "play_features",
     "raw_env",
     "register_gymnasium",
+    "vector_env",
 ]
+
+
+def __getattr__(name: str):
+    """``vector_env`` and ``Big2VectorEnv`` load on first use: they import numba, which ``import big2_env`` does not."""
+    if name in ("vector_env", "Big2VectorEnv"):
+        from .envs import vector
+
+        return getattr(vector, name)
+    raise AttributeError(f"module 'big2_env' has no attribute {name!r}")
 
 
 def _register() -> None:

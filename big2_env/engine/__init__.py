@@ -1,10 +1,11 @@
 """The rules engine: cards and hand bitmasks, rule variants, combinations, legal plays and the game.
-May import: the standard library and numpy only: nothing else of big2_env and no RL library (it knows nothing of RL).
+May import: the standard library, numpy and numba only: nothing else of big2_env and no RL library (it knows nothing of RL).
 
 Modules: :mod:`~big2_env.engine.cards` (card ids, parsing, 52-bit masks, input checks),
 :mod:`~big2_env.engine.rules` (:class:`Rules` and its presets), :mod:`~big2_env.engine.combos`
 (classification and ordering), :mod:`~big2_env.engine.legal` (legal-play generation) and
-:mod:`~big2_env.engine.game` (:class:`Game`, the state machine).
+:mod:`~big2_env.engine.game` (:class:`Game`, the state machine); :mod:`big2_env.engine.core` is
+the compiled core (numba kernels on bitmasks), tested move by move against :class:`Game`.
 """
 
 from .cards import card_rank, card_str, card_suit, format_cards, format_play, parse_card, parse_cards, parse_play

@@ -4,7 +4,9 @@ May import: big2_env.engine, observations, players, evaluation (agent specs for 
 Modules: :mod:`~big2_env.envs.aec` (:func:`env`, :func:`parallel_env`, :class:`raw_env`),
 :mod:`~big2_env.envs.gym` (:class:`Big2SingleAgentEnv`, ``"Big2-v0"``),
 :mod:`~big2_env.envs.opponents` (:func:`opponents_env`: seats played by policies inside a
-PettingZoo env) and :mod:`~big2_env.envs.wrappers` (PettingZoo's classic wrappers, fast).
+PettingZoo env), :mod:`~big2_env.envs.wrappers` (PettingZoo's classic wrappers, fast) and
+:mod:`~big2_env.envs.vector` (:func:`~big2_env.envs.vector.vector_env`: N games in compiled code;
+imported on first use, as it loads numba).
 """
 
 from .aec import env, parallel_env, raw_env

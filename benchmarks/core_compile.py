@@ -1,0 +1,46 @@
+"""The compiled core's start-up cost: the cold first game after install, then a warm first game.
+
+Each measurement is a fresh Python process timing ``import big2_env.engine.core`` and its first
+``play_random(1)``: the first with an empty numba cache folder (what a user sees once after
+install: every kernel compiles), the next ones with the cache that run wrote (what every later
+process sees).
+
+Usage:
+    python benchmarks/core_compile.py [--warm-runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+CHILD = (
+    "import time; t = time.perf_counter(); from big2_env.engine.core import play_random; "
+    "play_random(1, seed=0); print(time.perf_counter() - t)"
+)
+
+
+def first_game(cache_dir: str) -> float:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    done = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, check=True)
+    return float(done.stdout.strip())
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--warm-runs", type=int, default=3, help="warm processes to time (default 3)")
+    args = parser.parse_args(argv)
+    if args.warm_runs < 1:
+        parser.error("--warm-runs must be at least 1")
+    with tempfile.TemporaryDirectory() as cache:
+        cold = first_game(cache)
+        warm = [first_game(cache) for _ in range(args.warm_runs)]
+    print(f"cold first game after install (empty cache): {cold:.1f} s")
+    print(f"warm first game (cache on disk): {min(warm):.2f} s best, {max(warm):.2f} s worst of {len(warm)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,223 @@
+"""The compiled simulation core (numba): combinations, legal plays and random games on int bitmasks.
+May import: numpy, numba and big2_env.engine's cards and rules (never anything above the engine).
+
+This is the first part of the compiled core (issue 26): the kernels of
+:mod:`big2_env.engine.core.kernels` and the checked entry points below. The Python engine
+(:class:`~big2_env.engine.game.Game`) is the reference they are tested against move by move
+(``tests/test_core.py``); the environments do not run on the core yet.
+
+Every entry point here checks its arguments (types, dtypes, shapes, ranges) before compiled
+code sees them, and raises ``ValueError`` naming what was wrong and what is allowed.
+
+Compilation: the kernels are compiled on first use and cached on disk (``cache=True``) in
+``NUMBA_CACHE_DIR``, which defaults here to a user cache folder
+(``$XDG_CACHE_HOME/big2_env/numba`` or ``~/.cache/big2_env/numba``) so that a read-only
+install still caches. ``NUMBA_DISABLE_JIT=1`` runs the same functions as plain Python.
+
+Example:
+    >>> from big2_env.engine.core import play_random
+    >>> games = play_random(8, seed=0)
+    >>> games.scores.shape, int(games.scores.sum())
+    ((8, 4), 0)
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def _default_cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return str(Path(base) / "big2_env" / "numba")
+
+
+os.environ.setdefault("NUMBA_CACHE_DIR", _default_cache_dir())
+
+from ..cards import check_hand  # noqa: E402
+from ..rules import FLUSH_ORDERS, OPENINGS, SCORINGS, STRAIGHTS, Rules  # noqa: E402
+from . import kernels  # noqa: E402
+
+__all__ = [
+    "MAX_TURNS",
+    "check_deck",
+    "RandomGames",
+    "hand_combinations",
+    "legal_masks",
+    "play_random",
+    "random_game_trace",
+    "rules_array",
+]
+
+MAX_TURNS = kernels.MAX_TURNS
+MAX_GAMES = 10_000_000
+"""The most games one :func:`play_random` call plays (its arrays are allocated up front)."""
+
+
+def rules_array(rules: Rules | str | dict | None = None) -> np.ndarray:
+    """The int64 array a kernel reads for ``rules`` (a :class:`Rules`, preset name, dict or ``None``).
+
+    >>> rules_array("charlesworth").tolist()
+    [2, 0, 1, 0, 0, 2]
+    """
+    r = Rules.coerce(rules)
+    return np.array(
+        [
+            STRAIGHTS.index(r.straights),
+            FLUSH_ORDERS.index(r.flush_order),
+            int(r.four_card_plays),
+            int(r.five_card_quads),
+            SCORINGS.index(r.scoring),
+            OPENINGS.index(r.opening),
+        ],
+        dtype=np.int64,
+    )
+
+
+Arrays4 = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def hand_combinations(hand: Any, rules: Rules | str | dict | None = None) -> Arrays4:
+    """Every legal combination of ``hand`` (distinct card ids, at most 13), sorted as the Python engine lists them.
+
+    Returns ``(masks, sizes, strengths, categories)``, int64 arrays of one row per combination:
+    its card bitmask, number of cards, strength and category.
+
+    >>> from big2_env import parse_cards
+    >>> masks, sizes, strengths, categories = hand_combinations(parse_cards("3D 3S 4H"))
+    >>> masks.tolist(), sizes.tolist()
+    ([1, 8, 64, 9], [1, 1, 1, 2])
+    """
+    return _combos(check_hand(hand, "hand"), rules_array(rules))
+
+
+def _combos(mask: int, rules_arr: np.ndarray) -> Arrays4:
+    out = [np.empty(kernels.CAPACITY, dtype=np.int64) for _ in range(4)]
+    n = kernels.hand_combos(mask, rules_arr, *out)
+    return out[0][:n].copy(), out[1][:n].copy(), out[2][:n].copy(), out[3][:n].copy()
+
+
+def legal_masks(hand: Any, trick: Any = None, rules: Rules | str | dict | None = None, opening: bool = False) -> np.ndarray:
+    """The legal plays of ``hand`` facing ``trick`` (``None`` or empty when leading), as card masks in the
+    engine's order; a pass (mask 0) comes last when legal. ``opening``: the game's first play, under
+    the rules' opening rule (the hand must then hold 3D).
+
+    >>> from big2_env import parse_cards
+    >>> legal_masks(parse_cards("3D 3S 5H 6H"), parse_cards("4C")).tolist()  # 5H, 6H, pass
+    [1024, 16384, 0]
+    """
+    hand_mask = check_hand(hand, "hand")
+    trick_mask = 0 if trick is None else check_hand(trick, "trick")
+    if not isinstance(opening, (bool, np.bool_)):
+        raise ValueError(f"opening must be True or False; got {opening!r}")
+    if trick_mask & hand_mask:
+        raise ValueError("trick shares cards with the hand")
+    if opening and (trick_mask or not hand_mask & 1):
+        raise ValueError("the opening play is a lead by the holder of 3D: no trick, and the hand must hold 3D")
+    rules_arr = rules_array(rules)
+    trick_size = trick_strength = 0
+    if trick_mask:
+        masks, sizes, strengths, _ = _combos(trick_mask, rules_arr)
+        found = np.flatnonzero(masks == trick_mask)
+        if not len(found):
+            raise ValueError("trick is not a legal combination under these rules")
+        trick_size, trick_strength = int(sizes[found[0]]), int(strengths[found[0]])
+    masks, sizes, strengths, _ = _combos(hand_mask, rules_arr)
+    legal = np.empty(kernels.CAPACITY, dtype=np.int64)
+    k = kernels.legal_from(masks, sizes, strengths, len(masks), hand_mask, trick_size, trick_strength, bool(opening),
+                           rules_arr[kernels.R_OPENING], legal)
+    chosen = masks[legal[:k]]
+    return np.append(chosen, 0) if trick_size else chosen
+
+
+@dataclass(frozen=True)
+class RandomGames:
+    """Results of :func:`play_random`: ``scores`` (N, 4) int64, ``winners`` (N,) and ``turns`` (N,) decisions."""
+
+    scores: np.ndarray
+    winners: np.ndarray
+    turns: np.ndarray
+
+    @property
+    def decisions(self) -> int:
+        return int(self.turns.sum())
+
+
+def _check_count(n_games: Any) -> int:
+    if isinstance(n_games, bool) or not isinstance(n_games, (int, np.integer)) or not 0 <= n_games <= MAX_GAMES:
+        raise ValueError(f"n_games must be an int in 0..{MAX_GAMES:,}; got {n_games!r} ({type(n_games).__name__})")
+    return int(n_games)
+
+
+def _check_seed(seed: Any) -> np.random.Generator:
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0):
+        return np.random.default_rng(None if seed is None else int(seed))
+    raise ValueError(f"seed must be None, a non-negative int or a numpy.random.Generator; got {seed!r}")
+
+
+def deal(n_games: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``n_games`` shuffled decks ``(n, 52)`` and move draws ``(n, MAX_TURNS)`` in [0, 1) from ``rng``:
+    the decks first (``rng.permuted`` of each row of ``0..51``), then the draws (``rng.random``)."""
+    decks = np.tile(np.arange(52, dtype=np.int64), (n_games, 1))
+    rng.permuted(decks, axis=1, out=decks)
+    return decks, rng.random((n_games, MAX_TURNS))
+
+
+CHUNK = 4096
+"""Games dealt and played per kernel call in :func:`play_random` (bounds its memory: 8 MB of draws)."""
+
+
+def play_random(n_games: int, seed: Any = None, rules: Rules | str | dict | None = None) -> RandomGames:
+    """Play ``n_games`` games of uniformly random legal moves in the compiled core.
+
+    The games are dealt and played in chunks of :data:`CHUNK` from :func:`deal`'s draws: at each
+    turn the player on move makes legal play ``floor(u * n)`` of its ``n`` legal plays (in the
+    engine's order, pass last), so the Python engine replays the same game from the same draws
+    (:func:`random_game_trace` gives one game's record).
+    """
+    n = _check_count(n_games)
+    rng = _check_seed(seed)
+    rules_arr = rules_array(rules)
+    scores = np.zeros((n, 4), dtype=np.int64)
+    winners = np.zeros(n, dtype=np.int64)
+    turns = np.zeros(n, dtype=np.int64)
+    for start in range(0, n, CHUNK):
+        stop = min(n, start + CHUNK)
+        decks, uniforms = deal(stop - start, rng)
+        kernels.random_games(decks, uniforms, rules_arr, scores[start:stop], winners[start:stop], turns[start:stop])
+    return RandomGames(scores, winners, turns)
+
+
+def check_deck(deck: Any, uniforms: Any) -> tuple[np.ndarray, np.ndarray]:
+    deck_arr = np.asarray(deck)
+    if deck_arr.shape != (52,) or deck_arr.dtype.kind not in "iu" or sorted(deck_arr.tolist()) != list(range(52)):
+        raise ValueError(f"deck must be a permutation of 0..51 (52 integers); got shape {deck_arr.shape}, dtype {deck_arr.dtype}")
+    u = np.asarray(uniforms)
+    if u.shape != (MAX_TURNS,) or u.dtype.kind != "f" or not np.all((u >= 0) & (u < 1)):
+        raise ValueError(f"uniforms must be {MAX_TURNS} floats in [0, 1); got shape {u.shape}, dtype {u.dtype}")
+    return deck_arr.astype(np.int64), u.astype(np.float64)
+
+
+def random_game_trace(deck: Any, uniforms: Any, rules: Rules | str | dict | None = None) -> tuple[np.ndarray, np.ndarray, int]:
+    """One game of :func:`play_random`'s kind from a given ``deck`` (a permutation of 0..51) and
+    ``uniforms`` (``MAX_TURNS`` floats in [0, 1)), with its record.
+
+    Returns ``(trace, scores, winner)``: ``trace`` has one row per turn, ``(player, number of
+    legal plays, chosen play's card mask)`` (mask 0 is a pass).
+    """
+    deck_arr, u = check_deck(deck, uniforms)
+    ws = [np.empty((4, kernels.CAPACITY), dtype=np.int64) for _ in range(4)]
+    legal = np.empty(kernels.CAPACITY, dtype=np.int64)
+    scores = np.zeros(4, dtype=np.int64)
+    trace = np.zeros((MAX_TURNS, 3), dtype=np.int64)
+    # a numba dispatcher: mypy sees no signature
+    winner, turns = kernels.random_game(  # type: ignore[call-arg]
+        deck_arr, u, rules_array(rules), *ws, legal, scores, trace
+    )
+    return trace[:turns].copy(), scores, int(winner)

@@ -1,0 +1,361 @@
+"""The compiled kernels: combinations, legal plays and whole random games on int bitmasks (numba).
+
+Everything here takes and returns numbers and numpy arrays only: no Python objects in the
+loops. Inputs are trusted: the public functions of :mod:`big2_env.engine.core` check dtypes,
+shapes and ranges before calling in (a kernel that indexed out of bounds would corrupt memory
+silently). With ``NUMBA_DISABLE_JIT=1`` the same functions run as plain Python.
+
+Conventions, the same as the Python engine's (:mod:`big2_env.engine.combos`):
+
+* a card is ``rank * 4 + suit`` (0..51), a hand or a play an int64 bitmask of cards;
+* categories are numbered single 0 .. straight flush 9, and ``strength`` orders plays of one
+  size exactly as the Python engine's :attr:`~big2_env.engine.combos.Combo.strength`;
+* the rules are an int64 array laid out by :data:`RULE_FIELDS` (see :func:`big2_env.engine.core.rules_array`).
+
+A hand's combinations are listed by size, then strength, then the sorted card tuple, which is
+the Python engine's order, so "the k-th legal play" names the same play in both.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# rules array layout
+R_STRAIGHTS, R_FLUSH, R_FOUR, R_FIVE_QUADS, R_SCORING, R_OPENING = range(6)
+RULE_FIELDS = ("straights", "flush_order", "four_card_plays", "five_card_quads", "scoring", "opening")
+"""The fields of a rules array, in order; each holds the index of the value in its tuple of
+choices (``big2_env.engine.rules.STRAIGHTS`` ...) or 0/1 for the two booleans."""
+
+SINGLE, PAIR, TRIPLE, TWO_PAIR, QUADS, STRAIGHT, FLUSH, FULL_HOUSE, FOUR_OF_A_KIND, STRAIGHT_FLUSH = range(10)
+FIVE_SCALE = 1000
+QUADS4_OFFSET = 100
+
+CAPACITY = 4096
+"""Room for one hand's combinations (a 13-card hand has at most about 1,300: 13 cards of one suit)."""
+
+MAX_TURNS = 256
+"""More decisions than any game can take (at most 52 plays, each followed by at most 3 passes)."""
+
+_B1, _B2, _B3, _B4 = 52, 52 * 52, 52 * 52 * 52, 52 * 52 * 52 * 52
+_LEX = 52 * _B4  # 52 ** 5: the lexicographic code of a sorted card tuple is below this
+_SIZE_SHIFT = 42  # order key: size << 42 | strength * 52**5 + lexicographic code
+
+
+def straight_shape_masks(straights: int) -> np.ndarray:
+    """The rank bitmasks of the straights, lowest first, for ``straights`` 0 (no_two), 1 (wrap), 2 (to_two)."""
+    shapes = [sum(1 << r for r in range(low, low + 5)) for low in range(8)]
+    if straights == 2:
+        shapes.append(sum(1 << r for r in (8, 9, 10, 11, 12)))
+    elif straights == 1:
+        shapes.append(sum(1 << r for r in (12, 0, 1, 2, 3)))
+        shapes.append(sum(1 << r for r in (11, 12, 0, 1, 2)))
+    return np.array(shapes, dtype=np.int64)
+
+
+SHAPES = np.zeros((3, 10), dtype=np.int64)
+SHAPE_COUNT = np.zeros(3, dtype=np.int64)
+for _v in range(3):
+    _s = straight_shape_masks(_v)
+    SHAPES[_v, : len(_s)] = _s
+    SHAPE_COUNT[_v] = len(_s)
+
+
+@njit(cache=True)
+def _sort5(a: int, b: int, c: int, d: int, e: int):  # pragma: no cover - compiled
+    # a sorting network for five values (9 compare-exchanges)
+    if a > b:
+        a, b = b, a
+    if d > e:
+        d, e = e, d
+    if c > e:
+        c, e = e, c
+    if c > d:
+        c, d = d, c
+    if a > d:
+        a, d = d, a
+    if a > c:
+        a, c = c, a
+    if b > e:
+        b, e = e, b
+    if b > d:
+        b, d = d, b
+    if b > c:
+        b, c = c, b
+    return a, b, c, d, e
+
+
+@njit(cache=True)
+def _add(masks, sizes, strengths, categories, keys, n, mask, size, strength, category, lex):  # pragma: no cover
+    masks[n] = mask
+    sizes[n] = size
+    strengths[n] = strength
+    categories[n] = category
+    keys[n] = (size << _SIZE_SHIFT) | (strength * _LEX + lex)
+    return n + 1
+
+
+@njit(cache=True)
+def _five(masks, sizes, strengths, categories, keys, n, a, b, c, d, e, category, strength):  # pragma: no cover
+    a, b, c, d, e = _sort5(a, b, c, d, e)
+    mask = (1 << a) | (1 << b) | (1 << c) | (1 << d) | (1 << e)
+    lex = a * _B4 + b * _B3 + c * _B2 + d * _B1 + e
+    return _add(masks, sizes, strengths, categories, keys, n, mask, 5, strength, category, lex)
+
+
+@njit(cache=True)
+def _flush_strength(top: int, suit_first: int) -> int:  # pragma: no cover
+    key = (top & 3) * 52 + top if suit_first else top
+    return FIVE_SCALE + key
+
+
+@njit(cache=True)
+def hand_combos(hand: int, rules, masks, sizes, strengths, categories, only_size=0):  # pragma: no cover - compiled
+    """Every legal combination of ``hand`` under ``rules`` (of ``only_size`` cards, or all sizes when 0),
+    written sorted into the four arrays; returns their count."""
+    keys = np.empty(CAPACITY, dtype=np.int64)
+    n = 0
+    cards = np.empty((13, 4), dtype=np.int64)  # cards[r, :count[r]]: the hand's cards of rank r, ascending
+    count = np.zeros(13, dtype=np.int64)
+    for c in range(52):
+        if (hand >> c) & 1:
+            r = c >> 2
+            cards[r, count[r]] = c
+            count[r] += 1
+            if only_size == 0 or only_size == 1:
+                n = _add(masks, sizes, strengths, categories, keys, n, 1 << c, 1, c, SINGLE, c * _B4)
+    # pairs and triples, rank by rank; remembered for two pair and full houses
+    pair_lo = np.empty(78, dtype=np.int64)
+    pair_hi = np.empty(78, dtype=np.int64)
+    pair_rank = np.empty(78, dtype=np.int64)
+    n_pairs = 0
+    tri = np.empty((52, 3), dtype=np.int64)
+    tri_rank = np.empty(52, dtype=np.int64)
+    n_tri = 0
+    for r in range(13):
+        k = count[r]
+        for i in range(k):
+            for j in range(i + 1, k):
+                a, b = cards[r, i], cards[r, j]
+                pair_lo[n_pairs], pair_hi[n_pairs], pair_rank[n_pairs] = a, b, r
+                n_pairs += 1
+                if only_size == 0 or only_size == 2:
+                    n = _add(masks, sizes, strengths, categories, keys, n, (1 << a) | (1 << b), 2, b, PAIR, a * _B4 + b * _B3)
+                for m in range(j + 1, k):
+                    c = cards[r, m]
+                    tri[n_tri, 0], tri[n_tri, 1], tri[n_tri, 2], tri_rank[n_tri] = a, b, c, r
+                    n_tri += 1
+                    if only_size == 0 or only_size == 3:
+                        n = _add(masks, sizes, strengths, categories, keys, n, (1 << a) | (1 << b) | (1 << c), 3, c,
+                                 TRIPLE, a * _B4 + b * _B3 + c * _B2)
+    if rules[R_FOUR] and (only_size == 0 or only_size == 4):
+        for i in range(n_pairs):
+            for j in range(i + 1, n_pairs):
+                if pair_rank[i] != pair_rank[j]:
+                    lo, hi = (i, j) if pair_rank[i] < pair_rank[j] else (j, i)
+                    a, b, c, d = pair_lo[lo], pair_hi[lo], pair_lo[hi], pair_hi[hi]
+                    mask = (1 << a) | (1 << b) | (1 << c) | (1 << d)
+                    n = _add(masks, sizes, strengths, categories, keys, n, mask, 4, d, TWO_PAIR,
+                             a * _B4 + b * _B3 + c * _B2 + d * _B1)
+        for r in range(13):
+            if count[r] == 4:
+                a = r * 4
+                n = _add(masks, sizes, strengths, categories, keys, n, 15 << a, 4, QUADS4_OFFSET + r, QUADS,
+                         a * _B4 + (a + 1) * _B3 + (a + 2) * _B2 + (a + 3) * _B1)
+    if only_size != 0 and only_size != 5:
+        return _sorted(masks, sizes, strengths, categories, keys, n)
+    # straights and straight flushes: one card of each rank of a window
+    variant = rules[R_STRAIGHTS]
+    for shape in range(SHAPE_COUNT[variant]):
+        ranks_mask = SHAPES[variant, shape]
+        rs = np.empty(5, dtype=np.int64)
+        t = 0
+        ok = True
+        for r in range(13):
+            if (ranks_mask >> r) & 1:
+                rs[t] = r
+                t += 1
+                if count[r] == 0:
+                    ok = False
+        if not ok:
+            continue
+        for i0 in range(count[rs[0]]):
+            for i1 in range(count[rs[1]]):
+                for i2 in range(count[rs[2]]):
+                    for i3 in range(count[rs[3]]):
+                        for i4 in range(count[rs[4]]):
+                            a, b, c = cards[rs[0], i0], cards[rs[1], i1], cards[rs[2], i2]
+                            d, e = cards[rs[3], i3], cards[rs[4], i4]
+                            suit = a & 3
+                            flush = (b & 3) == suit and (c & 3) == suit and (d & 3) == suit and (e & 3) == suit
+                            top = max(max(max(a, b), max(c, d)), e)
+                            if flush:
+                                category, rank5 = STRAIGHT_FLUSH, 4
+                            else:
+                                category, rank5 = STRAIGHT, 0
+                            n = _five(masks, sizes, strengths, categories, keys, n, a, b, c, d, e, category,
+                                      rank5 * FIVE_SCALE + shape * 52 + top)
+    # flushes that are not straight flushes
+    for suit in range(4):
+        suited = np.empty(13, dtype=np.int64)
+        m = 0
+        for r in range(13):
+            c = r * 4 + suit
+            if (hand >> c) & 1:
+                suited[m] = c
+                m += 1
+        if m < 5:
+            continue
+        for i0 in range(m):
+            for i1 in range(i0 + 1, m):
+                for i2 in range(i1 + 1, m):
+                    for i3 in range(i2 + 1, m):
+                        for i4 in range(i3 + 1, m):
+                            a, b, c, d, e = suited[i0], suited[i1], suited[i2], suited[i3], suited[i4]
+                            ranks_mask = (1 << (a >> 2)) | (1 << (b >> 2)) | (1 << (c >> 2)) | (1 << (d >> 2)) | (1 << (e >> 2))
+                            is_straight = False
+                            for shape in range(SHAPE_COUNT[variant]):
+                                if SHAPES[variant, shape] == ranks_mask:
+                                    is_straight = True
+                            if is_straight:
+                                continue
+                            n = _five(masks, sizes, strengths, categories, keys, n, a, b, c, d, e, FLUSH,
+                                      _flush_strength(e, rules[R_FLUSH]))
+    # full houses: a triple and a pair of another rank
+    for i in range(n_tri):
+        for j in range(n_pairs):
+            if pair_rank[j] != tri_rank[i]:
+                n = _five(masks, sizes, strengths, categories, keys, n, tri[i, 0], tri[i, 1], tri[i, 2], pair_lo[j],
+                          pair_hi[j], FULL_HOUSE, 2 * FIVE_SCALE + tri_rank[i])
+    # four of a kind and a kicker
+    if rules[R_FIVE_QUADS]:
+        for r in range(13):
+            if count[r] == 4:
+                a = r * 4
+                for k in range(52):
+                    if (hand >> k) & 1 and (k >> 2) != r:
+                        n = _five(masks, sizes, strengths, categories, keys, n, a, a + 1, a + 2, a + 3, k, FOUR_OF_A_KIND,
+                                  3 * FIVE_SCALE + r)
+    return _sorted(masks, sizes, strengths, categories, keys, n)
+
+
+@njit(cache=True)
+def _sorted(masks, sizes, strengths, categories, keys, n):  # pragma: no cover - compiled
+    order = np.argsort(keys[:n])
+    masks[:n] = masks[:n][order]
+    sizes[:n] = sizes[:n][order]
+    strengths[:n] = strengths[:n][order]
+    categories[:n] = categories[:n][order]
+    return n
+
+
+@njit(cache=True)
+def legal_from(masks, sizes, strengths, n, hand, trick_size, trick_strength, opening, opening_rule, out):  # pragma: no cover
+    """The indices (into a hand's sorted combinations, those still inside ``hand``) of the legal
+    non-pass plays, written to ``out``; returns their count. Pass is not listed: it is legal
+    exactly when ``trick_size > 0``."""
+    k = 0
+    for i in range(n):
+        mask = masks[i]
+        if mask & hand != mask:
+            continue
+        if trick_size:
+            if sizes[i] != trick_size or strengths[i] <= trick_strength:
+                continue
+        elif opening:
+            if opening_rule == 0 and not mask & 1:
+                continue
+            if opening_rule == 2 and mask != 1:
+                continue
+        out[k] = i
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def hand_penalty(cards_left: int, scoring: int) -> int:  # pragma: no cover
+    if scoring == 1:
+        if cards_left == 13:
+            return 3 * cards_left
+        if cards_left >= 10:
+            return 2 * cards_left
+    return cards_left
+
+
+@njit(cache=True)
+def _popcount(x: int) -> int:  # pragma: no cover
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def random_game(deck, uniforms, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal, scores, trace):  # pragma: no cover
+    """Play one game from ``deck`` (a permutation of 0..51: seat ``i`` gets ``deck[13 i : 13 i + 13]``)
+    choosing, at turn ``t``, legal play ``floor(uniforms[t] * n_legal)`` (pass last when legal).
+
+    Writes the final scores to ``scores`` (4,) and, when ``trace`` has rows, each turn's
+    ``(player, number of legal plays, chosen play mask)``; returns ``(winner, turns)``.
+    """
+    hands = np.zeros(4, dtype=np.int64)
+    for i in range(52):
+        hands[i // 13] |= 1 << deck[i]
+    counts = np.zeros(4, dtype=np.int64)
+    for p in range(4):
+        counts[p] = hand_combos(hands[p], rules, ws_masks[p], ws_sizes[p], ws_strengths[p], ws_categories[p])
+    player = 0
+    for p in range(4):
+        if hands[p] & 1:
+            player = p
+    opening = True
+    trick_size, trick_strength, passes = 0, 0, 0
+    turn = 0
+    winner = -1
+    while winner < 0:
+        k = legal_from(ws_masks[player], ws_sizes[player], ws_strengths[player], counts[player], hands[player],
+                       trick_size, trick_strength, opening, rules[R_OPENING], legal)
+        total = k + 1 if trick_size else k
+        pick = int(uniforms[turn] * total)
+        if pick >= total:  # uniforms are below 1; guard against rounding
+            pick = total - 1
+        if pick == k:  # pass
+            chosen = 0
+            passes += 1
+            if passes == 3:
+                trick_size, trick_strength = 0, 0
+        else:
+            i = legal[pick]
+            chosen = ws_masks[player][i]
+            hands[player] ^= chosen
+            trick_size, trick_strength = ws_sizes[player][i], ws_strengths[player][i]
+            passes = 0
+            opening = False
+            if hands[player] == 0:
+                winner = player
+        if turn < trace.shape[0]:
+            trace[turn, 0], trace[turn, 1], trace[turn, 2] = player, total, chosen
+        turn += 1
+        if winner < 0:
+            player = (player + 1) % 4
+    total_penalty = 0
+    for p in range(4):
+        scores[p] = -hand_penalty(_popcount(hands[p]), rules[R_SCORING])
+        total_penalty -= scores[p]
+    scores[winner] = total_penalty
+    return winner, turn
+
+
+@njit(cache=True)
+def random_games(decks, uniforms, rules, scores, winners, turns):  # pragma: no cover - compiled
+    """:func:`random_game` for every row of ``decks`` (N, 52) and ``uniforms`` (N, MAX_TURNS), one workspace for all."""
+    ws_masks = np.empty((4, CAPACITY), dtype=np.int64)
+    ws_sizes = np.empty((4, CAPACITY), dtype=np.int64)
+    ws_strengths = np.empty((4, CAPACITY), dtype=np.int64)
+    ws_categories = np.empty((4, CAPACITY), dtype=np.int64)
+    legal = np.empty(CAPACITY, dtype=np.int64)
+    no_trace = np.empty((0, 3), dtype=np.int64)
+    for g in range(decks.shape[0]):
+        winners[g], turns[g] = random_game(decks[g], uniforms[g], rules, ws_masks, ws_sizes, ws_strengths, ws_categories,
+                                           legal, scores[g], no_trace)

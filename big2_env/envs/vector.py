@@ -1,0 +1,305 @@
+"""N games stepped together in compiled code: turn-based self-play with the paper's view.
+
+:func:`vector_env` makes a :class:`Big2VectorEnv`. In each of its ``num_envs`` games, whoever
+is on move acts: ``step(actions)`` takes one action index per game (for the seat on move
+there), plays them all in one compiled call, parallel over games on all cores, and returns the
+next movers' observations.
+
+* ``reset(seed=None)`` returns ``(obs, infos)``; ``obs`` is a dict of numpy arrays:
+  ``"observation"`` float32 ``(N, 277)`` (the paper's numbers, :mod:`big2_env.observations.paper`),
+  ``"action_mask"`` bool ``(N, 1695)`` and ``"current_player"`` int64 ``(N,)``.
+* ``step(actions)`` takes an int array ``(N,)`` and returns ``(obs, rewards, terminations,
+  truncations, infos)``: ``rewards`` float32 ``(N, 4)`` in seat order (the final scores of a
+  game that ended at this step, else zeros), ``terminations`` bool ``(N,)``, ``truncations``
+  all false.
+* **Autoreset: Gymnasium 1.x's same-step mode** (``gymnasium.vector.AutoresetMode.SAME_STEP``):
+  a game that ends is dealt again within the same ``step``; its row of ``obs`` is the new
+  game's first decision, its ``rewards`` row the ended game's scores, and ``terminations``
+  marks it. ``infos`` holds ``"winner"`` (the ended game's winning seat, -1 elsewhere) and
+  ``"turns"`` (its decisions).
+* Seeded: ``vector_env(N, seed=s)`` and ``reset(seed=s)`` give the same deals and, for the
+  same actions, the same games; the deals come from a ``numpy.random.Generator``, one deck
+  per game, drawn in game order (the next deck of every game is drawn ahead).
+
+Every action is checked before compiled code sees it (an int array of shape ``(N,)``, each a
+legal action of its game, per the last ``action_mask``): a bad one raises ``ValueError``
+naming the game, and the state is unchanged.
+
+This is the first vector env of the compiled core (issue 26): the paper's view only; the
+extended view, a single-agent Gymnasium vector env and batched training come next.
+
+Example:
+    >>> import numpy as np
+    >>> from big2_env import vector_env
+    >>> venv = vector_env(8, seed=0)
+    >>> obs, infos = venv.reset()
+    >>> obs["observation"].shape, obs["action_mask"].shape, obs["current_player"].shape
+    ((8, 277), (8, 1695), (8,))
+    >>> rng = np.random.default_rng(0)
+    >>> finished = 0
+    >>> while finished < 8:
+    ...     actions = np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
+    ...     obs, rewards, terminations, truncations, infos = venv.step(actions)
+    ...     finished += int(terminations.sum())
+    >>> float(rewards[terminations].sum())
+    0.0
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from ..engine.core import rules_array
+from ..engine.core.kernels import CAPACITY, R_OPENING, R_SCORING, hand_combos, hand_penalty, legal_from
+from ..engine.rules import Rules
+from ..observations.compiled import NUM_ACTIONS, OBS_SIZE, PASS_ACTION, SLOT_INDEX, action_index, popcount, write_observation
+from ..observations.paper import ACTION_SLOTS
+
+__all__ = ["Big2VectorEnv", "vector_env"]
+
+SLOTS = np.full((NUM_ACTIONS, 5), -1, dtype=np.int64)
+for _i, _s in enumerate(ACTION_SLOTS):
+    SLOTS[_i, : len(_s)] = _s
+TABLES = (SLOTS, SLOT_INDEX)
+"""The tables the parallel kernels read, passed as arguments (numba cannot cache code that reads large global arrays)."""
+
+# state columns (int64 array (N, STATE_SIZE))
+H0 = 0  # hands of seats 0..3: columns 0..3
+P0 = 4  # cards played by seats 0..3: columns 4..7
+TRICK, TRICK_SIZE, TRICK_STRENGTH, PASSES, PLAYER, OPENING, TURNS = range(8, 15)
+STATE_SIZE = 15
+
+
+@njit(cache=True)
+def _deal(state, g, deck):  # pragma: no cover - compiled
+    for k in range(STATE_SIZE):
+        state[g, k] = 0
+    for i in range(52):
+        state[g, H0 + i // 13] |= 1 << deck[i]
+    for p in range(4):
+        if state[g, H0 + p] & 1:
+            state[g, PLAYER] = p
+    state[g, OPENING] = 1
+
+
+@njit(cache=True)
+def _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories,
+          legal):  # pragma: no cover - compiled
+    """Write game ``g``'s mover's observation, action mask and seat."""
+    player = state[g, PLAYER]
+    hand = state[g, H0 + player]
+    n = hand_combos(hand, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, state[g, TRICK_SIZE])
+    k = legal_from(ws_masks, ws_sizes, ws_strengths, n, hand, state[g, TRICK_SIZE], state[g, TRICK_STRENGTH],
+                   state[g, OPENING] == 1, rules[R_OPENING], legal)
+    masks[g, :] = False
+    for j in range(k):
+        masks[g, action_index(ws_masks[legal[j]], hand, tables[1])] = True
+    if state[g, TRICK_SIZE]:
+        masks[g, PASS_ACTION] = True
+    write_observation(state[g, H0 : H0 + 4], state[g, P0 : P0 + 4], state[g, TRICK], state[g, PASSES], player,
+                      observations[g])
+    players[g] = player
+
+
+@njit(cache=True, parallel=True)
+def _reset(state, decks, rules, tables, observations, masks, players, chunks):  # pragma: no cover - compiled
+    n = state.shape[0]
+    for chunk in prange(chunks):
+        ws_masks = np.empty(CAPACITY, dtype=np.int64)
+        ws_sizes = np.empty(CAPACITY, dtype=np.int64)
+        ws_strengths = np.empty(CAPACITY, dtype=np.int64)
+        ws_categories = np.empty(CAPACITY, dtype=np.int64)
+        legal = np.empty(CAPACITY, dtype=np.int64)
+        for g in range(chunk, n, chunks):
+            _deal(state, g, decks[g])
+            _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
+
+
+@njit(cache=True, parallel=True)
+def _step(state, actions, next_decks, rules, tables, observations, masks, players, rewards, terminated, winners, turns,
+          errors, chunks):  # pragma: no cover - compiled
+    n = state.shape[0]
+    for chunk in prange(chunks):
+        ws_masks = np.empty(CAPACITY, dtype=np.int64)
+        ws_sizes = np.empty(CAPACITY, dtype=np.int64)
+        ws_strengths = np.empty(CAPACITY, dtype=np.int64)
+        ws_categories = np.empty(CAPACITY, dtype=np.int64)
+        legal = np.empty(CAPACITY, dtype=np.int64)
+        for g in range(chunk, n, chunks):
+            rewards[g, :] = 0.0
+            terminated[g] = False
+            winners[g] = -1
+            turns[g] = 0
+            errors[g] = 0
+            player = state[g, PLAYER]
+            hand = state[g, H0 + player]
+            action = actions[g]
+            if action == PASS_ACTION:
+                if state[g, TRICK_SIZE] == 0:
+                    errors[g] = 1
+                    continue
+                state[g, PASSES] += 1
+                if state[g, PASSES] == 3:
+                    state[g, TRICK] = 0
+                    state[g, TRICK_SIZE] = 0
+                    state[g, TRICK_STRENGTH] = 0
+            else:
+                # the cards at the action's hand slots
+                play = 0
+                slot = 0
+                for c in range(52):
+                    if (hand >> c) & 1:
+                        for j in range(5):
+                            if tables[0][action, j] == slot:
+                                play |= 1 << c
+                        slot += 1
+                # the play's size and strength: the one combination of all its cards (the mask said it is legal)
+                size = popcount(play)
+                count = hand_combos(play, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, size)
+                if count != 1 or play == 0 or play & hand != play:
+                    errors[g] = 1
+                    continue
+                found = 0
+                state[g, H0 + player] = hand ^ play
+                state[g, P0 + player] |= play
+                state[g, TRICK] = play
+                state[g, TRICK_SIZE] = ws_sizes[found]
+                state[g, TRICK_STRENGTH] = ws_strengths[found]
+                state[g, PASSES] = 0
+                state[g, OPENING] = 0
+            state[g, TURNS] += 1
+            if state[g, H0 + player] == 0:  # the game is over: scores, then a new deal (same-step autoreset)
+                total = 0
+                for p in range(4):
+                    penalty = hand_penalty(popcount(state[g, H0 + p]), rules[R_SCORING])
+                    rewards[g, p] = -penalty
+                    total += penalty
+                rewards[g, player] = total
+                terminated[g] = True
+                winners[g] = player
+                turns[g] = state[g, TURNS]
+                _deal(state, g, next_decks[g])
+            else:
+                state[g, PLAYER] = (player + 1) % 4
+            _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
+
+
+class Big2VectorEnv:
+    """``num_envs`` games of Big 2 stepped together (see the module docstring).
+
+    Args:
+        num_envs: how many games (1 to 1,048,576).
+        seed: ``None``, a non-negative int or a ``numpy.random.Generator``: the deals' source.
+        rules: a :class:`~big2_env.engine.rules.Rules`, preset name, dict or ``None``.
+        observation: ``"paper"`` (the 277 numbers; the only view so far).
+    """
+
+    MAX_ENVS = 1 << 20
+
+    def __init__(self, num_envs: int, seed: Any = None, rules: Rules | str | dict | None = None,
+                 observation: str = "paper") -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or not 1 <= num_envs <= self.MAX_ENVS:
+            raise ValueError(f"num_envs must be an int in 1..{self.MAX_ENVS:,}; got {num_envs!r}")
+        if observation != "paper":
+            raise ValueError(f"observation must be 'paper' (the extended view is not in the vector env yet); got {observation!r}")
+        self.num_envs = int(num_envs)
+        self.rules = Rules.coerce(rules)
+        self._rules = rules_array(self.rules)
+        self._rng = self._generator(seed)
+        n = self.num_envs
+        self._state = np.zeros((n, STATE_SIZE), dtype=np.int64)
+        self._next_decks = np.zeros((n, 52), dtype=np.int64)
+        self._observations = np.zeros((n, OBS_SIZE), dtype=np.float32)
+        self._masks = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
+        self._players = np.zeros(n, dtype=np.int64)
+        self._ready = False
+
+    @staticmethod
+    def _generator(seed: Any) -> np.random.Generator:
+        if isinstance(seed, np.random.Generator):
+            return seed
+        if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0):
+            return np.random.default_rng(None if seed is None else int(seed))
+        raise ValueError(f"seed must be None, a non-negative int or a numpy.random.Generator; got {seed!r}")
+
+    def _decks(self, n: int) -> np.ndarray:
+        decks = np.tile(np.arange(52, dtype=np.int64), (n, 1))
+        self._rng.permuted(decks, axis=1, out=decks)
+        return decks
+
+    def _chunks(self) -> int:
+        """How many parts the games are split into, one per thread (numba's thread count, read here:
+        code that reads it inside a kernel cannot be cached)."""
+        return max(1, min(self.num_envs, numba.get_num_threads()))
+
+    def _obs(self) -> dict[str, np.ndarray]:
+        return {
+            "observation": self._observations.copy(),
+            "action_mask": self._masks.copy(),
+            "current_player": self._players.copy(),
+        }
+
+    def reset(self, seed: Any = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Deal every game anew (``seed`` reseeds the deals' generator first)."""
+        if seed is not None:
+            self._rng = self._generator(seed)
+        decks = self._decks(self.num_envs)
+        self._next_decks[:] = self._decks(self.num_envs)
+        _reset(self._state, decks, self._rules, TABLES, self._observations, self._masks, self._players, self._chunks())
+        self._ready = True
+        return self._obs(), {}
+
+    def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Play one action per game (for its seat on move); see the module docstring for what comes back."""
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        acts = self._check_actions(actions)
+        n = self.num_envs
+        rewards = np.zeros((n, 4), dtype=np.float32)
+        terminated = np.zeros(n, dtype=np.bool_)
+        winners = np.full(n, -1, dtype=np.int64)
+        turns = np.zeros(n, dtype=np.int64)
+        errors = np.zeros(n, dtype=np.int64)
+        _step(self._state, acts, self._next_decks, self._rules, TABLES, self._observations, self._masks, self._players, rewards,
+              terminated, winners, turns, errors, self._chunks())
+        if errors.any():  # cannot happen after _check_actions; a guard, not a path
+            raise AssertionError(f"the core refused the actions of games {np.flatnonzero(errors).tolist()}")
+        ended = np.flatnonzero(terminated)
+        if len(ended):  # the ended games were dealt their next decks: draw the ones after those
+            self._next_decks[ended] = self._decks(len(ended))
+        truncations = np.zeros(n, dtype=np.bool_)
+        return self._obs(), rewards, terminated, truncations, {"winner": winners, "turns": turns}
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions must be an int array of shape ({self.num_envs},), one action index per game; "
+                f"got shape {acts.shape}, dtype {acts.dtype}"
+            )
+        bad = np.flatnonzero((acts < 0) | (acts >= NUM_ACTIONS))
+        if len(bad):
+            g = int(bad[0])
+            raise ValueError(f"actions[{g}] = {acts[g]} is out of range: action indices are 0..{NUM_ACTIONS - 1}")
+        acts = acts.astype(np.int64)
+        illegal = np.flatnonzero(~self._masks[np.arange(self.num_envs), acts])
+        if len(illegal):
+            g = int(illegal[0])
+            raise ValueError(
+                f"actions[{g}] = {acts[g]} is not legal in game {g} (seat {self._players[g]} on move); "
+                f"legal: {np.flatnonzero(self._masks[g]).tolist()[:20]}"
+            )
+        return acts
+
+    def __repr__(self) -> str:
+        return f"Big2VectorEnv(num_envs={self.num_envs}, rules={self.rules!r})"
+
+
+def vector_env(num_envs: int, seed: Any = None, rules: Rules | str | dict | None = None,
+               observation: str = "paper") -> Big2VectorEnv:
+    """``num_envs`` games of Big 2 stepped together in compiled code (:class:`Big2VectorEnv`)."""
+    return Big2VectorEnv(num_envs, seed=seed, rules=rules, observation=observation)

@@ -1,0 +1,159 @@
+"""The paper's view in compiled code: the 1695-action index and mask, and the 277 numbers (numba).
+
+The kernels of :mod:`big2_env.engine.core.kernels` play the rules; these write what a player
+sees, exactly as :mod:`big2_env.observations.paper` does (tested number by number against it).
+Inputs are trusted: :func:`random_game_views` is the checked entry point.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ..engine.core import MAX_TURNS, check_deck, rules_array
+from ..engine.core.kernels import CAPACITY, R_OPENING, hand_combos, legal_from
+from ..engine.rules import Rules
+from .paper import ACTION_SLOTS
+
+__all__ = ["NUM_ACTIONS", "OBS_SIZE", "PASS_ACTION", "action_index", "random_game_views", "write_observation"]
+
+NUM_ACTIONS = 1695
+PASS_ACTION = 1694
+OBS_SIZE = 277
+PAD_CARD = 52
+
+
+def _slot_index_table() -> np.ndarray:
+    """Action index of every set of hand slots (a 13-bit mask), -1 where none (the paper's index)."""
+    table = np.full(1 << 13, -1, dtype=np.int64)
+    for index, chosen in enumerate(ACTION_SLOTS[:PASS_ACTION]):
+        table[sum(1 << s for s in chosen)] = index
+    return table
+
+
+SLOT_INDEX = _slot_index_table()
+
+
+@njit(cache=True)
+def popcount(x: int) -> int:  # pragma: no cover - compiled
+    """Set bits of a non-negative int below 2**62 (additions only: the same with and without the JIT)."""
+    x = x - ((x >> 1) & 0x1555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    x = x + (x >> 8)
+    x = x + (x >> 16)
+    x = x + (x >> 32)
+    return x & 0x7F
+
+
+@njit(cache=True)
+def action_index(play: int, hand: int, slot_index) -> int:  # pragma: no cover - compiled
+    """The 1695-index of the play with card mask ``play`` (0: pass) from the hand with mask ``hand``
+    (``slot_index`` is :data:`SLOT_INDEX`, passed in so that parallel kernels can be cached)."""
+    if play == 0:
+        return PASS_ACTION
+    slots = 0
+    m = play
+    while m:
+        low = m & -m
+        slots |= 1 << popcount(hand & (low - 1))
+        m ^= low
+    return slot_index[slots]
+
+
+@njit(cache=True)
+def write_observation(hands, played_by, trick, passes, player, out):  # pragma: no cover - compiled
+    """The paper's 277 numbers of ``player`` (see :mod:`big2_env.observations.paper`) into ``out`` (float32)."""
+    out[:] = 0.0
+    k = 0
+    hand = hands[player]
+    for c in range(52):
+        if (hand >> c) & 1:
+            out[k] = c
+            k += 1
+    while k < 13:
+        out[k] = PAD_CARD
+        k += 1
+    played = played_by[0] | played_by[1] | played_by[2] | played_by[3]
+    for c in range(52):
+        if (trick >> c) & 1:
+            out[13 + c] = 1.0
+        if (played >> c) & 1:
+            out[65 + c] = 1.0
+    for j in range(3):
+        other = (player + 1 + j) % 4
+        out[117 + j] = popcount(hands[other])
+        mask = played_by[other]
+        for c in range(52):
+            if (mask >> c) & 1:
+                out[121 + 52 * j + c] = 1.0
+    out[120] = passes
+
+
+@njit(cache=True)
+def _random_game_views(deck, uniforms, rules, observations, action_masks, actions):  # pragma: no cover - compiled
+    """The game of :func:`big2_env.engine.core.kernels.random_game`, recording at each turn the
+    mover's 277 numbers, its 1695-action mask and the action taken; returns the number of turns."""
+    ws_masks = np.empty((4, CAPACITY), dtype=np.int64)
+    ws_sizes = np.empty((4, CAPACITY), dtype=np.int64)
+    ws_strengths = np.empty((4, CAPACITY), dtype=np.int64)
+    ws_categories = np.empty((4, CAPACITY), dtype=np.int64)
+    legal = np.empty(CAPACITY, dtype=np.int64)
+    hands = np.zeros(4, dtype=np.int64)
+    played_by = np.zeros(4, dtype=np.int64)
+    for i in range(52):
+        hands[i // 13] |= 1 << deck[i]
+    counts = np.zeros(4, dtype=np.int64)
+    player = 0
+    for p in range(4):
+        counts[p] = hand_combos(hands[p], rules, ws_masks[p], ws_sizes[p], ws_strengths[p], ws_categories[p])
+        if hands[p] & 1:
+            player = p
+    opening = True
+    trick, trick_size, trick_strength, passes = 0, 0, 0, 0
+    turn = 0
+    while True:
+        k = legal_from(ws_masks[player], ws_sizes[player], ws_strengths[player], counts[player], hands[player],
+                       trick_size, trick_strength, opening, rules[R_OPENING], legal)
+        total = k + 1 if trick_size else k
+        write_observation(hands, played_by, trick, passes, player, observations[turn])
+        action_masks[turn, :] = False
+        for j in range(k):
+            action_masks[turn, action_index(ws_masks[player][legal[j]], hands[player], SLOT_INDEX)] = True
+        if trick_size:
+            action_masks[turn, PASS_ACTION] = True
+        pick = min(int(uniforms[turn] * total), total - 1)
+        if pick == k:
+            actions[turn] = PASS_ACTION
+            passes += 1
+            if passes == 3:
+                trick, trick_size, trick_strength = 0, 0, 0
+        else:
+            i = legal[pick]
+            chosen = ws_masks[player][i]
+            actions[turn] = action_index(chosen, hands[player], SLOT_INDEX)
+            hands[player] ^= chosen
+            played_by[player] |= chosen
+            trick, trick_size, trick_strength = chosen, ws_sizes[player][i], ws_strengths[player][i]
+            passes = 0
+            opening = False
+        turn += 1
+        if hands[player] == 0:
+            return turn
+        player = (player + 1) % 4
+
+
+def random_game_views(deck: Any, uniforms: Any, rules: Rules | str | dict | None = None) -> tuple[np.ndarray, ...]:
+    """:func:`big2_env.engine.core.random_game_trace`'s game with what each mover saw, computed in compiled code.
+
+    Returns ``(observations, action_masks, actions)``: float32 ``(turns, 277)``, bool
+    ``(turns, 1695)`` and the action index taken at each turn (1694 is pass).
+    """
+    deck_arr, u = check_deck(deck, uniforms)
+    observations = np.zeros((MAX_TURNS, OBS_SIZE), dtype=np.float32)
+    masks = np.zeros((MAX_TURNS, NUM_ACTIONS), dtype=np.bool_)
+    actions = np.zeros(MAX_TURNS, dtype=np.int64)
+    turns = _random_game_views(deck_arr, u, rules_array(rules), observations, masks, actions)
+    return observations[:turns].copy(), masks[:turns].copy(), actions[:turns].copy()

@@ -1,0 +1,167 @@
+"""The compiled core against the Python engine (the reference), move by move, under every rule variant."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from big2_env import Game, Rules, legal_plays, parse_cards
+from big2_env.engine.cards import mask_to_cards
+from big2_env.engine.combos import enumerate_combos
+from big2_env.engine.core import (
+    MAX_TURNS,
+    deal,
+    hand_combinations,
+    legal_masks,
+    play_random,
+    random_game_trace,
+    rules_array,
+)
+from big2_env.observations.compiled import random_game_views
+
+
+from test_bruteforce import VARIANT_IDS, VARIANTS
+
+
+def reference_game(deck: np.ndarray, uniforms: np.ndarray, rules: Rules):
+    """The Python engine playing legal play ``floor(u * n)`` at each turn, as the core does."""
+    hands = [sorted(int(c) for c in deck[13 * i : 13 * i + 13]) for i in range(4)]
+    game = Game.from_hands(hands, rules)
+    rows, positions = [], []
+    while not game.is_over:
+        legal = game.legal_entries()
+        pick = min(int(uniforms[game.turn] * len(legal)), len(legal) - 1)
+        positions.append((game.hand(game.current_player), game.trick, game.is_opening, [e[2] for e in legal]))
+        rows.append((game.current_player, len(legal), legal[pick][2]))
+        game.play_index(pick)
+    return np.array(rows, dtype=np.int64), game.scores(), game.winner, positions
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_random_games_match_the_reference_move_by_move(rules, seed):
+    rng = np.random.default_rng(seed)
+    deck, uniforms = rng.permutation(52), rng.random(MAX_TURNS)
+    trace, scores, winner = random_game_trace(deck, uniforms, rules)
+    expected, expected_scores, expected_winner, positions = reference_game(deck, uniforms, rules)
+    np.testing.assert_array_equal(trace, expected)
+    assert scores.tolist() == expected_scores and winner == expected_winner
+    for hand, trick, opening, masks in positions:  # the whole legal list, in order, at every decision
+        assert legal_masks(hand, trick, rules, opening=opening).tolist() == masks
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
+@settings(max_examples=40, deadline=None)
+@given(cards=st.lists(st.integers(0, 51), min_size=1, max_size=13, unique=True))
+def test_hand_combinations_match_the_reference_enumeration(rules, cards):
+    masks, sizes, strengths, categories = hand_combinations(cards, rules)
+    mask = sum(1 << c for c in cards)
+    expected = [e for group in enumerate_combos(mask, rules) for e in group]
+    assert masks.tolist() == [e[2] for e in expected]
+    assert strengths.tolist() == [e[0] for e in expected]
+    assert categories.tolist() == [e[3] for e in expected]
+    assert sizes.tolist() == [len(e[1]) for e in expected]
+
+
+def test_thirteen_cards_of_one_suit_fit():
+    spades = [r * 4 + 3 for r in range(13)]
+    masks, *_ = hand_combinations(spades, Rules(straights="wrap"))
+    assert len(masks) == len({int(m) for m in masks}) == 13 + 1287  # singles and every five: flushes and straight flushes
+
+
+def test_legal_masks_follow_legal_plays():
+    hand, trick = parse_cards("3D 3S 5H 6H 6S"), parse_cards("4C 4D")
+    expected = [sum(1 << c for c in p) for p in legal_plays(hand, trick)]
+    assert legal_masks(hand, trick).tolist() == expected
+    assert [mask_to_cards(int(m)) for m in legal_masks(parse_cards("3D 4D"), opening=True, rules="charlesworth")] == [[0]]
+
+
+def test_play_random_is_seeded_and_replays_in_the_engine(monkeypatch):
+    import big2_env.engine.core as core
+
+    monkeypatch.setattr(core, "CHUNK", 7)  # several chunks: the draws run on from chunk to chunk
+    a, b = play_random(20, seed=5), play_random(20, seed=5)
+    assert np.array_equal(a.scores, b.scores) and np.array_equal(a.turns, b.turns)
+    assert not np.array_equal(a.scores, play_random(20, seed=6).scores)
+    assert (a.scores.sum(axis=1) == 0).all() and a.decisions == int(a.turns.sum())
+    rng = np.random.default_rng(5)
+    chunks = [deal(k, rng) for k in (7, 7, 6)]
+    decks, uniforms = np.concatenate([c[0] for c in chunks]), np.concatenate([c[1] for c in chunks])
+    for g in range(20):
+        _, scores, winner, _ = reference_game(decks[g], uniforms[g], Rules())
+        assert a.scores[g].tolist() == scores and a.winners[g] == winner
+
+
+def test_rules_array_names_each_field():
+    assert rules_array(None).tolist() == [0, 0, 0, 1, 0, 0]
+    assert rules_array({"straights": "wrap", "scoring": "hk"}).tolist() == [1, 0, 0, 1, 1, 0]
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: hand_combinations([52]), "0..51"),
+        (lambda: hand_combinations([1.0]), "int"),
+        (lambda: hand_combinations(list(range(14))), "13"),
+        (lambda: legal_masks([0, 1], trick=[1]), "shares cards"),
+        (lambda: legal_masks([0, 5], trick=[1, 9]), "not a legal combination"),
+        (lambda: legal_masks([4, 5], opening=True), "3D"),
+        (lambda: legal_masks([0, 5], opening=1), "True or False"),
+        (lambda: play_random(-1), "n_games"),
+        (lambda: play_random(True), "n_games"),
+        (lambda: play_random(2, seed=-3), "seed"),
+        (lambda: play_random(2, rules="nope"), "nope"),
+        (lambda: random_game_trace(np.arange(51), np.zeros(MAX_TURNS)), "permutation"),
+        (lambda: random_game_trace(np.zeros(52, dtype=int), np.zeros(MAX_TURNS)), "permutation"),
+        (lambda: random_game_trace(np.arange(52.0), np.zeros(MAX_TURNS)), "permutation"),
+        (lambda: random_game_trace(np.arange(52), np.ones(MAX_TURNS)), "[0, 1)"),
+        (lambda: random_game_trace(np.arange(52), np.zeros(MAX_TURNS - 1)), "[0, 1)"),
+        (lambda: random_game_trace(np.arange(52), np.zeros(MAX_TURNS, dtype=int)), "[0, 1)"),
+    ],
+)
+def test_bad_input_never_reaches_compiled_code(call, message):
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("(", r"\(").replace(")", r"\)")):
+        call()
+
+
+def test_the_kernels_run_unjitted_with_the_same_results():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = "from big2_env.engine.core import play_random; print(play_random(4, seed=9, rules='charlesworth').scores.tolist())"
+    env = dict(__import__("os").environ, NUMBA_DISABLE_JIT="1")
+    repo = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=repo, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(play_random(4, seed=9, rules="charlesworth").scores.tolist())
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_the_paper_view_matches_the_reference_at_every_decision(rules, seed):
+    from big2_env import legal_action_mask, observation
+
+    rng = np.random.default_rng(seed)
+    deck, uniforms = rng.permutation(52), rng.random(MAX_TURNS)
+    observations, masks, actions = random_game_views(deck, uniforms, rules)
+    trace, _, _ = random_game_trace(deck, uniforms, rules)
+    assert len(observations) == len(trace)
+    game = Game.from_hands([sorted(int(c) for c in deck[13 * i : 13 * i + 13]) for i in range(4)], rules)
+    for turn in range(len(trace)):
+        player = game.current_player
+        np.testing.assert_array_equal(observations[turn], observation(game, player))
+        np.testing.assert_array_equal(masks[turn], legal_action_mask(game).astype(bool))
+        legal = game.legal_entries()
+        pick = min(int(uniforms[turn] * len(legal)), len(legal) - 1)
+        hand = game.hand(player)
+        play = legal[pick][1]
+        from big2_env import PASS_ACTION, action_index
+
+        assert actions[turn] == (action_index(play, hand) if play else PASS_ACTION)
+        game.play_index(pick)
+    assert game.is_over
