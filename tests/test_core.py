@@ -165,3 +165,40 @@ def test_the_paper_view_matches_the_reference_at_every_decision(rules, seed):
         assert actions[turn] == (action_index(play, hand) if play else PASS_ACTION)
         game.play_index(pick)
     assert game.is_over
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), greedy=st.sets(st.integers(0, 3), min_size=1))
+def test_greedy_seats_choose_what_greedy_policy_chooses(rules, seed, greedy):
+    from big2_env.observations import observation_dict
+    from big2_env.players import GreedyPolicy
+
+    rng = np.random.default_rng(seed)
+    deck, uniforms = rng.permutation(52), rng.random(MAX_TURNS)
+    trace, scores, winner = random_game_trace(deck, uniforms, rules, greedy_seats=greedy)
+    policy = GreedyPolicy(rules)
+    game = Game.from_hands([sorted(int(c) for c in deck[13 * i : 13 * i + 13]) for i in range(4)], rules)
+    for player, n_legal, chosen in trace.tolist():
+        legal = game.legal_entries()
+        assert (game.current_player, len(legal)) == (player, n_legal)
+        if player in greedy:
+            action = policy.act(observation_dict(game))
+            from big2_env import PASS_ACTION, action_cards
+
+            play = () if action == PASS_ACTION else action_cards(action, game.hand(player))
+            assert sum(1 << c for c in play) == chosen
+            game.play(play)
+        else:
+            pick = min(int(uniforms[game.turn] * len(legal)), len(legal) - 1)
+            assert legal[pick][2] == chosen
+            game.play_index(pick)
+    assert game.winner == winner and game.scores() == scores.tolist()
+
+
+def test_greedy_seats_are_checked():
+    for bad in (5, [4], [True], ["0"], None):
+        with pytest.raises(ValueError, match="greedy_seats"):
+            play_random(1, greedy_seats=bad)
+    all_greedy = play_random(3, seed=0, greedy_seats=range(4))
+    assert np.array_equal(all_greedy.scores, play_random(3, seed=0, greedy_seats=[0, 1, 2, 3, 3]).scores)

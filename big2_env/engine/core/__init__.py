@@ -173,8 +173,22 @@ CHUNK = 4096
 """Games dealt and played per kernel call in :func:`play_random` (bounds its memory: 8 MB of draws)."""
 
 
-def play_random(n_games: int, seed: Any = None, rules: Rules | str | dict | None = None) -> RandomGames:
+def _seat_mask(greedy_seats: Any) -> int:
+    try:
+        seats = list(greedy_seats)
+    except TypeError:
+        seats = None
+    if seats is None or any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 0 <= s <= 3 for s in seats):
+        raise ValueError(f"greedy_seats must be a collection of seats 0..3; got {greedy_seats!r}")
+    return sum(1 << int(s) for s in set(seats))
+
+
+def play_random(n_games: int, seed: Any = None, rules: Rules | str | dict | None = None, greedy_seats: Any = ()) -> RandomGames:
     """Play ``n_games`` games of uniformly random legal moves in the compiled core.
+
+    The seats in ``greedy_seats`` play the paper's Greedy instead (its first legal play in the
+    engine's order: the weakest of the smallest size; pass only when nothing else is legal),
+    move for move what :class:`~big2_env.players.greedy.GreedyPolicy` chooses.
 
     The games are dealt and played in chunks of :data:`CHUNK` from :func:`deal`'s draws: at each
     turn the player on move makes legal play ``floor(u * n)`` of its ``n`` legal plays (in the
@@ -184,13 +198,14 @@ def play_random(n_games: int, seed: Any = None, rules: Rules | str | dict | None
     n = _check_count(n_games)
     rng = _check_seed(seed)
     rules_arr = rules_array(rules)
+    first = _seat_mask(greedy_seats)
     scores = np.zeros((n, 4), dtype=np.int64)
     winners = np.zeros(n, dtype=np.int64)
     turns = np.zeros(n, dtype=np.int64)
     for start in range(0, n, CHUNK):
         stop = min(n, start + CHUNK)
         decks, uniforms = deal(stop - start, rng)
-        kernels.random_games(decks, uniforms, rules_arr, scores[start:stop], winners[start:stop], turns[start:stop])
+        kernels.random_games(decks, uniforms, rules_arr, scores[start:stop], winners[start:stop], turns[start:stop], first)
     return RandomGames(scores, winners, turns)
 
 
@@ -204,20 +219,23 @@ def check_deck(deck: Any, uniforms: Any) -> tuple[np.ndarray, np.ndarray]:
     return deck_arr.astype(np.int64), u.astype(np.float64)
 
 
-def random_game_trace(deck: Any, uniforms: Any, rules: Rules | str | dict | None = None) -> tuple[np.ndarray, np.ndarray, int]:
+def random_game_trace(
+    deck: Any, uniforms: Any, rules: Rules | str | dict | None = None, greedy_seats: Any = ()
+) -> tuple[np.ndarray, np.ndarray, int]:
     """One game of :func:`play_random`'s kind from a given ``deck`` (a permutation of 0..51) and
-    ``uniforms`` (``MAX_TURNS`` floats in [0, 1)), with its record.
+    ``uniforms`` (``MAX_TURNS`` floats in [0, 1)), with its record; ``greedy_seats`` as in :func:`play_random`.
 
     Returns ``(trace, scores, winner)``: ``trace`` has one row per turn, ``(player, number of
     legal plays, chosen play's card mask)`` (mask 0 is a pass).
     """
     deck_arr, u = check_deck(deck, uniforms)
+    first = _seat_mask(greedy_seats)
     ws = [np.empty((4, kernels.CAPACITY), dtype=np.int64) for _ in range(4)]
     legal = np.empty(kernels.CAPACITY, dtype=np.int64)
     scores = np.zeros(4, dtype=np.int64)
     trace = np.zeros((MAX_TURNS, 3), dtype=np.int64)
     # a numba dispatcher: mypy sees no signature
     winner, turns = kernels.random_game(  # type: ignore[call-arg]
-        deck_arr, u, rules_array(rules), *ws, legal, scores, trace
+        deck_arr, u, rules_array(rules), *ws, legal, scores, trace, first
     )
     return trace[:turns].copy(), scores, int(winner)

@@ -292,9 +292,12 @@ def _popcount(x: int) -> int:  # pragma: no cover
 
 
 @njit(cache=True)
-def random_game(deck, uniforms, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal, scores, trace):  # pragma: no cover
+def random_game(deck, uniforms, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal, scores, trace,
+                first_seats=0):  # pragma: no cover - compiled
     """Play one game from ``deck`` (a permutation of 0..51: seat ``i`` gets ``deck[13 i : 13 i + 13]``)
-    choosing, at turn ``t``, legal play ``floor(uniforms[t] * n_legal)`` (pass last when legal).
+    choosing, at turn ``t``, legal play ``floor(uniforms[t] * n_legal)`` (pass last when legal), except
+    that the seats in the bitmask ``first_seats`` always make their first legal play (pass only
+    when it is the only one): the paper's Greedy, in the engine's order.
 
     Writes the final scores to ``scores`` (4,) and, when ``trace`` has rows, each turn's
     ``(player, number of legal plays, chosen play mask)``; returns ``(winner, turns)``.
@@ -320,6 +323,8 @@ def random_game(deck, uniforms, rules, ws_masks, ws_sizes, ws_strengths, ws_cate
         pick = int(uniforms[turn] * total)
         if pick >= total:  # uniforms are below 1; guard against rounding
             pick = total - 1
+        if (first_seats >> player) & 1:
+            pick = 0
         if pick == k:  # pass
             chosen = 0
             passes += 1
@@ -348,7 +353,7 @@ def random_game(deck, uniforms, rules, ws_masks, ws_sizes, ws_strengths, ws_cate
 
 
 @njit(cache=True)
-def random_games(decks, uniforms, rules, scores, winners, turns):  # pragma: no cover - compiled
+def random_games(decks, uniforms, rules, scores, winners, turns, first_seats=0):  # pragma: no cover - compiled
     """:func:`random_game` for every row of ``decks`` (N, 52) and ``uniforms`` (N, MAX_TURNS), one workspace for all."""
     ws_masks = np.empty((4, CAPACITY), dtype=np.int64)
     ws_sizes = np.empty((4, CAPACITY), dtype=np.int64)
@@ -358,4 +363,4 @@ def random_games(decks, uniforms, rules, scores, winners, turns):  # pragma: no 
     no_trace = np.empty((0, 3), dtype=np.int64)
     for g in range(decks.shape[0]):
         winners[g], turns[g] = random_game(decks[g], uniforms[g], rules, ws_masks, ws_sizes, ws_strengths, ws_categories,
-                                           legal, scores[g], no_trace)
+                                           legal, scores[g], no_trace, first_seats)
