@@ -53,7 +53,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from ..engine.core import rules_array
+from ..engine.core import check_seed, rules_array, shuffled_decks
 from ..engine.core.kernels import CAPACITY, R_OPENING, R_SCORING, hand_combos, hand_penalty, legal_from
 from ..engine.rules import Rules
 from ..observations.compiled import NUM_ACTIONS, OBS_SIZE, PASS_ACTION, SLOT_INDEX, action_index, popcount, write_observation
@@ -72,6 +72,13 @@ H0 = 0  # hands of seats 0..3: columns 0..3
 P0 = 4  # cards played by seats 0..3: columns 4..7
 TRICK, TRICK_SIZE, TRICK_STRENGTH, PASSES, PLAYER, OPENING, TURNS = range(8, 15)
 STATE_SIZE = 15
+
+
+@njit(cache=True)
+def _workspace():  # pragma: no cover - compiled
+    """One thread's scratch arrays: a hand's combinations (masks, sizes, strengths, categories) and legal indices."""
+    return (np.empty(CAPACITY, dtype=np.int64), np.empty(CAPACITY, dtype=np.int64), np.empty(CAPACITY, dtype=np.int64),
+            np.empty(CAPACITY, dtype=np.int64), np.empty(CAPACITY, dtype=np.int64))
 
 
 @njit(cache=True)
@@ -109,11 +116,7 @@ def _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_si
 def _reset(state, decks, rules, tables, observations, masks, players, chunks):  # pragma: no cover - compiled
     n = state.shape[0]
     for chunk in prange(chunks):
-        ws_masks = np.empty(CAPACITY, dtype=np.int64)
-        ws_sizes = np.empty(CAPACITY, dtype=np.int64)
-        ws_strengths = np.empty(CAPACITY, dtype=np.int64)
-        ws_categories = np.empty(CAPACITY, dtype=np.int64)
-        legal = np.empty(CAPACITY, dtype=np.int64)
+        ws_masks, ws_sizes, ws_strengths, ws_categories, legal = _workspace()
         for g in range(chunk, n, chunks):
             _deal(state, g, decks[g])
             _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
@@ -124,11 +127,7 @@ def _step(state, actions, next_decks, rules, tables, observations, masks, player
           errors, chunks):  # pragma: no cover - compiled
     n = state.shape[0]
     for chunk in prange(chunks):
-        ws_masks = np.empty(CAPACITY, dtype=np.int64)
-        ws_sizes = np.empty(CAPACITY, dtype=np.int64)
-        ws_strengths = np.empty(CAPACITY, dtype=np.int64)
-        ws_categories = np.empty(CAPACITY, dtype=np.int64)
-        legal = np.empty(CAPACITY, dtype=np.int64)
+        ws_masks, ws_sizes, ws_strengths, ws_categories, legal = _workspace()
         for g in range(chunk, n, chunks):
             rewards[g, :] = 0.0
             terminated[g] = False
@@ -209,7 +208,7 @@ class Big2VectorEnv:
         self.num_envs = int(num_envs)
         self.rules = Rules.coerce(rules)
         self._rules = rules_array(self.rules)
-        self._rng = self._generator(seed)
+        self._rng = check_seed(seed)
         n = self.num_envs
         self._state = np.zeros((n, STATE_SIZE), dtype=np.int64)
         self._next_decks = np.zeros((n, 52), dtype=np.int64)
@@ -218,18 +217,8 @@ class Big2VectorEnv:
         self._players = np.zeros(n, dtype=np.int64)
         self._ready = False
 
-    @staticmethod
-    def _generator(seed: Any) -> np.random.Generator:
-        if isinstance(seed, np.random.Generator):
-            return seed
-        if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0):
-            return np.random.default_rng(None if seed is None else int(seed))
-        raise ValueError(f"seed must be None, a non-negative int or a numpy.random.Generator; got {seed!r}")
-
     def _decks(self, n: int) -> np.ndarray:
-        decks = np.tile(np.arange(52, dtype=np.int64), (n, 1))
-        self._rng.permuted(decks, axis=1, out=decks)
-        return decks
+        return shuffled_decks(n, self._rng)
 
     def _chunks(self) -> int:
         """How many parts the games are split into, one per thread (numba's thread count, read here:
@@ -246,7 +235,7 @@ class Big2VectorEnv:
     def reset(self, seed: Any = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Deal every game anew (``seed`` reseeds the deals' generator first)."""
         if seed is not None:
-            self._rng = self._generator(seed)
+            self._rng = check_seed(seed)
         decks = self._decks(self.num_envs)
         self._next_decks[:] = self._decks(self.num_envs)
         _reset(self._state, decks, self._rules, TABLES, self._observations, self._masks, self._players, self._chunks())

@@ -45,12 +45,14 @@ from . import kernels  # noqa: E402
 __all__ = [
     "MAX_TURNS",
     "check_deck",
+    "check_seed",
     "RandomGames",
     "hand_combinations",
     "legal_masks",
     "play_random",
     "random_game_trace",
     "rules_array",
+    "shuffled_decks",
 ]
 
 MAX_TURNS = kernels.MAX_TURNS
@@ -153,7 +155,8 @@ def _check_count(n_games: Any) -> int:
     return int(n_games)
 
 
-def _check_seed(seed: Any) -> np.random.Generator:
+def check_seed(seed: Any) -> np.random.Generator:
+    """``seed`` as a ``numpy.random.Generator``: ``None``, a non-negative int or a Generator; ``ValueError`` otherwise."""
     if isinstance(seed, np.random.Generator):
         return seed
     if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0):
@@ -164,9 +167,15 @@ def _check_seed(seed: Any) -> np.random.Generator:
 def deal(n_games: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """``n_games`` shuffled decks ``(n, 52)`` and move draws ``(n, MAX_TURNS)`` in [0, 1) from ``rng``:
     the decks first (``rng.permuted`` of each row of ``0..51``), then the draws (``rng.random``)."""
-    decks = np.tile(np.arange(52, dtype=np.int64), (n_games, 1))
-    rng.permuted(decks, axis=1, out=decks)
+    decks = shuffled_decks(n_games, rng)
     return decks, rng.random((n_games, MAX_TURNS))
+
+
+def shuffled_decks(n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` shuffled decks ``(n, 52)`` int64: ``rng.permuted`` of each row of ``0..51``."""
+    decks = np.tile(np.arange(52, dtype=np.int64), (n, 1))
+    rng.permuted(decks, axis=1, out=decks)
+    return decks
 
 
 CHUNK = 4096
@@ -196,7 +205,7 @@ def play_random(n_games: int, seed: Any = None, rules: Rules | str | dict | None
     (:func:`random_game_trace` gives one game's record).
     """
     n = _check_count(n_games)
-    rng = _check_seed(seed)
+    rng = check_seed(seed)
     rules_arr = rules_array(rules)
     first = _seat_mask(greedy_seats)
     scores = np.zeros((n, 4), dtype=np.int64)
