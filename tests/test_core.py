@@ -202,3 +202,25 @@ def test_greedy_seats_are_checked():
             play_random(1, greedy_seats=bad)
     all_greedy = play_random(3, seed=0, greedy_seats=range(4))
     assert np.array_equal(all_greedy.scores, play_random(3, seed=0, greedy_seats=[0, 1, 2, 3, 3]).scores)
+
+
+def test_the_cache_goes_to_the_user_cache_folder_even_when_numba_was_imported_first(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import numba\n"  # numba loaded (and its config read) before big2_env
+        "from big2_env.engine.core import kernels\n"
+        "print(kernels.hand_combos._cache._cache_path)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path)
+    repo = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=repo, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().startswith(str(tmp_path / "big2_env" / "numba"))
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "mine")  # the user's choice wins
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=repo, timeout=300)
+    assert done.stdout.strip().startswith(str(tmp_path / "mine")), done.stderr

@@ -36,7 +36,12 @@ def _default_cache_dir() -> str:
     return str(Path(base) / "big2_env" / "numba")
 
 
-os.environ.setdefault("NUMBA_CACHE_DIR", _default_cache_dir())
+from numba.core import config as _numba_config  # noqa: E402
+
+if not getattr(_numba_config, "CACHE_DIR"):  # no NUMBA_CACHE_DIR from the user: ours, before any kernel is decorated
+    # (numba reads the variable once, when it is first imported, possibly before big2_env: set its config too)
+    os.environ["NUMBA_CACHE_DIR"] = _default_cache_dir()
+    setattr(_numba_config, "CACHE_DIR", os.environ["NUMBA_CACHE_DIR"])
 
 from ..cards import check_hand  # noqa: E402
 from ..rules import FLUSH_ORDERS, OPENINGS, SCORINGS, STRAIGHTS, Rules  # noqa: E402
