@@ -54,9 +54,9 @@ import numpy as np
 from numba import njit, prange
 
 from ..engine.core import check_seed, rules_array, shuffled_decks
-from ..engine.core.kernels import CAPACITY, R_OPENING, R_SCORING, hand_combos, hand_penalty, legal_from
+from ..engine.core.kernels import CAPACITY, R_OPENING, R_SCORING, hand_combos, hand_penalty, legal_from, popcount
 from ..engine.rules import Rules
-from ..observations.compiled import NUM_ACTIONS, OBS_SIZE, PASS_ACTION, SLOT_INDEX, action_index, popcount, write_observation
+from ..observations.compiled import NUM_ACTIONS, OBS_SIZE, PASS_ACTION, SLOT_INDEX, action_index, write_observation
 from ..observations.paper import ACTION_SLOTS
 
 __all__ = ["Big2VectorEnv", "vector_env"]

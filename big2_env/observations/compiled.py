@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from ..engine.core import MAX_TURNS, check_deck, rules_array
-from ..engine.core.kernels import CAPACITY, R_OPENING, hand_combos, legal_from
+from ..engine.core.kernels import CAPACITY, R_OPENING, hand_combos, legal_from, popcount
 from ..engine.rules import Rules
 from .paper import ACTION_SLOTS
 
@@ -34,18 +34,6 @@ def _slot_index_table() -> np.ndarray:
 
 
 SLOT_INDEX = _slot_index_table()
-
-
-@njit(cache=True)
-def popcount(x: int) -> int:  # pragma: no cover - compiled
-    """Set bits of a non-negative int below 2**62 (additions only: the same with and without the JIT)."""
-    x = x - ((x >> 1) & 0x1555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    x = x + (x >> 8)
-    x = x + (x >> 16)
-    x = x + (x >> 32)
-    return x & 0x7F
 
 
 @njit(cache=True)
