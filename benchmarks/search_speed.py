@@ -8,6 +8,11 @@ the same run: uniformly random legal plays through the bare engine from a fresh 
 Also: the search's seconds per decision at the default budget, over the sampled
 positions that have more than one legal play.
 
+Each is measured twice in the same run: on the compiled core (``SearchPolicy(core=True)``,
+the default: :mod:`big2_env.engine.core.rollouts`) and on the Python engine (``core=False``,
+the reference), with the ratio; the two make the same decisions. ``--json PATH`` writes the
+figures.
+
 Run on one core (``taskset -c 1 python benchmarks/search_speed.py``) for figures that
 compare across machines' load.
 """
@@ -15,7 +20,10 @@ compare across machines' load.
 from __future__ import annotations
 
 import argparse
+import json
+import platform
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -24,7 +32,19 @@ from big2_env.observations.decision import Decision
 from big2_env.observations.decision import PolicyObservation
 from big2_env.observations.decision import observation_dict
 from big2_env.players.smart import SmartPolicy
-from big2_env.players.search import DEFAULT_BUDGET, SearchPolicy, SmartRollout, deal_unseen, play_out, public_state, state_game
+from big2_env.engine.core import rules_array
+from big2_env.engine.core.rollouts import deal_hands, play_outs
+from big2_env.players.search import (
+    DEFAULT_BUDGET,
+    SearchPolicy,
+    SmartRollout,
+    _CoreState,
+    _root_table,
+    deal_unseen,
+    play_out,
+    public_state,
+    state_game,
+)
 
 
 def sample_positions(n: int, rules: Rules, seed: int) -> list[Game]:
@@ -61,6 +81,33 @@ def rollouts_per_second(positions: list[Game], seconds: float, seed: int) -> tup
     return done / (time.perf_counter() - start), moves / done
 
 
+def core_rollouts_per_second(positions: list[Game], seconds: float, seed: int, deals: int = 32) -> float:
+    """Rollouts/s in the compiled core, as the search makes them: per position, ``deals``
+    determinisations (:func:`deal_hands`), each played out after every legal candidate with Smart
+    in every seat (:func:`play_outs`)."""
+    rng = np.random.default_rng(seed)
+    rules = positions[0].rules
+    rules_arr = rules_array(rules)
+    prepared = []
+    for game in positions:
+        state = public_state(observation_dict(game))
+        root = state_game(state, deal_unseen(state, rng), rules)
+        entries = root.legal_entries()
+        rows = np.array([(e[2], len(e[1]), e[0], e[3]) for e in entries], dtype=np.int64)
+        prepared.append((_CoreState.of(state, 0.0), _root_table(state, root), rows, np.arange(len(entries))))
+    noise = np.zeros(4)
+    done = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for core, table, rows, alive in prepared:
+            hands = np.empty((deals, 4), dtype=np.int64)
+            deal_hands(rng, deals, core.hand, core.unseen, core.left, core.declined, 0.0, rules_arr, hands)
+            values = np.empty((deals, len(alive)))
+            play_outs(hands, table, rows, alive, noise, rng, rules_arr, 0, values)
+            done += values.size
+    return done / (time.perf_counter() - start)
+
+
 def engine_random_play(seconds: float, rules: Rules, seed: int) -> tuple[float, float]:
     """(decisions/s, games/s) of uniformly random legal plays through the bare engine."""
     rng = np.random.default_rng(seed)
@@ -76,8 +123,8 @@ def engine_random_play(seconds: float, rules: Rules, seed: int) -> tuple[float, 
     return decisions / elapsed, games / elapsed
 
 
-def seconds_per_decision(positions: list[Game], budget: int, seed: int) -> tuple[float, int]:
-    policy = SearchPolicy(positions[0].rules, budget=budget, seed=seed)
+def seconds_per_decision(positions: list[Game], budget: int, seed: int, core: bool = True) -> tuple[float, int]:
+    policy = SearchPolicy(positions[0].rules, budget=budget, seed=seed, core=core)
     times = []
     for game in positions:
         if len(game.legal_entries()) < 2:
@@ -95,18 +142,36 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds per speed measurement")
     parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="search budget for the seconds-per-decision figure")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args()
     rules = Rules()
     positions = sample_positions(args.positions, rules, args.seed)
+    seconds_per_decision(positions[:5], args.budget, args.seed)  # compile (or load) the core's kernels first
+    core_rollouts_per_second(positions[:2], 0.0, args.seed)
     engine_dps, engine_gps = engine_random_play(args.seconds, rules, args.seed)
     rps, moves = rollouts_per_second(positions, args.seconds, args.seed)
-    per_decision, n = seconds_per_decision(positions, args.budget, args.seed)
+    core_rps = core_rollouts_per_second(positions, args.seconds, args.seed)
+    per_decision, n = seconds_per_decision(positions, args.budget, args.seed, core=False)
+    core_per_decision, _ = seconds_per_decision(positions, args.budget, args.seed, core=True)
     print(f"positions: {len(positions)} (one per Smart-vs-Smart game)")
     print(f"(a) engine, random legal plays:   {engine_dps:10,.0f} decisions/s  {engine_gps:8,.0f} games/s")
     print(f"(b) search rollouts, Smart seats: {rps:10,.0f} rollouts/s  ({moves:.1f} moves each: "
           f"{rps * moves:,.0f} decisions/s, {rps * moves / engine_dps:.2f}x the engine's random play)")
-    print(f"(c) search at budget {args.budget}: {per_decision * 1000:.0f} ms per decision "
+    print(f"(c) the same in the compiled core: {core_rps:9,.0f} rollouts/s  ({core_rps / rps:.1f}x (b))")
+    print(f"(d) search at budget {args.budget}, Python engine: {per_decision * 1000:7.1f} ms per decision "
           f"(mean over {n} positions with more than one legal play)")
+    print(f"(e) search at budget {args.budget}, compiled core: {core_per_decision * 1000:7.2f} ms per decision "
+          f"({per_decision / core_per_decision:.1f}x faster than (d); the same decisions)")
+    if args.json:
+        figures = {
+            "machine": platform.processor() or platform.machine(), "positions": len(positions), "budget": args.budget,
+            "engine_random_decisions_per_s": engine_dps, "python_smart_rollouts_per_s": rps,
+            "core_smart_rollouts_per_s": core_rps, "rollout_speedup": core_rps / rps,
+            "python_search_ms_per_decision": per_decision * 1000, "core_search_ms_per_decision": core_per_decision * 1000,
+            "search_speedup": per_decision / core_per_decision,
+            "command": "taskset -c 1 python benchmarks/search_speed.py --json benchmarks/core/search_speed.json",
+        }
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
 
 
 if __name__ == "__main__":

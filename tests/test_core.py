@@ -167,25 +167,25 @@ def test_the_paper_view_matches_the_reference_at_every_decision(rules, seed):
     assert game.is_over
 
 
+@pytest.mark.parametrize("kind", ["greedy", "smart"])
 @pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
 @settings(max_examples=10, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), greedy=st.sets(st.integers(0, 3), min_size=1))
-def test_greedy_seats_choose_what_greedy_policy_chooses(rules, seed, greedy):
+@given(seed=st.integers(0, 2**32 - 1), seats=st.sets(st.integers(0, 3), min_size=1))
+def test_heuristic_seats_choose_what_their_policy_chooses(kind, rules, seed, seats):
+    from big2_env import PASS_ACTION, action_cards
     from big2_env.observations import observation_dict
-    from big2_env.players import GreedyPolicy
+    from big2_env.players import GreedyPolicy, SmartPolicy
 
     rng = np.random.default_rng(seed)
     deck, uniforms = rng.permutation(52), rng.random(MAX_TURNS)
-    trace, scores, winner = random_game_trace(deck, uniforms, rules, greedy_seats=greedy)
-    policy = GreedyPolicy(rules)
+    trace, scores, winner = random_game_trace(deck, uniforms, rules, **{f"{kind}_seats": seats})
+    policy = GreedyPolicy(rules) if kind == "greedy" else SmartPolicy(rules)
     game = Game.from_hands([sorted(int(c) for c in deck[13 * i : 13 * i + 13]) for i in range(4)], rules)
     for player, n_legal, chosen in trace.tolist():
         legal = game.legal_entries()
         assert (game.current_player, len(legal)) == (player, n_legal)
-        if player in greedy:
+        if player in seats:
             action = policy.act(observation_dict(game))
-            from big2_env import PASS_ACTION, action_cards
-
             play = () if action == PASS_ACTION else action_cards(action, game.hand(player))
             assert sum(1 << c for c in play) == chosen
             game.play(play)
@@ -196,10 +196,33 @@ def test_greedy_seats_choose_what_greedy_policy_chooses(rules, seed, greedy):
     assert game.winner == winner and game.scores() == scores.tolist()
 
 
-def test_greedy_seats_are_checked():
+@pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_smart_play_matches_smart_choice_on_any_hand_and_trick(rules, data):
+    """Any hand of 1..13 cards facing any legal trick (or leading) of the other cards."""
+    from big2_env.engine.core import smart_play
+    from big2_env.players.smart import smart_choice
+
+    cards = data.draw(st.lists(st.integers(0, 51), min_size=1, max_size=13, unique=True))
+    hand = sum(1 << c for c in cards)
+    others = [c for c in range(52) if not hand >> c & 1]
+    trick_plays = [e[1] for group in enumerate_combos(sum(1 << c for c in data.draw(st.permutations(others))[:8]), rules)
+                   for e in group]
+    trick = data.draw(st.sampled_from([None] + trick_plays))
+    plays = [tuple(mask_to_cards(int(m))) for m in legal_masks(cards, trick, rules)]
+    expected = plays[smart_choice(sorted(cards), trick, plays, rules)]
+    assert smart_play(cards, trick, rules) == sum(1 << c for c in expected)
+
+
+def test_heuristic_seats_are_checked():
     for bad in (5, [4], [True], ["0"], None):
         with pytest.raises(ValueError, match="greedy_seats"):
             play_random(1, greedy_seats=bad)
+        with pytest.raises(ValueError, match="smart_seats"):
+            play_random(1, smart_seats=bad)
+    with pytest.raises(ValueError, match="both Greedy and Smart"):
+        play_random(1, greedy_seats=[1, 2], smart_seats=[2])
     all_greedy = play_random(3, seed=0, greedy_seats=range(4))
     assert np.array_equal(all_greedy.scores, play_random(3, seed=0, greedy_seats=[0, 1, 2, 3, 3]).scores)
 

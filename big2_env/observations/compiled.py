@@ -82,7 +82,7 @@ def write_observation(hands, played_by, trick, passes, player, out):  # pragma: 
 
 @njit(cache=True)
 def _random_game_views(deck, uniforms, rules, observations, action_masks, actions):  # pragma: no cover - compiled
-    """The game of :func:`big2_env.engine.core.kernels.random_game`, recording at each turn the
+    """The game of :func:`big2_env.engine.core.games.random_game`, recording at each turn the
     mover's 277 numbers, its 1695-action mask and the action taken; returns the number of turns."""
     ws_masks = np.empty((4, CAPACITY), dtype=np.int64)
     ws_sizes = np.empty((4, CAPACITY), dtype=np.int64)

@@ -54,8 +54,10 @@ import numpy as np
 
 from ..engine.cards import mask_to_cards
 from ..engine.combos import classify, enumerate_combos
+from ..engine.core import rules_array
+from ..engine.core.rollouts import COURSE_FIELDS, replay_seat
 from ..engine.legal import legal_entries_from
-from .greedy import greedy_choice
+from .greedy import _classify_cached, greedy_choice
 from .smart import smart_choice
 from ..engine.rules import Rules
 
@@ -64,6 +66,7 @@ __all__ = [
     "MODELS",
     "Move",
     "check_models",
+    "course_array",
     "deal_log_weights",
     "game_course",
     "model_posteriors",
@@ -179,16 +182,35 @@ def check_models(models: Sequence[str], tremble: float, name: str = "models") ->
         raise ValueError(f"tremble must be a number in (0, 1); got {tremble!r}")
 
 
+def course_array(course: Sequence[Move], rules: Rules | str | dict | None = None) -> np.ndarray:
+    """``course`` as the compiled core reads it: an int64 array with one row of
+    :data:`~big2_env.engine.core.rollouts.COURSE_FIELDS` per move (seat, play mask, the trick's
+    size, strength, category and mask, opening)."""
+    rules = Rules.coerce(rules)
+    rows = np.zeros((len(course), len(COURSE_FIELDS)), dtype=np.int64)
+    for t, move in enumerate(course):
+        rows[t, 0], rows[t, 1], rows[t, 6] = move.seat, move.mask, move.opening
+        if move.trick:
+            combo = _classify_cached(tuple(sorted(move.trick)), rules)
+            if combo is None:
+                raise ValueError(f"the course holds the trick {move.trick}, not a combination under {rules}")
+            rows[t, 2:6] = len(move.trick), move.trick_strength, combo.category, sum(1 << c for c in move.trick)
+    return rows
+
+
 def _seat_table(
     course: Sequence[Move], seat: int, starts: Sequence[int], rules: Rules, models: Sequence[str], tremble: float
 ) -> np.ndarray:
     """``(len(starts), len(models))``: :func:`seat_log_likelihoods` of each starting hand, each
-    distinct hand replayed once."""
-    rows: dict[int, list[float]] = {}
-    for start in starts:
-        if start not in rows:
-            rows[start] = seat_log_likelihoods(course, seat, start, rules, models, tremble)
-    return np.array([rows[start] for start in starts], dtype=float).reshape(len(starts), len(models))
+    distinct hand replayed once, in the compiled core (:func:`~big2_env.engine.core.rollouts.replay_seat`)."""
+    unique, inverse = np.unique(np.asarray(starts, dtype=np.int64), return_inverse=True)
+    if len(unique) and (unique[0] < 0 or unique[-1] >= 1 << 52 or max(int(h).bit_count() for h in unique) > 13):
+        raise ValueError("each starting hand must be a bitmask of at most 13 cards (0 <= mask < 2**52)")
+    table = np.empty((len(unique), len(models)))
+    codes = np.array([MODELS.index(m) for m in models], dtype=np.int64)
+    replay_seat(course_array(course, rules), seat, unique, rules_array(rules), codes, math.log1p(-tremble),
+                math.log(tremble), table)
+    return table[inverse.reshape(-1)]
 
 
 def _log_prior(models: Sequence[str], prior: Sequence[float] | None) -> np.ndarray:

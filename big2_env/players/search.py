@@ -82,6 +82,9 @@ from ..observations.paper import (
     entry_action_indices,
 )
 from ..observations.extended import EXT_DECLINED, EXT_DECLINED_STRENGTH, EXTENDED_SIZE, decode_declined, history_moves
+from ..engine.core import rules_array
+from ..engine.core.games import T_CATEGORY, T_MASK, T_OPENING, T_PASSES, T_SIZE, T_STRENGTH, T_WINNER
+from ..engine.core.rollouts import deal_hands, play_outs
 from ..engine.game import HAND_SIZE, Game
 from ..engine.legal import _cached_combos
 from .base import Observation, Policy, legal_actions, policy_actions
@@ -349,6 +352,37 @@ def state_game(state: PublicState, hands: Sequence[int], rules: Rules) -> Game:
     return game
 
 
+@dataclass(frozen=True)
+class _CoreState:
+    """The arrays the core's determinisations read (:func:`~big2_env.engine.core.rollouts.deal_hands`)."""
+
+    hand: int
+    unseen: np.ndarray
+    left: np.ndarray
+    declined: np.ndarray
+
+    @classmethod
+    def of(cls, state: PublicState, belief: float) -> "_CoreState":
+        return cls(
+            state.hand_mask,
+            np.array(mask_to_cards(state.unseen_mask), dtype=np.int64),
+            np.array(state.cards_left, dtype=np.int64),
+            np.array(state.declined, dtype=np.int64).reshape(4, 5),
+        )
+
+
+def _root_table(state: PublicState, game: Game) -> np.ndarray:
+    """The core's table (:data:`~big2_env.engine.core.games.TABLE_FIELDS`) of ``game`` (:func:`state_game`), seat 0 on move."""
+    table = np.zeros(8, dtype=np.int64)
+    if state.trick is not None:
+        combo = classify(state.trick, game.rules)
+        assert combo is not None  # state_game has classified it
+        table[T_SIZE], table[T_STRENGTH], table[T_CATEGORY] = len(state.trick), combo.strength, combo.category
+        table[T_MASK] = sum(1 << c for c in state.trick)
+    table[T_PASSES], table[T_OPENING], table[T_WINNER] = state.passes, state.opening, -1
+    return table
+
+
 # ----------------------------------------------------------------------------- rollout policies
 class RolloutPolicy:
     """Chooses moves inside rollouts, on the engine directly: the index of the chosen entry of
@@ -604,6 +638,11 @@ class SearchPolicy(Policy):
             :data:`~big2_env.players.beliefs.MODELS`).
         tremble: how often a rule-following model is taken to play off its rule
             (default :data:`~big2_env.players.beliefs.DEFAULT_TREMBLE`).
+        core: run the deals and the rollouts in the compiled core
+            (:mod:`big2_env.engine.core.rollouts`) when the rollout policy is Smart (default
+            ``True``; other rollout policies always run on the Python engine). The core draws
+            from the same generators in the same order, so ``core=False`` (the Python
+            reference, about 30 times slower) makes the same decisions for a seed.
 
     Raises:
         ValueError: a bad budget, method, objective, ``prior_top``, ``opponent_noise``,
@@ -631,6 +670,7 @@ class SearchPolicy(Policy):
         infer_opponents: int = DEFAULT_INFER_OPPONENTS,
         opponent_models: Sequence[str] = MODELS,
         tremble: float = DEFAULT_TREMBLE,
+        core: bool = True,
     ) -> None:
         self.rules = Rules.coerce(rules)
         self.rollouts, self.seconds = _parse_budget(budget)
@@ -669,6 +709,12 @@ class SearchPolicy(Policy):
             if opponent_noise > 0:
                 self.rollout = self._noisy
         self._playing: RolloutPolicy = self._noisy or self.rollout  # what the rollouts run
+        if not isinstance(core, (bool, np.bool_)):
+            raise ValueError(f"core must be True or False; got {core!r}")
+        base = self._noisy.base if self._noisy is not None else self.rollout
+        self.core = bool(core) and type(base) is SmartRollout and base.rules == self.rules
+        self._rules_array = rules_array(self.rules)
+        self._core_state: _CoreState | None = None
         self._course: list[Move] | None = None  # this decision's replayed move history, when read
         self.rng = np.random.default_rng(seed)
         self.last_stats: dict[str, Any] = {}
@@ -689,6 +735,7 @@ class SearchPolicy(Policy):
             moves = history_moves(obs["history"])
             if any(seat for seat, _ in moves):  # an opponent has moved: there is something to read
                 self._course = game_course(moves, self.rules)
+        self._core_state = _CoreState.of(state, self.pass_inference) if self.core else None
         if self._noisy is not None:
             self._noisy.seat_noise = self._seat_noise(state)
         hands = self._deal(state)
@@ -721,7 +768,16 @@ class SearchPolicy(Policy):
         return legal[best]
 
     def _deal(self, state: PublicState) -> list[int]:
-        return deal_consistent(state, self.rng, self.rules, self.pass_inference)
+        return self._deals(state, 1)[0]
+
+    def _deals(self, state: PublicState, n: int) -> list[list[int]]:
+        """``n`` determinisations, one after another from ``self.rng`` (in the core when it runs the search)."""
+        core = self._core_state
+        if core is None:
+            return [deal_consistent(state, self.rng, self.rules, self.pass_inference) for _ in range(n)]
+        out = np.empty((n, 4), dtype=np.int64)
+        deal_hands(self.rng, n, core.hand, core.unseen, core.left, core.declined, self.pass_inference, self._rules_array, out)
+        return out.tolist()
 
     def _seat_noise(self, state: PublicState) -> list[float]:
         """Per relative seat, how often its rollout moves are uniformly random: ``opponent_noise``,
@@ -730,7 +786,7 @@ class SearchPolicy(Policy):
         noise = [0.0] + [self.opponent_noise] * 3
         if self._course is None or not self.infer_opponents or "random" not in self.opponent_models:
             return noise
-        deals = [self._deal(state) for _ in range(self.infer_opponents)]
+        deals = self._deals(state, self.infer_opponents)
         models, tremble = self.opponent_models, self.tremble
         posteriors = model_posteriors(deals, state.played_by, self._course, self.rules, models, tremble=tremble)
         column = self.opponent_models.index("random")
@@ -762,8 +818,13 @@ class SearchPolicy(Policy):
         pending = [root]  # the deal already made for the legal actions is the first one used
         deal_weights: list[float] = []  # log-weight of each deal under the move history (0 without it)
         values: list[list[tuple[int, float]]] = [[] for _ in range(n)]  # per candidate: (deal, final value)
+        if self._core_state is not None:
+            root_table = _root_table(state, root[1])
+            candidate_rows = np.array([(e[2], len(e[1]), e[0], e[3]) for e in (entries[c] for c in candidates)], dtype=np.int64)
 
         def run(deals: int) -> None:
+            if self._core_state is not None:
+                return run_core(deals)
             games: list[Game] = []
             owners: list[tuple[int, int]] = []
             for _ in range(deals):
@@ -783,6 +844,23 @@ class SearchPolicy(Policy):
             for (i, deal), game in zip(owners, games):
                 values[i].append((deal, _final_value(game, self.objective)))
                 counts[i] += 1
+
+        def run_core(deals: int) -> None:
+            dealt = [pending.pop()[0] for _ in range(min(deals, len(pending)))]
+            if deals > len(dealt):
+                dealt += self._deals(state, deals - len(dealt))
+            first = len(deal_weights)
+            deal_weights.extend(self._log_weight(state, hands) for hands in dealt)
+            results = np.empty((deals, len(alive)))
+            noisy = self._noisy
+            noise = np.array(noisy.seat_noise if noisy is not None else [0.0] * 4, dtype=np.float64)
+            play_outs(np.array(dealt, dtype=np.int64), root_table, candidate_rows, np.array(alive, dtype=np.int64), noise,
+                      noisy.rng if noisy is not None else self.rng, self._rules_array, OBJECTIVES.index(self.objective),
+                      results)
+            for d, row in enumerate(results.tolist()):
+                for i, value in zip(alive, row):
+                    values[i].append((first + d, value))
+                    counts[i] += 1
 
         def means() -> list[float]:
             weights = tempered_weights(np.array(deal_weights), self.history_inference)

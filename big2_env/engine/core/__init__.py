@@ -45,7 +45,7 @@ if not getattr(_numba_config, "CACHE_DIR"):  # no NUMBA_CACHE_DIR from the user:
 
 from ..cards import check_hand  # noqa: E402
 from ..rules import FLUSH_ORDERS, OPENINGS, SCORINGS, STRAIGHTS, Rules  # noqa: E402
-from . import kernels  # noqa: E402
+from . import games, kernels, smart  # noqa: E402
 
 __all__ = [
     "MAX_TURNS",
@@ -58,6 +58,7 @@ __all__ = [
     "random_game_trace",
     "rules_array",
     "shuffled_decks",
+    "smart_play",
 ]
 
 MAX_TURNS = kernels.MAX_TURNS
@@ -117,6 +118,31 @@ def legal_masks(hand: Any, trick: Any = None, rules: Rules | str | dict | None =
     >>> legal_masks(parse_cards("3D 3S 5H 6H"), parse_cards("4C")).tolist()  # 5H, 6H, pass
     [1024, 16384, 0]
     """
+    combos, legal, k, trick_row = _position(hand, trick, rules, opening)
+    chosen = combos[0][legal[:k]]
+    return np.append(chosen, 0) if trick_row[0] else chosen
+
+
+def smart_play(hand: Any, trick: Any = None, rules: Rules | str | dict | None = None, opening: bool = False) -> int:
+    """The card mask of the paper's Smart choice (0: pass) for ``hand`` facing ``trick``, arguments
+    as in :func:`legal_masks`: the compiled :func:`~big2_env.engine.core.smart.smart_pick`, which
+    chooses what :class:`~big2_env.players.smart.SmartPolicy` chooses.
+
+    >>> from big2_env import parse_cards, mask_to_cards
+    >>> from big2_env.engine.cards import format_cards
+    >>> format_cards(mask_to_cards(smart_play(parse_cards("3D 3S 5H 6H KS"), parse_cards("4C"))))
+    '5H'
+    """
+    hand_mask = check_hand(hand, "hand", min_cards=1)
+    (masks, sizes, _, categories), legal, k, (trick_size, trick_category, trick_mask) = _position(hand, trick, rules, opening)
+    pick = smart.smart_pick(hand_mask, masks, sizes, categories, legal, k, trick_size, trick_category,
+                            trick_mask, rules_array(rules))
+    return 0 if pick == k else int(masks[legal[pick]])
+
+
+def _position(hand: Any, trick: Any, rules: Any, opening: Any) -> tuple[Arrays4, np.ndarray, int, tuple[int, int, int]]:
+    """The checked position of :func:`legal_masks`: the hand's combinations, the legal ones' indices
+    and count, and the trick's ``(size, category, mask)``."""
     hand_mask = check_hand(hand, "hand")
     trick_mask = 0 if trick is None else check_hand(trick, "trick")
     if not isinstance(opening, (bool, np.bool_)):
@@ -126,19 +152,19 @@ def legal_masks(hand: Any, trick: Any = None, rules: Rules | str | dict | None =
     if opening and (trick_mask or not hand_mask & 1):
         raise ValueError("the opening play is a lead by the holder of 3D: no trick, and the hand must hold 3D")
     rules_arr = rules_array(rules)
-    trick_size = trick_strength = 0
+    trick_size = trick_strength = trick_category = 0
     if trick_mask:
-        masks, sizes, strengths, _ = _combos(trick_mask, rules_arr)
+        masks, sizes, strengths, categories = _combos(trick_mask, rules_arr)
         found = np.flatnonzero(masks == trick_mask)
         if not len(found):
             raise ValueError("trick is not a legal combination under these rules")
         trick_size, trick_strength = int(sizes[found[0]]), int(strengths[found[0]])
-    masks, sizes, strengths, _ = _combos(hand_mask, rules_arr)
+        trick_category = int(categories[found[0]])
+    combos = _combos(hand_mask, rules_arr)
     legal = np.empty(kernels.CAPACITY, dtype=np.int64)
-    k = kernels.legal_from(masks, sizes, strengths, len(masks), hand_mask, trick_size, trick_strength, bool(opening),
-                           rules_arr[kernels.R_OPENING], legal)
-    chosen = masks[legal[:k]]
-    return np.append(chosen, 0) if trick_size else chosen
+    k = kernels.legal_from(combos[0], combos[1], combos[2], len(combos[0]), hand_mask, trick_size, trick_strength,
+                           bool(opening), rules_arr[kernels.R_OPENING], legal)
+    return combos, legal, int(k), (trick_size, trick_category, trick_mask)
 
 
 @dataclass(frozen=True)
@@ -187,22 +213,33 @@ CHUNK = 4096
 """Games dealt and played per kernel call in :func:`play_random` (bounds its memory: 8 MB of draws)."""
 
 
-def _seat_mask(greedy_seats: Any) -> int:
+def _seat_mask(seats: Any, name: str) -> int:
     try:
-        seats = list(greedy_seats)
+        listed = list(seats)
     except TypeError:
-        seats = None
-    if seats is None or any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 0 <= s <= 3 for s in seats):
-        raise ValueError(f"greedy_seats must be a collection of seats 0..3; got {greedy_seats!r}")
-    return sum(1 << int(s) for s in set(seats))
+        listed = None
+    if listed is None or any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 0 <= s <= 3 for s in listed):
+        raise ValueError(f"{name} must be a collection of seats 0..3; got {seats!r}")
+    return sum(1 << int(s) for s in set(listed))
 
 
-def play_random(n_games: int, seed: Any = None, rules: Rules | str | dict | None = None, greedy_seats: Any = ()) -> RandomGames:
+def _seat_masks(greedy_seats: Any, smart_seats: Any) -> tuple[int, int]:
+    greedy, smart = _seat_mask(greedy_seats, "greedy_seats"), _seat_mask(smart_seats, "smart_seats")
+    if greedy & smart:
+        raise ValueError(f"a seat cannot be both Greedy and Smart; greedy_seats={greedy_seats!r}, smart_seats={smart_seats!r}")
+    return greedy, smart
+
+
+def play_random(
+    n_games: int, seed: Any = None, rules: Rules | str | dict | None = None, greedy_seats: Any = (), smart_seats: Any = ()
+) -> RandomGames:
     """Play ``n_games`` games of uniformly random legal moves in the compiled core.
 
     The seats in ``greedy_seats`` play the paper's Greedy instead (its first legal play in the
     engine's order: the weakest of the smallest size; pass only when nothing else is legal),
-    move for move what :class:`~big2_env.players.greedy.GreedyPolicy` chooses.
+    move for move what :class:`~big2_env.players.greedy.GreedyPolicy` chooses; those in
+    ``smart_seats`` play the paper's Smart (:func:`big2_env.engine.core.smart.smart_pick`), move
+    for move what :class:`~big2_env.players.smart.SmartPolicy` chooses.
 
     The games are dealt and played in chunks of :data:`CHUNK` from :func:`deal`'s draws: at each
     turn the player on move makes legal play ``floor(u * n)`` of its ``n`` legal plays (in the
@@ -212,14 +249,14 @@ def play_random(n_games: int, seed: Any = None, rules: Rules | str | dict | None
     n = _check_count(n_games)
     rng = check_seed(seed)
     rules_arr = rules_array(rules)
-    first = _seat_mask(greedy_seats)
+    greedy, smart = _seat_masks(greedy_seats, smart_seats)
     scores = np.zeros((n, 4), dtype=np.int64)
     winners = np.zeros(n, dtype=np.int64)
     turns = np.zeros(n, dtype=np.int64)
     for start in range(0, n, CHUNK):
         stop = min(n, start + CHUNK)
         decks, uniforms = deal(stop - start, rng)
-        kernels.random_games(decks, uniforms, rules_arr, scores[start:stop], winners[start:stop], turns[start:stop], first)
+        games.random_games(decks, uniforms, rules_arr, scores[start:stop], winners[start:stop], turns[start:stop], greedy, smart)
     return RandomGames(scores, winners, turns)
 
 
@@ -234,22 +271,23 @@ def check_deck(deck: Any, uniforms: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def random_game_trace(
-    deck: Any, uniforms: Any, rules: Rules | str | dict | None = None, greedy_seats: Any = ()
+    deck: Any, uniforms: Any, rules: Rules | str | dict | None = None, greedy_seats: Any = (), smart_seats: Any = ()
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """One game of :func:`play_random`'s kind from a given ``deck`` (a permutation of 0..51) and
-    ``uniforms`` (``MAX_TURNS`` floats in [0, 1)), with its record; ``greedy_seats`` as in :func:`play_random`.
+    ``uniforms`` (``MAX_TURNS`` floats in [0, 1)), with its record; ``greedy_seats`` and
+    ``smart_seats`` as in :func:`play_random`.
 
     Returns ``(trace, scores, winner)``: ``trace`` has one row per turn, ``(player, number of
     legal plays, chosen play's card mask)`` (mask 0 is a pass).
     """
     deck_arr, u = check_deck(deck, uniforms)
-    first = _seat_mask(greedy_seats)
+    greedy, smart = _seat_masks(greedy_seats, smart_seats)
     ws = [np.empty((4, kernels.CAPACITY), dtype=np.int64) for _ in range(4)]
     legal = np.empty(kernels.CAPACITY, dtype=np.int64)
     scores = np.zeros(4, dtype=np.int64)
     trace = np.zeros((MAX_TURNS, 3), dtype=np.int64)
     # a numba dispatcher: mypy sees no signature
-    winner, turns = kernels.random_game(  # type: ignore[call-arg]
-        deck_arr, u, rules_array(rules), *ws, legal, scores, trace, first
+    winner, turns = games.random_game(  # type: ignore[call-arg]
+        deck_arr, u, rules_array(rules), *ws, legal, scores, trace, greedy, smart
     )
     return trace[:turns].copy(), scores, int(winner)

@@ -1,0 +1,309 @@
+"""The search's simulation in the compiled core: determinisations, Smart play-outs and the
+replay of the move history (numba).
+
+These kernels are the hot loops of :class:`big2_env.players.search.SearchPolicy` and of
+:mod:`big2_env.players.beliefs`, which remain their reference in Python. They take the same
+``numpy.random.Generator`` and draw from it in the same order, so that with the same seed the
+search deals the same hands and makes the same decisions on either path:
+
+* :func:`deal_hands` is :func:`big2_env.players.search.deal_consistent` (and ``deal_unseen``);
+* :func:`play_outs` plays many games to the end together, every step visiting the games still
+  running in order, as :func:`big2_env.players.search.play_out` does with a
+  :class:`~big2_env.players.search.NoisyOpponents` around Smart (an opponent seat plays a
+  uniformly random legal move with its noise probability, else Smart's choice);
+* :func:`replay_seat` is :func:`big2_env.players.beliefs.seat_log_likelihoods`.
+
+Inputs are trusted (see :mod:`big2_env.engine.core.kernels`); seats are relative (0 is the
+searcher, on move at the root).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .games import T_CATEGORY, T_MASK, T_OPENING, T_PLAYER, T_SIZE, T_STRENGTH, T_WINNER, apply_move, final_scores
+from .kernels import CAPACITY, R_OPENING, R_SCORING, hand_combos, legal_from
+from .smart import smart_pick
+
+DEAL_TRIES = 20
+OBJECTIVE_SCORE, OBJECTIVE_WIN, OBJECTIVE_MIXED = range(3)
+MODEL_SMART, MODEL_GREEDY, MODEL_RANDOM = range(3)
+COURSE_FIELDS = ("seat", "mask", "trick_size", "trick_strength", "trick_category", "trick_mask", "opening")
+"""The columns of a course array (one row per move of the history, see :func:`replay_seat`)."""
+C_SEAT, C_MASK, C_SIZE, C_STRENGTH, C_CATEGORY, C_TRICK, C_OPENING = range(7)
+
+
+# ----------------------------------------------------------------------------- determinisations
+@njit(cache=True)
+def _deal_unseen(rng, hand, unseen, left, out):  # pragma: no cover - compiled
+    order = rng.permutation(len(unseen))
+    out[0] = hand
+    start = 0
+    for seat in range(1, 4):
+        mask = 0
+        for j in range(start, start + left[seat]):
+            mask |= 1 << unseen[order[j]]
+        out[seat] = mask
+        start += left[seat]
+
+
+@njit(cache=True)
+def _deal_capped(rng, hand, unseen, left, caps, out):  # pragma: no cover - compiled
+    slots = left.copy()
+    out[:] = 0
+    out[0] = hand
+    low = min(caps[1], min(caps[2], caps[3]))
+    i = len(unseen)
+    draws = rng.random(i)
+    while i > 0 and unseen[i - 1] > low:
+        i -= 1
+        card = unseen[i]
+        allowed = 0
+        for seat in range(1, 4):
+            if slots[seat] and caps[seat] >= card:
+                allowed |= 1 << seat
+        if allowed == 0:
+            for seat in range(1, 4):
+                if slots[seat]:
+                    allowed |= 1 << seat
+        room = 0
+        for seat in range(1, 4):
+            if (allowed >> seat) & 1:
+                room += slots[seat]
+        x = draws[i] * room
+        chosen = 0
+        for seat in range(1, 4):
+            if (allowed >> seat) & 1:
+                chosen = seat
+                x -= slots[seat]
+                if x < 0:
+                    break
+        out[chosen] |= 1 << card
+        slots[chosen] -= 1
+    order = rng.permutation(i)
+    start = 0
+    for seat in range(1, 4):
+        for j in range(start, start + slots[seat]):
+            out[seat] |= 1 << unseen[order[j]]
+        start += slots[seat]
+
+
+@njit(cache=True)
+def deal_hands(rng, n, hand, unseen, left, declined, belief, rules, out):  # pragma: no cover - compiled
+    """``n`` determinisations into ``out`` (n, 4): seat 0 keeps ``hand``, the ``unseen`` cards (ascending)
+    go to seats 1..3 in their counts ``left``, respecting each pass constraint of ``declined``
+    (4, 5: per seat and trick size, the weakest strength it passed on, or -1) kept with
+    probability ``belief``, as :func:`big2_env.players.search.deal_consistent` does."""
+    masks = np.empty(CAPACITY, dtype=np.int64)
+    sizes = np.empty(CAPACITY, dtype=np.int64)
+    strengths = np.empty(CAPACITY, dtype=np.int64)
+    categories = np.empty(CAPACITY, dtype=np.int64)
+    caps = np.full(4, 51, dtype=np.int64)
+    larger = np.empty((15, 3), dtype=np.int64)
+    trial = np.empty(4, dtype=np.int64)
+    for d in range(n):
+        caps[:] = 51
+        n_larger = 0
+        for seat in range(1, 4):
+            for index in range(5):
+                strength = declined[seat, index]
+                if strength >= 0 and belief > 0 and (belief >= 1 or rng.random() < belief):
+                    if index == 0:
+                        caps[seat] = strength
+                    else:
+                        larger[n_larger, 0], larger[n_larger, 1], larger[n_larger, 2] = seat, index + 1, strength
+                        n_larger += 1
+        if min(caps[1], min(caps[2], caps[3])) == 51 and n_larger == 0:
+            _deal_unseen(rng, hand, unseen, left, out[d])
+            continue
+        fewest = 1 << 30
+        for _ in range(DEAL_TRIES):
+            _deal_capped(rng, hand, unseen, left, caps, trial)
+            broken = 0
+            for c in range(n_larger):
+                m = hand_combos(trial[larger[c, 0]], rules, masks, sizes, strengths, categories, larger[c, 1])
+                if m and strengths[m - 1] > larger[c, 2]:
+                    broken += 1
+            if broken < fewest:
+                out[d, :] = trial
+                fewest = broken
+            if broken == 0:
+                break
+
+
+# ----------------------------------------------------------------------------- play-outs
+@njit(cache=True)
+def _pool(deals, rules):  # pragma: no cover - compiled
+    """Every deal's hands' combinations in one pool: rows ``offsets[d, seat]`` .. ``+ counts[d, seat]``
+    (seat 0's hand is the same in every deal: listed once)."""
+    n = deals.shape[0]
+    offsets = np.zeros((n, 4), dtype=np.int64)
+    counts = np.zeros((n, 4), dtype=np.int64)
+    room = max(CAPACITY, n * 3 * 128 + CAPACITY)
+    masks = np.empty(room, dtype=np.int64)
+    sizes = np.empty(room, dtype=np.int64)
+    strengths = np.empty(room, dtype=np.int64)
+    categories = np.empty(room, dtype=np.int64)
+    used = 0
+    for d in range(n):
+        for seat in range(4):
+            if seat == 0 and d > 0:
+                offsets[d, 0], counts[d, 0] = offsets[0, 0], counts[0, 0]
+                continue
+            if used + CAPACITY > room:  # grow: double, keeping what is there
+                room = 2 * room + CAPACITY
+                masks2 = np.empty(room, dtype=np.int64)
+                sizes2 = np.empty(room, dtype=np.int64)
+                strengths2 = np.empty(room, dtype=np.int64)
+                categories2 = np.empty(room, dtype=np.int64)
+                masks2[:used], sizes2[:used] = masks[:used], sizes[:used]
+                strengths2[:used], categories2[:used] = strengths[:used], categories[:used]
+                masks, sizes, strengths, categories = masks2, sizes2, strengths2, categories2
+            end = used + CAPACITY
+            c = hand_combos(deals[d, seat], rules, masks[used:end], sizes[used:end], strengths[used:end],
+                            categories[used:end])
+            offsets[d, seat], counts[d, seat] = used, c
+            used += c
+    return masks, sizes, strengths, categories, offsets, counts
+
+
+@njit(cache=True)
+def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective, values):  # pragma: no cover
+    """Play every deal (rows of ``deals``, (D, 4) hands) after every alive candidate (``candidates[alive[a]]``:
+    ``(mask, size, strength, category)``, mask 0 a pass) from the table ``root`` to the end,
+    Smart in every seat (an opponent seat ``s`` a uniformly random legal move with probability
+    ``seat_noise[s]``), all games stepped together in the order deal, then candidate.
+
+    Writes what each game is worth to seat 0 (``objective``: its score, 1 for a win, or
+    ``score / 13 + win``) to ``values[d, a]``.
+    """
+    n_deals, n_alive = deals.shape[0], len(alive)
+    n_games = n_deals * n_alive
+    masks, sizes, strengths, categories, offsets, counts = _pool(deals, rules)
+    tables = np.empty((n_games, 8), dtype=np.int64)
+    hands = np.empty((n_games, 4), dtype=np.int64)
+    legal = np.empty(CAPACITY, dtype=np.int64)
+    scores = np.empty(4, dtype=np.int64)
+    noisy = seat_noise[1] > 0 or seat_noise[2] > 0 or seat_noise[3] > 0
+    running = 0
+    for d in range(n_deals):
+        for a in range(n_alive):
+            g = d * n_alive + a
+            tables[g, :] = root
+            hands[g, :] = deals[d]
+            c = alive[a]
+            apply_move(tables[g], hands[g], candidates[c, 0], candidates[c, 1], candidates[c, 2], candidates[c, 3])
+            if tables[g, T_WINNER] < 0:
+                running += 1
+            else:
+                values[d, a] = _value(hands[g], tables[g, T_WINNER], rules[R_SCORING], objective, scores)
+    while running:
+        for g in range(n_games):
+            table = tables[g]
+            if table[T_WINNER] >= 0:
+                continue
+            d = g // n_alive
+            p = table[T_PLAYER]
+            o, n = offsets[d, p], counts[d, p]
+            pm, ps, pst, pc = masks[o:o + n], sizes[o:o + n], strengths[o:o + n], categories[o:o + n]
+            trick_size = table[T_SIZE]
+            k = legal_from(pm, ps, pst, n, hands[g, p], trick_size, table[T_STRENGTH], table[T_OPENING],
+                           rules[R_OPENING], legal)
+            total = k + 1 if trick_size else k
+            pick = -1
+            if total == 1:
+                pick = 0
+            elif noisy and p != 0 and seat_noise[p] > 0:
+                if rng.random() < seat_noise[p]:
+                    pick = rng.integers(0, total)
+            if pick < 0:
+                pick = smart_pick(hands[g, p], pm, ps, pc, legal, k, trick_size, table[T_CATEGORY], table[T_MASK], rules)
+            if pick == k:
+                apply_move(table, hands[g], 0, 0, 0, 0)
+            else:
+                i = legal[pick]
+                apply_move(table, hands[g], pm[i], ps[i], pst[i], pc[i])
+                if table[T_WINNER] >= 0:
+                    running -= 1
+                    values[d, g % n_alive] = _value(hands[g], table[T_WINNER], rules[R_SCORING], objective, scores)
+
+
+@njit(cache=True)
+def _value(hands, winner, scoring, objective, scores):  # pragma: no cover - compiled
+    final_scores(hands, winner, scoring, scores)
+    won = 1.0 if winner == 0 else 0.0
+    if objective == OBJECTIVE_SCORE:
+        return float(scores[0])
+    if objective == OBJECTIVE_WIN:
+        return won
+    return scores[0] / 13.0 + won
+
+
+# ----------------------------------------------------------------------------- the history's replay
+@njit(cache=True)
+def replay_seat(course, seat, starts, rules, models, keep, other, out):  # pragma: no cover - compiled
+    """Per starting hand ``starts[h]`` and model ``models[j]`` (smart, greedy, random), the
+    log-probability that ``seat`` would have made its moves of ``course`` (rows of
+    :data:`COURSE_FIELDS`), written to ``out[h, j]`` (``-inf`` when a move is impossible from
+    the hand); ``keep`` and ``other`` are ``log(1 - tremble)`` and ``log(tremble)``."""
+    masks = np.empty(CAPACITY, dtype=np.int64)
+    sizes = np.empty(CAPACITY, dtype=np.int64)
+    strengths = np.empty(CAPACITY, dtype=np.int64)
+    categories = np.empty(CAPACITY, dtype=np.int64)
+    legal = np.empty(CAPACITY, dtype=np.int64)
+    n_models = len(models)
+    for h in range(len(starts)):
+        hand = starts[h]
+        n = hand_combos(hand, rules, masks, sizes, strengths, categories)
+        for j in range(n_models):
+            out[h, j] = 0.0
+        possible = True
+        for t in range(course.shape[0]):
+            if course[t, C_SEAT] != seat:
+                continue
+            move = course[t, C_MASK]
+            if move & ~hand:
+                possible = False
+                break
+            trick_size = course[t, C_SIZE]
+            k = legal_from(masks, sizes, strengths, n, hand, trick_size, course[t, C_STRENGTH], course[t, C_OPENING],
+                           rules[R_OPENING], legal)
+            total = k + 1 if trick_size else k
+            if total > 1:
+                observed = -1
+                if move == 0:
+                    observed = k if trick_size else -1
+                else:
+                    for j in range(k):
+                        if masks[legal[j]] == move:
+                            observed = j
+                            break
+                if observed < 0:
+                    possible = False
+                    break
+                smart = -1
+                for j in range(n_models):
+                    model = models[j]
+                    if model == MODEL_RANDOM:
+                        out[h, j] -= math.log(total)
+                        continue
+                    if model == MODEL_SMART:
+                        if smart < 0:
+                            smart = smart_pick(hand, masks, sizes, categories, legal, k, trick_size,
+                                               course[t, C_CATEGORY], course[t, C_TRICK], rules)
+                        choice = smart
+                    else:
+                        choice = 0  # Greedy: the first legal play (there is one: total > 1)
+                    out[h, j] += keep if choice == observed else other - math.log(total - 1)
+            else:
+                only = 0 if k == 0 else masks[legal[0]]
+                if total == 0 or only != move:
+                    possible = False
+                    break
+            hand ^= move
+        if not possible:
+            for j in range(n_models):
+                out[h, j] = -np.inf

@@ -1,0 +1,112 @@
+"""The search's simulation in the compiled core against its Python reference: the same deals,
+the same history replay and the same decisions from the same seed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from big2_env import Game, Rules
+from big2_env.engine.core import rules_array
+from big2_env.engine.core.rollouts import deal_hands
+from big2_env.observations.decision import Decision, PolicyObservation
+from big2_env.players.beliefs import MODELS, _seat_table, game_course, seat_log_likelihoods
+from big2_env.players.search import SearchPolicy, _CoreState, deal_consistent, public_state
+
+from test_bruteforce import VARIANT_IDS, VARIANTS
+
+
+def played_position(seed: int, rules: Rules, smart_seats: int = 2) -> Game:
+    """A real game some moves in: Smart in the first ``smart_seats`` seats, random moves elsewhere
+    (so that the history has opponents of both kinds to read)."""
+    from big2_env.observations import observation_dict
+    from big2_env.players import SmartPolicy
+
+    rng = np.random.default_rng(seed)
+    game, smart = Game(rules, seed=seed), SmartPolicy(rules)
+    stop = int(rng.integers(0, 45))
+    while game.turn < stop:
+        legal = game.legal_entries()
+        if game.current_player < smart_seats:
+            action = smart.act(observation_dict(game))
+            index = int(np.flatnonzero(observation_dict(game)["candidate_actions"] == action)[0])
+        else:
+            index = int(rng.integers(len(legal)))
+        trial = game.copy()
+        trial._apply(legal[index])
+        if trial.is_over:
+            break
+        game = trial
+    return game
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**31), belief=st.sampled_from([0.0, 0.5, 1.0]), deal_seed=st.integers(0, 2**31))
+def test_the_core_deals_what_deal_consistent_deals(rules, seed, belief, deal_seed):
+    state = public_state(PolicyObservation(Decision(played_position(seed, rules)), extended=True))
+    core = _CoreState.of(state, belief)
+    a, b = np.random.default_rng(deal_seed), np.random.default_rng(deal_seed)
+    expected = [deal_consistent(state, a, rules, belief) for _ in range(6)]
+    out = np.empty((6, 4), dtype=np.int64)
+    deal_hands(b, 6, core.hand, core.unseen, core.left, core.declined, belief, rules_array(rules), out)
+    assert out.tolist() == expected
+    assert a.random() == b.random()  # the generators were left in the same state
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**31), others=st.integers(0, 2**31))
+def test_the_core_replays_the_history_as_seat_log_likelihoods_does(rules, seed, others):
+    game = played_position(seed, rules, smart_seats=4)
+    course = game_course(game.history, rules)
+    rng = np.random.default_rng(others)
+    for seat in range(4):
+        played = sum(1 << c for s, play in game.history if s == seat for c in play)
+        free = [c for c in range(52) if not played >> c & 1]
+        starts = [game._hand_masks[seat] | played]  # the true hand, then hands that may not explain the moves
+        starts += [played | sum(1 << int(c) for c in rng.choice(free, len(game.hand(seat)), replace=False)) for _ in range(4)]
+        table = _seat_table(course, seat, starts, rules, MODELS, 0.05)
+        for row, start in zip(table.tolist(), starts):
+            assert row == seat_log_likelihoods(course, seat, start, rules, MODELS, 0.05)
+
+
+def test_the_replay_refuses_hands_of_more_than_thirteen_cards():
+    with pytest.raises(ValueError, match="at most 13 cards"):
+        _seat_table([], 1, [(1 << 14) - 1], Rules(), MODELS, 0.05)
+    with pytest.raises(ValueError, match="at most 13 cards"):
+        _seat_table([], 1, [1 << 52], Rules(), MODELS, 0.05)
+
+
+OPTIONS = [
+    {},
+    {"budget": 40, "method": "flat"},
+    {"budget": 60, "opponent_noise": 0.3, "objective": "mixed"},
+    {"budget": 60, "objective": "win", "pass_inference": 0.5, "history_inference": 0.5},
+    {"budget": 50, "prior_top": 0, "infer_opponents": 0},
+]
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=[str(o) or "defaults" for o in OPTIONS])
+@pytest.mark.parametrize("rules", [Rules(), Rules.preset("charlesworth"), Rules(four_card_plays=True, straights="wrap")],
+                         ids=["default", "charlesworth", "four-card-wrap"])
+def test_the_core_search_decides_what_the_python_search_decides(options, rules):
+    core, python = SearchPolicy(rules, seed=7, **options), SearchPolicy(rules, seed=7, core=False, **options)
+    assert core.core and not python.core
+    for seed in range(8):
+        game = played_position(seed, rules)
+        if len(game.legal_entries()) < 2:
+            continue
+        obs = PolicyObservation(Decision(game), extended=True)
+        assert core.act(obs) == python.act(obs)
+        assert core.last_stats["rollouts"] == python.last_stats["rollouts"]
+    assert core.rng.random() == python.rng.random()
+
+
+def test_other_rollout_policies_run_on_the_python_engine():
+    assert not SearchPolicy(rollout="greedy").core
+    assert SearchPolicy(opponent_noise=0.2).core
+    with pytest.raises(ValueError, match="core must be True or False"):
+        SearchPolicy(core="yes")  # type: ignore[arg-type]
