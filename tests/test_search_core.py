@@ -110,3 +110,19 @@ def test_other_rollout_policies_run_on_the_python_engine():
     assert SearchPolicy(opponent_noise=0.2).core
     with pytest.raises(ValueError, match="core must be True or False"):
         SearchPolicy(core="yes")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
+@settings(max_examples=40, deadline=None)
+@given(cards=st.lists(st.integers(0, 51), min_size=0, max_size=13, unique=True))
+def test_strongest_is_the_last_combination_of_each_size(rules, cards):
+    from big2_env.engine.combos import enumerate_combos
+    from big2_env.engine.core.kernels import CAPACITY
+    from big2_env.engine.core.rollouts import strongest
+
+    hand = sum(1 << c for c in cards)
+    work = [np.empty(CAPACITY, dtype=np.int64) for _ in range(4)]
+    groups = enumerate_combos(hand, rules)
+    for size in range(1, 6):
+        expected = groups[size][-1][0] if groups[size] else -1
+        assert strongest(hand, size, rules_array(rules), *work) == expected

@@ -199,16 +199,18 @@ def course_array(course: Sequence[Move], rules: Rules | str | dict | None = None
 
 
 def _seat_table(
-    course: Sequence[Move], seat: int, starts: Sequence[int], rules: Rules, models: Sequence[str], tremble: float
+    course: Sequence[Move] | np.ndarray, seat: int, starts: Sequence[int], rules: Rules, models: Sequence[str], tremble: float
 ) -> np.ndarray:
     """``(len(starts), len(models))``: :func:`seat_log_likelihoods` of each starting hand, each
-    distinct hand replayed once, in the compiled core (:func:`~big2_env.engine.core.rollouts.replay_seat`)."""
+    distinct hand replayed once, in the compiled core (:func:`~big2_env.engine.core.rollouts.replay_seat`);
+    ``course`` may already be its :func:`course_array`."""
     unique, inverse = np.unique(np.asarray(starts, dtype=np.int64), return_inverse=True)
     if len(unique) and (unique[0] < 0 or unique[-1] >= 1 << 52 or max(int(h).bit_count() for h in unique) > 13):
         raise ValueError("each starting hand must be a bitmask of at most 13 cards (0 <= mask < 2**52)")
     table = np.empty((len(unique), len(models)))
     codes = np.array([MODELS.index(m) for m in models], dtype=np.int64)
-    replay_seat(course_array(course, rules), seat, unique, rules_array(rules), codes, math.log1p(-tremble),
+    rows = course if isinstance(course, np.ndarray) else course_array(course, rules)
+    replay_seat(rows, seat, unique, rules_array(rules), codes, math.log1p(-tremble),
                 math.log(tremble), table)
     return table[inverse.reshape(-1)]
 
@@ -246,10 +248,11 @@ def model_posteriors(
     log_prior = _log_prior(models, prior)
     out = np.tile(np.exp(log_prior), (4, 1))
     movers = {m.seat for m in course}
+    rows = course_array(course, rules)
     for seat in (1, 2, 3):
         if seat not in movers or not deals:
             continue
-        ll = _seat_table(course, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble)
+        ll = _seat_table(rows, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble)
         joint = log_prior + _logsumexp(ll, axis=0)
         if np.isfinite(joint).any():
             out[seat] = np.exp(joint - _logsumexp(joint))
@@ -272,9 +275,10 @@ def deal_log_weights(
     check_models(models, tremble)
     log_prior = _log_prior(models, prior)
     movers = {m.seat for m in course}
+    rows = course_array(course, rules)
     out = np.zeros(len(deals))
     for seat in (1, 2, 3):
         if seat in movers and deals:
-            ll = _seat_table(course, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble)
+            ll = _seat_table(rows, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble)
             out += _logsumexp(ll + log_prior, axis=1)
     return out

@@ -814,6 +814,7 @@ class SearchPolicy(Policy):
         n = len(candidates)
         started = time.perf_counter()
         counts = [0] * n
+        sums = [0.0] * n
         alive = list(range(n))
         pending = [root]  # the deal already made for the legal actions is the first one used
         deal_weights: list[float] = []  # log-weight of each deal under the move history (0 without it)
@@ -842,7 +843,9 @@ class SearchPolicy(Policy):
                     owners.append((i, deal))
             play_out(games, self._playing)
             for (i, deal), game in zip(owners, games):
-                values[i].append((deal, _final_value(game, self.objective)))
+                value = _final_value(game, self.objective)
+                values[i].append((deal, value))
+                sums[i] += value
                 counts[i] += 1
 
         def run_core(deals: int) -> None:
@@ -860,9 +863,12 @@ class SearchPolicy(Policy):
             for d, row in enumerate(results.tolist()):
                 for i, value in zip(alive, row):
                     values[i].append((first + d, value))
+                    sums[i] += value
                     counts[i] += 1
 
         def means() -> list[float]:
+            if not self.history_inference:  # every deal weighs 1: the running sums (added in the same order)
+                return [sums[i] / counts[i] if counts[i] else -math.inf for i in range(n)]
             weights = tempered_weights(np.array(deal_weights), self.history_inference)
             out = []
             for i in range(n):

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from .games import T_CATEGORY, T_MASK, T_OPENING, T_PLAYER, T_SIZE, T_STRENGTH, T_WINNER, apply_move, final_scores
-from .kernels import CAPACITY, R_OPENING, R_SCORING, hand_combos, legal_from
+from .kernels import CAPACITY, QUADS4_OFFSET, R_FOUR, R_OPENING, R_SCORING, hand_combos, legal_from, popcount
 from .smart import smart_pick
 
 DEAL_TRIES = 20
@@ -92,6 +92,36 @@ def _deal_capped(rng, hand, unseen, left, caps, out):  # pragma: no cover - comp
 
 
 @njit(cache=True)
+def strongest(hand, size, rules, masks, sizes, strengths, categories):  # pragma: no cover - compiled
+    """The strength of ``hand``'s strongest combination of ``size`` cards, or -1 when it has none
+    (sizes 1 to 4 read off the rank nibbles; five-card hands are enumerated into the work arrays)."""
+    if size == 5:
+        m = hand_combos(hand, rules, masks, sizes, strengths, categories, 5)
+        return strengths[m - 1] if m else -1
+    if size == 4:
+        if not rules[R_FOUR]:
+            return -1
+        for r in range(12, -1, -1):
+            if (hand >> (4 * r)) & 15 == 15:
+                return QUADS4_OFFSET + r
+    need = 2 if size == 4 else size
+    for r in range(12, -1, -1):
+        nibble = (hand >> (4 * r)) & 15
+        if popcount(nibble) >= need:
+            if size == 4:  # two pair: this pair's top card, if a lower rank holds a pair too
+                lower = False
+                for q in range(r):
+                    if popcount((hand >> (4 * q)) & 15) >= 2:
+                        lower = True
+                if not lower:
+                    return -1
+            for s in range(3, -1, -1):
+                if (nibble >> s) & 1:
+                    return 4 * r + s
+    return -1
+
+
+@njit(cache=True)
 def deal_hands(rng, n, hand, unseen, left, declined, belief, rules, out):  # pragma: no cover - compiled
     """``n`` determinisations into ``out`` (n, 4): seat 0 keeps ``hand``, the ``unseen`` cards (ascending)
     go to seats 1..3 in their counts ``left``, respecting each pass constraint of ``declined``
@@ -124,8 +154,7 @@ def deal_hands(rng, n, hand, unseen, left, declined, belief, rules, out):  # pra
             _deal_capped(rng, hand, unseen, left, caps, trial)
             broken = 0
             for c in range(n_larger):
-                m = hand_combos(trial[larger[c, 0]], rules, masks, sizes, strengths, categories, larger[c, 1])
-                if m and strengths[m - 1] > larger[c, 2]:
+                if strongest(trial[larger[c, 0]], larger[c, 1], rules, masks, sizes, strengths, categories) > larger[c, 2]:
                     broken += 1
             if broken < fewest:
                 out[d, :] = trial
