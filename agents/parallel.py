@@ -237,6 +237,11 @@ WATCHDOG_S = 0.5
 
 
 def _context() -> Any:
+    """The start method's context for the helpers, after warming the compiled core up here (numba's
+    cache has races when several processes build it at once)."""
+    from big2_env import warm_up
+
+    warm_up()
     context = mp.get_context(START_METHOD)
     if START_METHOD == "forkserver":  # the server imports torch and this module once; helpers fork from it
         context.set_forkserver_preload(["__main__", __name__])

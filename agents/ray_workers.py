@@ -77,6 +77,9 @@ def start_ray(address: str | None, cpus: int) -> bool:
     ray = import_ray()
     if ray.is_initialized():
         return False
+    from big2_env import warm_up
+
+    warm_up()  # local workers then load numba's cache instead of building it at once
     if address is None:
         ray.init(num_cpus=max(cpus, os.cpu_count() or 1), include_dashboard=False, logging_level="warning")
     else:

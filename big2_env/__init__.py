@@ -82,7 +82,23 @@ __all__ = [
     "raw_env",
     "register_gymnasium",
     "vector_env",
+    "warm_up",
 ]
+
+
+def warm_up() -> float:
+    """Compile (or load from numba's disk cache) every kernel of the compiled core: the engine's,
+    the search's, the paper's view and the vector env's. Returns the seconds it took.
+
+    Call it in a parent process before starting helper processes that use the core (the
+    package's own pools do): numba's cache has races when several processes build it at once.
+    The first call after an install compiles (tens of seconds); later ones load the cache.
+    """
+    from .engine.core import warm_up as engine
+    from .envs.vector import warm_up as vector
+    from .observations.compiled import warm_up as views
+
+    return engine() + views() + vector()
 
 
 def __getattr__(name: str):

@@ -247,3 +247,15 @@ def test_the_cache_goes_to_the_user_cache_folder_even_when_numba_was_imported_fi
     env["NUMBA_CACHE_DIR"] = str(tmp_path / "mine")  # the user's choice wins
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=repo, timeout=300)
     assert done.stdout.strip().startswith(str(tmp_path / "mine")), done.stderr
+
+
+def test_the_core_is_warmed_up_in_the_parent_before_evaluation_workers_start(monkeypatch):
+    import big2_env
+    import big2_env.engine.core as core
+    from big2_env import evaluate
+
+    assert big2_env.warm_up() >= 0
+    calls = []
+    monkeypatch.setattr(core, "warm_up", lambda: calls.append(1) or 0.0)
+    evaluate("smart", "greedy", n_games=8, seed=0, jobs=2)
+    assert calls == [1]

@@ -126,3 +126,19 @@ def test_strongest_is_the_last_combination_of_each_size(rules, cards):
     for size in range(1, 6):
         expected = groups[size][-1][0] if groups[size] else -1
         assert strongest(hand, size, rules_array(rules), *work) == expected
+
+
+def test_the_course_array_has_the_cores_columns():
+    from big2_env.engine.core.rollouts import COURSE_FIELDS
+    from big2_env.players.beliefs import course_array
+
+    game = played_position(3, Rules())
+    assert course_array(game_course(game.history)).shape == (len(game.history), len(COURSE_FIELDS))
+
+
+def test_import_big2_env_does_not_load_numba():
+    import subprocess
+    import sys
+
+    code = "import sys, big2_env; big2_env.SearchPolicy(); print('numba' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"

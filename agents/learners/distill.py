@@ -125,6 +125,9 @@ class TeacherPool:
                 self.close()
                 raise
         elif processes > 1:
+            from big2_env.engine.core import warm_up
+
+            warm_up()  # once here, not racing in every helper
             self._pool = ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context(START_METHOD))
 
     def collect(self, seeds: Sequence[int]) -> Rollout:

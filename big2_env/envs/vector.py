@@ -292,3 +292,15 @@ def vector_env(num_envs: int, seed: Any = None, rules: Rules | str | dict | None
                observation: str = "paper") -> Big2VectorEnv:
     """``num_envs`` games of Big 2 stepped together in compiled code (:class:`Big2VectorEnv`)."""
     return Big2VectorEnv(num_envs, seed=seed, rules=rules, observation=observation)
+
+
+def warm_up() -> float:
+    """Compile (or load from the disk cache) the vector env's kernels; returns the seconds it took
+    (see :func:`big2_env.engine.core.warm_up`)."""
+    import time
+
+    started = time.perf_counter()
+    env = Big2VectorEnv(2, seed=0)
+    obs, _ = env.reset()
+    env.step(obs["action_mask"].argmax(axis=1))
+    return time.perf_counter() - started

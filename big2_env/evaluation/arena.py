@@ -372,6 +372,9 @@ def _play_in_processes(
     chunks = [(lo, hi) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
     agent_seqs, opponent_seqs = agent_seq.spawn(len(chunks)), opponent_seq.spawn(len(chunks))
     parts: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    from ..engine.core import warm_up
+
+    warm_up()  # the core compiles (or loads its cache) here once, not racing in every worker
     with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(START_METHOD)) as pool:
         futures = {
             pool.submit(_chunk_worker, (agent, opponent, rules, trust, deal_seeds, seats, duplicate, lo, hi, batch_size,

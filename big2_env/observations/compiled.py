@@ -145,3 +145,13 @@ def random_game_views(deck: Any, uniforms: Any, rules: Rules | str | dict | None
     actions = np.zeros(MAX_TURNS, dtype=np.int64)
     turns = _random_game_views(deck_arr, u, rules_array(rules), observations, masks, actions)
     return observations[:turns].copy(), masks[:turns].copy(), actions[:turns].copy()
+
+
+def warm_up() -> float:
+    """Compile (or load from the disk cache) the view's kernels; returns the seconds it took
+    (see :func:`big2_env.engine.core.warm_up`)."""
+    import time
+
+    started = time.perf_counter()
+    random_game_views(np.arange(52), np.zeros(MAX_TURNS))
+    return time.perf_counter() - started

@@ -54,8 +54,6 @@ import numpy as np
 
 from ..engine.cards import mask_to_cards
 from ..engine.combos import classify, enumerate_combos
-from ..engine.core import rules_array
-from ..engine.core.rollouts import COURSE_FIELDS, replay_seat
 from ..engine.legal import legal_entries_from
 from .greedy import _classify_cached, greedy_choice
 from .smart import smart_choice
@@ -187,7 +185,7 @@ def course_array(course: Sequence[Move], rules: Rules | str | dict | None = None
     :data:`~big2_env.engine.core.rollouts.COURSE_FIELDS` per move (seat, play mask, the trick's
     size, strength, category and mask, opening)."""
     rules = Rules.coerce(rules)
-    rows = np.zeros((len(course), len(COURSE_FIELDS)), dtype=np.int64)
+    rows = np.zeros((len(course), 7), dtype=np.int64)  # the core's COURSE_FIELDS
     for t, move in enumerate(course):
         rows[t, 0], rows[t, 1], rows[t, 6] = move.seat, move.mask, move.opening
         if move.trick:
@@ -209,6 +207,9 @@ def _seat_table(
         raise ValueError("each starting hand must be a bitmask of at most 13 cards (0 <= mask < 2**52)")
     table = np.empty((len(unique), len(models)))
     codes = np.array([MODELS.index(m) for m in models], dtype=np.int64)
+    from ..engine.core import rules_array  # numba loads on first use, not with big2_env
+    from ..engine.core.rollouts import replay_seat
+
     rows = course if isinstance(course, np.ndarray) else course_array(course, rules)
     replay_seat(rows, seat, unique, rules_array(rules), codes, math.log1p(-tremble),
                 math.log(tremble), table)

@@ -82,9 +82,6 @@ from ..observations.paper import (
     entry_action_indices,
 )
 from ..observations.extended import EXT_DECLINED, EXT_DECLINED_STRENGTH, EXTENDED_SIZE, decode_declined, history_moves
-from ..engine.core import rules_array
-from ..engine.core.games import T_CATEGORY, T_MASK, T_OPENING, T_PASSES, T_SIZE, T_STRENGTH, T_WINNER
-from ..engine.core.rollouts import deal_hands, play_outs
 from ..engine.game import HAND_SIZE, Game
 from ..engine.legal import _cached_combos
 from .base import Observation, Policy, legal_actions, policy_actions
@@ -373,6 +370,8 @@ class _CoreState:
 
 def _root_table(state: PublicState, game: Game) -> np.ndarray:
     """The core's table (:data:`~big2_env.engine.core.games.TABLE_FIELDS`) of ``game`` (:func:`state_game`), seat 0 on move."""
+    from ..engine.core.games import T_CATEGORY, T_MASK, T_OPENING, T_PASSES, T_SIZE, T_STRENGTH, T_WINNER
+
     table = np.zeros(8, dtype=np.int64)
     if state.trick is not None:
         combo = classify(state.trick, game.rules)
@@ -713,7 +712,7 @@ class SearchPolicy(Policy):
             raise ValueError(f"core must be True or False; got {core!r}")
         base = self._noisy.base if self._noisy is not None else self.rollout
         self.core = bool(core) and type(base) is SmartRollout and base.rules == self.rules
-        self._rules_array = rules_array(self.rules)
+        self._rules_array: np.ndarray | None = None  # the core's view of the rules, made on first use
         self._core_state: _CoreState | None = None
         self._course: list[Move] | None = None  # this decision's replayed move history, when read
         self.rng = np.random.default_rng(seed)
@@ -775,9 +774,18 @@ class SearchPolicy(Policy):
         core = self._core_state
         if core is None:
             return [deal_consistent(state, self.rng, self.rules, self.pass_inference) for _ in range(n)]
+        from ..engine.core.rollouts import deal_hands  # numba loads on first use, not with big2_env
+
         out = np.empty((n, 4), dtype=np.int64)
-        deal_hands(self.rng, n, core.hand, core.unseen, core.left, core.declined, self.pass_inference, self._rules_array, out)
+        deal_hands(self.rng, n, core.hand, core.unseen, core.left, core.declined, self.pass_inference, self._core_rules(), out)
         return out.tolist()
+
+    def _core_rules(self) -> np.ndarray:
+        if self._rules_array is None:
+            from ..engine.core import rules_array
+
+            self._rules_array = rules_array(self.rules)
+        return self._rules_array
 
     def _seat_noise(self, state: PublicState) -> list[float]:
         """Per relative seat, how often its rollout moves are uniformly random: ``opponent_noise``,
@@ -820,6 +828,8 @@ class SearchPolicy(Policy):
         deal_weights: list[float] = []  # log-weight of each deal under the move history (0 without it)
         values: list[list[tuple[int, float]]] = [[] for _ in range(n)]  # per candidate: (deal, final value)
         if self._core_state is not None:
+            from ..engine.core.rollouts import play_outs
+
             root_table = _root_table(state, root[1])
             candidate_rows = np.array([(e[2], len(e[1]), e[0], e[3]) for e in (entries[c] for c in candidates)], dtype=np.int64)
 
@@ -858,7 +868,7 @@ class SearchPolicy(Policy):
             noisy = self._noisy
             noise = np.array(noisy.seat_noise if noisy is not None else [0.0] * 4, dtype=np.float64)
             play_outs(np.array(dealt, dtype=np.int64), root_table, candidate_rows, np.array(alive, dtype=np.int64), noise,
-                      noisy.rng if noisy is not None else self.rng, self._rules_array, OBJECTIVES.index(self.objective),
+                      noisy.rng if noisy is not None else self.rng, self._core_rules(), OBJECTIVES.index(self.objective),
                       results)
             for d, row in enumerate(results.tolist()):
                 for i, value in zip(alive, row):

@@ -59,6 +59,7 @@ __all__ = [
     "rules_array",
     "shuffled_decks",
     "smart_play",
+    "warm_up",
 ]
 
 MAX_TURNS = kernels.MAX_TURNS
@@ -291,3 +292,42 @@ def random_game_trace(
         deck_arr, u, rules_array(rules), *ws, legal, scores, trace, greedy, smart
     )
     return trace[:turns].copy(), scores, int(winner)
+
+
+def warm_up() -> float:
+    """Compile (or load from the disk cache) every kernel of the engine's core and return the seconds it took.
+
+    Call it in a parent process before starting helper processes that use the core (the
+    evaluation's ``jobs``, the trainers' workers): numba's cache has races when several processes
+    build it at once, and each would pay the compile time. :func:`big2_env.warm_up` warms the
+    views and the vector env too.
+    """
+    import time
+
+    from . import rollouts
+
+    started = time.perf_counter()
+    play_random(1, seed=0, greedy_seats=[1], smart_seats=[2])
+    deck = np.arange(52, dtype=np.int64)
+    random_game_trace(deck, np.zeros(MAX_TURNS), greedy_seats=[1], smart_seats=[2])
+    smart_play([0, 4, 8], [1])
+    hand_combinations([0, 1, 2, 3, 4])
+    rules_arr = rules_array()
+    work = [np.empty(kernels.CAPACITY, dtype=np.int64) for _ in range(4)]
+    rollouts.strongest(15, 4, rules_arr, *work)
+    rng = np.random.default_rng(0)
+    deals = np.empty((1, 4), dtype=np.int64)
+    declined = np.full((4, 5), -1, dtype=np.int64)
+    declined[1, 0] = 30
+    left = np.array([13, 13, 13, 13], dtype=np.int64)
+    hand = sum(1 << c for c in range(13))
+    rollouts.deal_hands(rng, 1, hand, np.arange(13, 52, dtype=np.int64), left, declined, 1.0, rules_arr, deals)
+    root = np.zeros(8, dtype=np.int64)
+    root[games.T_OPENING], root[games.T_WINNER] = 1, -1
+    candidates = np.array([[1, 1, 0, 0]], dtype=np.int64)
+    rollouts.play_outs(deals, root, candidates, np.zeros(1, dtype=np.int64), np.zeros(4), rng, rules_arr, 0, np.empty((1, 1)))
+    course = np.zeros((1, len(rollouts.COURSE_FIELDS)), dtype=np.int64)
+    course[0, 1], course[0, 6] = 1, 1
+    rollouts.replay_seat(course, 0, np.array([hand], dtype=np.int64), rules_arr, np.arange(3, dtype=np.int64), -0.05, -3.0,
+                         np.empty((1, 3)))
+    return time.perf_counter() - started
