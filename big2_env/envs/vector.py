@@ -54,7 +54,19 @@ import numpy as np
 from numba import njit, prange
 
 from ..engine.core import check_seed, rules_array, shuffled_decks
-from ..engine.core.kernels import CAPACITY, R_OPENING, R_SCORING, hand_combos, hand_penalty, legal_from, popcount
+from ..engine.core.games import (
+    T_MASK,
+    T_OPENING,
+    T_PASSES,
+    T_PLAYER,
+    T_SIZE,
+    T_STRENGTH,
+    T_WINNER,
+    apply_move,
+    final_scores,
+    new_table,
+)
+from ..engine.core.kernels import CAPACITY, R_OPENING, R_SCORING, hand_combos, legal_from, popcount
 from ..engine.rules import Rules
 from ..observations.compiled import NUM_ACTIONS, OBS_SIZE, PASS_ACTION, SLOT_INDEX, action_index, write_observation
 from ..observations.paper import ACTION_SLOTS
@@ -67,11 +79,14 @@ for _i, _s in enumerate(ACTION_SLOTS):
 TABLES = (SLOTS, SLOT_INDEX)
 """The tables the parallel kernels read, passed as arguments (numba cannot cache code that reads large global arrays)."""
 
-# state columns (int64 array (N, STATE_SIZE))
+# state columns (int64 array (N, STATE_SIZE)): the hands, the cards each seat played, then the
+# core's table (big2_env.engine.core.games.TABLE_FIELDS), so that one apply_move plays for every kernel
 H0 = 0  # hands of seats 0..3: columns 0..3
 P0 = 4  # cards played by seats 0..3: columns 4..7
-TRICK, TRICK_SIZE, TRICK_STRENGTH, PASSES, PLAYER, OPENING, TURNS = range(8, 15)
-STATE_SIZE = 15
+T0 = 8  # the table: columns 8..15
+TURNS = T0 + 8  # decisions so far in this game
+LEARNER = TURNS + 1  # the learner's seat (the single-agent vector env's; -1 in self-play)
+STATE_SIZE = LEARNER + 1
 
 
 @njit(cache=True)
@@ -85,31 +100,85 @@ def _workspace():  # pragma: no cover - compiled
 def _deal(state, g, deck):  # pragma: no cover - compiled
     for k in range(STATE_SIZE):
         state[g, k] = 0
+    first = 0
     for i in range(52):
         state[g, H0 + i // 13] |= 1 << deck[i]
     for p in range(4):
         if state[g, H0 + p] & 1:
-            state[g, PLAYER] = p
-    state[g, OPENING] = 1
+            first = p
+    new_table(state, g, T0, first, 1)
+    state[g, LEARNER] = -1
+
+
+@njit(cache=True)
+def _legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal):  # pragma: no cover - compiled
+    """The mover's legal plays (indices into its combinations of the trick's size, in ``ws_*``); returns their count."""
+    player = state[g, T0 + T_PLAYER]
+    hand = state[g, H0 + player]
+    trick_size = state[g, T0 + T_SIZE]
+    n = hand_combos(hand, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, trick_size)
+    return legal_from(ws_masks, ws_sizes, ws_strengths, n, hand, trick_size, state[g, T0 + T_STRENGTH],
+                      state[g, T0 + T_OPENING] == 1, rules[R_OPENING], legal)
 
 
 @njit(cache=True)
 def _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories,
           legal):  # pragma: no cover - compiled
     """Write game ``g``'s mover's observation, action mask and seat."""
-    player = state[g, PLAYER]
+    player = state[g, T0 + T_PLAYER]
     hand = state[g, H0 + player]
-    n = hand_combos(hand, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, state[g, TRICK_SIZE])
-    k = legal_from(ws_masks, ws_sizes, ws_strengths, n, hand, state[g, TRICK_SIZE], state[g, TRICK_STRENGTH],
-                   state[g, OPENING] == 1, rules[R_OPENING], legal)
+    k = _legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
     masks[g, :] = False
     for j in range(k):
         masks[g, action_index(ws_masks[legal[j]], hand, tables[1])] = True
-    if state[g, TRICK_SIZE]:
+    if state[g, T0 + T_SIZE]:
         masks[g, PASS_ACTION] = True
-    write_observation(state[g, H0 : H0 + 4], state[g, P0 : P0 + 4], state[g, TRICK], state[g, PASSES], player,
+    write_observation(state[g, H0 : H0 + 4], state[g, P0 : P0 + 4], state[g, T0 + T_MASK], state[g, T0 + T_PASSES], player,
                       observations[g])
     players[g] = player
+
+
+@njit(cache=True)
+def _play(state, g, play, size, strength, category):  # pragma: no cover - compiled
+    """The mover plays ``play`` (0: passes); returns whether that ended the game."""
+    player = state[g, T0 + T_PLAYER]
+    state[g, P0 + player] |= play
+    apply_move(state, g, H0, T0, play, size, strength, category)
+    state[g, TURNS] += 1
+    return state[g, T0 + T_WINNER] >= 0
+
+
+@njit(cache=True)
+def _play_action(state, g, action, rules, tables, ws_masks, ws_sizes, ws_strengths, ws_categories):  # pragma: no cover
+    """The mover plays action index ``action``; returns 1 when that ended the game, 0 when not, -1
+    when the action is not a legal play (the state is then unchanged)."""
+    player = state[g, T0 + T_PLAYER]
+    hand = state[g, H0 + player]
+    if action == PASS_ACTION:
+        if state[g, T0 + T_SIZE] == 0:
+            return -1
+        return 1 if _play(state, g, 0, 0, 0, 0) else 0
+    # the cards at the action's hand slots
+    play = 0
+    slot = 0
+    for c in range(52):
+        if (hand >> c) & 1:
+            for j in range(5):
+                if tables[0][action, j] == slot:
+                    play |= 1 << c
+            slot += 1
+    # the play's size, strength and category: the one combination of all its cards (the mask said it is legal)
+    size = popcount(play)
+    count = hand_combos(play, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, size)
+    if count != 1 or play == 0 or play & hand != play:
+        return -1
+    return 1 if _play(state, g, play, size, ws_strengths[0], ws_categories[0]) else 0
+
+
+@njit(cache=True)
+def _scores(state, g, rules, out):  # pragma: no cover - compiled
+    """The ended game's final scores, in seat order, into ``out`` (4,)."""
+    final_scores(state, g, H0, state[g, T0 + T_WINNER], rules[R_SCORING], out)
 
 
 @njit(cache=True, parallel=True)
@@ -134,56 +203,16 @@ def _step(state, actions, next_decks, rules, tables, observations, masks, player
             winners[g] = -1
             turns[g] = 0
             errors[g] = 0
-            player = state[g, PLAYER]
-            hand = state[g, H0 + player]
-            action = actions[g]
-            if action == PASS_ACTION:
-                if state[g, TRICK_SIZE] == 0:
-                    errors[g] = 1
-                    continue
-                state[g, PASSES] += 1
-                if state[g, PASSES] == 3:
-                    state[g, TRICK] = 0
-                    state[g, TRICK_SIZE] = 0
-                    state[g, TRICK_STRENGTH] = 0
-            else:
-                # the cards at the action's hand slots
-                play = 0
-                slot = 0
-                for c in range(52):
-                    if (hand >> c) & 1:
-                        for j in range(5):
-                            if tables[0][action, j] == slot:
-                                play |= 1 << c
-                        slot += 1
-                # the play's size and strength: the one combination of all its cards (the mask said it is legal)
-                size = popcount(play)
-                count = hand_combos(play, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, size)
-                if count != 1 or play == 0 or play & hand != play:
-                    errors[g] = 1
-                    continue
-                found = 0
-                state[g, H0 + player] = hand ^ play
-                state[g, P0 + player] |= play
-                state[g, TRICK] = play
-                state[g, TRICK_SIZE] = ws_sizes[found]
-                state[g, TRICK_STRENGTH] = ws_strengths[found]
-                state[g, PASSES] = 0
-                state[g, OPENING] = 0
-            state[g, TURNS] += 1
-            if state[g, H0 + player] == 0:  # the game is over: scores, then a new deal (same-step autoreset)
-                total = 0
-                for p in range(4):
-                    penalty = hand_penalty(popcount(state[g, H0 + p]), rules[R_SCORING])
-                    rewards[g, p] = -penalty
-                    total += penalty
-                rewards[g, player] = total
+            ended = _play_action(state, g, actions[g], rules, tables, ws_masks, ws_sizes, ws_strengths, ws_categories)
+            if ended < 0:
+                errors[g] = 1
+                continue
+            if ended:  # the game is over: scores, then a new deal (same-step autoreset)
+                _scores(state, g, rules, rewards[g])
                 terminated[g] = True
-                winners[g] = player
+                winners[g] = state[g, T0 + T_WINNER]
                 turns[g] = state[g, TURNS]
                 _deal(state, g, next_decks[g])
-            else:
-                state[g, PLAYER] = (player + 1) % 4
             _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
 
 

@@ -1,10 +1,12 @@
 """Whole games in the compiled core: the table's state, one move applied, and games of random,
 Greedy and Smart seats (numba). Inputs are trusted (see :mod:`big2_env.engine.core.kernels`).
 
-A table is an int64 array of :data:`TABLE_FIELDS` (the player on move, the trick's size,
+A table is eight int64 columns of :data:`TABLE_FIELDS` (the player on move, the trick's size,
 strength, category and card mask, the passes since the last play, whether it is the opening,
-the winner or -1) beside the four hands' bitmasks; :func:`apply_move` is the one place
-where a play or a pass changes them, as :meth:`big2_env.engine.game.Game._apply` does.
+the winner or -1) beside the four hands' bitmasks, in a row of a 2-D array;
+:func:`apply_move` is the one place where a play or a pass changes them, as
+:meth:`big2_env.engine.game.Game._apply` does, for every kernel of the core (the games here,
+the search's play-outs, the vector envs).
 """
 
 from __future__ import annotations
@@ -17,51 +19,59 @@ from .smart import smart_pick
 
 T_PLAYER, T_SIZE, T_STRENGTH, T_CATEGORY, T_MASK, T_PASSES, T_OPENING, T_WINNER = range(8)
 TABLE_FIELDS = ("player", "trick_size", "trick_strength", "trick_category", "trick_mask", "passes", "opening", "winner")
+GAME_SIZE = 12
+"""Columns of a game row of the plain layout: the four hands (0..3), then the table (4..11)."""
+HANDS_AT, TABLE_AT = 0, 4
 
 
+# The helpers address a game as a row ``g`` of a 2-D int64 array, with its hands at column
+# ``h`` and its table at column ``t``, rather than through slices: a slice is a new array
+# object, whose reference count the threads of a parallel kernel would fight over.
 @njit(cache=True)
-def new_table(table, player: int, opening: int) -> None:  # pragma: no cover - compiled
+def new_table(rows, g, t, player: int, opening: int) -> None:  # pragma: no cover - compiled
     """A fresh trick-less table with ``player`` on move (``opening``: nothing played yet)."""
-    table[:] = 0
-    table[T_PLAYER] = player
-    table[T_OPENING] = opening
-    table[T_WINNER] = -1
+    for k in range(8):
+        rows[g, t + k] = 0
+    rows[g, t + T_PLAYER] = player
+    rows[g, t + T_OPENING] = opening
+    rows[g, t + T_WINNER] = -1
 
 
 @njit(cache=True)
-def apply_move(table, hands, mask: int, size: int, strength: int, category: int) -> None:  # pragma: no cover
+def apply_move(rows, g, h, t, mask: int, size: int, strength: int, category: int) -> None:  # pragma: no cover
     """The player on move plays ``mask`` (0: passes); three passes in a row clear the trick, and
     emptying a hand wins (the winner stays on move)."""
-    player = table[T_PLAYER]
+    player = rows[g, t + T_PLAYER]
     if mask == 0:
-        table[T_PASSES] += 1
-        if table[T_PASSES] == 3:
-            table[T_SIZE] = 0
-            table[T_STRENGTH] = 0
-            table[T_CATEGORY] = 0
-            table[T_MASK] = 0
-        table[T_PLAYER] = (player + 1) % 4
+        rows[g, t + T_PASSES] += 1
+        if rows[g, t + T_PASSES] == 3:
+            rows[g, t + T_SIZE] = 0
+            rows[g, t + T_STRENGTH] = 0
+            rows[g, t + T_CATEGORY] = 0
+            rows[g, t + T_MASK] = 0
+        rows[g, t + T_PLAYER] = (player + 1) % 4
         return
-    hands[player] ^= mask
-    table[T_SIZE] = size
-    table[T_STRENGTH] = strength
-    table[T_CATEGORY] = category
-    table[T_MASK] = mask
-    table[T_PASSES] = 0
-    table[T_OPENING] = 0
-    if hands[player] == 0:
-        table[T_WINNER] = player
+    rows[g, h + player] ^= mask
+    rows[g, t + T_SIZE] = size
+    rows[g, t + T_STRENGTH] = strength
+    rows[g, t + T_CATEGORY] = category
+    rows[g, t + T_MASK] = mask
+    rows[g, t + T_PASSES] = 0
+    rows[g, t + T_OPENING] = 0
+    if rows[g, h + player] == 0:
+        rows[g, t + T_WINNER] = player
     else:
-        table[T_PLAYER] = (player + 1) % 4
+        rows[g, t + T_PLAYER] = (player + 1) % 4
 
 
 @njit(cache=True)
-def final_scores(hands, winner: int, scoring: int, scores) -> None:  # pragma: no cover - compiled
-    """Each loser pays its hand's penalty to the winner (``scores``: four ints summing to 0)."""
+def final_scores(rows, g, h, winner: int, scoring: int, scores) -> None:  # pragma: no cover - compiled
+    """Each loser pays its hand's penalty to the winner (``scores``: four numbers summing to 0)."""
     total = 0
     for p in range(4):
-        scores[p] = -hand_penalty(popcount(hands[p]), scoring)
-        total -= scores[p]
+        penalty = hand_penalty(popcount(rows[g, h + p]), scoring)
+        scores[p] = -penalty
+        total += penalty
     scores[winner] = total
 
 
@@ -76,43 +86,45 @@ def random_game(deck, uniforms, rules, ws_masks, ws_sizes, ws_strengths, ws_cate
     Writes the final scores to ``scores`` (4,) and, when ``trace`` has rows, each turn's
     ``(player, number of legal plays, chosen play mask)``; returns ``(winner, turns)``.
     """
-    hands = np.zeros(4, dtype=np.int64)
+    game = np.zeros((1, GAME_SIZE), dtype=np.int64)
     for i in range(52):
-        hands[i // 13] |= 1 << deck[i]
+        game[0, HANDS_AT + i // 13] |= 1 << deck[i]
     counts = np.zeros(4, dtype=np.int64)
     first = 0
     for p in range(4):
-        counts[p] = hand_combos(hands[p], rules, ws_masks[p], ws_sizes[p], ws_strengths[p], ws_categories[p])
-        if hands[p] & 1:
+        hand = game[0, HANDS_AT + p]
+        counts[p] = hand_combos(hand, rules, ws_masks[p], ws_sizes[p], ws_strengths[p], ws_categories[p])
+        if hand & 1:
             first = p
-    table = np.empty(8, dtype=np.int64)
-    new_table(table, first, 1)
+    t = TABLE_AT
+    new_table(game, 0, t, first, 1)
     turn = 0
-    while table[T_WINNER] < 0:
-        player = table[T_PLAYER]
-        trick_size = table[T_SIZE]
-        k = legal_from(ws_masks[player], ws_sizes[player], ws_strengths[player], counts[player], hands[player],
-                       trick_size, table[T_STRENGTH], table[T_OPENING], rules[R_OPENING], legal)
+    while game[0, t + T_WINNER] < 0:
+        player = game[0, t + T_PLAYER]
+        hand = game[0, HANDS_AT + player]
+        trick_size = game[0, t + T_SIZE]
+        k = legal_from(ws_masks[player], ws_sizes[player], ws_strengths[player], counts[player], hand,
+                       trick_size, game[0, t + T_STRENGTH], game[0, t + T_OPENING], rules[R_OPENING], legal)
         total = k + 1 if trick_size else k
         if (smart_seats >> player) & 1:
-            pick = smart_pick(hands[player], ws_masks[player], ws_sizes[player], ws_categories[player], legal, k,
-                              trick_size, table[T_CATEGORY], table[T_MASK], rules)
+            pick = smart_pick(hand, ws_masks[player], ws_sizes[player], ws_categories[player], legal, k,
+                              trick_size, game[0, t + T_CATEGORY], game[0, t + T_MASK], rules)
         elif (greedy_seats >> player) & 1:
             pick = 0
         else:
             pick = min(int(uniforms[turn] * total), total - 1)  # uniforms are below 1; guard against rounding
         chosen = 0
         if pick == k:
-            apply_move(table, hands, 0, 0, 0, 0)
+            apply_move(game, 0, HANDS_AT, t, 0, 0, 0, 0)
         else:
             i = legal[pick]
             chosen = ws_masks[player][i]
-            apply_move(table, hands, chosen, ws_sizes[player][i], ws_strengths[player][i], ws_categories[player][i])
+            apply_move(game, 0, HANDS_AT, t, chosen, ws_sizes[player][i], ws_strengths[player][i], ws_categories[player][i])
         if turn < trace.shape[0]:
             trace[turn, 0], trace[turn, 1], trace[turn, 2] = player, total, chosen
         turn += 1
-    final_scores(hands, table[T_WINNER], rules[R_SCORING], scores)
-    return table[T_WINNER], turn
+    final_scores(game, 0, HANDS_AT, game[0, t + T_WINNER], rules[R_SCORING], scores)
+    return game[0, t + T_WINNER], turn
 
 
 @njit(cache=True)

@@ -24,7 +24,20 @@ import math
 import numpy as np
 from numba import njit
 
-from .games import T_CATEGORY, T_MASK, T_OPENING, T_PLAYER, T_SIZE, T_STRENGTH, T_WINNER, apply_move, final_scores
+from .games import (
+    GAME_SIZE,
+    HANDS_AT,
+    TABLE_AT,
+    T_CATEGORY,
+    T_MASK,
+    T_OPENING,
+    T_PLAYER,
+    T_SIZE,
+    T_STRENGTH,
+    T_WINNER,
+    apply_move,
+    final_scores,
+)
 from .kernels import CAPACITY, QUADS4_OFFSET, R_FOUR, R_OPENING, R_SCORING, hand_combos, legal_from, popcount
 from .smart import smart_pick
 
@@ -212,8 +225,8 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
     n_deals, n_alive = deals.shape[0], len(alive)
     n_games = n_deals * n_alive
     masks, sizes, strengths, categories, offsets, counts = _pool(deals, rules)
-    tables = np.empty((n_games, 8), dtype=np.int64)
-    hands = np.empty((n_games, 4), dtype=np.int64)
+    games = np.empty((n_games, GAME_SIZE), dtype=np.int64)  # per game: the hands, then the table
+    h, t = HANDS_AT, TABLE_AT
     legal = np.empty(CAPACITY, dtype=np.int64)
     scores = np.empty(4, dtype=np.int64)
     noisy = seat_noise[1] > 0 or seat_noise[2] > 0 or seat_noise[3] > 0
@@ -221,25 +234,27 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
     for d in range(n_deals):
         for a in range(n_alive):
             g = d * n_alive + a
-            tables[g, :] = root
-            hands[g, :] = deals[d]
+            for k in range(8):
+                games[g, t + k] = root[k]
+            for p in range(4):
+                games[g, h + p] = deals[d, p]
             c = alive[a]
-            apply_move(tables[g], hands[g], candidates[c, 0], candidates[c, 1], candidates[c, 2], candidates[c, 3])
-            if tables[g, T_WINNER] < 0:
+            apply_move(games, g, h, t, candidates[c, 0], candidates[c, 1], candidates[c, 2], candidates[c, 3])
+            if games[g, t + T_WINNER] < 0:
                 running += 1
             else:
-                values[d, a] = _value(hands[g], tables[g, T_WINNER], rules[R_SCORING], objective, scores)
+                values[d, a] = _value(games, g, rules[R_SCORING], objective, scores)
     while running:
         for g in range(n_games):
-            table = tables[g]
-            if table[T_WINNER] >= 0:
+            if games[g, t + T_WINNER] >= 0:
                 continue
             d = g // n_alive
-            p = table[T_PLAYER]
+            p = games[g, t + T_PLAYER]
             o, n = offsets[d, p], counts[d, p]
             pm, ps, pst, pc = masks[o:o + n], sizes[o:o + n], strengths[o:o + n], categories[o:o + n]
-            trick_size = table[T_SIZE]
-            k = legal_from(pm, ps, pst, n, hands[g, p], trick_size, table[T_STRENGTH], table[T_OPENING],
+            hand = games[g, h + p]
+            trick_size = games[g, t + T_SIZE]
+            k = legal_from(pm, ps, pst, n, hand, trick_size, games[g, t + T_STRENGTH], games[g, t + T_OPENING],
                            rules[R_OPENING], legal)
             total = k + 1 if trick_size else k
             pick = -1
@@ -249,20 +264,22 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
                 if rng.random() < seat_noise[p]:
                     pick = rng.integers(0, total)
             if pick < 0:
-                pick = smart_pick(hands[g, p], pm, ps, pc, legal, k, trick_size, table[T_CATEGORY], table[T_MASK], rules)
+                pick = smart_pick(hand, pm, ps, pc, legal, k, trick_size, games[g, t + T_CATEGORY], games[g, t + T_MASK],
+                                  rules)
             if pick == k:
-                apply_move(table, hands[g], 0, 0, 0, 0)
+                apply_move(games, g, h, t, 0, 0, 0, 0)
             else:
                 i = legal[pick]
-                apply_move(table, hands[g], pm[i], ps[i], pst[i], pc[i])
-                if table[T_WINNER] >= 0:
+                apply_move(games, g, h, t, pm[i], ps[i], pst[i], pc[i])
+                if games[g, t + T_WINNER] >= 0:
                     running -= 1
-                    values[d, g % n_alive] = _value(hands[g], table[T_WINNER], rules[R_SCORING], objective, scores)
+                    values[d, g % n_alive] = _value(games, g, rules[R_SCORING], objective, scores)
 
 
 @njit(cache=True)
-def _value(hands, winner, scoring, objective, scores):  # pragma: no cover - compiled
-    final_scores(hands, winner, scoring, scores)
+def _value(games, g, scoring, objective, scores):  # pragma: no cover - compiled
+    winner = games[g, TABLE_AT + T_WINNER]
+    final_scores(games, g, HANDS_AT, winner, scoring, scores)
     won = 1.0 if winner == 0 else 0.0
     if objective == OBJECTIVE_SCORE:
         return float(scores[0])
