@@ -12,6 +12,7 @@ from big2_env import Game, Rules
 from big2_env.engine.core import rules_array
 from big2_env.engine.core.rollouts import deal_hands
 from big2_env.observations.decision import Decision, PolicyObservation
+from big2_env.observations.paper import PASS_ACTION, action_cards
 from big2_env.players.beliefs import MODELS, _seat_table, game_course, seat_log_likelihoods
 from big2_env.players.search import SearchPolicy, _CoreState, deal_consistent, public_state
 
@@ -28,14 +29,12 @@ def played_position(seed: int, rules: Rules, smart_seats: int = 2) -> Game:
     game, smart = Game(rules, seed=seed), SmartPolicy(rules)
     stop = int(rng.integers(0, 45))
     while game.turn < stop:
-        legal = game.legal_entries()
+        trial = game.copy()
         if game.current_player < smart_seats:
             action = smart.act(observation_dict(game))
-            index = int(np.flatnonzero(observation_dict(game)["candidate_actions"] == action)[0])
+            trial.play(() if action == PASS_ACTION else action_cards(action, game.hand(game.current_player)))
         else:
-            index = int(rng.integers(len(legal)))
-        trial = game.copy()
-        trial._apply(legal[index])
+            trial.play_index(int(rng.integers(len(game.legal_entries()))))
         if trial.is_over:
             break
         game = trial

@@ -95,9 +95,15 @@ _MAX_LISTED = 20
 
 
 def register_gymnasium() -> None:
-    """Register :class:`Big2SingleAgentEnv` with Gymnasium as ``"Big2-v0"`` (idempotent)."""
+    """Register :class:`Big2SingleAgentEnv` with Gymnasium as ``"Big2-v0"`` (idempotent), with the compiled
+    :class:`~big2_env.envs.vector_opponents.Big2OpponentsVectorEnv` as its vector entry point
+    (``gymnasium.make_vec("Big2-v0", num_envs=N)``; ``vectorization_mode="sync"`` vectorises the Python env)."""
     if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point="big2_env.envs.gym:Big2SingleAgentEnv")
+        gymnasium.register(
+            id=ENV_ID,
+            entry_point="big2_env.envs.gym:Big2SingleAgentEnv",
+            vector_entry_point="big2_env.envs.vector_opponents:make_vector",
+        )
 
 
 def worst_score(rules: Rules) -> float:

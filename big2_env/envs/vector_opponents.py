@@ -1,0 +1,347 @@
+"""One learner against three heuristic opponents in N games at once, the opponents inside the
+compiled core: a Gymnasium vector env (``gymnasium.make_vec("Big2-v0", num_envs=N)``).
+
+:class:`Big2OpponentsVectorEnv` is the vector form of :class:`~big2_env.envs.gym.Big2SingleAgentEnv`:
+in each game the learner sits in one seat and Random, Greedy or Smart (the paper's
+heuristics, move for move as :mod:`big2_env.players` choose: :mod:`big2_env.engine.core.smart`)
+play the other three inside the same compiled call, so ``step`` returns with the learner on
+move in every game.
+
+* Spaces: ``single_observation_space`` is the single-agent env's ``Dict`` of
+  ``"observation"`` (float32, 277) and ``"action_mask"`` (int8, 1695);
+  ``single_action_space`` is ``Discrete(1695)``. ``observation_space`` and ``action_space``
+  are their batches over the ``num_envs`` games.
+* ``step(actions)`` returns ``(obs, rewards, terminations, truncations, infos)``:
+  ``rewards`` float32 ``(N,)``, the learner's final score in a game that ended at this step
+  (else 0), as the single-agent env rewards.
+* **Autoreset: Gymnasium 1.x's same-step mode** (``metadata["autoreset_mode"]`` is
+  ``AutoresetMode.SAME_STEP``): an ended game is dealt again (and its opponents play up to
+  the learner's first turn) within the same ``step``. Its row of ``obs`` is the new game's;
+  the ended game's last observation (the learner's view of the final table, with an all-zero
+  mask) is in ``infos["final_obs"]`` (an object array, ``None`` where no game ended, with the
+  boolean ``infos["_final_obs"]``), and ``infos["final_info"]`` holds ``"winner"``,
+  ``"turns"``, ``"learner_seat"`` and ``"scores"`` with their ``_``-masks. ``infos`` always
+  has ``"learner_seat"`` (the current games').
+* The learner's seat is random per game (drawn with the deal) or fixed (``learner_seat``).
+* Seeded: ``reset(seed=s)`` makes the deals, the learner's seats and the Random opponents'
+  draws reproducible (``numpy.random.Generator``, drawn in game order).
+* Every action is checked before compiled code sees it: an illegal one raises ``ValueError``
+  naming the game, and nothing changes (there is no ``"penalize"`` mode here).
+
+For Stable-Baselines3, wrap it with :func:`big2_env.envs.sb3_vec.sb3_vec_env` (a ``VecEnv``).
+
+Example:
+    >>> import gymnasium, numpy as np
+    >>> import big2_env  # registers "Big2-v0"
+    >>> envs = gymnasium.make_vec("Big2-v0", num_envs=4, opponents="greedy")
+    >>> obs, infos = envs.reset(seed=0)
+    >>> obs["observation"].shape, obs["action_mask"].shape
+    ((4, 277), (4, 1695))
+    >>> actions = obs["action_mask"].argmax(axis=1)  # each game's first legal action
+    >>> obs, rewards, terminations, truncations, infos = envs.step(actions)
+    >>> rewards.shape, rewards.dtype.name
+    ((4,), 'float32')
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import gymnasium
+import numba
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+from numba import njit, prange
+
+from ..engine.core import check_seed, rules_array, shuffled_decks
+from ..engine.core.games import T_CATEGORY, T_MASK, T_PASSES, T_PLAYER, T_SIZE, T_WINNER, final_scores
+from ..engine.core.kernels import R_SCORING
+from ..engine.core.smart import smart_pick
+from ..engine.rules import Rules
+from ..observations.compiled import NUM_ACTIONS, OBS_SIZE, write_observation
+from ..observations.spaces import observation_space
+from .vector import H0, LEARNER, P0, STATE_SIZE, T0, TABLES, TURNS, _deal, _legal, _play, _play_action, _view, _workspace
+
+__all__ = ["OPPONENT_KINDS", "Big2OpponentsVectorEnv", "make_vector"]
+
+OPPONENT_KINDS = ("random", "greedy", "smart")
+"""The opponents that run inside the core (an opponent spec of another kind needs the
+Python env: ``gymnasium.make_vec("Big2-v0", ..., vectorization_mode="sync")``)."""
+DRAWS = 8
+"""Uniform draws per game per step for Random opponents (at most 3 moves before the learner's
+turn, and 3 more in a game dealt anew in the same step)."""
+
+
+@njit(cache=True)
+def _opponents(state, g, rules, kinds, draws, offset, ws_masks, ws_sizes, ws_strengths, ws_categories,
+               legal):  # pragma: no cover - compiled
+    """Let the opponents move until the learner is on move or the game is over; returns whether it is over.
+    ``kinds[k]`` is the kind of the seat ``k + 1`` places after the learner (0 random, 1 greedy, 2 smart);
+    Random reads ``draws[g, offset]``, ``draws[g, offset + 1]`` ..."""
+    learner = state[g, LEARNER]
+    used = 0
+    while state[g, T0 + T_WINNER] < 0 and state[g, T0 + T_PLAYER] != learner:
+        player = state[g, T0 + T_PLAYER]
+        k = _legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
+        trick_size = state[g, T0 + T_SIZE]
+        total = k + 1 if trick_size else k
+        kind = kinds[(player - learner + 3) % 4]
+        if kind == 2:
+            pick = smart_pick(state[g, H0 + player], ws_masks, ws_sizes, ws_categories, legal, k, trick_size,
+                              state[g, T0 + T_CATEGORY], state[g, T0 + T_MASK], rules)
+        elif kind == 1:
+            pick = 0
+        else:
+            pick = min(int(draws[g, (offset + used) % DRAWS] * total), total - 1)
+            used += 1
+        if pick == k:
+            _play(state, g, 0, 0, 0, 0)
+        else:
+            i = legal[pick]
+            _play(state, g, ws_masks[i], ws_sizes[i], ws_strengths[i], ws_categories[i])
+    return state[g, T0 + T_WINNER] >= 0
+
+
+@njit(cache=True, parallel=True)
+def _reset(state, decks, seats, rules, kinds, draws, tables, observations, masks, players, chunks):  # pragma: no cover
+    n = state.shape[0]
+    for chunk in prange(chunks):
+        ws_masks, ws_sizes, ws_strengths, ws_categories, legal = _workspace()
+        for g in range(chunk, n, chunks):
+            _deal(state, g, decks[g])
+            state[g, LEARNER] = seats[g]
+            _opponents(state, g, rules, kinds, draws, 0, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
+            _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
+
+
+@njit(cache=True, parallel=True)
+def _step(state, actions, next_decks, next_seats, rules, kinds, draws, tables, observations, masks, players, rewards,
+          terminated, scores, winners, turns, ended_seats, final_observations, errors, chunks):  # pragma: no cover
+    n = state.shape[0]
+    for chunk in prange(chunks):
+        ws_masks, ws_sizes, ws_strengths, ws_categories, legal = _workspace()
+        for g in range(chunk, n, chunks):
+            rewards[g] = 0.0
+            terminated[g] = False
+            winners[g] = -1
+            errors[g] = 0
+            ended = _play_action(state, g, actions[g], rules, tables, ws_masks, ws_sizes, ws_strengths, ws_categories)
+            if ended < 0:
+                errors[g] = 1
+                continue
+            if not ended:
+                ended = _opponents(state, g, rules, kinds, draws, 0, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
+            if ended:
+                learner = state[g, LEARNER]
+                final_scores(state, g, H0, state[g, T0 + T_WINNER], rules[R_SCORING], scores[g])
+                rewards[g] = scores[g, learner]
+                terminated[g] = True
+                winners[g] = state[g, T0 + T_WINNER]
+                turns[g] = state[g, TURNS]
+                ended_seats[g] = learner
+                write_observation(state[g, H0 : H0 + 4], state[g, P0 : P0 + 4], state[g, T0 + T_MASK],
+                                  state[g, T0 + T_PASSES], learner, final_observations[g])
+                _deal(state, g, next_decks[g])
+                state[g, LEARNER] = next_seats[g]
+                # fresh draws for the new game's opening moves: the second half of this game's row
+                _opponents(state, g, rules, kinds, draws, DRAWS // 2, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
+            _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
+
+
+def _kinds(opponents: Any) -> np.ndarray:
+    names = [opponents] * 3 if isinstance(opponents, str) else opponents
+    if isinstance(names, Sequence) and not isinstance(names, str) and len(names) == 3 and all(
+        isinstance(n, str) and n in OPPONENT_KINDS for n in names
+    ):
+        return np.array([OPPONENT_KINDS.index(n) for n in names], dtype=np.int64)
+    raise ValueError(
+        f"opponents must be one of {', '.join(OPPONENT_KINDS)} or a list of three of them (next, across, previous); "
+        f"got {opponents!r}. Other opponents need the Python env: gymnasium.make_vec('Big2-v0', ..., "
+        "vectorization_mode='sync')"
+    )
+
+
+class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` games of one learner against three core opponents (see the module docstring).
+
+    Args:
+        num_envs: how many games (1 to 1,048,576).
+        opponents: ``"random"`` (default), ``"greedy"``, ``"smart"``, or a list of three of them
+            for the seats 1, 2, 3 places clockwise from the learner.
+        learner_seat: ``None`` (default: random per game) or a seat 0..3.
+        rules: a :class:`~big2_env.engine.rules.Rules`, preset name, dict or ``None``.
+        observation: ``"paper"`` (the 277 numbers; the only view of the compiled envs so far).
+        seed: the deals' and draws' source (``None``, an int or a Generator); ``reset(seed=...)`` reseeds.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    MAX_ENVS = 1 << 20
+
+    def __init__(self, num_envs: int = 1, opponents: Any = "random", learner_seat: int | None = None,
+                 rules: Rules | str | dict | None = None, observation: str = "paper", seed: Any = None) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or not 1 <= num_envs <= self.MAX_ENVS:
+            raise ValueError(f"num_envs must be an int in 1..{self.MAX_ENVS:,}; got {num_envs!r}")
+        if observation != "paper":
+            raise ValueError(
+                f"observation must be 'paper' (the extended view is not in the compiled envs yet); got {observation!r}"
+            )
+        if learner_seat is not None and (
+            isinstance(learner_seat, bool) or not isinstance(learner_seat, (int, np.integer)) or not 0 <= learner_seat <= 3
+        ):
+            raise ValueError(f"learner_seat must be None or a seat 0..3; got {learner_seat!r}")
+        self.num_envs = int(num_envs)
+        self.opponents = opponents
+        self._kinds = _kinds(opponents)
+        self.learner_seat = None if learner_seat is None else int(learner_seat)
+        self.rules = Rules.coerce(rules)
+        self._rules = rules_array(self.rules)
+        self._rng = check_seed(seed)
+        self.single_observation_space = observation_space(False, "paper")
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        n = self.num_envs
+        self._state = np.zeros((n, STATE_SIZE), dtype=np.int64)
+        self._next_decks = np.zeros((n, 52), dtype=np.int64)
+        self._next_seats = np.zeros(n, dtype=np.int64)
+        self._observations = np.zeros((n, OBS_SIZE), dtype=np.float32)
+        self._masks = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
+        self._players = np.zeros(n, dtype=np.int64)
+        self._ready = False
+
+    # ------------------------------------------------------------------ draws
+    def _seats(self, n: int) -> np.ndarray:
+        if self.learner_seat is not None:
+            return np.full(n, self.learner_seat, dtype=np.int64)
+        return self._rng.integers(0, 4, n).astype(np.int64)
+
+    def _draw_next(self, games: np.ndarray | None = None) -> None:
+        """The next deal and learner seat of ``games`` (all when ``None``), drawn ahead in game order."""
+        n = self.num_envs if games is None else len(games)
+        decks, seats = shuffled_decks(n, self._rng), self._seats(n)
+        if games is None:
+            self._next_decks[:], self._next_seats[:] = decks, seats
+        else:
+            self._next_decks[games], self._next_seats[games] = decks, seats
+
+    def _chunks(self) -> int:
+        return max(1, min(self.num_envs, numba.get_num_threads()))
+
+    def _obs(self) -> dict[str, np.ndarray]:
+        return {"observation": self._observations.copy(), "action_mask": self._masks.view(np.int8).copy()}
+
+    # ------------------------------------------------------------------ API
+    def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Deal every game anew (``seed`` reseeds first); the opponents play up to the learner's first turn."""
+        if options:
+            raise ValueError(f"this env takes no reset options; got {sorted(options)}")
+        if seed is not None:
+            self._rng = check_seed(seed)
+        n = self.num_envs
+        decks, seats = shuffled_decks(n, self._rng), self._seats(n)
+        draws = self._rng.random((n, DRAWS))
+        self._draw_next()
+        _reset(self._state, decks, seats, self._rules, self._kinds, draws, TABLES, self._observations, self._masks,
+               self._players, self._chunks())
+        self._ready = True
+        return self._obs(), {"learner_seat": self._state[:, LEARNER].copy()}
+
+    def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """The learner's action in every game, then its opponents' moves (see the module docstring)."""
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        acts = self._check_actions(actions)
+        n = self.num_envs
+        draws = self._rng.random((n, DRAWS))
+        rewards = np.zeros(n, dtype=np.float32)
+        terminated = np.zeros(n, dtype=np.bool_)
+        scores = np.zeros((n, 4), dtype=np.float32)
+        winners = np.full(n, -1, dtype=np.int64)
+        turns = np.zeros(n, dtype=np.int64)
+        ended_seats = np.full(n, -1, dtype=np.int64)
+        final_observations = np.zeros((n, OBS_SIZE), dtype=np.float32)
+        errors = np.zeros(n, dtype=np.int64)
+        _step(self._state, acts, self._next_decks, self._next_seats, self._rules, self._kinds, draws, TABLES,
+              self._observations, self._masks, self._players, rewards, terminated, scores, winners, turns, ended_seats,
+              final_observations, errors, self._chunks())
+        if errors.any():  # cannot happen after _check_actions; a guard, not a path
+            raise AssertionError(f"the core refused the actions of games {np.flatnonzero(errors).tolist()}")
+        infos: dict[str, Any] = {"learner_seat": self._state[:, LEARNER].copy()}
+        ended = np.flatnonzero(terminated)
+        if len(ended):
+            self._draw_next(ended)
+            final_obs = np.full(n, None, dtype=object)
+            empty_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            for g in ended:
+                final_obs[g] = {"observation": final_observations[g], "action_mask": empty_mask}
+            final_info = {"winner": winners, "turns": turns, "learner_seat": ended_seats, "scores": scores}
+            final_info.update({f"_{k}": terminated.copy() for k in list(final_info)})
+            infos.update(final_obs=final_obs, _final_obs=terminated.copy(), final_info=final_info,
+                         _final_info=terminated.copy())
+        return self._obs(), rewards, terminated, np.zeros(n, dtype=np.bool_), infos
+
+    def hands(self) -> np.ndarray:
+        """Every game's four hands as card bitmasks, int64 ``(N, 4)`` in seat order (a copy: for
+        checking and debugging; a learner must not see them)."""
+        return self._state[:, H0 : H0 + 4].copy()
+
+    def played(self) -> np.ndarray:
+        """The cards each seat has played in every game, bitmasks ``(N, 4)`` (a copy)."""
+        return self._state[:, P0 : P0 + 4].copy()
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions of every game's learner, bool ``(N, 1695)`` (sb3-contrib's name)."""
+        return self._masks.copy()
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions must be an int array of shape ({self.num_envs},), one action index per game; "
+                f"got shape {acts.shape}, dtype {acts.dtype}"
+            )
+        bad = np.flatnonzero((acts < 0) | (acts >= NUM_ACTIONS))
+        if len(bad):
+            g = int(bad[0])
+            raise ValueError(f"actions[{g}] = {acts[g]} is out of range: action indices are 0..{NUM_ACTIONS - 1}")
+        acts = acts.astype(np.int64)
+        illegal = np.flatnonzero(~self._masks[np.arange(self.num_envs), acts])
+        if len(illegal):
+            g = int(illegal[0])
+            raise ValueError(
+                f"actions[{g}] = {acts[g]} is not legal in game {g} (the learner, seat {self._players[g]}, is on move); "
+                f"legal: {np.flatnonzero(self._masks[g]).tolist()[:20]}"
+            )
+        return acts
+
+    def __repr__(self) -> str:
+        return f"Big2OpponentsVectorEnv(num_envs={self.num_envs}, opponents={self.opponents!r}, rules={self.rules!r})"
+
+
+def make_vector(num_envs: int = 1, **kwargs: Any) -> Big2OpponentsVectorEnv:
+    """The ``vector_entry_point`` of ``"Big2-v0"``: ``gymnasium.make_vec("Big2-v0", num_envs=N, **kwargs)``.
+
+    Takes :class:`Big2OpponentsVectorEnv`'s arguments. Arguments of the single-agent env that the
+    compiled env does not have (``candidate_view=True``, ``render_mode``, ``illegal_action="penalize"``,
+    other opponents ...) raise ``ValueError`` naming the Python alternative,
+    ``vectorization_mode="sync"``.
+    """
+    allowed = {"opponents", "learner_seat", "rules", "observation", "seed"}
+    neutral = {"candidate_view": False, "render_mode": None, "mask_in_observation": True, "keys": "pettingzoo",
+               "illegal_action": "raise"}
+    extra = {}
+    for key, value in kwargs.items():
+        if key in allowed:
+            extra[key] = value
+        elif key in neutral and value == neutral[key]:
+            continue
+        elif key == "max_episode_steps" and value is None:
+            continue
+        else:
+            raise ValueError(
+                f"the compiled Big2-v0 vector env does not take {key}={value!r} (it takes {', '.join(sorted(allowed))}); "
+                "for the Python env's options use gymnasium.make_vec('Big2-v0', ..., vectorization_mode='sync')"
+            )
+    return Big2OpponentsVectorEnv(num_envs, **extra)
