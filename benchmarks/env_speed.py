@@ -9,7 +9,13 @@ Prints decisions/s and games/s for
   (f) the vector env (:func:`big2_env.vector_env`, 4096 games, every core), observations and
       masks for every decision, stepping the first legal action of each game (``step`` alone:
       choosing is the caller's cost),
-and the ratios (b)/(d), (c)/(d), (e)/(a) and (f)/(d). The core's first call (compilation, or loading
+  (g) ``gymnasium.make_vec("Big2-v0", num_envs=4096, opponents="smart")``, the compiled
+      single-agent vector env: the learner's steps (the first legal action), three Smart
+      opponents moving inside the same call, every core,
+  (h) the Python single-agent env ``gymnasium.make("Big2-v0", opponents="smart")`` run the
+      same way on one core (the reference for (g)),
+and the ratios (b)/(d), (c)/(d), (e)/(a), (f)/(d) and (g)/(h); for (g) and (h) the decisions
+are the learner's steps. ``--json PATH`` writes the figures. The core's first call (compilation, or loading
 the on-disk cache) is timed apart and left out of (e); ``benchmarks/core_compile.py`` measures
 the cold first game after install.
 
@@ -110,6 +116,40 @@ def bench_aec(make_env, seconds: float) -> tuple[float, float]:
     return decisions / elapsed, games / elapsed
 
 
+def bench_single_agent(seconds: float, rules: Rules, num_envs: int | None) -> tuple[float, float]:
+    """The learner's steps/s against three Smart: the compiled vector env (``num_envs`` games) or,
+    with ``None``, the Python single-agent env; the first legal action each step."""
+    import gymnasium
+
+    if num_envs is None:
+        single = gymnasium.make("Big2-v0", opponents="smart", rules=rules)
+        obs, _ = single.reset(seed=0)
+        steps = games = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            obs, _, terminated, _, _ = single.step(int(np.argmax(obs["action_mask"])))
+            steps += 1
+            if terminated:
+                games += 1
+                obs, _ = single.reset()
+        elapsed = time.perf_counter() - start
+        return steps / elapsed, games / elapsed
+    envs = gymnasium.make_vec("Big2-v0", num_envs=num_envs, opponents="smart", rules=rules)
+    obs, _ = envs.reset(seed=0)
+    obs, *_ = envs.step(np.argmax(obs["action_mask"], axis=1))  # compile (or load the cache) outside the timing
+    steps = games = 0
+    spent = 0.0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        actions = np.argmax(obs["action_mask"], axis=1)
+        t0 = time.perf_counter()
+        obs, _, terminations, _, _ = envs.step(actions)
+        spent += time.perf_counter() - t0
+        steps += num_envs
+        games += int(terminations.sum())
+    return steps / spent, games / spent
+
+
 def numba_threads() -> int:
     import numba
 
@@ -120,6 +160,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="time per measurement (default 5)")
     parser.add_argument("--rules", default="paper", choices=Rules.PRESETS, help="rules preset (default paper)")
+    parser.add_argument("--json", help="write the figures to this file")
     args = parser.parse_args(argv)
     if args.seconds <= 0:
         parser.error("--seconds must be positive")
@@ -142,6 +183,8 @@ def main(argv: list[str] | None = None) -> None:
     core_dps, core_gps, first = bench_core(args.seconds, rules)
     rows.append(("(e) compiled core, random legal plays", core_dps, core_gps))
     rows.append(("(f) vector env step, 4096 games", *bench_vector(args.seconds, rules)))
+    rows.append(("(g) make_vec Big2-v0 vs 3 Smart, 4096", *bench_single_agent(args.seconds, rules, 4096)))
+    rows.append(("(h) make Big2-v0 vs 3 Smart (Python)", *bench_single_agent(args.seconds, rules, None)))
     print(f"rules={args.rules}, {args.seconds:g} s per measurement, one process")
     print(f"{'measurement':<42} {'decisions/s':>12} {'games/s':>10}")
     for name, dps, gps in rows:
@@ -150,6 +193,21 @@ def main(argv: list[str] | None = None) -> None:
     print(f"ratio (b)/(d): {rows[1][1] / ref:.2f}x   ratio (c)/(d): {rows[2][1] / ref:.2f}x   (decisions/s)")
     print(f"ratio (e)/(a): {rows[4][1] / rows[0][1]:.1f}x   (the core's first call, compile or cache load: {first:.1f} s)")
     print(f"ratio (f)/(d): {rows[5][1] / ref:.1f}x   (numba threads: {numba_threads()})")
+    print(f"ratio (g)/(h): {rows[6][1] / rows[7][1]:.1f}x   (the learner's steps/s)")
+    if args.json:
+        import json
+        import platform
+
+        figures = {
+            "rules": args.rules, "seconds": args.seconds, "machine": platform.machine(), "numba_threads": numba_threads(),
+            "rows": [{"measurement": name, "decisions_per_s": dps, "games_per_s": gps} for name, dps, gps in rows],
+            "ratios": {"b/d": rows[1][1] / ref, "c/d": rows[2][1] / ref, "e/a": rows[4][1] / rows[0][1],
+                       "f/d": rows[5][1] / ref, "g/h": rows[6][1] / rows[7][1]},
+            "core_first_call_s": first,
+            "command": f"python benchmarks/env_speed.py --seconds {args.seconds:g} --json {args.json}",
+        }
+        with open(args.json, "w") as handle:
+            handle.write(json.dumps(figures, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -135,6 +135,8 @@ def test_random_opponents_play_legal_games_that_the_engine_replays():
         ({"learner_seat": True}, "learner_seat"),
         ({"observation": "extended"}, "observation"),
         ({"seed": -1}, "seed"),
+        ({"illegal_action": "ignore"}, "illegal_action"),
+        ({"illegal_penalty": float("nan")}, "illegal_penalty"),
     ],
 )
 def test_bad_arguments_are_refused(kwargs, match):
@@ -143,7 +145,7 @@ def test_bad_arguments_are_refused(kwargs, match):
 
 
 def test_bad_actions_never_reach_compiled_code_and_leave_the_state_unchanged():
-    env = Big2OpponentsVectorEnv(3)
+    env = Big2OpponentsVectorEnv(3, illegal_action="raise")
     with pytest.raises(RuntimeError, match="reset"):
         env.step(np.zeros(3, dtype=np.int64))
     obs, _ = env.reset(seed=0)
@@ -164,3 +166,18 @@ def test_bad_actions_never_reach_compiled_code_and_leave_the_state_unchanged():
     env.step(legal)
     with pytest.raises(ValueError, match="reset options"):
         env.reset(options={"learner_seat": 1})
+
+
+def test_an_illegal_action_ends_its_game_with_the_penalty_by_default():
+    env = Big2OpponentsVectorEnv(3, opponents="smart")
+    obs, _ = env.reset(seed=2)
+    actions = obs["action_mask"].argmax(axis=1)
+    actions[1] = int(np.flatnonzero(obs["action_mask"][1] == 0)[0])
+    obs, rewards, terminations, _, infos = env.step(actions)
+    assert terminations.tolist() == [False, True, False] and rewards[1] == -13.0  # the worst score under the paper's scoring
+    assert infos["final_info"]["illegal_action"].tolist() == [False, True, False]
+    assert infos["final_info"]["winner"][1] == -1
+    assert obs["action_mask"][1].any()  # game 1 was dealt again and is on the learner's move
+    env = Big2OpponentsVectorEnv(1, illegal_penalty=-5)
+    obs, _ = env.reset(seed=0)
+    assert env.step(np.array([int(np.flatnonzero(obs["action_mask"][0] == 0)[0])]))[1][0] == -5.0

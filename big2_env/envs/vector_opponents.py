@@ -25,8 +25,11 @@ move in every game.
 * The learner's seat is random per game (drawn with the deal) or fixed (``learner_seat``).
 * Seeded: ``reset(seed=s)`` makes the deals, the learner's seats and the Random opponents'
   draws reproducible (``numpy.random.Generator``, drawn in game order).
-* Every action is checked before compiled code sees it: an illegal one raises ``ValueError``
-  naming the game, and nothing changes (there is no ``"penalize"`` mode here).
+* Every action is checked before compiled code sees it (an int array of shape ``(N,)``, each
+  in 0..1694). An illegal one ends its game with the reward ``illegal_penalty`` (the worst
+  score) and ``final_info["illegal_action"]``, as the single-agent env's default
+  ``illegal_action="penalize"``; with ``illegal_action="raise"`` it raises ``ValueError``
+  naming the game, and nothing changes.
 
 For Stable-Baselines3, wrap it with :func:`big2_env.envs.sb3_vec.sb3_vec_env` (a ``VecEnv``).
 
@@ -62,6 +65,7 @@ from ..engine.core.smart import smart_pick
 from ..engine.rules import Rules
 from ..observations.compiled import NUM_ACTIONS, OBS_SIZE, write_observation
 from ..observations.spaces import observation_space
+from .gym import ILLEGAL_ACTION_MODES, worst_score
 from .vector import H0, LEARNER, P0, STATE_SIZE, T0, TABLES, TURNS, _deal, _legal, _play, _play_action, _view, _workspace
 
 __all__ = ["OPPONENT_KINDS", "Big2OpponentsVectorEnv", "make_vector"]
@@ -118,7 +122,8 @@ def _reset(state, decks, seats, rules, kinds, draws, tables, observations, masks
 
 @njit(cache=True, parallel=True)
 def _step(state, actions, next_decks, next_seats, rules, kinds, draws, tables, observations, masks, players, rewards,
-          terminated, scores, winners, turns, ended_seats, final_observations, errors, chunks):  # pragma: no cover
+          terminated, scores, winners, turns, ended_seats, final_observations, illegal, penalty, errors,
+          chunks):  # pragma: no cover - compiled
     n = state.shape[0]
     for chunk in prange(chunks):
         ws_masks, ws_sizes, ws_strengths, ws_categories, legal = _workspace()
@@ -127,18 +132,23 @@ def _step(state, actions, next_decks, next_seats, rules, kinds, draws, tables, o
             terminated[g] = False
             winners[g] = -1
             errors[g] = 0
-            ended = _play_action(state, g, actions[g], rules, tables, ws_masks, ws_sizes, ws_strengths, ws_categories)
-            if ended < 0:
-                errors[g] = 1
-                continue
+            learner = state[g, LEARNER]
+            if illegal[g]:  # the illegal action ends the game, as in the single-agent env's "penalize" mode
+                rewards[g] = penalty
+                ended = -1
+            else:
+                ended = _play_action(state, g, actions[g], rules, tables, ws_masks, ws_sizes, ws_strengths, ws_categories)
+                if ended < 0:
+                    errors[g] = 1
+                    continue
             if not ended:
                 ended = _opponents(state, g, rules, kinds, draws, 0, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
             if ended:
-                learner = state[g, LEARNER]
-                final_scores(state, g, H0, state[g, T0 + T_WINNER], rules[R_SCORING], scores[g])
-                rewards[g] = scores[g, learner]
+                if ended > 0:
+                    final_scores(state, g, H0, state[g, T0 + T_WINNER], rules[R_SCORING], scores[g])
+                    rewards[g] = scores[g, learner]
+                    winners[g] = state[g, T0 + T_WINNER]
                 terminated[g] = True
-                winners[g] = state[g, T0 + T_WINNER]
                 turns[g] = state[g, TURNS]
                 ended_seats[g] = learner
                 write_observation(state[g, H0 : H0 + 4], state[g, P0 : P0 + 4], state[g, T0 + T_MASK],
@@ -174,13 +184,18 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
         rules: a :class:`~big2_env.engine.rules.Rules`, preset name, dict or ``None``.
         observation: ``"paper"`` (the 277 numbers; the only view of the compiled envs so far).
         seed: the deals' and draws' source (``None``, an int or a Generator); ``reset(seed=...)`` reseeds.
+        illegal_action: ``"penalize"`` (default, as the single-agent env: an illegal action ends
+            that game with reward ``illegal_penalty`` and ``final_info["illegal_action"]``) or
+            ``"raise"`` (``ValueError`` naming the game; nothing changes).
+        illegal_penalty: the reward of an illegal action (default: the worst score under ``rules``).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
     MAX_ENVS = 1 << 20
 
     def __init__(self, num_envs: int = 1, opponents: Any = "random", learner_seat: int | None = None,
-                 rules: Rules | str | dict | None = None, observation: str = "paper", seed: Any = None) -> None:
+                 rules: Rules | str | dict | None = None, observation: str = "paper", seed: Any = None,
+                 illegal_action: str = "penalize", illegal_penalty: float | None = None) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or not 1 <= num_envs <= self.MAX_ENVS:
             raise ValueError(f"num_envs must be an int in 1..{self.MAX_ENVS:,}; got {num_envs!r}")
         if observation != "paper":
@@ -198,6 +213,14 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
         self.rules = Rules.coerce(rules)
         self._rules = rules_array(self.rules)
         self._rng = check_seed(seed)
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}; got {illegal_action!r}")
+        if illegal_penalty is not None and (
+            isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float)) or not np.isfinite(illegal_penalty)
+        ):
+            raise ValueError(f"illegal_penalty must be a finite number or None; got {illegal_penalty!r}")
+        self.illegal_action = illegal_action
+        self.illegal_penalty = worst_score(self.rules) if illegal_penalty is None else float(illegal_penalty)
         self.single_observation_space = observation_space(False, "paper")
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -252,7 +275,7 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
         """The learner's action in every game, then its opponents' moves (see the module docstring)."""
         if not self._ready:
             raise RuntimeError("call reset() before step()")
-        acts = self._check_actions(actions)
+        acts, illegal = self._check_actions(actions)
         n = self.num_envs
         draws = self._rng.random((n, DRAWS))
         rewards = np.zeros(n, dtype=np.float32)
@@ -265,7 +288,7 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
         errors = np.zeros(n, dtype=np.int64)
         _step(self._state, acts, self._next_decks, self._next_seats, self._rules, self._kinds, draws, TABLES,
               self._observations, self._masks, self._players, rewards, terminated, scores, winners, turns, ended_seats,
-              final_observations, errors, self._chunks())
+              final_observations, illegal, self.illegal_penalty, errors, self._chunks())
         if errors.any():  # cannot happen after _check_actions; a guard, not a path
             raise AssertionError(f"the core refused the actions of games {np.flatnonzero(errors).tolist()}")
         infos: dict[str, Any] = {"learner_seat": self._state[:, LEARNER].copy()}
@@ -276,7 +299,8 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
             empty_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
             for g in ended:
                 final_obs[g] = {"observation": final_observations[g], "action_mask": empty_mask}
-            final_info = {"winner": winners, "turns": turns, "learner_seat": ended_seats, "scores": scores}
+            final_info = {"winner": winners, "turns": turns, "learner_seat": ended_seats, "scores": scores,
+                          "illegal_action": illegal.copy()}
             final_info.update({f"_{k}": terminated.copy() for k in list(final_info)})
             infos.update(final_obs=final_obs, _final_obs=terminated.copy(), final_info=final_info,
                          _final_info=terminated.copy())
@@ -295,7 +319,9 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
         """The legal actions of every game's learner, bool ``(N, 1695)`` (sb3-contrib's name)."""
         return self._masks.copy()
 
-    def _check_actions(self, actions: Any) -> np.ndarray:
+    def _check_actions(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The actions as int64 and which of them are illegal (``ValueError`` for a malformed array,
+        or for an illegal action under ``illegal_action="raise"``)."""
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
             raise ValueError(
@@ -307,14 +333,14 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
             g = int(bad[0])
             raise ValueError(f"actions[{g}] = {acts[g]} is out of range: action indices are 0..{NUM_ACTIONS - 1}")
         acts = acts.astype(np.int64)
-        illegal = np.flatnonzero(~self._masks[np.arange(self.num_envs), acts])
-        if len(illegal):
-            g = int(illegal[0])
+        illegal = ~self._masks[np.arange(self.num_envs), acts]
+        if illegal.any() and self.illegal_action == "raise":
+            g = int(np.flatnonzero(illegal)[0])
             raise ValueError(
                 f"actions[{g}] = {acts[g]} is not legal in game {g} (the learner, seat {self._players[g]}, is on move); "
                 f"legal: {np.flatnonzero(self._masks[g]).tolist()[:20]}"
             )
-        return acts
+        return acts, illegal
 
     def __repr__(self) -> str:
         return f"Big2OpponentsVectorEnv(num_envs={self.num_envs}, opponents={self.opponents!r}, rules={self.rules!r})"
@@ -324,13 +350,11 @@ def make_vector(num_envs: int = 1, **kwargs: Any) -> Big2OpponentsVectorEnv:
     """The ``vector_entry_point`` of ``"Big2-v0"``: ``gymnasium.make_vec("Big2-v0", num_envs=N, **kwargs)``.
 
     Takes :class:`Big2OpponentsVectorEnv`'s arguments. Arguments of the single-agent env that the
-    compiled env does not have (``candidate_view=True``, ``render_mode``, ``illegal_action="penalize"``,
-    other opponents ...) raise ``ValueError`` naming the Python alternative,
-    ``vectorization_mode="sync"``.
+    compiled env does not have (``candidate_view=True``, ``render_mode``, other opponents ...)
+    raise ``ValueError`` naming the Python alternative, ``vectorization_mode="sync"``.
     """
-    allowed = {"opponents", "learner_seat", "rules", "observation", "seed"}
-    neutral = {"candidate_view": False, "render_mode": None, "mask_in_observation": True, "keys": "pettingzoo",
-               "illegal_action": "raise"}
+    allowed = {"opponents", "learner_seat", "rules", "observation", "seed", "illegal_action", "illegal_penalty"}
+    neutral = {"candidate_view": False, "render_mode": None, "mask_in_observation": True, "keys": "pettingzoo"}
     extra = {}
     for key, value in kwargs.items():
         if key in allowed:
