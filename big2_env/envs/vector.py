@@ -66,7 +66,7 @@ from ..engine.core.games import (
     final_scores,
     new_table,
 )
-from ..engine.core.kernels import CAPACITY, R_OPENING, R_SCORING, hand_combos, legal_from, popcount
+from ..engine.core.kernels import CAPACITY, R_OPENING, R_SCORING, WORK_SIZE, combos_into, legal_from, popcount
 from ..engine.rules import Rules
 from ..observations.compiled import NUM_ACTIONS, OBS_SIZE, PASS_ACTION, SLOT_INDEX, action_index, write_observation
 from ..observations.paper import ACTION_SLOTS
@@ -91,9 +91,10 @@ STATE_SIZE = LEARNER + 1
 
 @njit(cache=True)
 def _workspace():  # pragma: no cover - compiled
-    """One thread's scratch arrays: a hand's combinations (masks, sizes, strengths, categories) and legal indices."""
+    """One thread's scratch arrays: a hand's combinations (masks, sizes, strengths, categories), legal
+    indices, and the enumeration's own scratch (:func:`~big2_env.engine.core.kernels.combos_into`)."""
     return (np.empty(CAPACITY, dtype=np.int64), np.empty(CAPACITY, dtype=np.int64), np.empty(CAPACITY, dtype=np.int64),
-            np.empty(CAPACITY, dtype=np.int64), np.empty(CAPACITY, dtype=np.int64))
+            np.empty(CAPACITY, dtype=np.int64), np.empty(CAPACITY, dtype=np.int64), np.empty(WORK_SIZE, dtype=np.int64))
 
 
 @njit(cache=True)
@@ -111,23 +112,23 @@ def _deal(state, g, deck):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal):  # pragma: no cover - compiled
+def _legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work):  # pragma: no cover - compiled
     """The mover's legal plays (indices into its combinations of the trick's size, in ``ws_*``); returns their count."""
     player = state[g, T0 + T_PLAYER]
     hand = state[g, H0 + player]
     trick_size = state[g, T0 + T_SIZE]
-    n = hand_combos(hand, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, trick_size)
+    n = combos_into(hand, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, trick_size, work)
     return legal_from(ws_masks, ws_sizes, ws_strengths, n, hand, trick_size, state[g, T0 + T_STRENGTH],
                       state[g, T0 + T_OPENING] == 1, rules[R_OPENING], legal)
 
 
 @njit(cache=True)
 def _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories,
-          legal):  # pragma: no cover - compiled
+          legal, work):  # pragma: no cover - compiled
     """Write game ``g``'s mover's observation, action mask and seat."""
     player = state[g, T0 + T_PLAYER]
     hand = state[g, H0 + player]
-    k = _legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
+    k = _legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work)
     masks[g, :] = False
     for j in range(k):
         masks[g, action_index(ws_masks[legal[j]], hand, tables[1])] = True
@@ -149,7 +150,7 @@ def _play(state, g, play, size, strength, category):  # pragma: no cover - compi
 
 
 @njit(cache=True)
-def _play_action(state, g, action, rules, tables, ws_masks, ws_sizes, ws_strengths, ws_categories):  # pragma: no cover
+def _play_action(state, g, action, rules, tables, ws_masks, ws_sizes, ws_strengths, ws_categories, work):  # pragma: no cover
     """The mover plays action index ``action``; returns 1 when that ended the game, 0 when not, -1
     when the action is not a legal play (the state is then unchanged)."""
     player = state[g, T0 + T_PLAYER]
@@ -169,10 +170,41 @@ def _play_action(state, g, action, rules, tables, ws_masks, ws_sizes, ws_strengt
             slot += 1
     # the play's size, strength and category: the one combination of all its cards (the mask said it is legal)
     size = popcount(play)
-    count = hand_combos(play, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, size)
-    if count != 1 or play == 0 or play & hand != play:
+    if play == 0 or play & hand != play:
+        return -1
+    if size <= 3:  # one rank: its top card is the strength
+        top = 63 - _leading_zeros(play)
+        if (top >> 2) != (popcount((play & -play) - 1) >> 2):
+            return -1
+        return 1 if _play(state, g, play, size, top, size - 1) else 0  # SINGLE, PAIR, TRIPLE are 0, 1, 2
+    count = combos_into(play, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, size, work)
+    if count != 1:
         return -1
     return 1 if _play(state, g, play, size, ws_strengths[0], ws_categories[0]) else 0
+
+
+@njit(cache=True)
+def _leading_zeros(x):  # pragma: no cover - compiled
+    """Leading zero bits of a positive int64 (a binary search over the word)."""
+    n = 0
+    if x >> 32 == 0:
+        n += 32
+        x <<= 32
+    if x >> 48 == 0:
+        n += 16
+        x <<= 16
+    if x >> 56 == 0:
+        n += 8
+        x <<= 8
+    if x >> 60 == 0:
+        n += 4
+        x <<= 4
+    if x >> 62 == 0:
+        n += 2
+        x <<= 2
+    if x >> 63 == 0:
+        n += 1
+    return n
 
 
 @njit(cache=True)
@@ -185,10 +217,11 @@ def _scores(state, g, rules, out):  # pragma: no cover - compiled
 def _reset(state, decks, rules, tables, observations, masks, players, chunks):  # pragma: no cover - compiled
     n = state.shape[0]
     for chunk in prange(chunks):
-        ws_masks, ws_sizes, ws_strengths, ws_categories, legal = _workspace()
+        ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work = _workspace()
         for g in range(chunk, n, chunks):
             _deal(state, g, decks[g])
-            _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
+            _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories, legal,
+                  work)
 
 
 @njit(cache=True, parallel=True)
@@ -196,14 +229,14 @@ def _step(state, actions, next_decks, rules, tables, observations, masks, player
           errors, chunks):  # pragma: no cover - compiled
     n = state.shape[0]
     for chunk in prange(chunks):
-        ws_masks, ws_sizes, ws_strengths, ws_categories, legal = _workspace()
+        ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work = _workspace()
         for g in range(chunk, n, chunks):
             rewards[g, :] = 0.0
             terminated[g] = False
             winners[g] = -1
             turns[g] = 0
             errors[g] = 0
-            ended = _play_action(state, g, actions[g], rules, tables, ws_masks, ws_sizes, ws_strengths, ws_categories)
+            ended = _play_action(state, g, actions[g], rules, tables, ws_masks, ws_sizes, ws_strengths, ws_categories, work)
             if ended < 0:
                 errors[g] = 1
                 continue
@@ -213,7 +246,8 @@ def _step(state, actions, next_decks, rules, tables, observations, masks, player
                 winners[g] = state[g, T0 + T_WINNER]
                 turns[g] = state[g, TURNS]
                 _deal(state, g, next_decks[g])
-            _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
+            _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories, legal,
+                  work)
 
 
 class Big2VectorEnv:

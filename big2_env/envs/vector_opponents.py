@@ -79,8 +79,8 @@ turn, and 3 more in a game dealt anew in the same step)."""
 
 
 @njit(cache=True)
-def _opponents(state, g, rules, kinds, draws, offset, ws_masks, ws_sizes, ws_strengths, ws_categories,
-               legal):  # pragma: no cover - compiled
+def _opponents(state, g, rules, kinds, draws, offset, ws_masks, ws_sizes, ws_strengths, ws_categories, legal,
+               work):  # pragma: no cover - compiled
     """Let the opponents move until the learner is on move or the game is over; returns whether it is over.
     ``kinds[k]`` is the kind of the seat ``k + 1`` places after the learner (0 random, 1 greedy, 2 smart);
     Random reads ``draws[g, offset]``, ``draws[g, offset + 1]`` ..."""
@@ -88,7 +88,8 @@ def _opponents(state, g, rules, kinds, draws, offset, ws_masks, ws_sizes, ws_str
     used = 0
     while state[g, T0 + T_WINNER] < 0 and state[g, T0 + T_PLAYER] != learner:
         player = state[g, T0 + T_PLAYER]
-        k = _legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
+        k = _legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories,
+                  legal, work)
         trick_size = state[g, T0 + T_SIZE]
         total = k + 1 if trick_size else k
         kind = kinds[(player - learner + 3) % 4]
@@ -112,12 +113,13 @@ def _opponents(state, g, rules, kinds, draws, offset, ws_masks, ws_sizes, ws_str
 def _reset(state, decks, seats, rules, kinds, draws, tables, observations, masks, players, chunks):  # pragma: no cover
     n = state.shape[0]
     for chunk in prange(chunks):
-        ws_masks, ws_sizes, ws_strengths, ws_categories, legal = _workspace()
+        ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work = _workspace()
         for g in range(chunk, n, chunks):
             _deal(state, g, decks[g])
             state[g, LEARNER] = seats[g]
-            _opponents(state, g, rules, kinds, draws, 0, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
-            _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
+            _opponents(state, g, rules, kinds, draws, 0, ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work)
+            _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories,
+                  legal, work)
 
 
 @njit(cache=True, parallel=True)
@@ -126,7 +128,7 @@ def _step(state, actions, next_decks, next_seats, rules, kinds, draws, tables, o
           chunks):  # pragma: no cover - compiled
     n = state.shape[0]
     for chunk in prange(chunks):
-        ws_masks, ws_sizes, ws_strengths, ws_categories, legal = _workspace()
+        ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work = _workspace()
         for g in range(chunk, n, chunks):
             rewards[g] = 0.0
             terminated[g] = False
@@ -137,12 +139,14 @@ def _step(state, actions, next_decks, next_seats, rules, kinds, draws, tables, o
                 rewards[g] = penalty
                 ended = -1
             else:
-                ended = _play_action(state, g, actions[g], rules, tables, ws_masks, ws_sizes, ws_strengths, ws_categories)
+                ended = _play_action(state, g, actions[g], rules, tables, ws_masks, ws_sizes, ws_strengths, ws_categories,
+                                     work)
                 if ended < 0:
                     errors[g] = 1
                     continue
             if not ended:
-                ended = _opponents(state, g, rules, kinds, draws, 0, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
+                ended = _opponents(state, g, rules, kinds, draws, 0, ws_masks, ws_sizes, ws_strengths, ws_categories,
+                                   legal, work)
             if ended:
                 if ended > 0:
                     final_scores(state, g, H0, state[g, T0 + T_WINNER], rules[R_SCORING], scores[g])
@@ -156,8 +160,10 @@ def _step(state, actions, next_decks, next_seats, rules, kinds, draws, tables, o
                 _deal(state, g, next_decks[g])
                 state[g, LEARNER] = next_seats[g]
                 # fresh draws for the new game's opening moves: the second half of this game's row
-                _opponents(state, g, rules, kinds, draws, DRAWS // 2, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
-            _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories, legal)
+                _opponents(state, g, rules, kinds, draws, DRAWS // 2, ws_masks, ws_sizes, ws_strengths, ws_categories,
+                           legal, work)
+            _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories,
+                  legal, work)
 
 
 def _kinds(opponents: Any) -> np.ndarray:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernels import CAPACITY, R_OPENING, R_SCORING, hand_combos, hand_penalty, legal_from, popcount
+from .kernels import CAPACITY, R_OPENING, R_SCORING, WORK_SIZE, combos_into, hand_penalty, legal_from, popcount
 from .smart import smart_pick
 
 T_PLAYER, T_SIZE, T_STRENGTH, T_CATEGORY, T_MASK, T_PASSES, T_OPENING, T_WINNER = range(8)
@@ -90,10 +90,11 @@ def random_game(deck, uniforms, rules, ws_masks, ws_sizes, ws_strengths, ws_cate
     for i in range(52):
         game[0, HANDS_AT + i // 13] |= 1 << deck[i]
     counts = np.zeros(4, dtype=np.int64)
+    work = np.empty(WORK_SIZE, dtype=np.int64)
     first = 0
     for p in range(4):
         hand = game[0, HANDS_AT + p]
-        counts[p] = hand_combos(hand, rules, ws_masks[p], ws_sizes[p], ws_strengths[p], ws_categories[p])
+        counts[p] = combos_into(hand, rules, ws_masks[p], ws_sizes[p], ws_strengths[p], ws_categories[p], 0, work)
         if hand & 1:
             first = p
     t = TABLE_AT

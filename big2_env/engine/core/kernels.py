@@ -109,14 +109,35 @@ def _flush_strength(top: int, suit_first: int) -> int:  # pragma: no cover
     return FIVE_SCALE + key
 
 
+WORK_SIZE = CAPACITY + 528
+"""Length of the scratch array :func:`combos_into` works in (its sort keys, then the per-rank
+cards, the pairs and the triples of the hand)."""
+
+
 @njit(cache=True)
 def hand_combos(hand: int, rules, masks, sizes, strengths, categories, only_size=0):  # pragma: no cover - compiled
     """Every legal combination of ``hand`` under ``rules`` (of ``only_size`` cards, or all sizes when 0),
-    written sorted into the four arrays; returns their count."""
-    keys = np.empty(CAPACITY, dtype=np.int64)
+    written sorted into the four arrays; returns their count. (:func:`combos_into` with a fresh scratch array.)"""
+    return combos_into(hand, rules, masks, sizes, strengths, categories, only_size, np.empty(WORK_SIZE, dtype=np.int64))
+
+
+@njit(cache=True)
+def combos_into(hand: int, rules, masks, sizes, strengths, categories, only_size, work):  # pragma: no cover - compiled
+    """:func:`hand_combos` working in the scratch array ``work`` (:data:`WORK_SIZE` int64): it allocates
+    nothing, which matters in the hot loops (and in parallel ones, where allocations contend)."""
+    keys = work[:CAPACITY]
     n = 0
-    cards = np.empty((13, 4), dtype=np.int64)  # cards[r, :count[r]]: the hand's cards of rank r, ascending
-    count = np.zeros(13, dtype=np.int64)
+    at = CAPACITY
+    cards = work[at : at + 52].reshape(13, 4)  # cards[r, :count[r]]: the hand's cards of rank r, ascending
+    count = work[at + 52 : at + 65]
+    count[:] = 0
+    pair_lo = work[at + 65 : at + 143]
+    pair_hi = work[at + 143 : at + 221]
+    pair_rank = work[at + 221 : at + 299]
+    tri = work[at + 299 : at + 455].reshape(52, 3)
+    tri_rank = work[at + 455 : at + 507]
+    rs = work[at + 507 : at + 512]
+    suited = work[at + 512 : at + 525]
     for c in range(52):
         if (hand >> c) & 1:
             r = c >> 2
@@ -125,12 +146,7 @@ def hand_combos(hand: int, rules, masks, sizes, strengths, categories, only_size
             if only_size == 0 or only_size == 1:
                 n = _add(masks, sizes, strengths, categories, keys, n, 1 << c, 1, c, SINGLE, c * _B4)
     # pairs and triples, rank by rank; remembered for two pair and full houses
-    pair_lo = np.empty(78, dtype=np.int64)
-    pair_hi = np.empty(78, dtype=np.int64)
-    pair_rank = np.empty(78, dtype=np.int64)
     n_pairs = 0
-    tri = np.empty((52, 3), dtype=np.int64)
-    tri_rank = np.empty(52, dtype=np.int64)
     n_tri = 0
     for r in range(13):
         k = count[r]
@@ -168,7 +184,6 @@ def hand_combos(hand: int, rules, masks, sizes, strengths, categories, only_size
     variant = rules[R_STRAIGHTS]
     for shape in range(SHAPE_COUNT[variant]):
         ranks_mask = SHAPES[variant, shape]
-        rs = np.empty(5, dtype=np.int64)
         t = 0
         ok = True
         for r in range(13):
@@ -197,7 +212,6 @@ def hand_combos(hand: int, rules, masks, sizes, strengths, categories, only_size
                                       rank5 * FIVE_SCALE + shape * 52 + top)
     # flushes that are not straight flushes
     for suit in range(4):
-        suited = np.empty(13, dtype=np.int64)
         m = 0
         for r in range(13):
             c = r * 4 + suit
@@ -241,12 +255,31 @@ def hand_combos(hand: int, rules, masks, sizes, strengths, categories, only_size
 
 @njit(cache=True)
 def _sorted(masks, sizes, strengths, categories, keys, n):  # pragma: no cover - compiled
+    """Sort the first ``n`` rows of the four arrays by ``keys``: insertion sort for the usual few
+    dozen (no allocation), else one argsort, permuting through ``keys`` once it is read."""
+    if n <= 64:
+        for i in range(1, n):
+            key, mask, size, strength, category = keys[i], masks[i], sizes[i], strengths[i], categories[i]
+            j = i - 1
+            while j >= 0 and keys[j] > key:
+                keys[j + 1], masks[j + 1], sizes[j + 1] = keys[j], masks[j], sizes[j]
+                strengths[j + 1], categories[j + 1] = strengths[j], categories[j]
+                j -= 1
+            keys[j + 1], masks[j + 1], sizes[j + 1], strengths[j + 1], categories[j + 1] = key, mask, size, strength, category
+        return n
     order = np.argsort(keys[:n])
-    masks[:n] = masks[:n][order]
-    sizes[:n] = sizes[:n][order]
-    strengths[:n] = strengths[:n][order]
-    categories[:n] = categories[:n][order]
+    _permute(masks, keys, order, n)
+    _permute(sizes, keys, order, n)
+    _permute(strengths, keys, order, n)
+    _permute(categories, keys, order, n)
     return n
+
+
+@njit(cache=True)
+def _permute(column, scratch, order, n):  # pragma: no cover - compiled
+    scratch[:n] = column[:n]
+    for i in range(n):
+        column[i] = scratch[order[i]]
 
 
 @njit(cache=True)

@@ -38,7 +38,18 @@ from .games import (
     apply_move,
     final_scores,
 )
-from .kernels import CAPACITY, QUADS4_OFFSET, R_FOUR, R_OPENING, R_SCORING, hand_combos, legal_from, popcount
+from .kernels import (
+    CAPACITY,
+    QUADS4_OFFSET,
+    R_FOUR,
+    R_OPENING,
+    R_SCORING,
+    WORK_SIZE,
+    combos_into,
+    hand_combos,
+    legal_from,
+    popcount,
+)
 from .smart import smart_pick
 
 DEAL_TRIES = 20
@@ -189,6 +200,7 @@ def _pool(deals, rules):  # pragma: no cover - compiled
     sizes = np.empty(room, dtype=np.int64)
     strengths = np.empty(room, dtype=np.int64)
     categories = np.empty(room, dtype=np.int64)
+    work = np.empty(WORK_SIZE, dtype=np.int64)
     used = 0
     for d in range(n):
         for seat in range(4):
@@ -205,8 +217,8 @@ def _pool(deals, rules):  # pragma: no cover - compiled
                 strengths2[:used], categories2[:used] = strengths[:used], categories[:used]
                 masks, sizes, strengths, categories = masks2, sizes2, strengths2, categories2
             end = used + CAPACITY
-            c = hand_combos(deals[d, seat], rules, masks[used:end], sizes[used:end], strengths[used:end],
-                            categories[used:end])
+            c = combos_into(deals[d, seat], rules, masks[used:end], sizes[used:end], strengths[used:end],
+                            categories[used:end], 0, work)
             offsets[d, seat], counts[d, seat] = used, c
             used += c
     return masks, sizes, strengths, categories, offsets, counts
