@@ -5,8 +5,14 @@ and replayed by the reference Python engine (:class:`big2_env.Game`) from the sa
 decision the player on move, the number of legal plays and the chosen play must agree, and at the
 end the winner and the scores. Writes the counts to ``benchmarks/core/differential.json``.
 
+With ``--smart-seats 0,2`` those seats play the paper's Smart in the core
+(:mod:`big2_env.engine.core.smart`) and the reference replays them with the Python Smart
+(:func:`big2_env.players.smart.smart_choice`); the other seats play the same random draws
+(``benchmarks/core/differential_smart.json``).
+
 Usage:
     python benchmarks/core_vs_reference.py [--decisions 1000000] [--variant-decisions 1000000] [--seed 0]
+    python benchmarks/core_vs_reference.py --smart-seats 0,2 --out benchmarks/core/differential_smart.json
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import numpy as np
 
 from big2_env import Game, Rules
 from big2_env.engine.core import MAX_TURNS, random_game_trace
+from big2_env.players.smart import smart_choice
 
 OUT = Path(__file__).resolve().parent / "core" / "differential.json"
 
@@ -37,16 +44,19 @@ VARIANTS = {
 }
 
 
-def compare(rules: Rules, decisions: int, rng: np.random.Generator) -> dict:
+def compare(rules: Rules, decisions: int, rng: np.random.Generator, smart: tuple[int, ...] = ()) -> dict:
     games = done = 0
     start = time.perf_counter()
     while done < decisions:
         deck, uniforms = rng.permutation(52), rng.random(MAX_TURNS)
-        trace, scores, winner = random_game_trace(deck, uniforms, rules)
+        trace, scores, winner = random_game_trace(deck, uniforms, rules, smart_seats=smart)
         game = Game.from_hands([sorted(int(c) for c in deck[13 * i : 13 * i + 13]) for i in range(4)], rules)
         for player, n_legal, chosen in trace.tolist():
             legal = game.legal_entries()
-            pick = min(int(uniforms[game.turn] * len(legal)), len(legal) - 1)
+            if game.current_player in smart:
+                pick = smart_choice(game.hand(game.current_player), game.trick, [e[1] for e in legal], rules)
+            else:
+                pick = min(int(uniforms[game.turn] * len(legal)), len(legal) - 1)
             if (game.current_player, len(legal), legal[pick][2]) != (player, n_legal, chosen):
                 raise AssertionError(f"game {games} turn {game.turn}: core {(player, n_legal, chosen)}, reference "
                                      f"{(game.current_player, len(legal), legal[pick][2])}")
@@ -55,7 +65,7 @@ def compare(rules: Rules, decisions: int, rng: np.random.Generator) -> dict:
             raise AssertionError(f"game {games}: the end differs (core winner {winner}, scores {scores.tolist()})")
         games += 1
         done += len(trace)
-    return {"rules": rules.to_dict(), "games": games, "decisions": done, "mismatches": 0,
+    return {"rules": rules.to_dict(), "games": games, "decisions": done, "mismatches": 0, "smart_seats": list(smart),
             "seconds": round(time.perf_counter() - start, 1)}
 
 
@@ -66,16 +76,23 @@ def main(argv: list[str] | None = None) -> None:
         "--variant-decisions", type=int, default=1_000_000, help="decisions per other variant (default 1,000,000)"
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--smart-seats", default="", help="seats that play Smart, e.g. 0,2 (default: none)")
     parser.add_argument("--out", type=Path, default=OUT, help=f"JSON to write (default {OUT})")
     args = parser.parse_args(argv)
     if args.decisions < 1 or args.variant_decisions < 0 or args.seed < 0:
         parser.error("--decisions must be positive, --variant-decisions and --seed non-negative")
+    try:
+        smart = tuple(sorted({int(x) for x in args.smart_seats.split(",") if x.strip()}))
+    except ValueError:
+        parser.error("--smart-seats takes seats 0..3 separated by commas")
+    if any(not 0 <= s <= 3 for s in smart):
+        parser.error("--smart-seats takes seats 0..3")
     rng = np.random.default_rng(args.seed)
     results = {}
     plan = [(name, Rules.preset(name), args.decisions) for name in Rules.PRESETS]
     plan += [(name, rules, args.variant_decisions) for name, rules in VARIANTS.items() if args.variant_decisions]
     for name, rules, decisions in plan:
-        results[name] = compare(rules, decisions, rng)
+        results[name] = compare(rules, decisions, rng, smart)
         row = results[name]
         print(f"{name:<28} {row['decisions']:>10,} decisions in {row['games']:>6,} games: identical ({row['seconds']} s)")
         sys.stdout.flush()

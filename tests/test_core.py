@@ -18,6 +18,7 @@ from big2_env.engine.core import (
     play_random,
     random_game_trace,
     rules_array,
+    smart_play,
 )
 from big2_env.observations.compiled import random_game_views
 
@@ -120,6 +121,14 @@ def test_rules_array_names_each_field():
         (lambda: random_game_trace(np.arange(52), np.ones(MAX_TURNS)), "[0, 1)"),
         (lambda: random_game_trace(np.arange(52), np.zeros(MAX_TURNS - 1)), "[0, 1)"),
         (lambda: random_game_trace(np.arange(52), np.zeros(MAX_TURNS, dtype=int)), "[0, 1)"),
+        (lambda: random_game_trace(np.arange(52), np.zeros(MAX_TURNS), smart_seats=[4]), "smart_seats"),
+        (lambda: smart_play([]), "1 to 13 cards"),
+        (lambda: smart_play([0, 60]), "0..51"),
+        (lambda: smart_play(list(range(14))), "13"),
+        (lambda: smart_play([0, 1], trick=[1]), "shares cards"),
+        (lambda: smart_play([0, 5], trick=[1, 9]), "not a legal combination"),
+        (lambda: smart_play([4, 5], opening=True), "3D"),
+        (lambda: smart_play([0, 5], rules="nope"), "nope"),
     ],
 )
 def test_bad_input_never_reaches_compiled_code(call, message):
