@@ -7,6 +7,7 @@ import pytest
 
 from big2_env import Game, Rules, action_cards, legal_action_mask, observation, vector_env
 from big2_env.envs.vector import Big2VectorEnv
+from big2_env.observations.decision import Decision
 
 from test_bruteforce import VARIANT_IDS, VARIANTS
 
@@ -21,12 +22,22 @@ def _game(deck: np.ndarray, rules: Rules) -> Game:
     return Game.from_hands([sorted(int(c) for c in deck[13 * i : 13 * i + 13]) for i in range(4)], rules)
 
 
-def _check_views(obs, games):
+def _check_views(obs, games, venv=None):
+    """Every game's view equals the engine's; with ``venv``, also its candidate rows (the 80 features and the
+    action indices of each legal action, in :class:`Decision`'s order)."""
+    if venv is not None:
+        features, actions, counts = venv.candidates()
+        offsets = np.cumsum(counts) - counts
     for g, game in enumerate(games):
         player = game.current_player
         assert obs["current_player"][g] == player
         np.testing.assert_array_equal(obs["observation"][g], observation(game, player))
         np.testing.assert_array_equal(obs["action_mask"][g], legal_action_mask(game).astype(bool))
+        if venv is not None:
+            decision = Decision(game)
+            rows = slice(offsets[g], offsets[g] + counts[g])
+            assert actions[rows].tolist() == decision.actions.tolist()
+            np.testing.assert_array_equal(features[rows], decision.features)
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
@@ -38,7 +49,7 @@ def test_every_step_matches_the_python_engine(rules):
     mirror = np.random.default_rng(seed)  # the deals, drawn as the env documents it
     games = [_game(d, rules) for d in _decks(mirror, n)]
     upcoming = list(_decks(mirror, n))
-    _check_views(obs, games)
+    _check_views(obs, games, venv)
     chooser = np.random.default_rng(1)
     ended_games = 0
     while ended_games < 3 * n:
@@ -59,7 +70,7 @@ def test_every_step_matches_the_python_engine(rules):
         if len(ended):  # the env draws the next decks of the games that ended, in one call, in game order
             for g, deck in zip(ended, _decks(mirror, len(ended))):
                 upcoming[g] = deck
-        _check_views(obs, games)
+        _check_views(obs, games, venv)
 
 
 def test_same_seed_same_games_and_reset_reseeds():

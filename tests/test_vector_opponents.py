@@ -12,6 +12,7 @@ from big2_env import Game, Rules
 from big2_env.engine.cards import mask_to_cards
 from big2_env.envs.vector_opponents import Big2OpponentsVectorEnv
 from big2_env.observations import observation_dict
+from big2_env.observations.decision import Decision
 from big2_env.observations.paper import PASS_ACTION, action_cards, observation
 from big2_env.players import GreedyPolicy, SmartPolicy
 
@@ -53,8 +54,14 @@ def test_opponents_move_as_the_python_policies_and_games_match_the_engine(rules,
     rng = np.random.default_rng(0)
     finished = 0
     while finished < 2 * n:
-        for g, ref in enumerate(refs):  # the learner's view and mask are the reference's
+        features, candidates, counts = env.candidates()
+        offsets = np.cumsum(counts) - counts
+        for g, ref in enumerate(refs):  # the learner's view, mask and candidate rows are the reference's
             game = ref.game
+            decision = Decision(game)
+            rows = slice(offsets[g], offsets[g] + counts[g])
+            assert candidates[rows].tolist() == decision.actions.tolist()
+            np.testing.assert_array_equal(features[rows], decision.features)
             assert game.current_player == ref.learner
             np.testing.assert_array_equal(obs["observation"][g], observation(game, ref.learner))
             assert obs["action_mask"][g].tolist() == observation_dict(game)["action_mask"].astype(np.int8).tolist()

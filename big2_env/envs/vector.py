@@ -68,8 +68,17 @@ from ..engine.core.games import (
 )
 from ..engine.core.kernels import CAPACITY, R_OPENING, R_SCORING, WORK_SIZE, combos_into, legal_from, popcount
 from ..engine.rules import Rules
-from ..observations.compiled import NUM_ACTIONS, OBS_SIZE, PASS_ACTION, SLOT_INDEX, action_index, write_observation
-from ..observations.paper import ACTION_SLOTS
+from ..observations.compiled import (
+    FEATURE_CATEGORIES,
+    NUM_ACTIONS,
+    OBS_SIZE,
+    PASS_ACTION,
+    SLOT_INDEX,
+    action_index,
+    write_features,
+    write_observation,
+)
+from ..observations.paper import ACTION_SLOTS, FEATURE_SIZE
 
 __all__ = ["Big2VectorEnv", "vector_env"]
 
@@ -250,6 +259,46 @@ def _step(state, actions, next_decks, rules, tables, observations, masks, player
                   work)
 
 
+@njit(cache=True, parallel=True)
+def _candidate_counts(state, rules, counts, chunks):  # pragma: no cover - compiled
+    n = state.shape[0]
+    for chunk in prange(chunks):
+        ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work = _workspace()
+        for g in range(chunk, n, chunks):
+            k = _legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work)
+            counts[g] = k + 1 if state[g, T0 + T_SIZE] else k
+
+
+@njit(cache=True, parallel=True)
+def _candidate_rows(state, rules, tables, feature_categories, offsets, features, actions, chunks):  # pragma: no cover
+    """Every game's legal plays (and pass) in ascending action order from row ``offsets[g]``: their
+    80 candidate features and action indices."""
+    n = state.shape[0]
+    for chunk in prange(chunks):
+        ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work = _workspace()
+        for g in range(chunk, n, chunks):
+            k = _legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work)
+            hand = state[g, H0 + state[g, T0 + T_PLAYER]]
+            for j in range(k):  # action indices, then an insertion sort of (action, combination) by action
+                work[j] = action_index(ws_masks[legal[j]], hand, tables[1])
+            for j in range(1, k):
+                a, i = work[j], legal[j]
+                t = j - 1
+                while t >= 0 and work[t] > a:
+                    work[t + 1], legal[t + 1] = work[t], legal[t]
+                    t -= 1
+                work[t + 1], legal[t + 1] = a, i
+            row = offsets[g]
+            for j in range(k):
+                i = legal[j]
+                actions[row] = work[j]
+                write_features(ws_masks[i], ws_categories[i], feature_categories, features[row])
+                row += 1
+            if state[g, T0 + T_SIZE]:
+                actions[row] = PASS_ACTION
+                write_features(0, 0, feature_categories, features[row])
+
+
 class Big2VectorEnv:
     """``num_envs`` games of Big 2 stepped together (see the module docstring).
 
@@ -326,6 +375,17 @@ class Big2VectorEnv:
         truncations = np.zeros(n, dtype=np.bool_)
         return self._obs(), rewards, terminated, truncations, {"winner": winners, "turns": turns}
 
+    def candidates(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The legal plays of every game's mover as the card-aware networks read them:
+        ``(features, actions, counts)``, the 80 candidate features (float32 ``(M, 80)``) and action
+        indices (``(M,)``) of every game's legal actions in ascending action order (pass last),
+        game after game, ``counts[g]`` of them for game ``g``: what
+        :class:`~big2_env.observations.decision.Decision` gives (``features``, ``actions``) for
+        each game's decision, computed in the core."""
+        if not self._ready:
+            raise RuntimeError("call reset() before candidates()")
+        return candidate_arrays(self._state, self._rules, self._chunks())
+
     def _check_actions(self, actions: Any) -> np.ndarray:
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
@@ -349,6 +409,17 @@ class Big2VectorEnv:
 
     def __repr__(self) -> str:
         return f"Big2VectorEnv(num_envs={self.num_envs}, rules={self.rules!r})"
+
+
+def candidate_arrays(state: np.ndarray, rules: np.ndarray, chunks: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:meth:`Big2VectorEnv.candidates` of a vector env's state (shared by the single-agent vector env)."""
+    counts = np.zeros(state.shape[0], dtype=np.int64)
+    _candidate_counts(state, rules, counts, chunks)
+    offsets = np.cumsum(counts) - counts
+    features = np.empty((int(counts.sum()), FEATURE_SIZE), dtype=np.float32)
+    actions = np.empty(len(features), dtype=np.int64)
+    _candidate_rows(state, rules, TABLES, FEATURE_CATEGORIES, offsets, features, actions, chunks)
+    return features, actions, counts
 
 
 def vector_env(num_envs: int, seed: Any = None, rules: Rules | str | dict | None = None,

@@ -66,7 +66,22 @@ from ..engine.rules import Rules
 from ..observations.compiled import NUM_ACTIONS, OBS_SIZE, write_observation
 from ..observations.spaces import observation_space
 from .gym import ILLEGAL_ACTION_MODES, worst_score
-from .vector import H0, LEARNER, P0, STATE_SIZE, T0, TABLES, TURNS, _deal, _legal, _play, _play_action, _view, _workspace
+from .vector import (
+    H0,
+    LEARNER,
+    P0,
+    STATE_SIZE,
+    T0,
+    TABLES,
+    TURNS,
+    _deal,
+    _legal,
+    _play,
+    _play_action,
+    _view,
+    _workspace,
+    candidate_arrays,
+)
 
 __all__ = ["OPPONENT_KINDS", "Big2OpponentsVectorEnv", "make_vector"]
 
@@ -311,6 +326,13 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
             infos.update(final_obs=final_obs, _final_obs=terminated.copy(), final_info=final_info,
                          _final_info=terminated.copy())
         return self._obs(), rewards, terminated, np.zeros(n, dtype=np.bool_), infos
+
+    def candidates(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The learner's legal actions in every game as the card-aware networks read them:
+        ``(features (M, 80), actions (M,), counts (N,))`` (see :meth:`big2_env.envs.vector.Big2VectorEnv.candidates`)."""
+        if not self._ready:
+            raise RuntimeError("call reset() before candidates()")
+        return candidate_arrays(self._state, self._rules, self._chunks())
 
     def hands(self) -> np.ndarray:
         """Every game's four hands as card bitmasks, int64 ``(N, 4)`` in seat order (a copy: for

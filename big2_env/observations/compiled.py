@@ -15,9 +15,19 @@ from numba import njit
 from ..engine.core import MAX_TURNS, check_deck, rules_array
 from ..engine.core.kernels import CAPACITY, R_OPENING, hand_combos, legal_from, popcount
 from ..engine.rules import Rules
-from .paper import ACTION_SLOTS
+from ..engine.combos import FEATURE_CATEGORY, FOUR_OF_A_KIND, FULL_HOUSE
+from .paper import ACTION_SLOTS, FEAT_CATEGORY, FEAT_NUM_CARDS, FEAT_PASS, FEAT_RANK, FEAT_RANK_SCALED, FEAT_SUIT
 
-__all__ = ["NUM_ACTIONS", "OBS_SIZE", "PASS_ACTION", "action_index", "random_game_views", "write_observation"]
+__all__ = [
+    "FEATURE_CATEGORIES",
+    "NUM_ACTIONS",
+    "OBS_SIZE",
+    "PASS_ACTION",
+    "action_index",
+    "random_game_views",
+    "write_features",
+    "write_observation",
+]
 
 NUM_ACTIONS = 1695
 PASS_ACTION = 1694
@@ -34,6 +44,9 @@ def _slot_index_table() -> np.ndarray:
 
 
 SLOT_INDEX = _slot_index_table()
+FEATURE_CATEGORIES = np.array(FEATURE_CATEGORY, dtype=np.int64)
+"""The feature column (after ``FEAT_CATEGORY``) of each category (:data:`big2_env.engine.combos.FEATURE_CATEGORY`);
+passed to :func:`write_features` as an argument (parallel kernels cannot cache global arrays)."""
 
 
 @njit(cache=True)
@@ -49,6 +62,43 @@ def action_index(play: int, hand: int, slot_index) -> int:  # pragma: no cover -
         slots |= 1 << popcount(hand & (low - 1))
         m ^= low
     return slot_index[slots]
+
+
+@njit(cache=True)
+def write_features(play: int, category: int, feature_categories, out):  # pragma: no cover - compiled
+    """The 80 candidate features of one play (card mask ``play``, 0 for pass; ``category`` as the
+    engine numbers it) into ``out`` (float32), as :func:`big2_env.observations.paper.entry_features`
+    writes them: the cards, pass, the category, the comparison card's rank and suit, the number
+    of cards / 5 and the rank / 12. The comparison card is the play's top card, except in a full
+    house (the triple's top card) and a five-card four of a kind (the four's top card)."""
+    out[:] = 0.0
+    if play == 0:
+        out[FEAT_PASS] = 1.0
+        return
+    n = 0
+    top = -1
+    m = play
+    while m:
+        low = m & -m
+        c = popcount(low - 1)
+        out[c] = 1.0
+        n += 1
+        top = c
+        m ^= low
+    card = top
+    if category == FULL_HOUSE or category == FOUR_OF_A_KIND:
+        for r in range(13):  # the rank held three (four) times
+            held = popcount((play >> (4 * r)) & 15)
+            if held >= 3:
+                card = 4 * r + 3
+                while not (play >> card) & 1:
+                    card -= 1
+    rank = card >> 2
+    out[FEAT_CATEGORY + feature_categories[category]] = 1.0
+    out[FEAT_RANK + rank] = 1.0
+    out[FEAT_SUIT + (card & 3)] = 1.0
+    out[FEAT_NUM_CARDS] = n / 5.0
+    out[FEAT_RANK_SCALED] = rank / 12.0
 
 
 @njit(cache=True)
