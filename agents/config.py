@@ -35,6 +35,7 @@ ALGOS = ("ppo",) + VALUE_ALGOS + ("distill",)
 (:mod:`agents.learners.value`) and learning from search (:mod:`agents.learners.distill`)."""
 
 BACKENDS = ("process", "ray")
+ENVS = ("engine", "vector")
 """Where rollout workers run (``TrainArgs.backend``): :mod:`agents.parallel`, :mod:`agents.ray_workers`."""
 
 
@@ -350,6 +351,12 @@ class TrainArgs:
         "each minibatch's gradient (1: the trainer alone). --backend process caps it at the free cores; "
         "2 trains about 1.25x faster than 1 on 2 cores",
     )
+    env: str = _arg(
+        "engine",
+        "where the games are played: engine (the Python engine, every curriculum and learner) or vector (the compiled "
+        "vector env: current-policy self-play, the network batched over every game on move; --curriculum self, "
+        "paper observation, no distill; --workers does not apply)",
+    )
     backend: str = _arg(
         "process",
         "where the rollout workers run: process (helper processes on this machine sharing the weights, agents.parallel) "
@@ -465,6 +472,13 @@ class TrainArgs:
             if opponent not in ("random", "greedy", "smart"):
                 raise ValueError(f"eval_opponents: unknown opponent {opponent!r} (random, greedy, smart)")
         check_device(self.device)
+        if self.env not in ENVS:
+            raise ValueError(f"env must be one of {', '.join(ENVS)}; got {self.env!r}")
+        if self.env == "vector":
+            if self.algo == "distill" or self.curriculum != "self":
+                raise ValueError("--env vector plays current-policy self-play: it needs --curriculum self and no distill")
+            if self.model.get("observation", "paper") != "paper":
+                raise ValueError("--env vector gives the paper's 277 numbers: it cannot train model observation=extended")
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {self.backend!r}")
         address = self.ray_address

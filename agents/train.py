@@ -86,6 +86,7 @@ from .checkpoint import (
 )
 from .config import ALGO_DEFAULTS, RESUME_MUTABLE, VALUE_ALGOS, TrainArgs, args_from_mapping, check_device
 from .curriculum import make_curriculum
+from .vector_rollout import collect_vector
 from .learners.distill import TeacherPool, distill_update
 from .config import NetworkConfig
 from .network import Big2Net, count_parameters
@@ -226,6 +227,7 @@ class Trainer:
         self.rollout_split = "all"
         self._helpers: RolloutPool | None = None
         self._teachers: TeacherPool | None = None
+        self._vector_env: Any = None  # --env vector: the compiled vector env, made at the first batch
         self.batch = 0
         self.games = 0
         self.decisions = 0
@@ -272,7 +274,10 @@ class Trainer:
         helpers = self.helpers()
         skip_forced = not args.train_forced
         models = self.curriculum.models(self.actor)
-        if self.distill is not None:
+        if args.env == "vector":
+            rollout = collect_vector(self.vector_env(), self.actor, self.action_rng, int(seeds[0]),
+                                     skip_forced=skip_forced, epsilon=self.epsilon)
+        elif self.distill is not None:
             rollout = self.teachers().collect(seeds.tolist())
         elif helpers is not None and (self.rollout_split == "all" or parallel_plans(plans)):
             rollout = helpers.collect(self.rules, seeds, plans, models, self.action_rng, skip_forced, self.epsilon)
@@ -332,7 +337,7 @@ class Trainer:
         (:attr:`process_count`), else ``None``: helper processes (:mod:`agents.parallel`, which also
         share PPO's gradients) or Ray actors (:mod:`agents.ray_workers`, ``backend="ray"``). They
         play their share of every batch's games."""
-        if self.distill is not None or self.process_count <= 1:
+        if self.distill is not None or self.process_count <= 1 or self.args.env == "vector":
             return None
         if self._helpers is None:
             if self.args.backend == "ray":
@@ -342,6 +347,14 @@ class Trainer:
             else:
                 self._helpers = TrainHelpers(self.actor, self.processes - 1, threads=self.process_threads)
         return self._helpers
+
+    def vector_env(self) -> Any:
+        """The compiled vector env of ``--env vector`` (``games_per_batch`` games, one thread per free core)."""
+        if self._vector_env is None:
+            from big2_env.envs.vector import Big2VectorEnv
+
+            self._vector_env = Big2VectorEnv(self.args.games_per_batch, rules=self.rules)
+        return self._vector_env
 
     def teachers(self) -> TeacherPool:
         """distill's teacher games, spread over ``workers`` processes (started on first use)."""
