@@ -25,8 +25,11 @@ Every action is checked before compiled code sees it (an int array of shape ``(N
 legal action of its game, per the last ``action_mask``): a bad one raises ``ValueError``
 naming the game, and the state is unchanged.
 
-This is the first vector env of the compiled core (issue 26): the paper's view only; the
-extended view, a single-agent Gymnasium vector env and batched training come next.
+``candidates()`` gives every mover's legal actions as the card-aware networks read them (the 80
+candidate features and action indices, in :class:`~big2_env.observations.decision.Decision`'s
+order); ``big2 train --env vector`` trains on it (:mod:`agents.vector_rollout`). The paper's view
+only so far (the extended view is not compiled yet). The single-agent form, one learner against
+core heuristics, is :mod:`big2_env.envs.vector_opponents` (``gymnasium.make_vec("Big2-v0")``).
 
 Example:
     >>> import numpy as np

@@ -1,10 +1,13 @@
 """The compiled simulation core (numba): combinations, legal plays and random games on int bitmasks.
 May import: numpy, numba and big2_env.engine's cards and rules (never anything above the engine).
 
-This is the first part of the compiled core (issue 26): the kernels of
-:mod:`big2_env.engine.core.kernels` and the checked entry points below. The Python engine
-(:class:`~big2_env.engine.game.Game`) is the reference they are tested against move by move
-(``tests/test_core.py``); the environments do not run on the core yet.
+The kernels: combinations and legal plays (:mod:`~big2_env.engine.core.kernels`), whole games of
+random, Greedy and Smart seats (:mod:`~big2_env.engine.core.games`, :mod:`~big2_env.engine.core.smart`)
+and the search's deals, play-outs and history replay (:mod:`~big2_env.engine.core.rollouts`),
+with the checked entry points below. The Python engine (:class:`~big2_env.engine.game.Game`) is
+the reference they are tested against move by move (``tests/test_core.py``,
+``tests/test_search_core.py``); the vector envs and the search run on the core, ``Game`` and the
+PettingZoo and Gymnasium envs do not yet.
 
 Every entry point here checks its arguments (types, dtypes, shapes, ranges) before compiled
 code sees them, and raises ``ValueError`` naming what was wrong and what is allowed.
