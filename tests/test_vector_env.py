@@ -8,6 +8,7 @@ import pytest
 from big2_env import Game, Rules, action_cards, legal_action_mask, observation, vector_env
 from big2_env.envs.vector import Big2VectorEnv
 from big2_env.observations.decision import Decision
+from big2_env.observations.extended import extended_observation
 
 from test_bruteforce import VARIANT_IDS, VARIANTS
 
@@ -22,7 +23,7 @@ def _game(deck: np.ndarray, rules: Rules) -> Game:
     return Game.from_hands([sorted(int(c) for c in deck[13 * i : 13 * i + 13]) for i in range(4)], rules)
 
 
-def _check_views(obs, games, venv=None):
+def _check_views(obs, games, venv=None, view="paper"):
     """Every game's view equals the engine's; with ``venv``, also its candidate rows (the 80 features and the
     action indices of each legal action, in :class:`Decision`'s order)."""
     if venv is not None:
@@ -31,7 +32,8 @@ def _check_views(obs, games, venv=None):
     for g, game in enumerate(games):
         player = game.current_player
         assert obs["current_player"][g] == player
-        np.testing.assert_array_equal(obs["observation"][g], observation(game, player))
+        expected = observation(game, player) if view == "paper" else extended_observation(game, player)
+        np.testing.assert_array_equal(obs["observation"][g], expected)
         np.testing.assert_array_equal(obs["action_mask"][g], legal_action_mask(game).astype(bool))
         if venv is not None:
             decision = Decision(game)
@@ -40,16 +42,17 @@ def _check_views(obs, games, venv=None):
             np.testing.assert_array_equal(features[rows], decision.features)
 
 
+@pytest.mark.parametrize("view", ["paper", "extended"])
 @pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
-def test_every_step_matches_the_python_engine(rules):
+def test_every_step_matches_the_python_engine(rules, view):
     n, seed = 5, 11
-    venv = vector_env(n, seed=seed, rules=rules)
+    venv = vector_env(n, seed=seed, rules=rules, observation=view)
     obs, infos = venv.reset()
     assert infos == {} and obs["observation"].dtype == np.float32 and obs["action_mask"].dtype == np.bool_
     mirror = np.random.default_rng(seed)  # the deals, drawn as the env documents it
     games = [_game(d, rules) for d in _decks(mirror, n)]
     upcoming = list(_decks(mirror, n))
-    _check_views(obs, games, venv)
+    _check_views(obs, games, venv, view)
     chooser = np.random.default_rng(1)
     ended_games = 0
     while ended_games < 3 * n:
@@ -70,7 +73,7 @@ def test_every_step_matches_the_python_engine(rules):
         if len(ended):  # the env draws the next decks of the games that ended, in one call, in game order
             for g, deck in zip(ended, _decks(mirror, len(ended))):
                 upcoming[g] = deck
-        _check_views(obs, games, venv)
+        _check_views(obs, games, venv, view)
 
 
 def test_same_seed_same_games_and_reset_reseeds():
@@ -134,7 +137,7 @@ def test_bad_actions_are_refused_and_change_nothing(actions, message):
         ({"num_envs": 2.0}, "num_envs"),
         ({"num_envs": 2, "seed": -1}, "seed"),
         ({"num_envs": 2, "rules": "nope"}, "nope"),
-        ({"num_envs": 2, "observation": "extended"}, "not in the vector env yet"),
+        ({"num_envs": 2, "observation": "full"}, "paper.*or .extended."),
     ],
 )
 def test_bad_arguments_are_refused(kwargs, message):

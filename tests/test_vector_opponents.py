@@ -13,6 +13,7 @@ from big2_env.engine.cards import mask_to_cards
 from big2_env.envs.vector_opponents import Big2OpponentsVectorEnv
 from big2_env.observations import observation_dict
 from big2_env.observations.decision import Decision
+from big2_env.observations.extended import extended_observation
 from big2_env.observations.paper import PASS_ACTION, action_cards, observation
 from big2_env.players import GreedyPolicy, SmartPolicy
 
@@ -44,10 +45,13 @@ class Reference:
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
-@pytest.mark.parametrize("kinds", [["smart"] * 3, ["greedy", "smart", "greedy"]], ids=["smart", "mixed"])
-def test_opponents_move_as_the_python_policies_and_games_match_the_engine(rules, kinds):
+@pytest.mark.parametrize(
+    "kinds, view", [(["smart"] * 3, "paper"), (["greedy", "smart", "greedy"], "extended")], ids=["smart", "mixed-extended"]
+)
+def test_opponents_move_as_the_python_policies_and_games_match_the_engine(rules, kinds, view):
     n = 6
-    env = Big2OpponentsVectorEnv(n, opponents=kinds, rules=rules)
+    env = Big2OpponentsVectorEnv(n, opponents=kinds, rules=rules, observation=view)
+    see = observation if view == "paper" else extended_observation
     obs, infos = env.reset(seed=11)
     start = env.hands() | env.played()
     refs = [Reference(start[g], int(infos["learner_seat"][g]), rules, kinds) for g in range(n)]
@@ -63,7 +67,7 @@ def test_opponents_move_as_the_python_policies_and_games_match_the_engine(rules,
             assert candidates[rows].tolist() == decision.actions.tolist()
             np.testing.assert_array_equal(features[rows], decision.features)
             assert game.current_player == ref.learner
-            np.testing.assert_array_equal(obs["observation"][g], observation(game, ref.learner))
+            np.testing.assert_array_equal(obs["observation"][g], see(game, ref.learner))
             assert obs["action_mask"][g].tolist() == observation_dict(game)["action_mask"].astype(np.int8).tolist()
             assert env.hands()[g].tolist() == [sum(1 << c for c in game.hand(p)) for p in range(4)]
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
@@ -77,7 +81,7 @@ def test_opponents_move_as_the_python_policies_and_games_match_the_engine(rules,
                 assert rewards[g] == ref.game.scores()[ref.learner]
                 assert infos["final_info"]["winner"][g] == ref.game.winner
                 assert infos["final_info"]["scores"][g].tolist() == ref.game.scores()
-                np.testing.assert_array_equal(infos["final_obs"][g]["observation"], observation(ref.game, ref.learner))
+                np.testing.assert_array_equal(infos["final_obs"][g]["observation"], see(ref.game, ref.learner))
                 refs[g] = Reference(start[g], int(infos["learner_seat"][g]), rules, kinds)
             else:
                 assert rewards[g] == 0
@@ -140,7 +144,7 @@ def test_random_opponents_play_legal_games_that_the_engine_replays():
         ({"opponents": ["smart", "smart"]}, "opponents"),
         ({"learner_seat": 4}, "learner_seat"),
         ({"learner_seat": True}, "learner_seat"),
-        ({"observation": "extended"}, "observation"),
+        ({"observation": "full"}, "observation"),
         ({"seed": -1}, "seed"),
         ({"illegal_action": "ignore"}, "illegal_action"),
         ({"illegal_penalty": float("nan")}, "illegal_penalty"),

@@ -6,7 +6,8 @@ there), plays them all in one compiled call, parallel over games on all cores, a
 next movers' observations.
 
 * ``reset(seed=None)`` returns ``(obs, infos)``; ``obs`` is a dict of numpy arrays:
-  ``"observation"`` float32 ``(N, 277)`` (the paper's numbers, :mod:`big2_env.observations.paper`),
+  ``"observation"`` float32 ``(N, 277)`` (the paper's numbers, :mod:`big2_env.observations.paper`;
+  ``(N, 315)`` with ``observation="extended"``, :mod:`big2_env.observations.extended`),
   ``"action_mask"`` bool ``(N, 1695)`` and ``"current_player"`` int64 ``(N,)``.
 * ``step(actions)`` takes an int array ``(N,)`` and returns ``(obs, rewards, terminations,
   truncations, infos)``: ``rewards`` float32 ``(N, 4)`` in seat order (the final scores of a
@@ -27,8 +28,8 @@ naming the game, and the state is unchanged.
 
 ``candidates()`` gives every mover's legal actions as the card-aware networks read them (the 80
 candidate features and action indices, in :class:`~big2_env.observations.decision.Decision`'s
-order); ``big2 train --env vector`` trains on it (:mod:`agents.vector_rollout`). The paper's view
-only so far (the extended view is not compiled yet). The single-agent form, one learner against
+order); ``big2 train --env vector`` trains on it (:mod:`agents.vector_rollout`). Both views are
+compiled: the paper's and the extended one (``observation="extended"``). The single-agent form, one learner against
 core heuristics, is :mod:`big2_env.envs.vector_opponents` (``gymnasium.make_vec("Big2-v0")``).
 
 Example:
@@ -98,7 +99,13 @@ P0 = 4  # cards played by seats 0..3: columns 4..7
 T0 = 8  # the table: columns 8..15
 TURNS = T0 + 8  # decisions so far in this game
 LEARNER = TURNS + 1  # the learner's seat (the single-agent vector env's; -1 in self-play)
-STATE_SIZE = LEARNER + 1
+TRICK_PLAYER = LEARNER + 1  # who made the active trick (-1 when a player leads): the extended view's control
+PASSED = TRICK_PLAYER + 1  # bitmask of the seats that passed in this round
+DECLINED = PASSED + 1  # per seat x trick size 1..5: the weakest strength it passed on (-1: none)
+STATE_SIZE = DECLINED + 20
+VIEWS = ("paper", "extended")
+EXTENDED_SIZE = OBS_SIZE + 38
+_STRENGTH_MAX = (51.0, 51.0, 51.0, 112.0, 4519.0)  # big2_env.observations.extended.STRENGTH_MAX
 
 
 @njit(cache=True)
@@ -121,6 +128,9 @@ def _deal(state, g, deck):  # pragma: no cover - compiled
             first = p
     new_table(state, g, T0, first, 1)
     state[g, LEARNER] = -1
+    state[g, TRICK_PLAYER] = -1
+    for k in range(20):
+        state[g, DECLINED + k] = -1
 
 
 @njit(cache=True)
@@ -146,17 +156,48 @@ def _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_si
         masks[g, action_index(ws_masks[legal[j]], hand, tables[1])] = True
     if state[g, T0 + T_SIZE]:
         masks[g, PASS_ACTION] = True
-    write_observation(state[g, H0 : H0 + 4], state[g, P0 : P0 + 4], state[g, T0 + T_MASK], state[g, T0 + T_PASSES], player,
-                      observations[g])
+    write_view(state, g, player, observations[g])
     players[g] = player
 
 
 @njit(cache=True)
+def write_view(state, g, player, out):  # pragma: no cover - compiled
+    """``player``'s view of game ``g`` into ``out``: the paper's 277 numbers, and the extended view's 38
+    more when ``out`` has room for them (:mod:`big2_env.observations.extended`)."""
+    write_observation(state[g, H0 : H0 + 4], state[g, P0 : P0 + 4], state[g, T0 + T_MASK], state[g, T0 + T_PASSES], player,
+                      out)
+    if out.shape[0] < EXTENDED_SIZE:
+        return
+    out[OBS_SIZE] = popcount(state[g, H0 + player]) / 13.0
+    trick_player = state[g, TRICK_PLAYER]
+    out[OBS_SIZE + 1 + (0 if trick_player < 0 else (trick_player - player) % 4)] = 1.0
+    for k in range(3):
+        seat = (player + 1 + k) % 4
+        out[OBS_SIZE + 5 + k] = (state[g, PASSED] >> seat) & 1
+        for size in range(5):
+            weakest = state[g, DECLINED + 5 * seat + size]
+            if weakest >= 0:
+                out[OBS_SIZE + 8 + 5 * k + size] = 1.0
+                out[OBS_SIZE + 23 + 5 * k + size] = weakest / _STRENGTH_MAX[size]
+
+
+@njit(cache=True)
 def _play(state, g, play, size, strength, category):  # pragma: no cover - compiled
-    """The mover plays ``play`` (0: passes); returns whether that ended the game."""
+    """The mover plays ``play`` (0: passes); returns whether that ended the game. Also keeps the
+    extended view's public record: who made the trick, who passed in this round and on what."""
     player = state[g, T0 + T_PLAYER]
+    if play == 0:
+        column = DECLINED + 5 * player + state[g, T0 + T_SIZE] - 1
+        if state[g, column] < 0 or state[g, T0 + T_STRENGTH] < state[g, column]:
+            state[g, column] = state[g, T0 + T_STRENGTH]
+        state[g, PASSED] |= 1 << player
+    else:
+        state[g, TRICK_PLAYER] = player
     state[g, P0 + player] |= play
     apply_move(state, g, H0, T0, play, size, strength, category)
+    if play == 0 and state[g, T0 + T_PASSES] == 3:  # everyone else passed: a new round
+        state[g, TRICK_PLAYER] = -1
+        state[g, PASSED] = 0
     state[g, TURNS] += 1
     return state[g, T0 + T_WINNER] >= 0
 
@@ -309,7 +350,9 @@ class Big2VectorEnv:
         num_envs: how many games (1 to 1,048,576).
         seed: ``None``, a non-negative int or a ``numpy.random.Generator``: the deals' source.
         rules: a :class:`~big2_env.engine.rules.Rules`, preset name, dict or ``None``.
-        observation: ``"paper"`` (the 277 numbers; the only view so far).
+        observation: ``"paper"`` (the 277 numbers, default) or ``"extended"`` (the 315 of
+            :mod:`big2_env.observations.extended`: also who holds control, who passed in this round
+            and on what).
     """
 
     MAX_ENVS = 1 << 20
@@ -318,8 +361,9 @@ class Big2VectorEnv:
                  observation: str = "paper") -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or not 1 <= num_envs <= self.MAX_ENVS:
             raise ValueError(f"num_envs must be an int in 1..{self.MAX_ENVS:,}; got {num_envs!r}")
-        if observation != "paper":
-            raise ValueError(f"observation must be 'paper' (the extended view is not in the vector env yet); got {observation!r}")
+        if observation not in VIEWS:
+            raise ValueError(f"observation must be 'paper' (277 numbers) or 'extended' (315); got {observation!r}")
+        self.observation = observation
         self.num_envs = int(num_envs)
         self.rules = Rules.coerce(rules)
         self._rules = rules_array(self.rules)
@@ -327,7 +371,7 @@ class Big2VectorEnv:
         n = self.num_envs
         self._state = np.zeros((n, STATE_SIZE), dtype=np.int64)
         self._next_decks = np.zeros((n, 52), dtype=np.int64)
-        self._observations = np.zeros((n, OBS_SIZE), dtype=np.float32)
+        self._observations = np.zeros((n, OBS_SIZE if observation == "paper" else EXTENDED_SIZE), dtype=np.float32)
         self._masks = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
         self._players = np.zeros(n, dtype=np.int64)
         self._ready = False

@@ -8,7 +8,7 @@ play the other three inside the same compiled call, so ``step`` returns with the
 move in every game.
 
 * Spaces: ``single_observation_space`` is the single-agent env's ``Dict`` of
-  ``"observation"`` (float32, 277) and ``"action_mask"`` (int8, 1695);
+  ``"observation"`` (float32, 277, or 315 with ``observation="extended"``) and ``"action_mask"`` (int8, 1695);
   ``single_action_space`` is ``Discrete(1695)``. ``observation_space`` and ``action_space``
   are their batches over the ``num_envs`` games.
 * ``step(actions)`` returns ``(obs, rewards, terminations, truncations, infos)``:
@@ -59,11 +59,11 @@ from gymnasium.vector.utils import batch_space
 from numba import njit, prange
 
 from ..engine.core import check_seed, rules_array, shuffled_decks
-from ..engine.core.games import T_CATEGORY, T_MASK, T_PASSES, T_PLAYER, T_SIZE, T_WINNER, final_scores
+from ..engine.core.games import T_CATEGORY, T_MASK, T_PLAYER, T_SIZE, T_WINNER, final_scores
 from ..engine.core.kernels import R_SCORING
 from ..engine.core.smart import smart_pick
 from ..engine.rules import Rules
-from ..observations.compiled import NUM_ACTIONS, OBS_SIZE, write_observation
+from ..observations.compiled import NUM_ACTIONS, OBS_SIZE
 from ..observations.spaces import observation_space
 from .gym import ILLEGAL_ACTION_MODES, worst_score
 from .vector import (
@@ -80,7 +80,10 @@ from .vector import (
     _play_action,
     _view,
     _workspace,
+    EXTENDED_SIZE,
+    VIEWS,
     candidate_arrays,
+    write_view,
 )
 
 __all__ = ["OPPONENT_KINDS", "Big2OpponentsVectorEnv", "make_vector"]
@@ -170,8 +173,7 @@ def _step(state, actions, next_decks, next_seats, rules, kinds, draws, tables, o
                 terminated[g] = True
                 turns[g] = state[g, TURNS]
                 ended_seats[g] = learner
-                write_observation(state[g, H0 : H0 + 4], state[g, P0 : P0 + 4], state[g, T0 + T_MASK],
-                                  state[g, T0 + T_PASSES], learner, final_observations[g])
+                write_view(state, g, learner, final_observations[g])
                 _deal(state, g, next_decks[g])
                 state[g, LEARNER] = next_seats[g]
                 # fresh draws for the new game's opening moves: the second half of this game's row
@@ -203,7 +205,8 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
             for the seats 1, 2, 3 places clockwise from the learner.
         learner_seat: ``None`` (default: random per game) or a seat 0..3.
         rules: a :class:`~big2_env.engine.rules.Rules`, preset name, dict or ``None``.
-        observation: ``"paper"`` (the 277 numbers; the only view of the compiled envs so far).
+        observation: ``"paper"`` (the 277 numbers, default) or ``"extended"`` (the 315 of
+            :mod:`big2_env.observations.extended`).
         seed: the deals' and draws' source (``None``, an int or a Generator); ``reset(seed=...)`` reseeds.
         illegal_action: ``"penalize"`` (default, as the single-agent env: an illegal action ends
             that game with reward ``illegal_penalty`` and ``final_info["illegal_action"]``) or
@@ -219,10 +222,9 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
                  illegal_action: str = "penalize", illegal_penalty: float | None = None) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or not 1 <= num_envs <= self.MAX_ENVS:
             raise ValueError(f"num_envs must be an int in 1..{self.MAX_ENVS:,}; got {num_envs!r}")
-        if observation != "paper":
-            raise ValueError(
-                f"observation must be 'paper' (the extended view is not in the compiled envs yet); got {observation!r}"
-            )
+        if observation not in VIEWS:
+            raise ValueError(f"observation must be 'paper' (277 numbers) or 'extended' (315); got {observation!r}")
+        self.observation = observation
         if learner_seat is not None and (
             isinstance(learner_seat, bool) or not isinstance(learner_seat, (int, np.integer)) or not 0 <= learner_seat <= 3
         ):
@@ -242,7 +244,7 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"illegal_penalty must be a finite number or None; got {illegal_penalty!r}")
         self.illegal_action = illegal_action
         self.illegal_penalty = worst_score(self.rules) if illegal_penalty is None else float(illegal_penalty)
-        self.single_observation_space = observation_space(False, "paper")
+        self.single_observation_space = observation_space(False, observation)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -250,7 +252,8 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
         self._state = np.zeros((n, STATE_SIZE), dtype=np.int64)
         self._next_decks = np.zeros((n, 52), dtype=np.int64)
         self._next_seats = np.zeros(n, dtype=np.int64)
-        self._observations = np.zeros((n, OBS_SIZE), dtype=np.float32)
+        self._width = OBS_SIZE if observation == "paper" else EXTENDED_SIZE
+        self._observations = np.zeros((n, self._width), dtype=np.float32)
         self._masks = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
         self._players = np.zeros(n, dtype=np.int64)
         self._ready = False
@@ -305,7 +308,7 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
         winners = np.full(n, -1, dtype=np.int64)
         turns = np.zeros(n, dtype=np.int64)
         ended_seats = np.full(n, -1, dtype=np.int64)
-        final_observations = np.zeros((n, OBS_SIZE), dtype=np.float32)
+        final_observations = np.zeros((n, self._width), dtype=np.float32)
         errors = np.zeros(n, dtype=np.int64)
         _step(self._state, acts, self._next_decks, self._next_seats, self._rules, self._kinds, draws, TABLES,
               self._observations, self._masks, self._players, rewards, terminated, scores, winners, turns, ended_seats,
