@@ -88,7 +88,7 @@ __all__ = [
 
 def warm_up() -> float:
     """Compile (or load from numba's disk cache) every kernel of the compiled core: the engine's,
-    the search's, the paper's view and the vector env's. Returns the seconds it took.
+    the search's, the views' and both vector envs'. Returns the seconds it took.
 
     Call it in a parent process before starting helper processes that use the core (the
     package's own pools do): numba's cache has races when several processes build it at once.
@@ -96,9 +96,10 @@ def warm_up() -> float:
     """
     from .engine.core import warm_up as engine
     from .envs.vector import warm_up as vector
+    from .envs.vector_opponents import warm_up as single_agent
     from .observations.compiled import warm_up as views
 
-    return engine() + views() + vector()
+    return engine() + views() + vector() + single_agent()
 
 
 def __getattr__(name: str):

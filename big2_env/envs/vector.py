@@ -481,7 +481,9 @@ def warm_up() -> float:
     import time
 
     started = time.perf_counter()
-    env = Big2VectorEnv(2, seed=0)
-    obs, _ = env.reset()
-    env.step(obs["action_mask"].argmax(axis=1))
+    for view in VIEWS:
+        env = Big2VectorEnv(2, seed=0, observation=view)
+        obs, _ = env.reset()
+        env.step(obs["action_mask"].argmax(axis=1))
+    env.candidates()
     return time.perf_counter() - started

@@ -400,3 +400,16 @@ def make_vector(num_envs: int = 1, **kwargs: Any) -> Big2OpponentsVectorEnv:
                 "for the Python env's options use gymnasium.make_vec('Big2-v0', ..., vectorization_mode='sync')"
             )
     return Big2OpponentsVectorEnv(num_envs, **extra)
+
+
+def warm_up() -> float:
+    """Compile (or load from the disk cache) this env's kernels; returns the seconds it took
+    (see :func:`big2_env.engine.core.warm_up`)."""
+    import time
+
+    started = time.perf_counter()
+    for view in VIEWS:
+        env = Big2OpponentsVectorEnv(2, opponents=["random", "greedy", "smart"], observation=view, seed=0)
+        obs, _ = env.reset()
+        env.step(obs["action_mask"].argmax(axis=1))
+    return time.perf_counter() - started
