@@ -132,8 +132,8 @@ def smart_play(hand: Any, trick: Any = None, rules: Rules | str | dict | None = 
     as in :func:`legal_masks`: the compiled :func:`~big2_env.engine.core.smart.smart_pick`, which
     chooses what :class:`~big2_env.players.smart.SmartPolicy` chooses.
 
-    >>> from big2_env import parse_cards, mask_to_cards
-    >>> from big2_env.engine.cards import format_cards
+    >>> from big2_env import parse_cards
+    >>> from big2_env.engine.cards import format_cards, mask_to_cards
     >>> format_cards(mask_to_cards(smart_play(parse_cards("3D 3S 5H 6H KS"), parse_cards("4C"))))
     '5H'
     """
