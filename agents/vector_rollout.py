@@ -22,7 +22,7 @@ from big2_env.envs.vector import Big2VectorEnv
 
 from .network import Big2Net
 from .policy import choose, score_numpy
-from .rollout import Rollout, _Recorder
+from .rollout import Rollout, _Recorder, candidate_rows
 
 
 def collect_vector(
@@ -63,9 +63,7 @@ def collect_vector(
         decisions += int(active.sum())
         if decide.any():
             index = np.flatnonzero(decide)
-            rows = np.repeat(offsets[index], counts[index]) + (
-                np.arange(int(counts[index].sum())) - np.repeat(np.cumsum(counts[index]) - counts[index], counts[index])
-            )
+            rows = candidate_rows(counts, offsets, index)[0]
             state = obs["observation"][index]
             chosen_features, chosen_counts = features[rows], counts[index]
             logp, value = score_numpy(model, state, chosen_features, chosen_counts)

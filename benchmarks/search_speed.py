@@ -94,7 +94,7 @@ def core_rollouts_per_second(positions: list[Game], seconds: float, seed: int, d
         root = state_game(state, deal_unseen(state, rng), rules)
         entries = root.legal_entries()
         rows = np.array([(e[2], len(e[1]), e[0], e[3]) for e in entries], dtype=np.int64)
-        prepared.append((_CoreState.of(state, 0.0), _root_table(state, root), rows, np.arange(len(entries))))
+        prepared.append((_CoreState.of(state), _root_table(state, root), rows, np.arange(len(entries))))
     noise = np.zeros(4)
     done = 0
     start = time.perf_counter()

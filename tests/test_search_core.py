@@ -46,7 +46,7 @@ def played_position(seed: int, rules: Rules, smart_seats: int = 2) -> Game:
 @given(seed=st.integers(0, 2**31), belief=st.sampled_from([0.0, 0.5, 1.0]), deal_seed=st.integers(0, 2**31))
 def test_the_core_deals_what_deal_consistent_deals(rules, seed, belief, deal_seed):
     state = public_state(PolicyObservation(Decision(played_position(seed, rules)), extended=True))
-    core = _CoreState.of(state, belief)
+    core = _CoreState.of(state)
     a, b = np.random.default_rng(deal_seed), np.random.default_rng(deal_seed)
     expected = [deal_consistent(state, a, rules, belief) for _ in range(6)]
     out = np.empty((6, 4), dtype=np.int64)

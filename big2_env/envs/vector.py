@@ -343,6 +343,43 @@ def _candidate_rows(state, rules, tables, feature_categories, offsets, features,
                 write_features(0, 0, feature_categories, features[row])
 
 
+MAX_ENVS = 1 << 20
+"""The most games one vector env holds."""
+
+
+def check_settings(num_envs: Any, observation: Any) -> int:
+    """``num_envs`` as an int after checking it (1 to :data:`MAX_ENVS`) and ``observation`` (one of :data:`VIEWS`)."""
+    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or not 1 <= num_envs <= MAX_ENVS:
+        raise ValueError(f"num_envs must be an int in 1..{MAX_ENVS:,}; got {num_envs!r}")
+    if observation not in VIEWS:
+        raise ValueError(f"observation must be 'paper' (277 numbers) or 'extended' (315); got {observation!r}")
+    return int(num_envs)
+
+
+def thread_chunks(num_envs: int) -> int:
+    """How many parts the games are split into, one per thread (numba's thread count, read here:
+    code that reads it inside a kernel cannot be cached)."""
+    return max(1, min(num_envs, numba.get_num_threads()))
+
+
+def check_action_array(actions: Any, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``actions`` as int64, one action index per game, and which of them the games' ``masks`` do
+    not allow; ``ValueError`` for anything but an int array of the games' count in 0..1694."""
+    n = len(masks)
+    acts = np.asarray(actions)
+    if acts.shape != (n,) or acts.dtype.kind not in "iu":
+        raise ValueError(
+            f"actions must be an int array of shape ({n},), one action index per game; "
+            f"got shape {acts.shape}, dtype {acts.dtype}"
+        )
+    bad = np.flatnonzero((acts < 0) | (acts >= NUM_ACTIONS))
+    if len(bad):
+        g = int(bad[0])
+        raise ValueError(f"actions[{g}] = {acts[g]} is out of range: action indices are 0..{NUM_ACTIONS - 1}")
+    acts = acts.astype(np.int64)
+    return acts, ~masks[np.arange(n), acts]
+
+
 class Big2VectorEnv:
     """``num_envs`` games of Big 2 stepped together (see the module docstring).
 
@@ -355,16 +392,12 @@ class Big2VectorEnv:
             and on what).
     """
 
-    MAX_ENVS = 1 << 20
+    MAX_ENVS = MAX_ENVS
 
     def __init__(self, num_envs: int, seed: Any = None, rules: Rules | str | dict | None = None,
                  observation: str = "paper") -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or not 1 <= num_envs <= self.MAX_ENVS:
-            raise ValueError(f"num_envs must be an int in 1..{self.MAX_ENVS:,}; got {num_envs!r}")
-        if observation not in VIEWS:
-            raise ValueError(f"observation must be 'paper' (277 numbers) or 'extended' (315); got {observation!r}")
+        self.num_envs = check_settings(num_envs, observation)
         self.observation = observation
-        self.num_envs = int(num_envs)
         self.rules = Rules.coerce(rules)
         self._rules = rules_array(self.rules)
         self._rng = check_seed(seed)
@@ -380,9 +413,7 @@ class Big2VectorEnv:
         return shuffled_decks(n, self._rng)
 
     def _chunks(self) -> int:
-        """How many parts the games are split into, one per thread (numba's thread count, read here:
-        code that reads it inside a kernel cannot be cached)."""
-        return max(1, min(self.num_envs, numba.get_num_threads()))
+        return thread_chunks(self.num_envs)
 
     def _obs(self) -> dict[str, np.ndarray]:
         return {
@@ -434,18 +465,8 @@ class Big2VectorEnv:
         return candidate_arrays(self._state, self._rules, self._chunks())
 
     def _check_actions(self, actions: Any) -> np.ndarray:
-        acts = np.asarray(actions)
-        if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
-            raise ValueError(
-                f"actions must be an int array of shape ({self.num_envs},), one action index per game; "
-                f"got shape {acts.shape}, dtype {acts.dtype}"
-            )
-        bad = np.flatnonzero((acts < 0) | (acts >= NUM_ACTIONS))
-        if len(bad):
-            g = int(bad[0])
-            raise ValueError(f"actions[{g}] = {acts[g]} is out of range: action indices are 0..{NUM_ACTIONS - 1}")
-        acts = acts.astype(np.int64)
-        illegal = np.flatnonzero(~self._masks[np.arange(self.num_envs), acts])
+        acts, illegal_games = check_action_array(actions, self._masks)
+        illegal = np.flatnonzero(illegal_games)
         if len(illegal):
             g = int(illegal[0])
             raise ValueError(

@@ -51,7 +51,6 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import gymnasium
-import numba
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
@@ -81,8 +80,12 @@ from .vector import (
     _view,
     _workspace,
     EXTENDED_SIZE,
+    MAX_ENVS,
     VIEWS,
     candidate_arrays,
+    check_action_array,
+    check_settings,
+    thread_chunks,
     write_view,
 )
 
@@ -215,21 +218,17 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
-    MAX_ENVS = 1 << 20
+    MAX_ENVS = MAX_ENVS
 
     def __init__(self, num_envs: int = 1, opponents: Any = "random", learner_seat: int | None = None,
                  rules: Rules | str | dict | None = None, observation: str = "paper", seed: Any = None,
                  illegal_action: str = "penalize", illegal_penalty: float | None = None) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or not 1 <= num_envs <= self.MAX_ENVS:
-            raise ValueError(f"num_envs must be an int in 1..{self.MAX_ENVS:,}; got {num_envs!r}")
-        if observation not in VIEWS:
-            raise ValueError(f"observation must be 'paper' (277 numbers) or 'extended' (315); got {observation!r}")
+        self.num_envs = check_settings(num_envs, observation)
         self.observation = observation
         if learner_seat is not None and (
             isinstance(learner_seat, bool) or not isinstance(learner_seat, (int, np.integer)) or not 0 <= learner_seat <= 3
         ):
             raise ValueError(f"learner_seat must be None or a seat 0..3; got {learner_seat!r}")
-        self.num_envs = int(num_envs)
         self.opponents = opponents
         self._kinds = _kinds(opponents)
         self.learner_seat = None if learner_seat is None else int(learner_seat)
@@ -274,7 +273,7 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
             self._next_decks[games], self._next_seats[games] = decks, seats
 
     def _chunks(self) -> int:
-        return max(1, min(self.num_envs, numba.get_num_threads()))
+        return thread_chunks(self.num_envs)
 
     def _obs(self) -> dict[str, np.ndarray]:
         return {"observation": self._observations.copy(), "action_mask": self._masks.view(np.int8).copy()}
@@ -353,18 +352,7 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
     def _check_actions(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
         """The actions as int64 and which of them are illegal (``ValueError`` for a malformed array,
         or for an illegal action under ``illegal_action="raise"``)."""
-        acts = np.asarray(actions)
-        if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
-            raise ValueError(
-                f"actions must be an int array of shape ({self.num_envs},), one action index per game; "
-                f"got shape {acts.shape}, dtype {acts.dtype}"
-            )
-        bad = np.flatnonzero((acts < 0) | (acts >= NUM_ACTIONS))
-        if len(bad):
-            g = int(bad[0])
-            raise ValueError(f"actions[{g}] = {acts[g]} is out of range: action indices are 0..{NUM_ACTIONS - 1}")
-        acts = acts.astype(np.int64)
-        illegal = ~self._masks[np.arange(self.num_envs), acts]
+        acts, illegal = check_action_array(actions, self._masks)
         if illegal.any() and self.illegal_action == "raise":
             g = int(np.flatnonzero(illegal)[0])
             raise ValueError(

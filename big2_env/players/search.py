@@ -359,7 +359,7 @@ class _CoreState:
     declined: np.ndarray
 
     @classmethod
-    def of(cls, state: PublicState, belief: float) -> "_CoreState":
+    def of(cls, state: PublicState) -> "_CoreState":
         return cls(
             state.hand_mask,
             np.array(mask_to_cards(state.unseen_mask), dtype=np.int64),
@@ -734,7 +734,7 @@ class SearchPolicy(Policy):
             moves = history_moves(obs["history"])
             if any(seat for seat, _ in moves):  # an opponent has moved: there is something to read
                 self._course = game_course(moves, self.rules)
-        self._core_state = _CoreState.of(state, self.pass_inference) if self.core else None
+        self._core_state = _CoreState.of(state) if self.core else None
         if self._noisy is not None:
             self._noisy.seat_noise = self._seat_noise(state)
         hands = self._deal(state)
