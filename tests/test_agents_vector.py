@@ -64,3 +64,13 @@ def test_big2_train_runs_on_the_vector_env(tmp_path):
         TrainArgs(env="vector", curriculum="checkpoint").validate()
     with pytest.raises(ValueError, match="env must be one of"):
         TrainArgs(env="gpu").validate()
+    with pytest.raises(ValueError, match="observation=extended"):
+        TrainArgs(env="vector", model={"observation": "extended"}).validate()
+    with pytest.raises(ValueError, match="no distill"):
+        TrainArgs(env="vector", algo="distill").validate()
+
+
+def test_the_vector_collector_refuses_a_network_of_the_extended_view():
+    model = Big2Net(NetworkConfig(value_head=True, observation="extended"))
+    with pytest.raises(ValueError, match="extended view"):
+        collect_vector(Big2VectorEnv(2), model, None, seed=0)

@@ -54,5 +54,9 @@ def test_seeded_resets_and_the_vec_env_api():
         venv.env_method("render")
     with pytest.raises(AttributeError, match="when making it"):
         venv.set_attr("rules", None)
+    with pytest.raises(RuntimeError, match="step_async"):
+        venv.step_wait()
+    with pytest.raises(ValueError, match="mask_in_observation"):
+        sb3_vec_env(2, mask_in_observation="yes")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="wraps a Big2OpponentsVectorEnv"):
         Big2SB3VecEnv(object())  # type: ignore[arg-type]

@@ -148,3 +148,8 @@ def test_bad_arguments_are_refused(kwargs, message):
 def test_step_before_reset_is_an_error():
     with pytest.raises(RuntimeError, match="reset"):
         Big2VectorEnv(2).step(np.zeros(2, dtype=np.int64))
+
+
+def test_candidates_before_reset_is_an_error():
+    with pytest.raises(RuntimeError, match="reset"):
+        vector_env(2).candidates()

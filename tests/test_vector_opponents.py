@@ -192,3 +192,8 @@ def test_an_illegal_action_ends_its_game_with_the_penalty_by_default():
     env = Big2OpponentsVectorEnv(1, illegal_penalty=-5)
     obs, _ = env.reset(seed=0)
     assert env.step(np.array([int(np.flatnonzero(obs["action_mask"][0] == 0)[0])]))[1][0] == -5.0
+
+
+def test_candidates_before_reset_is_an_error():
+    with pytest.raises(RuntimeError, match="reset"):
+        Big2OpponentsVectorEnv(2).candidates()
