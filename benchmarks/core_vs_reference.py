@@ -1,7 +1,8 @@
-"""The compiled core against the Python engine over long random runs: every decision compared.
+"""The compiled core against the pure-Python reference engine over long random runs: every decision compared.
 
 For each rule set, games are dealt and played by the core (:func:`big2_env.engine.core.random_game_trace`)
-and replayed by the reference Python engine (:class:`big2_env.Game`) from the same draws; at every
+and replayed by the reference Python engine (``tests/reference_engine``, the engine the package ran
+on before the core) from the same draws; at every
 decision the player on move, the number of legal plays and the chosen play must agree, and at the
 end the winner and the scores. Writes the counts to ``benchmarks/core/differential.json``.
 
@@ -25,9 +26,12 @@ from pathlib import Path
 
 import numpy as np
 
-from big2_env import Game, Rules
+from big2_env import Rules
 from big2_env.engine.core import MAX_TURNS, random_game_trace
 from big2_env.players.smart import smart_choice
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from reference_engine import Game  # noqa: E402  (the tests' reference engine)
 
 OUT = Path(__file__).resolve().parent / "core" / "differential.json"
 

@@ -1,7 +1,8 @@
 """Environment speed, measured on one core in one run, with PettingZoo's connect_four_v3 as the reference.
 
 Prints decisions/s and games/s for
-  (a) the bare engine (``Game``) playing uniformly random legal plays,
+  (a) the pure-Python reference engine (``tests/reference_engine``, the engine before the core)
+      playing uniformly random legal plays,
   (b) the PettingZoo AEC loop (``agent_iter``/``last``/``step``) with ``candidate_view=False``,
   (c) the same with ``candidate_view=True``,
   (d) PettingZoo's ``connect_four_v3`` AEC loop run the same way (the reference),
@@ -14,7 +15,8 @@ Prints decisions/s and games/s for
       opponents moving inside the same call, every core,
   (h) the Python single-agent env ``gymnasium.make("Big2-v0", opponents="smart")`` run the
       same way on one core (the reference for (g)),
-and the ratios (b)/(d), (c)/(d), (e)/(a), (f)/(d) and (g)/(h); for (g) and (h) the decisions
+  (i) ``big2_env.Game`` (on the core since 2026-11-24) playing the same way as (a),
+and the ratios (b)/(d), (c)/(d), (e)/(a), (f)/(d), (g)/(h) and (i)/(a); for (g) and (h) the decisions
 are the learner's steps. ``--json PATH`` writes the figures. The core's first call (compilation, or loading
 the on-disk cache) is timed apart and left out of (e); ``benchmarks/core_compile.py`` measures
 the cold first game after install.
@@ -30,6 +32,7 @@ import os
 import random
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -37,14 +40,18 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 from big2_env import Game, Rules, env  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from reference_engine import Game as ReferenceGame  # noqa: E402  (the tests' reference engine)
 
-def bench_engine(seconds: float, rules: Rules) -> tuple[float, float]:
-    """Bare engine: uniformly random legal plays through the public API."""
+
+def bench_engine(seconds: float, rules: Rules, game_class: type = Game) -> tuple[float, float]:
+    """Bare engine: uniformly random legal plays through the public API of ``game_class``."""
     rng = random.Random(0)
+    game_class(rules, seed=0).legal_plays()  # untimed: the first call loads the compiled core
     decisions = games = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        game = Game(rules, seed=games)
+        game = game_class(rules, seed=games)
         while not game.is_over:
             game.play_index(rng.randrange(len(game.legal_plays())))
             decisions += 1
@@ -103,6 +110,8 @@ def bench_aec(make_env, seconds: float) -> tuple[float, float]:
     """A PettingZoo AEC loop choosing uniformly among the legal actions (from the action mask)."""
     rng = np.random.default_rng(0)
     e = make_env()
+    e.reset(seed=0)  # untimed: the first decision loads the compiled view
+    e.last()
     decisions = games = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -170,7 +179,7 @@ def main(argv: list[str] | None = None) -> None:
         return pettingzoo.make("aec", "classic/connect_four_v3")
 
     rows = [
-        ("(a) engine, random legal plays", *bench_engine(args.seconds, rules)),
+        ("(a) reference Python engine, random plays", *bench_engine(args.seconds, rules, ReferenceGame)),
         ("(b) AEC loop, candidate_view=False", *bench_aec(lambda: env(rules=rules, candidate_view=False), args.seconds)),
         ("(c) AEC loop, candidate_view=True", *bench_aec(lambda: env(rules=rules, candidate_view=True), args.seconds)),
         ("(d) connect_four_v3 AEC loop (reference)", *bench_aec(connect_four, args.seconds)),
@@ -180,6 +189,7 @@ def main(argv: list[str] | None = None) -> None:
     rows.append(("(f) vector env step, 4096 games", *bench_vector(args.seconds, rules)))
     rows.append(("(g) make_vec Big2-v0 vs 3 Smart, 4096", *bench_single_agent(args.seconds, rules, 4096)))
     rows.append(("(h) make Big2-v0 vs 3 Smart (Python)", *bench_single_agent(args.seconds, rules, None)))
+    rows.append(("(i) Game (on the core), random plays", *bench_engine(args.seconds, rules)))
     print(f"rules={args.rules}, {args.seconds:g} s per measurement, one process")
     print(f"{'measurement':<42} {'decisions/s':>12} {'games/s':>10}")
     for name, dps, gps in rows:
@@ -189,6 +199,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"ratio (e)/(a): {rows[4][1] / rows[0][1]:.1f}x   (the core's first call, compile or cache load: {first:.1f} s)")
     print(f"ratio (f)/(d): {rows[5][1] / ref:.1f}x   (numba threads: {numba_threads()})")
     print(f"ratio (g)/(h): {rows[6][1] / rows[7][1]:.1f}x   (the learner's steps/s)")
+    print(f"ratio (i)/(a): {rows[8][1] / rows[0][1]:.2f}x   (Game on the core against the reference engine)")
     if args.json:
         import json
         import platform
@@ -197,7 +208,8 @@ def main(argv: list[str] | None = None) -> None:
             "rules": args.rules, "seconds": args.seconds, "machine": platform.machine(), "numba_threads": numba_threads(),
             "rows": [{"measurement": name, "decisions_per_s": dps, "games_per_s": gps} for name, dps, gps in rows],
             "ratios": {"b/d": rows[1][1] / ref, "c/d": rows[2][1] / ref, "e/a": rows[4][1] / rows[0][1],
-                       "f/d": rows[5][1] / ref, "g/h": rows[6][1] / rows[7][1]},
+                       "f/d": rows[5][1] / ref, "g/h": rows[6][1] / rows[7][1],
+                       "i/a": rows[8][1] / rows[0][1]},
             "core_first_call_s": first,
             "command": f"python benchmarks/env_speed.py --seconds {args.seconds:g} --json {args.json}",
         }

@@ -1,4 +1,4 @@
-"""The compiled core against the Python engine (the reference), move by move, under every rule variant."""
+"""The compiled core against the pure-Python reference engine (``tests/reference_engine``), move by move, under every variant."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from big2_env import Game, Rules, legal_plays, parse_cards
+from big2_env import Game as PackageGame
+from big2_env import Rules, parse_cards
 from big2_env.engine.cards import mask_to_cards
-from big2_env.engine.combos import enumerate_combos
 from big2_env.engine.core import (
     MAX_TURNS,
     deal,
@@ -23,6 +23,7 @@ from big2_env.engine.core import (
 from big2_env.observations.compiled import random_game_views
 
 
+from reference_engine import Game, enumerate_combos, legal_plays
 from test_bruteforce import VARIANT_IDS, VARIANTS
 
 
@@ -189,7 +190,7 @@ def test_heuristic_seats_choose_what_their_policy_chooses(kind, rules, seed, sea
     deck, uniforms = rng.permutation(52), rng.random(MAX_TURNS)
     trace, scores, winner = random_game_trace(deck, uniforms, rules, **{f"{kind}_seats": seats})
     policy = GreedyPolicy(rules) if kind == "greedy" else SmartPolicy(rules)
-    game = Game.from_hands([sorted(int(c) for c in deck[13 * i : 13 * i + 13]) for i in range(4)], rules)
+    game = PackageGame.from_hands([sorted(int(c) for c in deck[13 * i : 13 * i + 13]) for i in range(4)], rules)
     for player, n_legal, chosen in trace.tolist():
         legal = game.legal_entries()
         assert (game.current_player, len(legal)) == (player, n_legal)

@@ -79,9 +79,6 @@ def swap_hidden(game: Game, a: int, b: int, k: int) -> Game:
         cards = sorted(set(other._hand_cards[seat]) - set(out) | set(inn))
         other._hand_cards[seat] = cards
         other._hand_masks[seat] = sum(1 << c for c in cards)
-        from big2_env.engine.combos import enumerate_combos
-
-        other._combos[seat] = enumerate_combos(other._hand_masks[seat], other.rules)
     other._legal = None
     return other
 

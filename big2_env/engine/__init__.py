@@ -3,9 +3,12 @@ May import: the standard library, numpy and numba only: nothing else of big2_env
 
 Modules: :mod:`~big2_env.engine.cards` (card ids, parsing, 52-bit masks, input checks),
 :mod:`~big2_env.engine.rules` (:class:`Rules` and its presets), :mod:`~big2_env.engine.combos`
-(classification and ordering), :mod:`~big2_env.engine.legal` (legal-play generation) and
-:mod:`~big2_env.engine.game` (:class:`Game`, the state machine); :mod:`big2_env.engine.core` is
-the compiled core (numba kernels on bitmasks), tested move by move against :class:`Game`.
+(classification and ordering), :mod:`~big2_env.engine.legal` (legal plays) and
+:mod:`~big2_env.engine.game` (:class:`Game`, the state machine). The rules themselves live in one
+place, the compiled core :mod:`big2_env.engine.core` (numba kernels on bitmasks): ``combos``,
+``legal`` and ``Game`` ask it through :mod:`~big2_env.engine.native`, which imports it (and
+numba) on first use, so ``import big2_env`` stays light. The pure-Python engine that came before
+the core is kept in ``tests/reference_engine`` as the reference it is tested against.
 """
 
 from .cards import card_rank, card_str, card_suit, format_cards, format_play, parse_card, parse_cards, parse_play

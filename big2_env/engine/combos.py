@@ -13,20 +13,22 @@ four-card plays use ``category_offset + key`` (two pair below quads); five-card
 hands use ``1000 * five_card_rank + key`` with five-card ranks straight < flush <
 full house < four of a kind < straight flush, so a higher category always wins.
 
-Enumeration (:func:`enumerate_combos`) never loops over subsets of the whole hand:
-pairs and triples come from per-rank lookup tables indexed by the rank's 4-bit suit
-pattern, straights from the rank windows, flushes from each suit with five or more
-cards, full houses from triple x pair, quads from a full rank plus a kicker.
+Classification and enumeration are answered by the compiled core
+(:func:`big2_env.engine.core.kernels.combos_into`, through :mod:`big2_env.engine.native`): the
+rules live in one place. The pure-Python implementation they replaced is kept in
+``tests/reference_engine`` as the reference the core is tested against.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import combinations, product
 from typing import Iterable, NamedTuple
 
-from .cards import NUM_RANKS, check_cards
-from .rules import Rules
+from . import native
+from .cards import check_cards
+from .rules import Rules, straight_shapes
+
+__all__ = ["CATEGORY_NAMES", "Combo", "Entry", "FEATURE_CATEGORY", "beats", "classify", "enumerate_combos", "straight_shapes"]
 
 # Categories, in the combination ordering used by Greedy (type first, then key).
 SINGLE, PAIR, TRIPLE, TWO_PAIR, QUADS, STRAIGHT, FLUSH, FULL_HOUSE, FOUR_OF_A_KIND, STRAIGHT_FLUSH = range(10)
@@ -44,10 +46,6 @@ CATEGORY_NAMES = (
 )
 # The 8 one-hot categories of the candidate features (two pair -> pair, 4-card quads -> four of a kind).
 FEATURE_CATEGORY = (0, 1, 2, 1, 6, 3, 4, 5, 6, 7)
-# Offset of each five-card category inside the five-card strength scale.
-_FIVE_RANK = {STRAIGHT: 0, FLUSH: 1, FULL_HOUSE: 2, FOUR_OF_A_KIND: 3, STRAIGHT_FLUSH: 4}
-_FIVE_SCALE = 1000
-_QUADS4_OFFSET = 100
 
 
 class Combo(NamedTuple):
@@ -62,35 +60,8 @@ class Combo(NamedTuple):
         return CATEGORY_NAMES[self.category]
 
 
-# An entry of an enumerated hand: (strength, play, mask, category, comparison_card).
-Entry = tuple[int, tuple[int, ...], int, int, int]
-
-
-@lru_cache(maxsize=None)
-def straight_shapes(straights: str) -> tuple[tuple[int, ...], ...]:
-    """Rank windows that make a straight, lowest shape first (index = shape order)."""
-    shapes = [tuple(range(low, low + 5)) for low in range(8)]  # 34567 .. TJQKA (8 shapes; no 2)
-    if straights == "to_two":
-        shapes.append((8, 9, 10, 11, 12))  # J Q K A 2
-    elif straights == "wrap":
-        shapes.append((12, 0, 1, 2, 3))  # 2 3 4 5 6
-        shapes.append((11, 12, 0, 1, 2))  # A 2 3 4 5
-    return tuple(shapes)
-
-
-@lru_cache(maxsize=None)
-def _shape_by_rank_mask(straights: str) -> dict[int, int]:
-    return {sum(1 << r for r in shape): i for i, shape in enumerate(straight_shapes(straights))}
-
-
-def _straight_strength(shape: int, top: int, flush: bool) -> int:
-    category = STRAIGHT_FLUSH if flush else STRAIGHT
-    return _FIVE_RANK[category] * _FIVE_SCALE + shape * 52 + top
-
-
-def _flush_strength(top: int, rules: Rules) -> int:
-    key = (top & 3) * 52 + top if rules.flush_order == "suit_first" else top
-    return _FIVE_RANK[FLUSH] * _FIVE_SCALE + key
+Entry = native.Entry
+"""An entry of an enumerated hand: ``(strength, play, mask, category, comparison_card)``."""
 
 
 def classify(cards: Iterable[int], rules: Rules = Rules()) -> Combo | None:
@@ -106,44 +77,20 @@ def classify(cards: Iterable[int], rules: Rules = Rules()) -> Combo | None:
     >>> classify(parse_cards("3D 4D")) is None
     True
     """
-    play = sorted(check_cards(cards))
+    play = check_cards(cards)
     rules = Rules.coerce(rules)
-    n = len(play)
-    if n != len(set(play)) or n == 0 or n > 5:
+    mask = 0
+    for c in play:
+        mask |= 1 << c
+    if not 0 < len(play) <= 5 or mask.bit_count() != len(play):
         return None
-    top = play[-1]
-    ranks = [c >> 2 for c in play]
-    if n == 1:
-        return Combo(SINGLE, top, top)
-    if n <= 3:
-        if ranks[0] == ranks[-1]:
-            return Combo(PAIR if n == 2 else TRIPLE, top, top)
-        return None
-    if n == 4:
-        if not rules.four_card_plays:
-            return None
-        if ranks[0] == ranks[3]:
-            return Combo(QUADS, _QUADS4_OFFSET + ranks[0], top)
-        if ranks[0] == ranks[1] and ranks[2] == ranks[3]:
-            return Combo(TWO_PAIR, top, top)
-        return None
-    counts = sorted((ranks.count(r) for r in set(ranks)), reverse=True)
-    if counts == [1, 1, 1, 1, 1]:
-        is_flush = len({c & 3 for c in play}) == 1
-        shape = _shape_by_rank_mask(rules.straights).get(sum(1 << r for r in ranks))
-        if shape is not None:
-            return Combo(STRAIGHT_FLUSH if is_flush else STRAIGHT, _straight_strength(shape, top, is_flush), top)
-        if is_flush:
-            return Combo(FLUSH, _flush_strength(top, rules), top)
-        return None
-    if counts == [3, 2]:
-        triple_rank = ranks[2]  # the middle card of a sorted full house is in the triple
-        triple_top = max(c for c in play if c >> 2 == triple_rank)
-        return Combo(FULL_HOUSE, _FIVE_RANK[FULL_HOUSE] * _FIVE_SCALE + triple_rank, triple_top)
-    if counts == [4, 1] and rules.five_card_quads:
-        quad_rank = ranks[2]
-        return Combo(FOUR_OF_A_KIND, _FIVE_RANK[FOUR_OF_A_KIND] * _FIVE_SCALE + quad_rank, quad_rank * 4 + 3)
-    return None
+    return _classify(mask, rules)
+
+
+@lru_cache(maxsize=1 << 16)
+def _classify(mask: int, rules: Rules) -> Combo | None:
+    found = native.classify_mask(mask, rules)
+    return None if found is None else Combo(*found)
 
 
 def beats(play: Iterable[int], trick: Iterable[int], rules: Rules = Rules()) -> bool:
@@ -158,98 +105,19 @@ def beats(play: Iterable[int], trick: Iterable[int], rules: Rules = Rules()) -> 
     return mine.strength > theirs.strength
 
 
-def _entry(play: tuple[int, ...], category: int, strength: int, comparison_card: int) -> Entry:
-    mask = 0
-    for c in play:
-        mask |= 1 << c
-    return (strength, play, mask, category, comparison_card)
-
-
-def _build_rank_tables() -> tuple[list[list[list[Entry]]], list[list[list[Entry]]]]:
-    """Per rank and 4-bit suit pattern: the pair entries and the triple entries."""
-    pairs: list[list[list[Entry]]] = []
-    triples: list[list[list[Entry]]] = []
-    for rank in range(NUM_RANKS):
-        pairs_r, triples_r = [], []
-        for pattern in range(16):
-            cards = [rank * 4 + s for s in range(4) if pattern >> s & 1]
-            pairs_r.append([_entry(p, PAIR, p[-1], p[-1]) for p in combinations(cards, 2)])
-            triples_r.append([_entry(t, TRIPLE, t[-1], t[-1]) for t in combinations(cards, 3)])
-        pairs.append(pairs_r)
-        triples.append(triples_r)
-    return pairs, triples
-
-
-_PAIR_TABLE, _TRIPLE_TABLE = _build_rank_tables()
-
-
-def _sort_key(entry: Entry) -> tuple[int, tuple[int, ...]]:
-    return entry[0], entry[1]
-
-
 def enumerate_combos(hand_mask: int, rules: Rules = Rules()) -> list[list[Entry]]:
-    """Every legal combination in the hand, grouped by size.
+    """Every legal combination in the hand (a card bitmask), grouped by size.
 
     Returns a list indexed by number of cards (index 0 is empty): each item is a
     list of :data:`Entry` tuples ``(strength, play, mask, category, comparison_card)``
     sorted by ``(strength, play)``.
+
+    >>> from big2_env.engine.cards import parse_cards
+    >>> groups = enumerate_combos(sum(1 << c for c in parse_cards("3D 3S 4H")))
+    >>> [len(group) for group in groups]
+    [0, 3, 1, 0, 0, 0]
     """
-    by_rank = [[c for c in range(r * 4, r * 4 + 4) if hand_mask >> c & 1] for r in range(NUM_RANKS)]
-    patterns = [(hand_mask >> (4 * r)) & 15 for r in range(NUM_RANKS)]
-    hand = [c for cs in by_rank for c in cs]
-
-    singles: list[Entry] = [(c, (c,), 1 << c, SINGLE, c) for c in hand]
-    pairs: list[Entry] = []
-    triples: list[Entry] = []
-    for r in range(NUM_RANKS):
-        pat = patterns[r]
-        if pat & (pat - 1):  # at least two cards of this rank
-            pairs.extend(_PAIR_TABLE[r][pat])
-            triples.extend(_TRIPLE_TABLE[r][pat])
-    full_ranks = [r for r in range(NUM_RANKS) if patterns[r] == 15]
-
-    fours: list[Entry] = []
-    if rules.four_card_plays:
-        for a, b in combinations(pairs, 2):
-            if a[1][0] >> 2 != b[1][0] >> 2:
-                play = tuple(sorted(a[1] + b[1]))
-                fours.append((play[-1], play, a[2] | b[2], TWO_PAIR, play[-1]))
-        for r in full_ranks:
-            play = tuple(by_rank[r])
-            fours.append(_entry(play, QUADS, _QUADS4_OFFSET + r, play[-1]))
-
-    fives: list[Entry] = []
-    shape_of = _shape_by_rank_mask(rules.straights)
-    for shape, ranks in enumerate(straight_shapes(rules.straights)):
-        if all(patterns[r] for r in ranks):
-            for chosen in product(*(by_rank[r] for r in ranks)):
-                play = tuple(sorted(chosen))
-                is_flush = len({c & 3 for c in play}) == 1
-                category = STRAIGHT_FLUSH if is_flush else STRAIGHT
-                fives.append(_entry(play, category, _straight_strength(shape, play[-1], is_flush), play[-1]))
-    for suit in range(4):
-        suited = [c for c in hand if c & 3 == suit]
-        if len(suited) >= 5:
-            for play in combinations(suited, 5):
-                if sum(1 << (c >> 2) for c in play) in shape_of:
-                    continue  # a straight flush, already listed above
-                fives.append(_entry(play, FLUSH, _flush_strength(play[-1], rules), play[-1]))
-    for t in triples:
-        t_rank = t[1][0] >> 2
-        for p in pairs:
-            if p[1][0] >> 2 != t_rank:
-                play = tuple(sorted(t[1] + p[1]))
-                strength = _FIVE_RANK[FULL_HOUSE] * _FIVE_SCALE + t_rank
-                fives.append((strength, play, t[2] | p[2], FULL_HOUSE, t[1][-1]))
-    if rules.five_card_quads:
-        for r in full_ranks:
-            quad = tuple(by_rank[r])
-            strength = _FIVE_RANK[FOUR_OF_A_KIND] * _FIVE_SCALE + r
-            for kicker in hand:
-                if kicker >> 2 != r:
-                    fives.append(_entry(tuple(sorted(quad + (kicker,))), FOUR_OF_A_KIND, strength, quad[-1]))
-
-    groups: list[list[Entry]] = [[], singles, pairs, triples, fours, fives]
-    for group in groups[2:]:
-        group.sort(key=_sort_key)
+    groups: list[list[Entry]] = [[] for _ in range(6)]
+    for entry in native.all_entries(hand_mask, Rules.coerce(rules)):
+        groups[len(entry[1])].append(entry)
     return groups

@@ -1,7 +1,10 @@
 """The pure Big 2 rules engine: deal, turn order, plays and passes, tricks, game end, scores.
 
 It knows nothing of reinforcement learning: the encodings and environments are
-built on top of it.
+built on top of it. The state is a handful of ints and card bitmasks; the legal plays come
+from the compiled core (:func:`big2_env.engine.legal.legal_entries`), so ``Game`` and the
+vector envs play by one set of rules. The pure-Python ``Game`` this replaced lives on in
+``tests/reference_engine``, and the tests play both side by side.
 
 Examples:
     >>> game = Game(seed=7)
@@ -32,8 +35,8 @@ from .cards import (
     parse_cards,
     parse_play,
 )
-from .combos import Entry, classify, enumerate_combos
-from .legal import legal_entries_from
+from .combos import Entry, classify
+from .legal import legal_entries
 from .rules import Rules
 
 NUM_PLAYERS = 4
@@ -161,6 +164,7 @@ class Game:
                     f"{(trick_player + 1 + passes) % NUM_PLAYERS} is on move, not {current_player}"
                 )
             game.trick, game._trick_strength, game.trick_player, game.passes = trick_t, combo.strength, trick_player, passes
+            game._trick_mask = trick_mask
             game.played_mask |= trick_mask
             game.played_by_mask[trick_player] |= trick_mask
         elif passes:
@@ -177,7 +181,6 @@ class Game:
         self.rules = rules  # hands: sorted lists of distinct ints 0..51, already checked (no check here)
         self._hand_masks = [sum(1 << c for c in h) for h in hands]
         self._hand_cards = [list(h) for h in hands]
-        self._combos = [enumerate_combos(m, rules) for m in self._hand_masks]
         if current_player is None:
             holders = [p for p in range(NUM_PLAYERS) if self._hand_masks[p] & 1]
             if not holders:
@@ -190,6 +193,7 @@ class Game:
             raise ValueError("the opening needs the player on move to hold 3D")
         self.trick: tuple[int, ...] | None = None
         self._trick_strength = 0
+        self._trick_mask = 0
         self.trick_player: int | None = None
         self.passes = 0
         self.winner: int | None = None
@@ -229,15 +233,17 @@ class Game:
     def legal_entries(self) -> list[Entry]:
         """Legal plays as internal entries ``(strength, play, mask, category, comparison_card)``.
 
-        Pass is :data:`big2_env.engine.legal.PASS_ENTRY` and comes last when legal.
+        Pass is :data:`big2_env.engine.legal.PASS_ENTRY` and comes last when legal. The list is
+        computed once per position and shared: do not modify it.
         """
         if self._legal is None:
             if self.winner is not None:
                 self._legal = []
                 return self._legal
             trick_size = len(self.trick) if self.trick is not None else 0
-            groups = self._combos[self.current_player]
-            self._legal = legal_entries_from(groups, trick_size, self._trick_strength, self._opening, self.rules)
+            self._legal = legal_entries(
+                self._hand_masks[self.current_player], trick_size, self._trick_strength, self._opening, self.rules
+            )
         return self._legal
 
     def legal_plays(self) -> list[tuple[int, ...]]:
@@ -303,13 +309,12 @@ class Game:
         self._hand_cards[player] = [c for c in self._hand_cards[player] if not mask >> c & 1]
         self.played_mask |= mask
         self.played_by_mask[player] |= mask
-        self.trick, self._trick_strength, self.trick_player = play, entry[0], player
+        self.trick, self._trick_strength, self._trick_mask, self.trick_player = play, entry[0], mask, player
         self.passes = 0
         self._opening = False
         if not self._hand_masks[player]:
             self.winner = player
             return
-        self._combos[player] = [[e for e in group if not e[2] & mask] for group in self._combos[player]]
         self.current_player = (player + 1) % NUM_PLAYERS
 
     def _explain_illegal(self, play: tuple[int, ...]) -> str:
@@ -343,7 +348,6 @@ class Game:
         other.__dict__.update(self.__dict__)
         other._hand_masks = list(self._hand_masks)
         other._hand_cards = [list(h) for h in self._hand_cards]
-        other._combos = list(self._combos)  # groups are replaced, never mutated, on play
         other.played_by_mask = list(self.played_by_mask)
         other.history = list(self.history)
         other._legal = None

@@ -1,74 +1,40 @@
-"""Legal-play generation: the combinations of a hand filtered by the active trick.
+"""Legal plays: the combinations of a hand that the active trick (or the opening rule) allows.
 
-The standalone :func:`legal_plays` serves users and tests; :class:`big2_env.engine.game.Game`
-uses the same :func:`select_entries` on hand tables it keeps up to date
-incrementally (playing cards only removes entries, it never adds any).
+:func:`legal_plays` serves users and tests; :class:`big2_env.engine.game.Game` and the belief
+replay use :func:`legal_entries`. Both answer from the compiled core
+(:func:`big2_env.engine.core.kernels.legal_rows`, through :mod:`big2_env.engine.native`).
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from functools import lru_cache
-from operator import itemgetter
-from typing import Iterable, Sequence
+from typing import Iterable
 
-from .cards import THREE_OF_DIAMONDS, card_str, check_card, check_hand, format_cards, mask_to_cards
-from .combos import Entry, classify, enumerate_combos
+from . import native
+from .cards import card_str, check_card, check_hand, format_cards, mask_to_cards
+from .combos import Entry, classify
 from .rules import Rules
 
 PASS: tuple[int, ...] = ()
 PASS_ENTRY: Entry = (-1, (), 0, -1, -1)
-_strength_of = itemgetter(0)
 
 
-def select_entries(
-    groups: Sequence[list[Entry]],
-    trick_size: int,
-    trick_strength: int,
-    must_include_mask: int = 0,
-    only_play: tuple[int, ...] | None = None,
-) -> list[Entry]:
-    """Non-pass entries of an enumerated hand that are legal now.
+def legal_entries(hand_mask: int, trick_size: int, trick_strength: int, opening: bool, rules: Rules) -> list[Entry]:
+    """The legal entries ``(strength, play, mask, category, comparison_card)`` of a player holding
+    ``hand_mask`` (a checked bitmask), facing a trick of ``trick_size`` cards and ``trick_strength``
+    (size 0 when leading) or, leading the game's first play (``opening``), under the rules' opening
+    rule. Non-pass plays come by size, then strength, then cards; pass (:data:`PASS_ENTRY`) comes
+    last when legal (exactly when facing a trick). The rule of
+    :meth:`big2_env.engine.game.Game.legal_entries`, also used to replay a game's public history
+    (:mod:`big2_env.players.beliefs`).
 
-    ``trick_size == 0`` means leading (every combination, by size then strength);
-    otherwise only entries of that size with a greater strength.
-    ``must_include_mask`` keeps entries containing that card; ``only_play`` keeps
-    exactly that play (the ``3D_single`` opening).
+    >>> from big2_env.engine.cards import parse_cards
+    >>> [e[1] for e in legal_entries(sum(1 << c for c in parse_cards("3D 3S 5H")), 1, 4, False, Rules())]
+    [(10,), ()]
     """
+    entries = native.legal_entries(hand_mask, trick_size, trick_strength, opening, rules)
     if trick_size:
-        group = groups[trick_size]
-        chosen = group[bisect_right(group, trick_strength, key=_strength_of) :]
-    else:
-        chosen = [e for group in groups for e in group]
-    if only_play is not None:
-        return [e for e in chosen if e[1] == only_play]
-    if must_include_mask:
-        return [e for e in chosen if e[2] & must_include_mask]
-    return chosen
-
-
-def legal_entries_from(
-    groups: Sequence[list[Entry]], trick_size: int, trick_strength: int, opening: bool, rules: Rules
-) -> list[Entry]:
-    """The legal entries of a player whose enumerated hand is ``groups``, facing a trick of
-    ``trick_size`` cards and ``trick_strength`` (size 0 when leading), or, leading the game's
-    first play (``opening``), under the rules' opening rule. Pass (:data:`PASS_ENTRY`) comes
-    last when legal. The engine's rule (:meth:`big2_env.engine.game.Game.legal_entries`), also used
-    to replay a game's public history (:mod:`big2_env.players.beliefs`)."""
-    if not trick_size:
-        if opening and rules.opening == "3D_must_play":
-            return select_entries(groups, 0, 0, must_include_mask=1 << THREE_OF_DIAMONDS)
-        if opening and rules.opening == "3D_single":
-            return select_entries(groups, 0, 0, only_play=(THREE_OF_DIAMONDS,))
-        return select_entries(groups, 0, 0)
-    legal = select_entries(groups, trick_size, trick_strength)
-    legal.append(PASS_ENTRY)
-    return legal
-
-
-@lru_cache(maxsize=4096)
-def _cached_combos(hand_mask: int, rules: Rules) -> list[list[Entry]]:
-    return enumerate_combos(hand_mask, rules)
+        entries.append(PASS_ENTRY)
+    return entries
 
 
 def legal_plays(
@@ -110,8 +76,8 @@ def legal_plays(
         if not hand_mask >> card & 1:
             raise ValueError(f"must_include card {card_str(card)} is not in the hand")
         must_mask = 1 << card
-    entries = select_entries(_cached_combos(hand_mask, rules), trick_size, trick_strength, must_mask)
-    plays = [e[1] for e in entries]
-    if trick_size:
-        plays.append(PASS)
-    return plays
+    entries = legal_entries(hand_mask, trick_size, trick_strength, False, rules)
+    return [e[1] for e in entries if not must_mask or e[2] & must_mask or not e[2]]
+
+
+__all__ = ["PASS", "PASS_ENTRY", "legal_entries", "legal_plays"]

@@ -13,6 +13,24 @@ SCORINGS = ("paper", "hk")
 OPENINGS = ("3D_must_play", "3D_leads_free", "3D_single")
 
 
+def straight_shapes(straights: str) -> tuple[tuple[int, ...], ...]:
+    """The rank windows (ranks 0..12: 3 .. 2) that make a straight under ``straights``, lowest
+    first: a straight's shape index orders straights before its top card does.
+
+    >>> straight_shapes("wrap")[-2:]  # 2-3-4-5-6 and A-2-3-4-5, the highest two
+    ((12, 0, 1, 2, 3), (11, 12, 0, 1, 2))
+    """
+    if straights not in STRAIGHTS:
+        raise ValueError(f"straights must be one of {STRAIGHTS}; got {straights!r}")
+    shapes = [tuple(range(low, low + 5)) for low in range(8)]  # 34567 .. TJQKA (8 shapes; no 2)
+    if straights == "to_two":
+        shapes.append((8, 9, 10, 11, 12))  # J Q K A 2
+    elif straights == "wrap":
+        shapes.append((12, 0, 1, 2, 3))  # 2 3 4 5 6
+        shapes.append((11, 12, 0, 1, 2))  # A 2 3 4 5
+    return tuple(shapes)
+
+
 @dataclass(frozen=True)
 class Rules:
     """A Big 2 rule set. ``Rules()`` is the paper's default; every field is validated.

@@ -19,6 +19,7 @@ legal-range action that is not legal now still ends the game (reward -1).
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 from pettingzoo import AECEnv
@@ -39,16 +40,20 @@ _FORWARDED = (
 _NEEDS_RESET = frozenset({"rewards", "terminations", "truncations", "infos", "agent_selection", "agents"})
 
 
-def _forward(name: str, check_reset: bool) -> property:
-    def get(self: Any) -> Any:
-        if check_reset and name in _NEEDS_RESET and not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return getattr(self._raw_env, name)
+class _NotReset:
+    """What the order-enforcing wrapper reads its forwarded attributes from before the first reset."""
 
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"{name} cannot be accessed before reset")
+
+
+def _forward(name: str, check_reset: bool) -> property:
     def set_(self: Any, value: Any) -> None:
         setattr(self._raw_env, name, value)
 
-    return property(get, set_, doc=f"``{name}`` of the raw env")
+    # a C-level getter: these are read about 20 times a decision
+    source = "_reset_env" if check_reset and name in _NEEDS_RESET else "_raw_env"
+    return property(attrgetter(f"{source}.{name}"), set_, doc=f"``{name}`` of the raw env")
 
 
 class _Forwarding:
@@ -87,7 +92,12 @@ class AssertOutOfBoundsWrapper(_Forwarding, wrappers.AssertOutOfBoundsWrapper):
 class OrderEnforcingWrapper(_Forwarding, wrappers.OrderEnforcingWrapper):
     def __init__(self, env: AECEnv):
         self._bind_raw(env)
+        object.__setattr__(self, "_reset_env", _NotReset())
         super().__init__(env)
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        super().reset(seed=seed, options=options)
+        object.__setattr__(self, "_reset_env", self._raw_env)
 
     def step(self, action: Any) -> None:
         if self._has_reset and (type(action) is not int or not 0 <= action < NUM_ACTIONS):

@@ -7,13 +7,15 @@ Inputs are trusted: :func:`random_game_views` is the checked entry point.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
 from numba import njit
 
 from ..engine.core import MAX_TURNS, check_deck, rules_array
-from ..engine.core.kernels import CAPACITY, R_OPENING, hand_combos, legal_from, popcount
+from ..engine import native
+from ..engine.core.kernels import CAPACITY, R_OPENING, SCRATCH_ROWS, WORK_SIZE, hand_combos, legal_from, legal_rows, popcount
 from ..engine.rules import Rules
 from ..engine.combos import FEATURE_CATEGORY, FOUR_OF_A_KIND, FULL_HOUSE
 from .paper import ACTION_SLOTS, FEAT_CATEGORY, FEAT_NUM_CARDS, FEAT_PASS, FEAT_RANK, FEAT_RANK_SCALED, FEAT_SUIT
@@ -197,11 +199,74 @@ def random_game_views(deck: Any, uniforms: Any, rules: Rules | str | dict | None
     return observations[:turns].copy(), masks[:turns].copy(), actions[:turns].copy()
 
 
+DECISION_ROWS = SCRATCH_ROWS + 1
+"""Rows of :func:`decision_view`'s scratch array: :func:`~big2_env.engine.core.kernels.legal_rows`'
+rows (masks, comparison cards, strengths, categories, work, legal indices), then action indices."""
+POSITION_SIZE = 14
+"""Length of :func:`decision_view`'s position array: the four hands, the four seats' played cards, the
+trick's mask, size and strength, the passes, the player on move and the opening flag."""
+
+
+@njit(cache=True)
+def decision_view(position, rules, slot_index, observation, scratch):  # pragma: no cover - compiled
+    """One decision of the paper's view: the 277 numbers of the player on move into ``observation``
+    (float32) and its legal non-pass plays, ordered by action index, into the rows of ``scratch``
+    (:data:`DECISION_ROWS`): masks, comparison cards, strengths, categories and, in the last row,
+    the action indices; returns their count (pass, legal exactly when facing a trick, is not listed).
+    ``position`` is laid out as :data:`POSITION_SIZE` says."""
+    player = position[12]
+    write_observation(position[0:4], position[4:8], position[8], position[11], player, observation)
+    hand = position[player]
+    k = legal_rows(hand, rules, position[9], position[10], position[13] != 0, scratch)
+    actions = scratch[SCRATCH_ROWS]
+    for j in range(k):
+        actions[j] = action_index(scratch[0, j], hand, slot_index)
+    for i in range(1, k):  # insertion sort by action index: the plays come nearly sorted already
+        key = actions[i]
+        mask, card, strength, category = scratch[0, i], scratch[1, i], scratch[2, i], scratch[3, i]
+        j = i - 1
+        while j >= 0 and actions[j] > key:
+            actions[j + 1] = actions[j]
+            for row in range(4):
+                scratch[row, j + 1] = scratch[row, j]
+            j -= 1
+        actions[j + 1] = key
+        scratch[0, j + 1], scratch[1, j + 1], scratch[2, j + 1], scratch[3, j + 1] = mask, card, strength, category
+    return k
+
+
+_local = threading.local()
+
+
+def decision_arrays(game: Any) -> tuple[np.ndarray, list[int], list[int]]:
+    """The view of the player on move in ``game`` (a :class:`~big2_env.engine.game.Game` not over):
+    the 277 numbers, and the card masks and action indices of the legal non-pass plays, both
+    ordered by action index (pass, legal exactly when ``game.trick`` is set, is not listed), from
+    one call of :func:`decision_view`. What :class:`~big2_env.observations.decision.Decision`
+    is built from."""
+    buffers = getattr(_local, "buffers", None)
+    if buffers is None:
+        buffers = _local.buffers = (np.empty(POSITION_SIZE, dtype=np.int64),
+                                    np.empty((DECISION_ROWS, WORK_SIZE), dtype=np.int64))
+    position, scratch = buffers
+    trick = game.trick
+    hands, played_by = game._hand_masks, game.played_by_mask
+    position[:] = (hands[0], hands[1], hands[2], hands[3], played_by[0], played_by[1], played_by[2], played_by[3],
+                   game._trick_mask if trick else 0, len(trick) if trick else 0, game._trick_strength, game.passes,
+                   game.current_player, game._opening)
+    observation = np.empty(OBS_SIZE, dtype=np.float32)
+    k = decision_view(position, native.rules_array(game.rules), SLOT_INDEX, observation, scratch)
+    return observation, scratch[0, :k].tolist(), scratch[SCRATCH_ROWS, :k].tolist()
+
+
 def warm_up() -> float:
     """Compile (or load from the disk cache) the view's kernels; returns the seconds it took
     (see :func:`big2_env.engine.core.warm_up`)."""
     import time
 
+    from ..engine.game import Game
+
     started = time.perf_counter()
     random_game_views(np.arange(52), np.zeros(MAX_TURNS))
+    decision_arrays(Game(seed=0))
     return time.perf_counter() - started

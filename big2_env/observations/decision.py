@@ -10,13 +10,17 @@ features, the 315-number extended view and the public history
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 import numpy as np
 
 from .extended import extended_features, history_array
 from ..engine.combos import Entry
-from .paper import NUM_ACTIONS, OBS_HAND, PAD_CARD, entry_action_indices, entry_features, observation
+from ..engine.legal import PASS_ENTRY
+from ..engine.native import entries_of
+from .paper import NUM_ACTIONS, OBS_HAND, PAD_CARD, PASS_ACTION, entry_features
 
 __all__ = ["Decision", "PolicyObservation", "observation_dict"]
 
@@ -24,34 +28,57 @@ __all__ = ["Decision", "PolicyObservation", "observation_dict"]
 class Decision:
     """Everything an agent sees at one decision: built once, shared by env and trainers.
 
+    The 277 numbers and the legal plays with their action indices come from one call into the
+    compiled core (:func:`big2_env.observations.compiled.decision_arrays`); the rest is built
+    when first read.
+
     Attributes:
         player: the seat on move.
         observation: (277,) float32 information state.
         actions: legal action indices, ascending (int64 array).
-        plays: the legal plays, in the same order as ``actions``.
+        plays: the legal plays, in the same order as ``actions`` (built lazily).
         features: (n, 80) float32 candidate features, same order (built lazily).
         extended_observation: (315,) float32, the 277 numbers plus public history
             (:mod:`big2_env.observations.extended`; built lazily).
     """
 
     __slots__ = (
-        "player", "observation", "actions", "plays", "_entries", "_features", "_by_action", "_history", "_turn",
-        "_rules", "_extended",
+        "player", "observation", "actions", "_action_list", "_masks", "_passable", "_plays", "_entry_list", "_features",
+        "_history", "_turn", "_rules", "_extended",
     )
 
     def __init__(self, game) -> None:
+        global _decision_arrays
+        if _decision_arrays is None:
+            from .compiled import decision_arrays
+
+            _decision_arrays = decision_arrays
         self.player = game.current_player
-        self.observation = observation(game, self.player)
-        entries = game.legal_entries()
-        by_action = dict(zip(entry_action_indices(entries, game._hand_masks[self.player]), entries))
-        ordered = sorted(by_action)
-        self._by_action = by_action
-        self._entries = [by_action[a] for a in ordered]
-        self.actions = np.array(ordered, dtype=np.int64)
-        self.plays = [e[1] for e in self._entries]
+        self.observation, self._masks, self._action_list = _decision_arrays(game)
+        self._passable = game.trick is not None
+        if self._passable:
+            self._action_list.append(PASS_ACTION)
+        self.actions = np.array(self._action_list, dtype=np.int64)
+        self._plays: list[tuple[int, ...]] | None = None
+        self._entry_list: list[Entry] | None = None
         self._features: np.ndarray | None = None
         self._history, self._turn, self._rules = game.history, len(game.history), game.rules  # history only grows
         self._extended: np.ndarray | None = None
+
+    @property
+    def _entries(self) -> list[Entry]:
+        """The engine entries of the legal plays, in the order of ``actions`` (pass last when legal)."""
+        if self._entry_list is None:
+            self._entry_list = entries_of(self._masks, self._rules)
+            if self._passable:
+                self._entry_list.append(PASS_ENTRY)
+        return self._entry_list
+
+    @property
+    def plays(self) -> list[tuple[int, ...]]:
+        if self._plays is None:
+            self._plays = [e[1] for e in self._entries]
+        return self._plays
 
     @property
     def features(self) -> np.ndarray:
@@ -79,19 +106,28 @@ class Decision:
 
     def play_for_action(self, action: int) -> tuple[int, ...] | None:
         """The play of a legal action index, or ``None`` if the action is not legal now."""
-        entry = self._by_action.get(action)
+        entry = self.entry_for_action(action)
         return None if entry is None else entry[1]
 
     def entry_for_action(self, action: int) -> Entry | None:
         """The engine entry of a legal action index, or ``None`` if the action is not legal now."""
-        return self._by_action.get(action)
+        listed = self._action_list
+        i = bisect_left(listed, action)
+        if i == len(listed) or listed[i] != action:
+            return None
+        if self._entry_list is not None:
+            return self._entry_list[i]
+        return PASS_ENTRY if action == PASS_ACTION else entries_of([self._masks[i]], self._rules)[0]
 
     def require_entry(self, action: int, who: str) -> Entry:
         """The entry of ``action``; ``ValueError`` naming ``who``, the action and the legal ones if illegal."""
-        entry = self._by_action.get(int(action))
+        entry = self.entry_for_action(int(action))
         if entry is None:
             raise ValueError(f"{who} chose illegal action {action!r}; legal actions: {self.actions.tolist()}")
         return entry
+
+
+_decision_arrays: Any = None
 
 
 class PolicyObservation(Mapping):

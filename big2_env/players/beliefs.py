@@ -26,7 +26,7 @@ pool of candidate deals in proportion to these weights (sampling importance resa
 Only public information goes in: the move history (every player sees every move), the
 cards each seat has played, and the searcher's own hand. A seat's hand at the start of
 the game is what a deal gives it now plus what it has played, and the history is
-replayed on the engine's legal-move rule (:func:`~big2_env.engine.legal.legal_entries_from`).
+replayed on the engine's legal-move rule (:func:`~big2_env.engine.legal.legal_entries`).
 
 Example: seat 1 answered the 3 of diamonds with the 5 of diamonds. Had it held the 4 of
 spades, Smart and Greedy would have played that instead, so a deal giving it the 4 of
@@ -53,8 +53,8 @@ from typing import Sequence
 import numpy as np
 
 from ..engine.cards import mask_to_cards
-from ..engine.combos import classify, enumerate_combos
-from ..engine.legal import legal_entries_from
+from ..engine.combos import classify
+from ..engine.legal import legal_entries
 from .greedy import _classify_cached, greedy_choice
 from .smart import smart_choice
 from ..engine.rules import Rules
@@ -138,7 +138,6 @@ def seat_log_likelihoods(
     Raises ``ValueError`` for a model not in :data:`MODELS` or a ``tremble`` outside (0, 1)."""
     rules = Rules.coerce(rules)
     check_models(models, tremble)
-    groups = enumerate_combos(start_mask, rules)
     hand_mask = start_mask
     hand = mask_to_cards(start_mask)
     out = [0.0] * len(models)
@@ -148,7 +147,7 @@ def seat_log_likelihoods(
             continue
         if move.mask & ~hand_mask:
             return [-math.inf] * len(models)
-        entries = legal_entries_from(groups, len(move.trick) if move.trick else 0, move.trick_strength, move.opening, rules)
+        entries = legal_entries(hand_mask, len(move.trick) if move.trick else 0, move.trick_strength, move.opening, rules)
         n = len(entries)
         if n > 1:
             plays = [e[1] for e in entries]
@@ -167,7 +166,6 @@ def seat_log_likelihoods(
         if move.mask:
             hand_mask ^= move.mask
             hand = [c for c in hand if not move.mask >> c & 1]
-            groups = [[e for e in group if not e[2] & move.mask] for group in groups]
     return out
 
 

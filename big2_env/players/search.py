@@ -83,7 +83,6 @@ from ..observations.paper import (
 )
 from ..observations.extended import EXT_DECLINED, EXT_DECLINED_STRENGTH, EXTENDED_SIZE, decode_declined, history_moves
 from ..engine.game import HAND_SIZE, Game
-from ..engine.legal import _cached_combos
 from .base import Observation, Policy, legal_actions, policy_actions
 from .greedy import GreedyPolicy
 from .random import RandomPolicy
@@ -328,11 +327,11 @@ def state_game(state: PublicState, hands: Sequence[int], rules: Rules) -> Game:
     game.rules = rules
     game._hand_masks = list(hands)
     game._hand_cards = [mask_to_cards(m) for m in hands]
-    game._combos = [_cached_combos(m, rules) for m in hands]
     game.current_player = 0
     game._opening = state.opening
     game.trick = state.trick
     game._trick_strength = 0
+    game._trick_mask = sum(1 << c for c in state.trick) if state.trick is not None else 0
     game.trick_player = state.trick_player
     game.passes = state.passes
     game.winner = None

@@ -4,10 +4,11 @@ May import: numpy, numba and big2_env.engine's cards and rules (never anything a
 The kernels: combinations and legal plays (:mod:`~big2_env.engine.core.kernels`), whole games of
 random, Greedy and Smart seats (:mod:`~big2_env.engine.core.games`, :mod:`~big2_env.engine.core.smart`)
 and the search's deals, play-outs and history replay (:mod:`~big2_env.engine.core.rollouts`),
-with the checked entry points below. The Python engine (:class:`~big2_env.engine.game.Game`) is
-the reference they are tested against move by move (``tests/test_core.py``,
-``tests/test_search_core.py``); the vector envs and the search run on the core, ``Game`` and the
-PettingZoo and Gymnasium envs do not yet.
+with the checked entry points below. Everything in the package plays by these kernels:
+:class:`~big2_env.engine.game.Game` and through it the PettingZoo and Gymnasium envs and the
+evaluation (via :mod:`big2_env.engine.native`), the vector envs and the search. The pure-Python
+engine in ``tests/reference_engine`` is the reference they are tested against move by move
+(``tests/test_reference_engine.py``, ``tests/test_core.py``, ``tests/test_search_core.py``).
 
 Every entry point here checks its arguments (types, dtypes, shapes, ranges) before compiled
 code sees them, and raises ``ValueError`` naming what was wrong and what is allowed.
@@ -316,6 +317,9 @@ def warm_up() -> float:
     smart_play([0, 4, 8], [1])
     hand_combinations([0, 1, 2, 3, 4])
     rules_arr = rules_array()
+    scratch = np.empty((kernels.SCRATCH_ROWS, kernels.WORK_SIZE), dtype=np.int64)
+    kernels.legal_rows(7, rules_arr, 0, 0, True, scratch)  # what Game, classify and legal_plays call
+    kernels.classify_mask(3, rules_arr, scratch)
     work = [np.empty(kernels.CAPACITY, dtype=np.int64) for _ in range(4)]
     rollouts.strongest(15, 4, rules_arr, *work)
     rng = np.random.default_rng(0)

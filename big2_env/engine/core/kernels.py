@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..rules import STRAIGHTS, straight_shapes
+
 # rules array layout
 R_STRAIGHTS, R_FLUSH, R_FOUR, R_FIVE_QUADS, R_SCORING, R_OPENING = range(6)
 RULE_FIELDS = ("straights", "flush_order", "four_card_plays", "five_card_quads", "scoring", "opening")
@@ -43,14 +45,9 @@ _SIZE_SHIFT = 42  # order key: size << 42 | strength * 52**5 + lexicographic cod
 
 
 def straight_shape_masks(straights: int) -> np.ndarray:
-    """The rank bitmasks of the straights, lowest first, for ``straights`` 0 (no_two), 1 (wrap), 2 (to_two)."""
-    shapes = [sum(1 << r for r in range(low, low + 5)) for low in range(8)]
-    if straights == 2:
-        shapes.append(sum(1 << r for r in (8, 9, 10, 11, 12)))
-    elif straights == 1:
-        shapes.append(sum(1 << r for r in (12, 0, 1, 2, 3)))
-        shapes.append(sum(1 << r for r in (11, 12, 0, 1, 2)))
-    return np.array(shapes, dtype=np.int64)
+    """The rank bitmasks of the straights, lowest first, for ``straights`` 0 (no_two), 1 (wrap), 2 (to_two):
+    :func:`big2_env.engine.rules.straight_shapes`' windows."""
+    return np.array([sum(1 << r for r in shape) for shape in straight_shapes(STRAIGHTS[straights])], dtype=np.int64)
 
 
 SHAPES = np.zeros((3, 10), dtype=np.int64)
@@ -325,3 +322,65 @@ def popcount(x: int) -> int:  # pragma: no cover - compiled
     x = x + (x >> 16)
     x = x + (x >> 32)
     return x & 0x7F
+
+
+@njit(cache=True)
+def comparison_card(play: int, category: int) -> int:  # pragma: no cover - compiled
+    """The card that decides comparisons (the encodings' comparison card) of a legal play: its top
+    card, except in a full house (the triple's top card) and a five-card four of a kind (the four's)."""
+    card = 63 - _leading_zeros(play)
+    if category == FULL_HOUSE or category == FOUR_OF_A_KIND:
+        for r in range(13):  # the rank held three (four) times
+            if popcount((play >> (4 * r)) & 15) >= 3:
+                card = 4 * r + 3
+                while not (play >> card) & 1:
+                    card -= 1
+    return card
+
+
+@njit(cache=True)
+def _leading_zeros(x: int) -> int:  # pragma: no cover - compiled
+    n = 0
+    bit = 63
+    while bit >= 0 and not (x >> bit) & 1:
+        n += 1
+        bit -= 1
+    return n
+
+
+SCRATCH_ROWS = 6
+"""Rows of the scratch array of :func:`legal_rows` and :func:`classify_mask` (each :data:`WORK_SIZE`
+long): play masks, comparison cards, strengths, categories, the work array and legal indices. One
+2-D array rather than six keeps the calls from Python cheap (numba types every argument)."""
+
+
+@njit(cache=True)
+def legal_rows(hand: int, rules, trick_size: int, trick_strength: int, opening: bool, scratch):  # pragma: no cover
+    """The legal non-pass plays of ``hand`` facing a trick of ``trick_size`` cards and ``trick_strength``
+    (size 0: leading; ``opening``: the game's first play, under the rules' opening rule), in the
+    engine's order, written to the front of the rows of ``scratch`` (:data:`SCRATCH_ROWS`): their
+    masks, comparison cards, strengths and categories; returns their count. Pass is not listed
+    (it is legal exactly when ``trick_size > 0``)."""
+    masks, cards, strengths, categories, work, legal = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], scratch[5]
+    n = combos_into(hand, rules, masks, cards, strengths, categories, trick_size, work)
+    k = legal_from(masks, cards, strengths, n, hand, trick_size, trick_strength, opening, rules[R_OPENING], legal)
+    for j in range(k):
+        i = legal[j]
+        masks[j], strengths[j], categories[j] = masks[i], strengths[i], categories[i]
+        cards[j] = comparison_card(masks[j], categories[j])
+    return k
+
+
+@njit(cache=True)
+def classify_mask(play: int, rules, scratch):  # pragma: no cover - compiled
+    """Whether ``play`` (a card mask of 1 to 5 cards) is a legal combination under ``rules``: 1, with
+    its mask, comparison card, strength and category in column 0 of the rows of ``scratch`` (as
+    :func:`legal_rows` writes them), or 0."""
+    masks, cards, strengths, categories, work = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4]
+    n = combos_into(play, rules, masks, cards, strengths, categories, popcount(play), work)
+    for i in range(n):
+        if masks[i] == play:
+            masks[0], strengths[0], categories[0] = masks[i], strengths[i], categories[i]
+            cards[0] = comparison_card(play, categories[i])
+            return 1
+    return 0

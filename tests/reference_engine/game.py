@@ -1,0 +1,359 @@
+"""The reference engine's game (pure Python): deal, turn order, plays and passes, tricks, game end, scores.
+
+The pure-Python :class:`Game` the package ran on before the compiled core; the package's
+:class:`big2_env.engine.game.Game` is tested against it move by move. Kept as it was, apart from imports.
+
+It knows nothing of reinforcement learning: the encodings and environments are
+built on top of it.
+
+Examples:
+    >>> game = Game(seed=7)
+    >>> opener = game.current_player
+    >>> all(0 in play for play in game.legal_plays())  # the opening play contains 3D
+    True
+    >>> while not game.is_over:
+    ...     game.play(game.legal_plays()[0])
+    >>> sum(game.scores())
+    0
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from big2_env.engine.cards import (
+    NUM_CARDS,
+    THREE_OF_DIAMONDS,
+    card_str,
+    check_hand,
+    check_index,
+    format_cards,
+    format_play,
+    mask_to_cards,
+    parse_cards,
+    parse_play,
+)
+from .combos import Entry, classify, enumerate_combos
+from .legal import legal_entries_from
+from big2_env.engine.rules import Rules
+
+NUM_PLAYERS = 4
+HAND_SIZE = 13
+_MAX_LISTED = 12
+
+
+class IllegalPlayError(ValueError):
+    """A play that the rules do not allow in the current position."""
+
+
+def deal_hands(rng: np.random.Generator) -> list[list[int]]:
+    """Shuffle the 52 cards with ``rng`` and deal 13 to each of the four seats (sorted)."""
+    deck = rng.permutation(NUM_CARDS).tolist()
+    return [sorted(deck[i * HAND_SIZE : (i + 1) * HAND_SIZE]) for i in range(NUM_PLAYERS)]
+
+
+def hand_penalty(cards_left: int, scoring: str) -> int:
+    """What a loser with ``cards_left`` cards pays under a scoring rule."""
+    if scoring == "hk":
+        if cards_left == 13:
+            return 3 * cards_left
+        if cards_left >= 10:
+            return 2 * cards_left
+    return cards_left
+
+
+class Game:
+    """One game of Big 2 between four seats (0..3, clockwise).
+
+    Args:
+        rules: the rule set (a :class:`Rules`, a preset name or a dict of keywords).
+        seed: ``None``, a non-negative int (Python int or numpy integer; not a bool
+            or float) or a ``numpy.random.Generator``; the same seed gives the same deal.
+
+    Attributes (read-only by convention):
+        rules, current_player, trick (sorted tuple of the active trick, ``None`` when
+        leading), trick_player (who made the active trick), passes (consecutive
+        passes since the last play), winner (``None`` until the game ends), turn
+        (decisions taken so far), history (list of ``(player, play)``).
+    """
+
+    def __init__(self, rules: Rules | str | dict | None = None, seed: int | np.random.Generator | None = None):
+        rules = Rules.coerce(rules)
+        if isinstance(seed, np.random.Generator):
+            rng = seed
+        elif seed is None or (type(seed) is int and seed >= 0):
+            rng = np.random.default_rng(seed)
+        elif isinstance(seed, np.integer) and seed >= 0:
+            rng = np.random.default_rng(int(seed))
+        else:
+            raise ValueError(
+                f"seed must be None, a non-negative int (Python int or numpy integer; not a bool or float) "
+                f"or a numpy.random.Generator, got {seed!r} ({type(seed).__name__})"
+            )
+        self._setup(rules, deal_hands(rng))
+
+    @classmethod
+    def from_hands(
+        cls,
+        hands: Sequence[Iterable[int] | str],
+        rules: Rules | str | dict | None = None,
+        *,
+        current_player: int | None = None,
+        trick: Iterable[int] | str | None = None,
+        trick_player: int | None = None,
+        passes: int = 0,
+        opening: bool | None = None,
+    ) -> "Game":
+        """Start from given hands (card ids or card text), for tests, puzzles and replays.
+
+        With the defaults, ``hands`` must be a full deal and play starts from the
+        opening (holder of 3D on move). Give ``current_player`` (and optionally an
+        active ``trick`` made by ``trick_player`` followed by ``passes`` passes) to
+        start mid-game; the opening rule then applies only if ``opening=True``.
+
+        Accepted types (anything else raises ``ValueError`` naming the argument, the
+        value and what is allowed): ``hands`` a list of four hands, each card text or
+        1 to 13 distinct card ids (ints or numpy integers in 0..51, see
+        :func:`big2_env.engine.cards.check_hand`); ``current_player`` and ``trick_player``
+        ``None`` or a seat 0..3 (int or numpy integer, not a bool); ``trick`` ``None``,
+        card text or card ids; ``passes`` an int 0..2; ``opening`` ``True``, ``False``
+        or ``None``.
+        """
+        rules = Rules.coerce(rules)
+        if isinstance(hands, (str, bytes)) or not hasattr(hands, "__len__"):
+            raise ValueError(f"hands must be a list of {NUM_PLAYERS} hands, got {hands!r} ({type(hands).__name__})")
+        if len(hands) != NUM_PLAYERS:
+            raise ValueError(f"need exactly {NUM_PLAYERS} hands, got {len(hands)}")
+        if current_player is not None:
+            current_player = check_index(current_player, "current_player", NUM_PLAYERS)
+        if trick_player is not None:
+            trick_player = check_index(trick_player, "trick_player", NUM_PLAYERS)
+        passes = check_index(passes, "passes after the trick", NUM_PLAYERS - 1, "0, 1 or 2")
+        if opening is not None and not isinstance(opening, bool):
+            raise ValueError(f"opening must be True, False or None, got {opening!r} ({type(opening).__name__})")
+        parsed = []
+        seen = 0
+        for seat, hand in enumerate(hands):
+            what = f"hand of player {seat}"
+            mask = check_hand(parse_cards(hand) if isinstance(hand, str) else hand, what, min_cards=1)
+            if mask & seen:
+                raise ValueError(f"card(s) {format_cards(mask_to_cards(mask & seen))} dealt to more than one player")
+            seen |= mask
+            parsed.append(mask_to_cards(mask))
+        trick_t, trick_mask = None, 0
+        if trick is not None:
+            trick_mask = check_hand(parse_play(trick) if isinstance(trick, str) else trick, "trick")
+            trick_t = tuple(mask_to_cards(trick_mask)) or None
+        game = cls.__new__(cls)
+        game._setup(rules, parsed, current_player=current_player, opening=opening)
+        if trick_t is not None:
+            if current_player is None:
+                raise ValueError("give current_player when starting facing a trick")
+            combo = classify(trick_t, rules)
+            if combo is None:
+                raise ValueError(f"trick {format_cards(trick_t)!r} is not a legal combination under these rules")
+            if trick_mask & seen:
+                raise ValueError(f"trick {format_cards(trick_t)!r} shares cards with a hand")
+            if trick_player is None:
+                trick_player = (current_player - 1 - passes) % NUM_PLAYERS
+            elif (trick_player + 1 + passes) % NUM_PLAYERS != current_player:
+                raise ValueError(
+                    f"player {trick_player} played the trick and {passes} passed, so player "
+                    f"{(trick_player + 1 + passes) % NUM_PLAYERS} is on move, not {current_player}"
+                )
+            game.trick, game._trick_strength, game.trick_player, game.passes = trick_t, combo.strength, trick_player, passes
+            game.played_mask |= trick_mask
+            game.played_by_mask[trick_player] |= trick_mask
+        elif passes:
+            raise ValueError("passes need an active trick")
+        return game
+
+    def _setup(
+        self,
+        rules: Rules,
+        hands: list[list[int]],
+        current_player: int | None = None,
+        opening: bool | None = None,
+    ) -> None:
+        self.rules = rules  # hands: sorted lists of distinct ints 0..51, already checked (no check here)
+        self._hand_masks = [sum(1 << c for c in h) for h in hands]
+        self._hand_cards = [list(h) for h in hands]
+        self._combos = [enumerate_combos(m, rules) for m in self._hand_masks]
+        if current_player is None:
+            holders = [p for p in range(NUM_PLAYERS) if self._hand_masks[p] & 1]
+            if not holders:
+                raise ValueError("no player holds 3D: give current_player to start mid-game")
+            current_player = holders[0]
+            opening = True if opening is None else opening
+        self.current_player = current_player
+        self._opening = bool(opening)
+        if self._opening and not self._hand_masks[self.current_player] & 1:
+            raise ValueError("the opening needs the player on move to hold 3D")
+        self.trick: tuple[int, ...] | None = None
+        self._trick_strength = 0
+        self.trick_player: int | None = None
+        self.passes = 0
+        self.winner: int | None = None
+        self.turn = 0
+        self.history: list[tuple[int, tuple[int, ...]]] = []
+        self.played_mask = 0
+        self.played_by_mask = [0, 0, 0, 0]
+        self._legal: list[Entry] | None = None
+
+    # ----------------------------------------------------------------- queries
+    @property
+    def hands(self) -> tuple[tuple[int, ...], ...]:
+        """Every seat's hand, each a sorted tuple of card ids."""
+        return tuple(tuple(h) for h in self._hand_cards)
+
+    def hand(self, player: int) -> list[int]:
+        """One seat's hand as a sorted list (a copy)."""
+        return list(self._hand_cards[player])
+
+    def cards_left(self, player: int) -> int:
+        return len(self._hand_cards[player])
+
+    @property
+    def is_over(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def is_opening(self) -> bool:
+        """True until the first play of the game (when the opening rule applies)."""
+        return self._opening
+
+    @property
+    def leading(self) -> bool:
+        """True when the player on move has control (no active trick)."""
+        return self.trick is None
+
+    def legal_entries(self) -> list[Entry]:
+        """Legal plays as internal entries ``(strength, play, mask, category, comparison_card)``.
+
+        Pass is :data:`big2_env.engine.legal.PASS_ENTRY` and comes last when legal.
+        """
+        if self._legal is None:
+            if self.winner is not None:
+                self._legal = []
+                return self._legal
+            trick_size = len(self.trick) if self.trick is not None else 0
+            groups = self._combos[self.current_player]
+            self._legal = legal_entries_from(groups, trick_size, self._trick_strength, self._opening, self.rules)
+        return self._legal
+
+    def legal_plays(self) -> list[tuple[int, ...]]:
+        """Legal plays of the player on move (sorted tuples; ``()`` is pass, last when legal)."""
+        return [e[1] for e in self.legal_entries()]
+
+    def scores(self) -> list[int]:
+        """Final scores per seat (sum to zero). Raises ``ValueError`` before the game ends."""
+        if self.winner is None:
+            raise ValueError("the game is not over yet; scores exist only at the end")
+        penalties = [hand_penalty(len(h), self.rules.scoring) for h in self._hand_cards]
+        total = sum(penalties)
+        return [total if p == self.winner else -penalties[p] for p in range(NUM_PLAYERS)]
+
+    # ----------------------------------------------------------------- moves
+    def play(self, cards: Iterable[int] | str) -> None:
+        """Play cards (ids or text such as ``"3D 3S"``) or pass (``()`` or ``"pass"``) for the player on move.
+
+        Card ids are checked by :func:`big2_env.engine.cards.check_hand` (distinct ints or
+        numpy integers in 0..51; no bools or floats). Raises :class:`IllegalPlayError`
+        (a ``ValueError``) naming the problem, or ``ValueError`` for malformed input;
+        the state is unchanged after a rejected play.
+        """
+        if isinstance(cards, str):
+            play = parse_play(cards)
+        else:
+            play = tuple(mask_to_cards(check_hand(cards, "play")))
+        for entry in self.legal_entries():
+            if entry[1] == play:
+                self._apply(entry)
+                return
+        raise IllegalPlayError(self._explain_illegal(play))
+
+    def play_index(self, index: int) -> None:
+        """Make the ``index``-th play of :meth:`legal_plays` (the fast path).
+
+        ``index`` must be an int or numpy integer (not a bool or float): ``ValueError``
+        otherwise, :class:`IllegalPlayError` when it is out of range.
+        """
+        if type(index) is not int:
+            index = check_index(index, "play index", None)
+        if self.winner is not None:
+            raise IllegalPlayError(self._explain_illegal(()))
+        legal = self.legal_entries()
+        if not 0 <= index < len(legal):
+            raise IllegalPlayError(f"play index {index} out of range: {len(legal)} legal plays")
+        self._apply(legal[index])
+
+    def _apply(self, entry: Entry) -> None:
+        player = self.current_player
+        play = entry[1]
+        self.history.append((player, play))
+        self.turn += 1
+        self._legal = None
+        if not play:
+            self.passes += 1
+            if self.passes == NUM_PLAYERS - 1:
+                self.trick = None  # everyone else passed: the trick's player leads next
+            self.current_player = (player + 1) % NUM_PLAYERS
+            return
+        mask = entry[2]
+        self._hand_masks[player] ^= mask
+        self._hand_cards[player] = [c for c in self._hand_cards[player] if not mask >> c & 1]
+        self.played_mask |= mask
+        self.played_by_mask[player] |= mask
+        self.trick, self._trick_strength, self.trick_player = play, entry[0], player
+        self.passes = 0
+        self._opening = False
+        if not self._hand_masks[player]:
+            self.winner = player
+            return
+        self._combos[player] = [[e for e in group if not e[2] & mask] for group in self._combos[player]]
+        self.current_player = (player + 1) % NUM_PLAYERS
+
+    def _explain_illegal(self, play: tuple[int, ...]) -> str:
+        player = self.current_player
+        if self.winner is not None:
+            return f"the game is over (player {self.winner} won); no more plays"
+        if not play:
+            return f"player {player} has control (no active trick) and cannot pass"
+        missing = [c for c in play if not self._hand_masks[player] >> c & 1]
+        if missing:
+            return f"{format_cards(missing)} not in player {player}'s hand ({format_cards(self._hand_cards[player])})"
+        text = format_play(play)
+        combo = classify(play, self.rules)
+        if combo is None:
+            reason = f"{text!r} is not a legal combination under these rules"
+        elif self.trick is not None and len(play) != len(self.trick):
+            reason = f"{text!r} has {len(play)} cards but the trick {format_play(self.trick)!r} has {len(self.trick)}"
+        elif self.trick is not None:
+            reason = f"{text!r} does not beat the trick {format_play(self.trick)!r}"
+        elif self._opening and self.rules.opening == "3D_single":
+            reason = f"the opening play must be {card_str(THREE_OF_DIAMONDS)} alone"
+        else:
+            reason = f"the opening play must contain {card_str(THREE_OF_DIAMONDS)}"
+        legal = [format_play(p) for p in self.legal_plays()]
+        listed = ", ".join(legal[:_MAX_LISTED]) + (f", ... ({len(legal)} in all)" if len(legal) > _MAX_LISTED else "")
+        return f"illegal play for player {player}: {reason}. Legal plays: {listed}"
+
+    def copy(self) -> "Game":
+        """An independent copy of the game state."""
+        other = Game.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        other._hand_masks = list(self._hand_masks)
+        other._hand_cards = [list(h) for h in self._hand_cards]
+        other._combos = list(self._combos)  # groups are replaced, never mutated, on play
+        other.played_by_mask = list(self.played_by_mask)
+        other.history = list(self.history)
+        other._legal = None
+        return other
+
+    def __repr__(self) -> str:
+        state = f"winner={self.winner}" if self.is_over else f"to_move={self.current_player}"
+        trick = format_play(self.trick) if self.trick else "-"
+        return f"Game({state}, trick={trick!r}, cards_left={[len(h) for h in self._hand_cards]}, turn={self.turn})"
+

@@ -1,0 +1,129 @@
+"""The package's engine (on the compiled core) against the pure-Python reference engine
+(``tests/reference_engine``): the same answers to every rules question, under every rule variant.
+
+Whole games are played move by move in both, with random, first and last legal choices, from
+full deals and from hand-built mid-game positions; at every decision the legal plays (in order),
+the player on move, the trick, its player, the passes and control must agree, and at the end
+the winner and the scores. Classification, enumeration and ``legal_plays`` are compared on
+arbitrary card sets, including illegal ones.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import reference_engine as ref
+from big2_env import Game, IllegalPlayError, beats, classify, legal_plays
+from big2_env.engine.combos import enumerate_combos
+from big2_env.engine.legal import legal_entries
+from test_bruteforce import VARIANT_IDS, VARIANTS
+
+cards_st = st.lists(st.integers(0, 51), min_size=0, max_size=13, unique=True)
+
+
+def state_of(game) -> tuple:
+    return (game.current_player, game.trick, game.trick_player, game.passes, game.winner, game.turn, game.is_opening,
+            game.leading, game.hands, game.played_mask, tuple(game.played_by_mask), tuple(game.history))
+
+
+def play_both(core: Game, reference: ref.Game, choose) -> None:
+    """Play ``core`` and ``reference`` to the end with the same choices, comparing at every decision."""
+    while not reference.is_over:
+        assert state_of(core) == state_of(reference)
+        legal = core.legal_entries()
+        assert legal == reference.legal_entries()
+        pick = choose(len(legal))
+        core.play_index(pick)
+        reference.play_index(pick)
+    assert state_of(core) == state_of(reference)
+    assert core.is_over and core.scores() == reference.scores()
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), style=st.sampled_from(["random", "first", "last"]))
+def test_whole_games_agree_move_by_move(rules, seed, style):
+    rng = np.random.default_rng(seed)
+    choose = {
+        "random": lambda n: int(rng.integers(n)),
+        "first": lambda n: 0,  # Greedy-like: the weakest plays, the longest games
+        "last": lambda n: max(0, n - 2) if n > 1 else 0,  # the strongest non-pass play
+    }[style]
+    play_both(Game(rules, seed=seed), ref.Game(rules, seed=seed), choose)
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_mid_game_positions_agree(rules, data):
+    """Hand-built positions: hands of 1..13 cards, an active trick of the other cards (or none)."""
+    deck = data.draw(st.permutations(range(52)))
+    sizes = data.draw(st.lists(st.integers(1, 13), min_size=4, max_size=4))
+    hands, at = [], 0
+    for n in sizes:
+        hands.append(sorted(deck[at : at + n]))
+        at += n
+    player = data.draw(st.integers(0, 3))
+    rest = sum(1 << c for c in deck[at:])
+    tricks = [e[1] for group in ref.enumerate_combos(rest, rules) for e in group]
+    trick = data.draw(st.sampled_from([None] + tricks)) if tricks else None
+    passes = data.draw(st.integers(0, 2)) if trick else 0
+    kwargs = dict(current_player=player, trick=trick, passes=passes)
+    core, reference = Game.from_hands(hands, rules, **kwargs), ref.Game.from_hands(hands, rules, **kwargs)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    play_both(core, reference, lambda n: int(rng.integers(n)))
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
+@settings(max_examples=60, deadline=None)
+@given(cards=st.lists(st.integers(0, 51), min_size=0, max_size=7, unique=True), repeat=st.booleans())
+def test_classify_agrees_on_any_card_set(rules, cards, repeat):
+    if repeat and cards:
+        cards = cards + cards[:1]  # a repeated card: no combination
+    assert classify(cards, rules) == ref.classify(cards, rules)
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
+@settings(max_examples=30, deadline=None)
+@given(hand=cards_st, data=st.data())
+def test_enumeration_legal_plays_and_beats_agree(rules, hand, data):
+    mask = sum(1 << c for c in hand)
+    assert enumerate_combos(mask, rules) == ref.enumerate_combos(mask, rules)
+    others = sum(1 << c for c in range(52) if not mask >> c & 1)
+    tricks = [e[1] for group in ref.enumerate_combos(others & ((1 << 52) - 1), rules) for e in group][:200]
+    trick = data.draw(st.sampled_from([None] + tricks)) if tricks else None
+    must = data.draw(st.sampled_from([None] + hand)) if hand else None
+    assert legal_plays(hand, trick, rules, must_include=must) == ref.legal_plays(hand, trick, rules, must_include=must)
+    for play in [e[1] for group in ref.enumerate_combos(mask, rules) for e in group][:30]:
+        if trick is not None:
+            assert beats(play, trick, rules) == ref.beats(play, trick, rules)
+    strength = ref.classify(trick, rules).strength if trick else 0
+    opening = data.draw(st.booleans()) and trick is None and bool(mask & 1)
+    expected = ref.legal_entries_from(ref.enumerate_combos(mask, rules), len(trick) if trick else 0, strength, opening, rules)
+    assert legal_entries(mask, len(trick) if trick else 0, strength, opening, rules) == expected
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), cards=cards_st)
+def test_illegal_plays_get_the_same_explanation(rules, seed, cards):
+    core, reference = Game(rules, seed=seed), ref.Game(rules, seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(int(rng.integers(0, 30))):
+        if core.is_over:
+            break
+        pick = int(rng.integers(len(core.legal_entries())))
+        core.play_index(pick)
+        reference.play_index(pick)
+    play = tuple(sorted(cards[:5]))
+    outcomes = []
+    for game, error in ((core, IllegalPlayError), (reference, ref.IllegalPlayError)):
+        try:
+            game.play(play)
+            outcomes.append(("played", state_of(game)))
+        except error as exc:
+            outcomes.append(("refused", str(exc)))
+    assert outcomes[0] == outcomes[1]
