@@ -3,8 +3,10 @@
 Each measurement is a fresh Python process timing ``import big2_env.engine.core`` and its first
 ``play_random(1)``: the first with an empty numba cache folder (what a user sees once after
 install: every kernel compiles), the next ones with the cache that run wrote (what every later
-process sees). Then the same for ``big2_env.warm_up()``, which compiles every kernel of the
-package (the engine's, Smart's, the search's, the views' and both vector envs').
+process sees). Then the same for the first game through the PettingZoo env (``import big2_env``,
+``env()``, one game of first legal actions: ``Game`` and the observations run on the core, so
+this is what a user of the envs waits for), and for ``big2_env.warm_up()``, which compiles every
+kernel of the package (the engine's, Smart's, the search's, the views' and both vector envs').
 
 Usage:
     python benchmarks/core_compile.py [--warm-runs 3]
@@ -23,6 +25,14 @@ CHILD = (
     "play_random(1, seed=0); print(time.perf_counter() - t)"
 )
 
+CHILD_AEC = (
+    "import time; t = time.perf_counter(); import big2_env; e = big2_env.env(); e.reset(seed=0)\n"
+    "for agent in e.agent_iter():\n"
+    "    obs, _, done, cut, _ = e.last()\n"
+    "    e.step(None if done or cut else int(obs['candidate_actions'][0]))\n"
+    "print(time.perf_counter() - t)"
+)
+
 CHILD_ALL = "import time; t = time.perf_counter(); import big2_env; big2_env.warm_up(); print(time.perf_counter() - t)"
 
 
@@ -38,17 +48,13 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.warm_runs < 1:
         parser.error("--warm-runs must be at least 1")
-    with tempfile.TemporaryDirectory() as cache:
-        cold = first_game(cache)
-        warm = [first_game(cache) for _ in range(args.warm_runs)]
-    print(f"cold first game after install (empty cache): {cold:.1f} s")
-    print(f"warm first game (cache on disk): {min(warm):.2f} s best, {max(warm):.2f} s worst of {len(warm)}")
-    with tempfile.TemporaryDirectory() as cache:
-        cold = first_game(cache, CHILD_ALL)
-        warm = [first_game(cache, CHILD_ALL) for _ in range(args.warm_runs)]
-    print(f"big2_env.warm_up(), every kernel, empty cache: {cold:.1f} s")
-    print(f"big2_env.warm_up(), cache on disk: {min(warm):.2f} s best, {max(warm):.2f} s worst of {len(warm)}")
-
+    for what, child in (("first core game", CHILD), ("first AEC env game", CHILD_AEC),
+                        ("big2_env.warm_up(), every kernel,", CHILD_ALL)):
+        with tempfile.TemporaryDirectory() as cache:
+            cold = first_game(cache, child)
+            warm = [first_game(cache, child) for _ in range(args.warm_runs)]
+        print(f"{what} empty cache (after install): {cold:.1f} s")
+        print(f"{what} cache on disk: {min(warm):.2f} s best, {max(warm):.2f} s worst of {len(warm)}")
 
 if __name__ == "__main__":
     main()

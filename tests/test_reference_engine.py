@@ -127,3 +127,41 @@ def test_illegal_plays_get_the_same_explanation(rules, seed, cards):
         except error as exc:
             outcomes.append(("refused", str(exc)))
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_the_compiled_decision_matches_the_python_encoders(rules, seed):
+    """``Decision`` (one compiled call) against the Python encoders at every decision of a game
+    played in the reference engine: the 277 numbers, the legal actions and their entries in order."""
+    from big2_env.observations.decision import Decision
+    from big2_env.observations.paper import entry_action_indices, observation
+
+    rng = np.random.default_rng(seed)
+    core, reference = Game(rules, seed=seed), ref.Game(rules, seed=seed)
+    while not reference.is_over:
+        decision = Decision(core)
+        np.testing.assert_array_equal(decision.observation, observation(reference, reference.current_player))
+        entries = reference.legal_entries()
+        indices = entry_action_indices(entries, reference._hand_masks[reference.current_player])
+        order = sorted(range(len(entries)), key=indices.__getitem__)
+        assert decision.actions.tolist() == [indices[i] for i in order]
+        assert [decision.entry_for_action(a) for a in decision.actions.tolist()] == [entries[i] for i in order]
+        assert decision.plays == [entries[i][1] for i in order]
+        assert decision.entry_for_action(1695) is None and decision.entry_for_action(int(rng.integers(1695))) in entries + [None]
+        pick = int(rng.integers(len(entries)))
+        core.play_index(pick)
+        reference.play_index(pick)
+
+
+def test_legal_entries_checks_its_arguments_before_the_core_sees_them():
+    from big2_env import Rules
+
+    good = dict(hand_mask=7, trick_size=0, trick_strength=0, opening=False, rules=Rules())
+    assert [e[1] for e in legal_entries(**good)][:3] == [(0,), (1,), (2,)]
+    for name, bad in [("hand_mask", -1), ("hand_mask", 1 << 52), ("hand_mask", 7.0), ("hand_mask", True),
+                      ("trick_size", 6), ("trick_size", -1), ("trick_size", 1.0), ("trick_strength", -5),
+                      ("trick_strength", "3"), ("opening", 1), ("rules", "paper")]:
+        with pytest.raises(ValueError, match=name if name != "rules" else "rules a Rules"):
+            legal_entries(**{**good, name: bad})

@@ -36,7 +36,7 @@ from .cards import (
     parse_play,
 )
 from .combos import Entry, classify
-from .legal import legal_entries
+from .legal import _legal_entries
 from .rules import Rules
 
 NUM_PLAYERS = 4
@@ -241,7 +241,7 @@ class Game:
                 self._legal = []
                 return self._legal
             trick_size = len(self.trick) if self.trick is not None else 0
-            self._legal = legal_entries(
+            self._legal = _legal_entries(
                 self._hand_masks[self.current_player], trick_size, self._trick_strength, self._opening, self.rules
             )
         return self._legal

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from . import native
-from .cards import card_str, check_card, check_hand, format_cards, mask_to_cards
+from .cards import NUM_CARDS, card_str, check_card, check_hand, format_cards, mask_to_cards
 from .combos import Entry, classify
 from .rules import Rules
 
@@ -25,12 +25,25 @@ def legal_entries(hand_mask: int, trick_size: int, trick_strength: int, opening:
     rule. Non-pass plays come by size, then strength, then cards; pass (:data:`PASS_ENTRY`) comes
     last when legal (exactly when facing a trick). The rule of
     :meth:`big2_env.engine.game.Game.legal_entries`, also used to replay a game's public history
-    (:mod:`big2_env.players.beliefs`).
+    (:mod:`big2_env.players.beliefs`). Arguments of the wrong type or range raise ``ValueError``.
 
     >>> from big2_env.engine.cards import parse_cards
     >>> [e[1] for e in legal_entries(sum(1 << c for c in parse_cards("3D 3S 5H")), 1, 4, False, Rules())]
     [(10,), ()]
     """
+    if isinstance(hand_mask, bool) or not isinstance(hand_mask, int) or not 0 <= hand_mask < 1 << NUM_CARDS:
+        raise ValueError(f"hand_mask must be an int bitmask of cards 0..51; got {hand_mask!r}")
+    if isinstance(trick_size, bool) or not isinstance(trick_size, int) or not 0 <= trick_size <= 5:
+        raise ValueError(f"trick_size must be an int 0..5 (0: leading); got {trick_size!r}")
+    if isinstance(trick_strength, bool) or not isinstance(trick_strength, int) or not 0 <= trick_strength < 1 << 40:
+        raise ValueError(f"trick_strength must be a non-negative int (a Combo's strength); got {trick_strength!r}")
+    if not isinstance(opening, bool) or not isinstance(rules, Rules):
+        raise ValueError(f"opening must be True or False and rules a Rules; got {opening!r}, {rules!r}")
+    return _legal_entries(hand_mask, trick_size, trick_strength, opening, rules)
+
+
+def _legal_entries(hand_mask: int, trick_size: int, trick_strength: int, opening: bool, rules: Rules) -> list[Entry]:
+    """:func:`legal_entries` without the checks, for :class:`~big2_env.engine.game.Game` (its state is valid)."""
     entries = native.legal_entries(hand_mask, trick_size, trick_strength, opening, rules)
     if trick_size:
         entries.append(PASS_ENTRY)
@@ -76,7 +89,7 @@ def legal_plays(
         if not hand_mask >> card & 1:
             raise ValueError(f"must_include card {card_str(card)} is not in the hand")
         must_mask = 1 << card
-    entries = legal_entries(hand_mask, trick_size, trick_strength, False, rules)
+    entries = _legal_entries(hand_mask, trick_size, trick_strength, False, rules)
     return [e[1] for e in entries if not must_mask or e[2] & must_mask or not e[2]]
 
 
