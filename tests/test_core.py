@@ -269,3 +269,43 @@ def test_the_core_is_warmed_up_in_the_parent_before_evaluation_workers_start(mon
     monkeypatch.setattr(core, "warm_up", lambda: calls.append(1) or 0.0)
     evaluate("smart", "greedy", n_games=8, seed=0, jobs=2)
     assert calls == [1]
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), moves=st.integers(0, 30))
+def test_smart_scores_are_the_python_smart_scores(rules, seed, moves):
+    """The compiled s(a) of every legal play (what the nested search ranks by) against SmartPolicy.scores."""
+    from big2_env.engine.core import kernels
+    from big2_env.engine.core.smart import smart_scores
+    from big2_env.observations import observation_dict
+    from big2_env.players import SmartPolicy
+
+    game = PackageGame(rules, seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        if game.is_over:
+            return
+        game.play_index(int(rng.integers(len(game.legal_entries()))))
+    if game.is_over:
+        return
+    hand = game._hand_masks[game.current_player]
+    masks, sizes, strengths, categories = hand_combinations(game.hand(game.current_player), rules)
+    trick = game.trick
+    trick_size = len(trick) if trick else 0
+    legal = np.empty(kernels.CAPACITY, dtype=np.int64)
+    k = kernels.legal_from(masks, sizes, strengths, len(masks), hand, trick_size, game._trick_strength if trick else 0,
+                           game.is_opening, rules_array(rules)[kernels.R_OPENING], legal)
+    trick_category = 0
+    if trick:
+        from big2_env import classify
+
+        trick_category = classify(trick, rules).category
+    out = np.zeros(kernels.CAPACITY, dtype=np.int64)
+    smart_scores(hand, masks, sizes, legal, k, trick_size, trick_category, game._trick_mask if trick else 0,
+                 rules_array(rules), out)
+    expected = SmartPolicy(rules).scores(observation_dict(game))
+    from big2_env.observations.paper import action_index
+
+    got = {action_index(mask_to_cards(int(masks[legal[j]])), game.hand(game.current_player)): out[j] / 10 for j in range(k)}
+    assert got == pytest.approx(expected)

@@ -13,6 +13,10 @@ the command line accept the same agents:
   ``PATH.pt`` (a policy file or training checkpoint written by ``big2 train``, read with
   ``torch.load(weights_only=True)``) and a ``big2 train --out`` run folder (its ``model.pt``);
   they need torch (the ``[agents]`` extra);
+* ``"charlesworth:PATH"``: Charlesworth's published network, from his parameter file at ``PATH``
+  (``modelParameters136500``, which you download from his repository; read without unpickling),
+  under the ``charlesworth`` rules (:mod:`big2_env.players.charlesworth`);
+  ``"charlesworth-greedy:PATH"`` takes its most likely action instead of sampling as he does;
 * ``PATH.zip``: a saved sb3-contrib ``MaskablePPO`` model, wrapped in
   :class:`~big2_env.players.sb3.SB3Policy` and loaded without unpickling anything unless
   ``trust=True`` (see :mod:`big2_env.players.sb3`).
@@ -30,8 +34,8 @@ Example:
     ... except LoadError as err:
     ...     print(err)  # doctest: +NORMALIZE_WHITESPACE
     agent must be one of greedy, random, search, smart, pretrained, pretrained-paper, a trained model file (.pt),
-    a run folder or a MaskablePPO model file (.zip) (search:N or search:0.25s give the search N rollouts or 0.25 s
-    per decision); got 'wizard'
+    a run folder, charlesworth:PATH (Charlesworth's network, his parameter file) or a MaskablePPO model file (.zip)
+    (search:N or search:0.25s give the search N rollouts or 0.25 s per decision); got 'wizard'
 
 With torch (``pip install -e '.[agents]'``) and sb3-contrib (``pip install -e '.[sb3]'``)::
 
@@ -71,7 +75,7 @@ def agent_choices() -> str:
     """The forms an agent spec may take, for help and error texts (the plugins' forms included)."""
     forms = ", ".join([", ".join(sorted(POLICIES))] + [plugin.describe for plugin in agent_spec_plugins()])
     return (
-        f"{forms} or a MaskablePPO model file (.zip) "
+        f"{forms}, charlesworth:PATH (Charlesworth's network, his parameter file) or a MaskablePPO model file (.zip) "
         "(search:N or search:0.25s give the search N rollouts or 0.25 s per decision)"
     )
 
@@ -111,6 +115,16 @@ def load_agent(
             return make_policy("search", seed=seed, rules=rules, budget=int(budget) if budget.isdigit() else budget)
         except ValueError as err:
             raise LoadError(f"{what} {text!r}: {err}") from None
+    if isinstance(spec, str) and text.startswith(("charlesworth:", "charlesworth-greedy:")):
+        from ..players.charlesworth import CharlesworthPolicy
+
+        kind, file = text.split(":", 1)
+        if rules != Rules.preset("charlesworth"):
+            raise LoadError(f"{what} {text!r}: Charlesworth's network plays under the 'charlesworth' rules; "
+                            f"give rules='charlesworth' (--rules charlesworth)")
+        if not file:
+            raise LoadError(f"{what} {text!r}: give the path of his parameter file, charlesworth:PATH")
+        return CharlesworthPolicy(file, greedy=kind == "charlesworth-greedy", seed=seed)
     for plugin in agent_spec_plugins():
         policy = plugin.load(spec, rules=rules, what=what, seed=seed)
         if policy is not None:

@@ -1,11 +1,14 @@
-"""The players: the Policy interface, Random, Greedy and Smart, the search agent and its beliefs, the SB3 adapter.
+"""The players: the Policy interface, Random, Greedy and Smart, the search agent and its beliefs, the SB3 adapter,
+Charlesworth's published network.
 May import: big2_env.engine, big2_env.observations, big2_env.errors (never the envs, evaluation or agents).
 
 Modules: :mod:`~big2_env.players.base` (:class:`Policy`, :func:`policy_actions`),
 :mod:`~big2_env.players.random`, :mod:`~big2_env.players.greedy` and :mod:`~big2_env.players.smart`
 (the paper's baselines), :mod:`~big2_env.players.beliefs` (reading the move history),
 :mod:`~big2_env.players.search` (:class:`SearchPolicy`), :mod:`~big2_env.players.sb3`
-(Stable-Baselines3 models as policies, loaded safely) and :mod:`~big2_env.players.registry`
+(Stable-Baselines3 models as policies, loaded safely), :mod:`~big2_env.players.charlesworth`
+(Charlesworth's network from his parameter file, ``charlesworth:PATH``; numpy only, loaded
+without unpickling) and :mod:`~big2_env.players.registry`
 (:func:`make_policy` and :data:`POLICIES`).
 """
 

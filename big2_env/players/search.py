@@ -641,6 +641,12 @@ class SearchPolicy(Policy):
             ``True``; other rollout policies always run on the Python engine). The core draws
             from the same generators in the same order, so ``core=False`` (the Python
             reference, about 30 times slower) makes the same decisions for a seed.
+        inner: nested rollouts (default 0: off). Inside each rollout the searcher's own later
+            moves are searched too: Smart's ``inner`` favourite plays and pass are each played
+            out once on the rollout's deal, and the best is made
+            (:func:`~big2_env.engine.core.rollouts.play_outs`). Each rollout then costs about
+            ``inner + 1`` times more per own move; give the budget in seconds to compare at equal
+            time. Core only.
 
     Raises:
         ValueError: a bad budget, method, objective, ``prior_top``, ``opponent_noise``,
@@ -669,6 +675,7 @@ class SearchPolicy(Policy):
         opponent_models: Sequence[str] = MODELS,
         tremble: float = DEFAULT_TREMBLE,
         core: bool = True,
+        inner: int = 0,
     ) -> None:
         self.rules = Rules.coerce(rules)
         self.rollouts, self.seconds = _parse_budget(budget)
@@ -711,6 +718,11 @@ class SearchPolicy(Policy):
             raise ValueError(f"core must be True or False; got {core!r}")
         base = self._noisy.base if self._noisy is not None else self.rollout
         self.core = bool(core) and type(base) is SmartRollout and base.rules == self.rules
+        if isinstance(inner, bool) or not isinstance(inner, (int, np.integer)) or inner < 0:
+            raise ValueError(f"inner must be a non-negative int (0: off); got {inner!r}")
+        if inner and not self.core:
+            raise ValueError("inner (nested rollouts) runs in the compiled core: it needs core=True and Smart rollouts")
+        self.inner = int(inner)
         self._rules_array: np.ndarray | None = None  # the core's view of the rules, made on first use
         self._core_state: _CoreState | None = None
         self._course: list[Move] | None = None  # this decision's replayed move history, when read
@@ -868,7 +880,7 @@ class SearchPolicy(Policy):
             noise = np.array(noisy.seat_noise if noisy is not None else [0.0] * 4, dtype=np.float64)
             play_outs(np.array(dealt, dtype=np.int64), root_table, candidate_rows, np.array(alive, dtype=np.int64), noise,
                       noisy.rng if noisy is not None else self.rng, self._core_rules(), OBJECTIVES.index(self.objective),
-                      results)
+                      results, self.inner)
             for d, row in enumerate(results.tolist()):
                 for i, value in zip(alive, row):
                     values[i].append((first + d, value))

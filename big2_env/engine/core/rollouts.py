@@ -50,7 +50,7 @@ from .kernels import (
     legal_from,
     popcount,
 )
-from .smart import smart_pick
+from .smart import smart_pick, smart_scores
 
 DEAL_TRIES = 20
 OBJECTIVE_SCORE, OBJECTIVE_WIN, OBJECTIVE_MIXED = range(3)
@@ -225,11 +225,16 @@ def _pool(deals, rules):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective, values):  # pragma: no cover
+def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective, values, inner=0):  # pragma: no cover
     """Play every deal (rows of ``deals``, (D, 4) hands) after every alive candidate (``candidates[alive[a]]``:
     ``(mask, size, strength, category)``, mask 0 a pass) from the table ``root`` to the end,
     Smart in every seat (an opponent seat ``s`` a uniformly random legal move with probability
     ``seat_noise[s]``), all games stepped together in the order deal, then candidate.
+
+    ``inner > 0`` makes seat 0's own later moves a search too (nested rollouts): at each of its
+    decisions with a choice, Smart's ``inner`` favourite plays (by s(a)) and pass, when legal,
+    are each played out once to the end on the deal (Smart everywhere), and the best for seat 0
+    is made. The deal is known inside a play-out, so this inner search sees the cards.
 
     Writes what each game is worth to seat 0 (``objective``: its score, 1 for a win, or
     ``score / 13 + win``) to ``values[d, a]``.
@@ -237,7 +242,9 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
     n_deals, n_alive = deals.shape[0], len(alive)
     n_games = n_deals * n_alive
     masks, sizes, strengths, categories, offsets, counts = _pool(deals, rules)
-    games = np.empty((n_games, GAME_SIZE), dtype=np.int64)  # per game: the hands, then the table
+    games = np.empty((n_games + 1, GAME_SIZE), dtype=np.int64)  # per game: the hands, then the table; a spare row
+    scores_work = np.empty(CAPACITY, dtype=np.int64)
+    inner_legal = np.empty(CAPACITY, dtype=np.int64)
     h, t = HANDS_AT, TABLE_AT
     legal = np.empty(CAPACITY, dtype=np.int64)
     scores = np.empty(4, dtype=np.int64)
@@ -275,6 +282,10 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
             elif noisy and p != 0 and seat_noise[p] > 0:
                 if rng.random() < seat_noise[p]:
                     pick = rng.integers(0, total)
+            if pick < 0 and inner > 0 and p == 0:
+                pick = _inner_pick(games, g, n_games, d, legal, k, pm, ps, pst, pc, masks, sizes, strengths, categories,
+                                   offsets, counts, seat_noise, noisy, rng, rules, objective, inner, scores_work,
+                                   inner_legal, scores)
             if pick < 0:
                 pick = smart_pick(hand, pm, ps, pc, legal, k, trick_size, games[g, t + T_CATEGORY], games[g, t + T_MASK],
                                   rules)
@@ -286,6 +297,78 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
                 if games[g, t + T_WINNER] >= 0:
                     running -= 1
                     values[d, g % n_alive] = _value(games, g, rules[R_SCORING], objective, scores)
+
+
+@njit(cache=True)
+def _inner_pick(games, g, spare, d, legal, k, pm, ps, pst, pc, masks, sizes, strengths, categories, offsets, counts,
+                seat_noise, noisy, rng, rules, objective, width, ranks, inner_legal, scores):  # pragma: no cover
+    """Seat 0's move in game ``g`` by a one-ply search on the known deal: Smart's ``width`` favourite
+    plays and pass (when legal), each played out once in the spare row; returns the best's index
+    (``k`` for pass), Smart's own choice first among equals."""
+    h, t = HANDS_AT, TABLE_AT
+    trick_size = games[g, t + T_SIZE]
+    hand = games[g, h]
+    trick_category, trick_mask = games[g, t + T_CATEGORY], games[g, t + T_MASK]
+    smart_scores(hand, pm, ps, legal, k, trick_size, trick_category, trick_mask, rules, ranks)
+    chosen = smart_pick(hand, pm, ps, pc, legal, k, trick_size, trick_category, trick_mask, rules)
+    done = 1 << 60
+    best, best_value = -1, -1e300
+    plays_tried = 0
+    pass_tried = False
+    while chosen >= 0:
+        for col in range(GAME_SIZE):
+            games[spare, col] = games[g, col]
+        if chosen == k:
+            apply_move(games, spare, h, t, 0, 0, 0, 0)
+            pass_tried = True
+        else:
+            i = legal[chosen]
+            apply_move(games, spare, h, t, pm[i], ps[i], pst[i], pc[i])
+            ranks[chosen] = done
+            plays_tried += 1
+        value = _finish(games, spare, d, masks, sizes, strengths, categories, offsets, counts, seat_noise, noisy, rng,
+                        rules, objective, inner_legal, scores)
+        if value > best_value:
+            best, best_value = chosen, value
+        chosen = -1  # next: Smart's next favourite while fewer than ``width`` plays were tried, then pass
+        if plays_tried < width:
+            low = done
+            for j in range(k):
+                if ranks[j] < low:
+                    chosen, low = j, ranks[j]
+        if chosen < 0 and trick_size and not pass_tried:
+            chosen = k
+    return best
+
+
+@njit(cache=True)
+def _finish(games, g, d, masks, sizes, strengths, categories, offsets, counts, seat_noise, noisy, rng, rules, objective,
+            legal, scores):  # pragma: no cover - compiled
+    """Play game ``g`` to the end, Smart in every seat (noisy opponents as in :func:`play_outs`); its value to seat 0."""
+    h, t = HANDS_AT, TABLE_AT
+    while games[g, t + T_WINNER] < 0:
+        p = games[g, t + T_PLAYER]
+        o, n = offsets[d, p], counts[d, p]
+        pm, ps, pst, pc = masks[o:o + n], sizes[o:o + n], strengths[o:o + n], categories[o:o + n]
+        hand = games[g, h + p]
+        trick_size = games[g, t + T_SIZE]
+        k = legal_from(pm, ps, pst, n, hand, trick_size, games[g, t + T_STRENGTH], games[g, t + T_OPENING],
+                       rules[R_OPENING], legal)
+        total = k + 1 if trick_size else k
+        pick = -1
+        if total == 1:
+            pick = 0
+        elif noisy and p != 0 and seat_noise[p] > 0:
+            if rng.random() < seat_noise[p]:
+                pick = rng.integers(0, total)
+        if pick < 0:
+            pick = smart_pick(hand, pm, ps, pc, legal, k, trick_size, games[g, t + T_CATEGORY], games[g, t + T_MASK], rules)
+        if pick == k:
+            apply_move(games, g, h, t, 0, 0, 0, 0)
+        else:
+            i = legal[pick]
+            apply_move(games, g, h, t, pm[i], ps[i], pst[i], pc[i])
+    return _value(games, g, rules[R_SCORING], objective, scores)
 
 
 @njit(cache=True)

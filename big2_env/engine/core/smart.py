@@ -53,9 +53,43 @@ def smart_pick(hand, masks, sizes, categories, legal, k, trick_size, trick_categ
     total = k + 1 if trick_size else k
     if total <= 1:
         return 0
+    n_hand, phase, quads, full_house, flush, window_ranks, orphans = _hand_shape(hand, rules)
+    offset = trick_offset10(phase, trick_size, trick_category, trick_mask)
+    best, best_score, best_twos = -1, 0, 0
+    for j in range(k):
+        i = legal[j]
+        score, twos = _play_score(masks[i], sizes[i], hand, n_hand, phase, quads, full_house, flush, window_ranks,
+                                  orphans, offset)
+        # the first of the lowest scores, in the engine's order (size, then strength), is Greedy's tie rule
+        if best < 0 or score < best_score:
+            best, best_score, best_twos = j, score, twos
+    if trick_size:
+        if phase == EARLY and best_twos >= 2 and best_score > 300:
+            return k
+        if trick_category == QUADS or trick_category == FOUR_OF_A_KIND or trick_category == STRAIGHT_FLUSH:
+            return k
+    return best
+
+
+@njit(cache=True)
+def smart_scores(hand, masks, sizes, legal, k, trick_size, trick_category, trick_mask, rules, out):  # pragma: no cover
+    """Smart's score s(a) (in tenths; lower is better) of each of the ``k`` legal plays ``legal[:k]``,
+    arguments as in :func:`smart_pick`, written to ``out[:k]``: what a search ranks its candidates by."""
+    n_hand, phase, quads, full_house, flush, window_ranks, orphans = _hand_shape(hand, rules)
+    offset = trick_offset10(phase, trick_size, trick_category, trick_mask)
+    for j in range(k):
+        i = legal[j]
+        out[j] = _play_score(masks[i], sizes[i], hand, n_hand, phase, quads, full_house, flush, window_ranks, orphans,
+                             offset)[0]
+
+
+@njit(cache=True)
+def _hand_shape(hand, rules):  # pragma: no cover - compiled
+    """What Smart reads off the hand before scoring its plays: its size, the phase, whether it holds
+    four of a kind, a full house, a flush, the ranks of its complete straight windows, and its
+    low orphans."""
     n_hand = popcount(hand)
     phase = EARLY if n_hand > 10 else (MID if n_hand >= 6 else LATE)
-    # the hand's shape
     present = 0
     quads = False
     n_pairs = 0
@@ -84,62 +118,51 @@ def smart_pick(hand, masks, sizes, categories, legal, k, trick_size, trick_categ
         shape = SHAPES[variant, w]
         if present & shape == shape:
             window_ranks |= shape
-    offset = trick_offset10(phase, trick_size, trick_category, trick_mask)
-    best, best_score, best_twos = -1, 0, 0
-    for j in range(k):
-        i = legal[j]
-        m = masks[i]
-        n = sizes[i]
-        if n == n_hand:
-            score = -10000
-            twos = 0
-        else:
-            rank_sum = 0
-            twos = 0
-            orph = orphans
-            five_break = False
-            pair_break = False
-            rest = m
-            while rest:
-                low = rest & -rest
-                r = popcount(low - 1) >> 2
-                rest &= ~(15 << (4 * r))
-                kr = _POP4[(m >> (4 * r)) & 15]
-                nr = _POP4[(hand >> (4 * r)) & 15]
-                rank_sum += r * kr
-                if r == 12:
-                    twos += kr
-                if r < 5:
-                    orph += (1 if nr - kr == 1 else 0) - (1 if nr == 1 else 0)
-                if n < 5:
-                    left = nr - kr
-                    if quads and nr == 4 and kr < 4:
-                        five_break = True
-                    if full_house and 0 < left < min(nr, 3):
-                        five_break = True
-                    if left == 0 and (window_ranks >> r) & 1:
-                        five_break = True
-                    if (n == 1 and left >= 2) or (n <= 2 and left >= 3):
-                        pair_break = True
-            if n < 5 and flush and not five_break:
-                for s in range(4):
-                    suit = SUIT_MASK << s
-                    held = popcount(hand & suit)
-                    played = popcount(m & suit)
-                    if played and held >= 5 and held - played < 5:
-                        five_break = True
-            penalty = 0
-            if five_break:
-                penalty = _FIVE_CARD_BREAK[phase]
-            elif pair_break:
-                penalty = _PAIR_TRIPLE_BREAK[phase]
-            score = 8 * rank_sum + 10 * (_TWO_PENALTY[phase] * twos + penalty + 6 * orph - 4 * n) + offset
-        # the first of the lowest scores, in the engine's order (size, then strength), is Greedy's tie rule
-        if best < 0 or score < best_score:
-            best, best_score, best_twos = j, score, twos
-    if trick_size:
-        if phase == EARLY and best_twos >= 2 and best_score > 300:
-            return k
-        if trick_category == QUADS or trick_category == FOUR_OF_A_KIND or trick_category == STRAIGHT_FLUSH:
-            return k
-    return best
+    return n_hand, phase, quads, full_house, flush, window_ranks, orphans
+
+
+@njit(cache=True)
+def _play_score(m, n, hand, n_hand, phase, quads, full_house, flush, window_ranks, orphans, offset):  # pragma: no cover
+    """Smart's score (in tenths) of the play ``m`` of ``n`` cards, and the number of 2s in it."""
+    if n == n_hand:
+        return -10000, 0
+    rank_sum = 0
+    twos = 0
+    orph = orphans
+    five_break = False
+    pair_break = False
+    rest = m
+    while rest:
+        low = rest & -rest
+        r = popcount(low - 1) >> 2
+        rest &= ~(15 << (4 * r))
+        kr = _POP4[(m >> (4 * r)) & 15]
+        nr = _POP4[(hand >> (4 * r)) & 15]
+        rank_sum += r * kr
+        if r == 12:
+            twos += kr
+        if r < 5:
+            orph += (1 if nr - kr == 1 else 0) - (1 if nr == 1 else 0)
+        if n < 5:
+            left = nr - kr
+            if quads and nr == 4 and kr < 4:
+                five_break = True
+            if full_house and 0 < left < min(nr, 3):
+                five_break = True
+            if left == 0 and (window_ranks >> r) & 1:
+                five_break = True
+            if (n == 1 and left >= 2) or (n <= 2 and left >= 3):
+                pair_break = True
+    if n < 5 and flush and not five_break:
+        for s in range(4):
+            suit = SUIT_MASK << s
+            held = popcount(hand & suit)
+            played = popcount(m & suit)
+            if played and held >= 5 and held - played < 5:
+                five_break = True
+    penalty = 0
+    if five_break:
+        penalty = _FIVE_CARD_BREAK[phase]
+    elif pair_break:
+        penalty = _PAIR_TRIPLE_BREAK[phase]
+    return 8 * rank_sum + 10 * (_TWO_PENALTY[phase] * twos + penalty + 6 * orph - 4 * n) + offset, twos
