@@ -6,7 +6,8 @@ seats (determinisation), build the game, and play it to the end with Smart in ev
 seat on the engine (:class:`big2_env.players.search.SmartRollout`, memoised). The reference, measured in
 the same run: uniformly random legal plays through the bare engine from a fresh deal.
 Also: the search's seconds per decision at the default budget, over the sampled
-positions that have more than one legal play.
+positions that have more than one legal play: the one-ply search (``inner=0``) on both paths,
+and the default search (nested rollouts, core only).
 
 Each is measured twice in the same run: on the compiled core (``SearchPolicy(core=True)``,
 the default: :mod:`big2_env.engine.core.rollouts`) and on the Python engine (``core=False``,
@@ -123,8 +124,10 @@ def engine_random_play(seconds: float, rules: Rules, seed: int) -> tuple[float, 
     return decisions / elapsed, games / elapsed
 
 
-def seconds_per_decision(positions: list[Game], budget: int, seed: int, core: bool = True) -> tuple[float, int]:
-    policy = SearchPolicy(positions[0].rules, budget=budget, seed=seed, core=core)
+def seconds_per_decision(positions: list[Game], budget: int, seed: int, core: bool = True,
+                         inner: int | None = 0) -> tuple[float, int]:
+    """Mean seconds a decision (``inner=0``: the one-ply search, which both paths run; ``None``: the default)."""
+    policy = SearchPolicy(positions[0].rules, budget=budget, seed=seed, core=core, inner=inner)
     times = []
     for game in positions:
         if len(game.legal_entries()) < 2:
@@ -153,6 +156,7 @@ def main() -> None:
     core_rps = core_rollouts_per_second(positions, args.seconds, args.seed)
     per_decision, n = seconds_per_decision(positions, args.budget, args.seed, core=False)
     core_per_decision, _ = seconds_per_decision(positions, args.budget, args.seed, core=True)
+    nested_per_decision, _ = seconds_per_decision(positions, args.budget, args.seed, core=True, inner=None)
     print(f"positions: {len(positions)} (one per Smart-vs-Smart game)")
     print(f"(a) engine, random legal plays:   {engine_dps:10,.0f} decisions/s  {engine_gps:8,.0f} games/s")
     print(f"(b) search rollouts, Smart seats: {rps:10,.0f} rollouts/s  ({moves:.1f} moves each: "
@@ -162,6 +166,8 @@ def main() -> None:
           f"(mean over {n} positions with more than one legal play)")
     print(f"(e) search at budget {args.budget}, compiled core: {core_per_decision * 1000:7.2f} ms per decision "
           f"({per_decision / core_per_decision:.1f}x faster than (d); the same decisions)")
+    print(f"(f) the default search (nested rollouts, inner={SearchPolicy().inner}), budget {args.budget}: "
+          f"{nested_per_decision * 1000:7.2f} ms per decision")
     if args.json:
         figures = {
             "machine": platform.processor() or platform.machine(), "positions": len(positions), "budget": args.budget,
@@ -169,6 +175,7 @@ def main() -> None:
             "core_smart_rollouts_per_s": core_rps, "rollout_speedup": core_rps / rps,
             "python_search_ms_per_decision": per_decision * 1000, "core_search_ms_per_decision": core_per_decision * 1000,
             "search_speedup": per_decision / core_per_decision,
+            "default_nested_search_ms_per_decision": nested_per_decision * 1000, "inner": SearchPolicy().inner,
             "command": "taskset -c 1 python benchmarks/search_speed.py --json benchmarks/core/search_speed.json",
         }
         args.json.write_text(json.dumps(figures, indent=2) + "\n")

@@ -92,8 +92,9 @@ OPTIONS = [
 @pytest.mark.parametrize("rules", [Rules(), Rules.preset("charlesworth"), Rules(four_card_plays=True, straights="wrap")],
                          ids=["default", "charlesworth", "four-card-wrap"])
 def test_the_core_search_decides_what_the_python_search_decides(options, rules):
-    core, python = SearchPolicy(rules, seed=7, **options), SearchPolicy(rules, seed=7, core=False, **options)
-    assert core.core and not python.core
+    # the one-ply search (inner=0): nested rollouts exist only in the core
+    core, python = SearchPolicy(rules, seed=7, inner=0, **options), SearchPolicy(rules, seed=7, core=False, **options)
+    assert core.core and not python.core and python.inner == 0 and SearchPolicy(rules).inner == 4
     for seed in range(8):
         game = played_position(seed, rules)
         if len(game.legal_entries()) < 2:
