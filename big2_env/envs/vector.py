@@ -70,7 +70,16 @@ from ..engine.core.games import (
     final_scores,
     new_table,
 )
-from ..engine.core.kernels import CAPACITY, R_OPENING, R_SCORING, WORK_SIZE, combos_into, legal_from, popcount
+from ..engine.core.kernels import (
+    CAPACITY,
+    R_OPENING,
+    R_SCORING,
+    WORK_SIZE,
+    combos_into,
+    leading_zeros,
+    legal_from,
+    popcount,
+)
 from ..engine.rules import Rules
 from ..observations.compiled import (
     FEATURE_CATEGORIES,
@@ -226,7 +235,7 @@ def _play_action(state, g, action, rules, tables, ws_masks, ws_sizes, ws_strengt
     if play == 0 or play & hand != play:
         return -1
     if size <= 3:  # one rank: its top card is the strength
-        top = 63 - _leading_zeros(play)
+        top = 63 - leading_zeros(play)
         if (top >> 2) != (popcount((play & -play) - 1) >> 2):
             return -1
         return 1 if _play(state, g, play, size, top, size - 1) else 0  # SINGLE, PAIR, TRIPLE are 0, 1, 2
@@ -234,30 +243,6 @@ def _play_action(state, g, action, rules, tables, ws_masks, ws_sizes, ws_strengt
     if count != 1:
         return -1
     return 1 if _play(state, g, play, size, ws_strengths[0], ws_categories[0]) else 0
-
-
-@njit(cache=True)
-def _leading_zeros(x):  # pragma: no cover - compiled
-    """Leading zero bits of a positive int64 (a binary search over the word)."""
-    n = 0
-    if x >> 32 == 0:
-        n += 32
-        x <<= 32
-    if x >> 48 == 0:
-        n += 16
-        x <<= 16
-    if x >> 56 == 0:
-        n += 8
-        x <<= 8
-    if x >> 60 == 0:
-        n += 4
-        x <<= 4
-    if x >> 62 == 0:
-        n += 2
-        x <<= 2
-    if x >> 63 == 0:
-        n += 1
-    return n
 
 
 @njit(cache=True)

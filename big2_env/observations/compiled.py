@@ -15,9 +15,19 @@ from numba import njit
 
 from ..engine.core import MAX_TURNS, check_deck, rules_array
 from ..engine import native
-from ..engine.core.kernels import CAPACITY, R_OPENING, SCRATCH_ROWS, WORK_SIZE, hand_combos, legal_from, legal_rows, popcount
+from ..engine.core.kernels import (
+    CAPACITY,
+    R_OPENING,
+    SCRATCH_ROWS,
+    WORK_SIZE,
+    comparison_card,
+    hand_combos,
+    legal_from,
+    legal_rows,
+    popcount,
+)
 from ..engine.rules import Rules
-from ..engine.combos import FEATURE_CATEGORY, FOUR_OF_A_KIND, FULL_HOUSE
+from ..engine.combos import FEATURE_CATEGORY
 from .paper import ACTION_SLOTS, FEAT_CATEGORY, FEAT_NUM_CARDS, FEAT_PASS, FEAT_RANK, FEAT_RANK_SCALED, FEAT_SUIT
 
 __all__ = [
@@ -78,23 +88,13 @@ def write_features(play: int, category: int, feature_categories, out):  # pragma
         out[FEAT_PASS] = 1.0
         return
     n = 0
-    top = -1
     m = play
     while m:
         low = m & -m
-        c = popcount(low - 1)
-        out[c] = 1.0
+        out[popcount(low - 1)] = 1.0
         n += 1
-        top = c
         m ^= low
-    card = top
-    if category == FULL_HOUSE or category == FOUR_OF_A_KIND:
-        for r in range(13):  # the rank held three (four) times
-            held = popcount((play >> (4 * r)) & 15)
-            if held >= 3:
-                card = 4 * r + 3
-                while not (play >> card) & 1:
-                    card -= 1
+    card = comparison_card(play, category)
     rank = card >> 2
     out[FEAT_CATEGORY + feature_categories[category]] = 1.0
     out[FEAT_RANK + rank] = 1.0

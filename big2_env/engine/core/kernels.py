@@ -328,7 +328,7 @@ def popcount(x: int) -> int:  # pragma: no cover - compiled
 def comparison_card(play: int, category: int) -> int:  # pragma: no cover - compiled
     """The card that decides comparisons (the encodings' comparison card) of a legal play: its top
     card, except in a full house (the triple's top card) and a five-card four of a kind (the four's)."""
-    card = 63 - _leading_zeros(play)
+    card = 63 - leading_zeros(play)
     if category == FULL_HOUSE or category == FOUR_OF_A_KIND:
         for r in range(13):  # the rank held three (four) times
             if popcount((play >> (4 * r)) & 15) >= 3:
@@ -339,12 +339,26 @@ def comparison_card(play: int, category: int) -> int:  # pragma: no cover - comp
 
 
 @njit(cache=True)
-def _leading_zeros(x: int) -> int:  # pragma: no cover - compiled
+def leading_zeros(x):  # pragma: no cover - compiled
+    """Leading zero bits of a positive int64 (a binary search over the word)."""
     n = 0
-    bit = 63
-    while bit >= 0 and not (x >> bit) & 1:
+    if x >> 32 == 0:
+        n += 32
+        x <<= 32
+    if x >> 48 == 0:
+        n += 16
+        x <<= 16
+    if x >> 56 == 0:
+        n += 8
+        x <<= 8
+    if x >> 60 == 0:
+        n += 4
+        x <<= 4
+    if x >> 62 == 0:
+        n += 2
+        x <<= 2
+    if x >> 63 == 0:
         n += 1
-        bit -= 1
     return n
 
 
