@@ -837,8 +837,8 @@ class SearchPolicy(Policy):
         Rounds: 1 for ``flat``, ``ceil(log2(n))`` for ``halving``, each with an equal share of
         the budget spread over the candidates still alive, every one of them on the same fresh
         deals; after every round but the last, halving keeps the better half. A budget in
-        seconds is turned into rollouts after a first round of 2 deals per candidate, from the
-        time that round took; ``flat`` then simply goes on dealing until the time is up.
+        seconds gives every round an equal share of the time, dealt in batches each sized from
+        the time the batch before took, until the round's share is spent.
         """
         n = len(candidates)
         started = time.perf_counter()
@@ -907,17 +907,24 @@ class SearchPolicy(Policy):
                 out.append(sum(weights[d] * v for d, v in values[i]) / total if total > 0 else -math.inf)
             return out
 
+        def spend_until(deadline: float) -> None:
+            """Deal in batches until ``deadline``, each batch sized from the time the one before took
+            (the first, of 2 deals, only calibrates: per-call overhead makes it slow per rollout)."""
+            deals = 2
+            while True:
+                begun = time.perf_counter()
+                run(deals)
+                now = time.perf_counter()
+                per_deal = (now - begun) / deals
+                if deadline - now < per_deal:
+                    return
+                deals = max(1, int(0.8 * (deadline - now) / per_deal))  # a margin: rollouts vary in length
+
         rounds = 1 if self.method == "flat" else max(1, math.ceil(math.log2(n)))
         total = self.rollouts
         for r in range(rounds):
-            if total is None:  # a time budget: calibrate on the first round
-                run(2)
-                elapsed = time.perf_counter() - started
-                spent = sum(counts)
-                total = spent + int(max(0.0, self.seconds - elapsed) / (elapsed / spent))  # type: ignore[operator]
-                if self.method == "flat":
-                    while time.perf_counter() - started < self.seconds:  # type: ignore[operator]
-                        run(2)
+            if total is None:  # a time budget: this round's equal share of the time
+                spend_until(started + self.seconds * (r + 1) / rounds)  # type: ignore[operator]
             else:
                 share = (total - sum(counts)) // (rounds - r)
                 if share >= len(alive) or not any(counts):
