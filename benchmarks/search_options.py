@@ -22,6 +22,7 @@ was measured and did not pay, or is an upper bound no player can reach):
     python benchmarks/search_options.py --opponent smart --games 150 --options '{"infer_opponents": 0}'
     python benchmarks/search_options.py --opponent smart --games 150 --options '{"history_inference": 0.5}'
     python benchmarks/search_options.py --opponent smart --games 150 --variant oracle
+    python benchmarks/search_options.py --opponent charlesworth:PATH --rules charlesworth --games 400 --variant oracle
     python benchmarks/search_options.py --opponent smart --games 150 --variant noisy-oracle:4
     python benchmarks/search_options.py --opponent smart --games 150 --variant mcmc:40,2
     python benchmarks/search_options.py --opponent greedy --games 150 --variant model-rollouts
@@ -62,6 +63,7 @@ from big2_env.observations.decision import Decision
 from big2_env.observations.decision import PolicyObservation
 from big2_env.observations.extended import history_moves
 from big2_env.evaluation.loading import load_agent
+from big2_env.players.base import policy_actions
 from big2_env.players.greedy import greedy_choice
 from big2_env.players.registry import make_policy
 from big2_env.players.search import NoisyOpponents, PublicState, SearchPolicy, deal_consistent, public_state
@@ -309,13 +311,14 @@ def self_agreement(positions: int, options: dict, seed: int = 0) -> dict:
 
 
 def run(
-    options: dict, opponent: str, games: int, seed: int, oracle: bool = False, variant: str = "plain", prior: str | None = None
+    options: dict, opponent: str, games: int, seed: int, oracle: bool = False, variant: str = "plain", prior: str | None = None,
+    rules: str = "paper",
 ) -> dict:
     rng = np.random.default_rng(seed)
     deals = [(int(rng.integers(2**31)), int(rng.integers(4))) for _ in range(games)]
     variant = "oracle" if oracle else variant
-    search = make_search(variant, {**options, "prior": learned_prior(prior)} if prior else options)
-    other = make_policy(opponent, seed=1)
+    search = make_search(variant, {"rules": rules, **options, **({"prior": learned_prior(prior)} if prior else {})})
+    other = load_agent(opponent, Rules.preset(rules), seed=1)
     scores, wins, decision_s, decisions = [], 0, 0.0, 0
     placed = [0, 0]  # hidden cards the deals put in the right seat, hidden cards dealt
     true_hands: list[int] = []
@@ -333,7 +336,7 @@ def run(
         search.seed(g)
         if hasattr(other, "seed"):
             other.seed(g)
-        game = Game(None, seed=deal_seed)
+        game = Game(search.rules, seed=deal_seed)
         while game.winner is None:
             decision = Decision(game)
             if decision.player == seat:
@@ -345,13 +348,13 @@ def run(
                 decision_s += time.perf_counter() - t
                 decisions += 1
             else:
-                action = other.act(PolicyObservation(decision))
+                [action] = policy_actions(other, [PolicyObservation(decision)])  # the view it asks for
             game._apply(decision.require_entry(action, "policy"))
         wins += game.winner == seat
         scores.append(game.scores()[seat])
     return {
         "options": options, "variant": variant, "prior": prior or "smart", "oracle": variant == "oracle",
-        "opponent": opponent, "games": games, "seed": seed, "win_rate": wins / games,
+        "opponent": opponent, "rules": rules, "games": games, "seed": seed, "win_rate": wins / games,
         "mean_score": float(np.mean(scores)), "score_sd": float(np.std(scores)),
         "deal_accuracy": placed[0] / max(1, placed[1]),
         "ms_per_decision": 1000 * decision_s / max(1, decisions), "wall_s": time.perf_counter() - started,
@@ -367,6 +370,7 @@ def main() -> None:
     parser.add_argument("--variant", default="plain",
                         help="plain (the package's search), oracle, noisy-oracle:K, mcmc:BURN,THIN or model-rollouts")
     parser.add_argument("--oracle", action="store_true", help="the same as --variant oracle")
+    parser.add_argument("--rules", default="paper", help="rules preset of the played games (default paper)")
     parser.add_argument("--prior", default=None, metavar="AGENT",
                         help="rank the candidates by this network's probabilities (a model file, run folder or pretrained)")
     no_games = parser.add_mutually_exclusive_group()
@@ -389,7 +393,7 @@ def main() -> None:
         elif args.agreement is not None:
             found = self_agreement(args.agreement, options, args.seed)
         else:
-            result = run(options, args.opponent, args.games, args.seed, args.oracle, args.variant, args.prior)
+            result = run(options, args.opponent, args.games, args.seed, args.oracle, args.variant, args.prior, args.rules)
     except ValueError as error:  # LoadError too: a bad --prior
         parser.error(str(error))
     if args.agreement is not None:

@@ -2,7 +2,7 @@
 
 ``benchmarks/reproduction/REPORT.md`` is the reproduction report, ``benchmarks/ablation/REPORT.md``
 the network ablation; both stay the one copy (the benchmark scripts write them), and their
-pictures come along. The search's strength curve picture is added for the opponents page.
+pictures come along. The search's strength curve pictures are added for the opponents page.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ PAGES = {  # site path -> file in the repository
     "reproduction/index.md": "benchmarks/reproduction/REPORT.md",
     "ablation/index.md": "benchmarks/ablation/REPORT.md",
     "search/strength_vs_budget.png": "benchmarks/search/strength_vs_budget.png",
+    "search/strength_vs_time.png": "benchmarks/search/strength_vs_time.png",
     "ablation/distill_curve/learning_curves.png": "benchmarks/ablation/distill_curve/learning_curves.png",
 }
 
