@@ -204,7 +204,11 @@ class ValueConfig:
 @dataclass(frozen=True)
 class DistillConfig:
     """Learning from a teacher's moves (:mod:`agents.learners.distill`): cross-entropy to its choice plus
-    ``value_coef`` x the value head's squared error against the final score x ``reward_scale``."""
+    ``value_coef`` x the value head's squared error against the final score x ``reward_scale``.
+
+    ``replay``: each update learns from this batch's decisions and those of the ``replay - 1``
+    batches before it. ``soft_targets``: 0 learns the teacher's choice; ``T > 0`` learns the
+    softmax of a search teacher's candidate means divided by ``T`` (points of final score)."""
 
     lr: float = 3e-4
     warmup_fraction: float = 0.02
@@ -214,6 +218,8 @@ class DistillConfig:
     epochs: int = 4
     minibatch: int = 256
     reward_scale: float = 1.0 / 13.0
+    replay: int = 1
+    soft_targets: float = 0.0
 
 
 DMC_DEFAULTS = {"gamma": 1.0, "epsilon_start": 0.01, "epsilon_end": 0.01}
@@ -252,6 +258,7 @@ FLOAT_RANGES: dict[str, tuple[float, float, bool]] = {
     "epsilon_start": (0.0, 1.0, False),
     "epsilon_end": (0.0, 1.0, False),
     "win_coef": (0.0, 100.0, False),
+    "soft_targets": (0.0, 1e6, False),
     "snapshot_current_prob": (0.0, 1.0, False),
     "mixed_self_prob": (0.0, 1.0, False),
     "checkpoint_minutes": (0.0, 1e6, False),
@@ -374,6 +381,10 @@ class TrainArgs:
     tensorboard: bool = _arg(True, "TensorBoard logs in OUT/tb (if the tensorboard package is installed)")
     stop_after: int = _arg(0, "stop after this many batches in all, as if interrupted (0: run to --batches)")
     teacher: str = _arg("search:64", "distill: the agent whose moves are learned (any agent spec: search:N, smart, a model)")
+    replay: int = _arg(1, "distill: each update learns from this batch and the REPLAY-1 before it (kept in memory)")
+    soft_targets: float = _arg(
+        0.0, "distill: 0 learns the teacher's choice; T > 0 learns softmax(the search teacher's candidate means / T), T in points"
+    )
     init: str = _arg("", "start from this model file's weights (a model.pt or run folder, e.g. a distill run); same --model")
     model: dict = _arg(
         {}, "NetworkConfig fields that differ from the defaults (FIELD=VALUE, e.g. design=plus, observation=extended)"
@@ -420,6 +431,8 @@ class TrainArgs:
             epochs=self.epochs,
             minibatch=self.minibatch,
             reward_scale=self.algo_default("reward_scale"),
+            replay=self.replay,
+            soft_targets=self.soft_targets,
         )
 
     def ppo_config(self) -> PPOConfig:
@@ -459,7 +472,7 @@ class TrainArgs:
                 continue  # the algorithm's default
             _check_float(name, value, low, high, low_open)
         positive = ("batches", "games_per_batch", "epochs", "minibatch", "eval_games", "threads", "workers", "pool_size",
-                    "snapshot_every", "target_sync")
+                    "snapshot_every", "target_sync", "replay")
         for name in positive:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
@@ -479,6 +492,10 @@ class TrainArgs:
                 raise ValueError("--env vector plays current-policy self-play: it needs --curriculum self and no distill")
             if self.model.get("observation", "paper") != "paper":
                 raise ValueError("--env vector gives the paper's 277 numbers: it cannot train model observation=extended")
+        if self.algo != "distill" and (self.replay != 1 or self.soft_targets != 0):
+            raise ValueError(
+                f"replay and soft_targets are distill's (learning a teacher's moves); algo {self.algo!r} takes neither"
+            )
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {self.backend!r}")
         address = self.ray_address

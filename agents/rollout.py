@@ -77,7 +77,9 @@ class Rollout:
     ``candidate_actions`` (M,) their action indices (ascending within a decision).
     Per game: ``scores`` (G, 4) final scores, ``turns`` (G,), ``winners`` (G,).
     ``decisions``: every decision made (recorded or not); ``model_decisions``:
-    those made by networks.
+    those made by networks. ``candidate_values`` (M,) float32, or ``None``: a search
+    teacher's mean final score of each candidate (NaN for those it did not search), which
+    distillation's soft targets learn from.
     """
 
     obs: np.ndarray
@@ -98,6 +100,7 @@ class Rollout:
     decisions: int = 0
     model_decisions: int = 0
     seat_plans: list = field(default_factory=list, repr=False)
+    candidate_values: np.ndarray | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.obs)
@@ -154,6 +157,8 @@ def concat_rollouts(parts: Sequence[Rollout]) -> Rollout:
         decisions=sum(p.decisions for p in parts),
         model_decisions=sum(p.model_decisions for p in parts),
         seat_plans=[plan for p in parts for plan in p.seat_plans],
+        candidate_values=None if any(p.candidate_values is None for p in parts)
+        else np.concatenate([p.candidate_values for p in parts]),
     )
 
 

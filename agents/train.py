@@ -63,6 +63,7 @@ import signal
 import sys
 import threading
 import time
+from collections import deque
 from copy import deepcopy
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -93,7 +94,7 @@ from .network import Big2Net, count_parameters
 from .parallel import RolloutPool, TrainHelpers, parallel_plans
 from .policy import NetworkPolicy
 from .learners.ppo import entropy_at, lr_at, make_optimizer, ppo_update
-from .rollout import collect
+from .rollout import Rollout, collect, concat_rollouts
 from .learners.value import epsilon_at, value_update
 
 CHECKPOINT_NAME = "checkpoint.pt"
@@ -203,7 +204,14 @@ class Trainer:
         if self.distill is not None:  # fail now, not in a worker at the first batch
             from big2_env.evaluation.loading import load_agent
 
-            load_agent(args.teacher, self.rules, what="--teacher")
+            teacher = load_agent(args.teacher, self.rules, what="--teacher")
+            from big2_env.players.search import SearchPolicy
+
+            if args.soft_targets > 0 and not isinstance(teacher, SearchPolicy):
+                raise ValueError(
+                    f"--soft-targets learns a search teacher's candidate means; --teacher {args.teacher!r} is not a search"
+                )
+        self._replay: deque[Rollout] = deque(maxlen=args.replay)  # distill's recent batches (not checkpointed)
         self.curriculum = make_curriculum(
             args.curriculum,
             seat_seq,
@@ -279,6 +287,7 @@ class Trainer:
                                      skip_forced=skip_forced, epsilon=self.epsilon)
         elif self.distill is not None:
             rollout = self.teachers().collect(seeds.tolist())
+            self._replay.append(rollout)
         elif helpers is not None and (self.rollout_split == "all" or parallel_plans(plans)):
             rollout = helpers.collect(self.rules, seeds, plans, models, self.action_rng, skip_forced, self.epsilon)
             timing = helpers.last
@@ -297,7 +306,8 @@ class Trainer:
                 stats = ppo_update(self.model, self.optimizer, rollout, config, self.shuffle_rng, gradient_helpers)
                 stats["entropy_coef"] = config.entropy_coef
             elif self.distill is not None:
-                stats = distill_update(self.model, self.optimizer, rollout, self.distill, self.shuffle_rng)
+                learned = concat_rollouts(list(self._replay))  # this batch and the replay - 1 before it
+                stats = distill_update(self.model, self.optimizer, learned, self.distill, self.shuffle_rng)
             else:
                 assert self.value is not None and self.epsilon is not None
                 stats = value_update(self.model, self.optimizer, rollout, self.value, self.target, self.shuffle_rng)

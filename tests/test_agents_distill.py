@@ -20,7 +20,9 @@ from agents.learners.ppo import make_optimizer  # noqa: E402
 from agents.train import Trainer, resolve_device, train  # noqa: E402
 from big2_env import Game, Rules  # noqa: E402
 from big2_env.observations.decision import Decision  # noqa: E402
-from big2_env.observations.decision import observation_dict  # noqa: E402
+from big2_env.observations.decision import PolicyObservation, observation_dict  # noqa: E402
+from big2_env.evaluation.loading import load_agent  # noqa: E402
+from big2_env.players.base import policy_actions  # noqa: E402
 from big2_env.players.registry import make_policy  # noqa: E402
 
 from test_agents_train import SMALL, tiny  # noqa: E402  (tests/ is on sys.path under pytest)
@@ -58,8 +60,68 @@ def test_the_teacher_pool_gives_the_same_data_with_any_process_count():
         spread = pool.collect(seeds)
     finally:
         pool.close()
-    for name in ("obs", "features", "choice", "action", "game", "seat", "scores"):
+    for name in ("obs", "features", "choice", "action", "game", "seat", "scores", "candidate_values"):
         np.testing.assert_array_equal(getattr(alone, name), getattr(spread, name), err_msg=name)
+
+
+def test_a_search_teacher_records_its_candidate_means():
+    rollout = teacher_rollout(Rules(), [5], "search:24", extended=False)
+    assert teacher_rollout(Rules(), [5], "greedy", extended=False).candidate_values is None
+    values = rollout.candidate_values
+    assert values is not None and values.shape == (len(rollout.features),)
+    for i in range(len(rollout)):
+        mine = values[rollout.offsets[i] : rollout.offsets[i] + rollout.counts[i]]
+        assert np.isfinite(mine[rollout.choice[i]])  # the move made was searched
+        assert np.isfinite(mine).sum() >= 2  # and compared with at least one other
+    # a decision replayed with the teacher's own seed gives the same means
+    game = Game(Rules(), seed=5)
+    search = load_agent("search:24", Rules())
+    search.seed(5)
+    while len(Decision(game).actions) == 1:
+        game._apply(Decision(game).require_entry(int(Decision(game).actions[0]), "forced"))
+    decision = Decision(game)
+    policy_actions(search, [PolicyObservation(decision)])
+    expected = [search.last_stats["means"].get(int(a), np.nan) for a in decision.actions]
+    np.testing.assert_allclose(values[: rollout.counts[0]], expected, rtol=1e-6)
+
+
+def test_soft_targets_learn_the_search_means_and_need_a_search_teacher(tmp_path):
+    data = teacher_rollout(Rules(), range(4), "search:24", extended=False)
+    torch.manual_seed(0)
+    model = Big2Net(NetworkConfig(**SMALL, design="plus"))
+    optimizer = make_optimizer(model, 3e-3)
+    config = TrainArgs(algo="distill", soft_targets=2.0).distill_config()
+    first = distill_update(model, optimizer, data, config, np.random.default_rng(0))
+    for _ in range(8):
+        last = distill_update(model, optimizer, data, config, np.random.default_rng(1))
+    assert last["cross_entropy"] < 0.8 * first["cross_entropy"]
+    greedy = teacher_rollout(Rules(), range(2), "greedy", extended=False)
+    with pytest.raises(ValueError, match="search teacher"):
+        distill_update(model, optimizer, greedy, config, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="is not a search"):
+        Trainer(tiny(tmp_path / "soft", algo="distill", teacher="greedy", soft_targets=1.0))
+
+
+def test_replay_learns_from_the_recent_batches(tmp_path, monkeypatch):
+    import agents.train as train_module
+
+    collected, learned = [], []
+    collect = TeacherPool.collect
+
+    def recording_collect(self, seeds):
+        rollout = collect(self, seeds)
+        collected.append(len(rollout))
+        return rollout
+
+    def recording_update(model, optimizer, rollout, config, rng):
+        learned.append(len(rollout))
+        return distill_update(model, optimizer, rollout, config, rng)
+
+    monkeypatch.setattr(TeacherPool, "collect", recording_collect)
+    monkeypatch.setattr(train_module, "distill_update", recording_update)
+    train(tiny(tmp_path / "replay", algo="distill", teacher="greedy", replay=2, workers=1))
+    assert len(collected) == len(learned) == 4 and min(collected) > 0
+    assert learned == [collected[0]] + [a + b for a, b in zip(collected, collected[1:])]
 
 
 def test_distillation_learns_the_teachers_moves():
@@ -106,6 +168,12 @@ def test_distill_arguments_are_checked():
         TrainArgs(device="gpu").validate()
     with pytest.raises(ValueError, match="entropy_anneal"):
         TrainArgs(entropy_anneal=1.5).validate()
+    with pytest.raises(ValueError, match="replay must be a positive int"):
+        TrainArgs(algo="distill", replay=0).validate()
+    with pytest.raises(ValueError, match="soft_targets must be a number"):
+        TrainArgs(algo="distill", soft_targets=-1.0).validate()
+    with pytest.raises(ValueError, match="replay and soft_targets are distill's"):
+        TrainArgs(algo="ppo", replay=3).validate()
 
 
 def test_the_learner_device():

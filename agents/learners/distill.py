@@ -53,7 +53,7 @@ from ..network import OBS_SIZE, Big2Net
 from .ppo import attach_flat_grad, candidate_keys, minibatches
 from ..rollout import Rollout, _Recorder, concat_rollouts
 
-__all__ = ["TeacherPool", "distill_update", "teacher_rollout"]
+__all__ = ["TeacherPool", "distill_update", "soft_targets", "teacher_rollout"]
 
 
 def teacher_rollout(rules: Rules | str | dict, seeds: Sequence[int], teacher: str, extended: bool) -> Rollout:
@@ -62,7 +62,9 @@ def teacher_rollout(rules: Rules | str | dict, seeds: Sequence[int], teacher: st
 
     The :class:`~agents.rollout.Rollout`'s ``choice`` is the teacher's pick (its position in the
     ascending legal list), ``obs`` the 277 numbers (315 with ``extended``); ``logp`` and
-    ``value`` are 0 (no network played).
+    ``value`` are 0 (no network played). For a search teacher, ``candidate_values`` holds
+    its mean final score of every candidate (``last_stats["means"]``; NaN where it searched
+    none), the soft targets' source; ``None`` for other teachers.
     """
     from big2_env.evaluation.loading import load_agent  # here: a worker process builds its own teacher
 
@@ -74,6 +76,7 @@ def teacher_rollout(rules: Rules | str | dict, seeds: Sequence[int], teacher: st
     turns = np.zeros(n, dtype=np.int64)
     winners = np.zeros(n, dtype=np.int64)
     decisions = 0
+    values: list[np.ndarray] | None = []  # per recorded decision: the search's mean of each candidate
     for g, seed in enumerate(seeds):
         game = Game(rules, seed=int(seed))
         if hasattr(policy, "seed"):
@@ -93,9 +96,18 @@ def teacher_rollout(rules: Rules | str | dict, seeds: Sequence[int], teacher: st
                 np.array([int(action)]), np.array([g]), np.array([decision.player]), np.array([game.turn]),
                 np.zeros(1), np.zeros(1),
             )
+            means = getattr(policy, "last_stats", {}).get("means") if values is not None else None
+            if means is None:
+                values = None  # not a search teacher: no soft targets
+            else:
+                assert values is not None
+                values.append(np.array([means.get(int(a), np.nan) for a in decision.actions], dtype=np.float32))
             game._apply(entry)
         scores[g], turns[g], winners[g] = game.scores(), game.turn, game.winner
-    return recorder.build(scores, turns, winners, decisions, 0, [])
+    rollout = recorder.build(scores, turns, winners, decisions, 0, [])
+    if values is not None:
+        rollout.candidate_values = np.concatenate(values) if values else np.zeros(0, np.float32)
+    return rollout
 
 
 class TeacherPool:
@@ -160,13 +172,40 @@ class TeacherPool:
         self._ray = None
 
 
+def soft_targets(
+    values: np.ndarray, choice: np.ndarray, owner: np.ndarray, slot: np.ndarray, k: int, temperature: float
+) -> np.ndarray:
+    """The target distribution over each decision's candidates: ``softmax(values / temperature)``
+    over the candidates with a value (NaN: not searched, probability 0), or all on the
+    teacher's ``choice`` where none has one. ``values`` are per candidate row, laid out by
+    ``owner`` (decision) and ``slot`` (position) into ``(len(choice), k)``.
+
+    >>> soft_targets(np.array([1.0, 1.0, np.nan, 0.0]), np.array([0, 0]), np.array([0, 0, 0, 1]),
+    ...              np.array([0, 1, 2, 0]), 3, 1.0).astype(float).round(3).tolist()
+    [[0.5, 0.5, 0.0], [1.0, 0.0, 0.0]]
+    >>> soft_targets(np.array([2.0, 0.0]), np.array([1]), np.array([0, 0]), np.array([0, 1]), 2,
+    ...              1.0).astype(float).round(3).tolist()
+    [[0.881, 0.119]]
+    """
+    logits = np.full((len(choice), k), -np.inf)
+    logits[owner, slot] = np.where(np.isnan(values), -np.inf, values / temperature)
+    top = logits.max(axis=1, keepdims=True)
+    known = np.isfinite(top[:, 0])
+    weights = np.exp(logits - np.where(np.isfinite(top), top, 0.0))
+    out = np.zeros((len(choice), k), dtype=np.float32)
+    out[known] = weights[known] / weights[known].sum(axis=1, keepdims=True)
+    out[~known, choice[~known]] = 1.0
+    return out
+
+
 def distill_update(
     model: Big2Net, optimizer: torch.optim.Optimizer, rollout: Rollout, config: DistillConfig, rng: np.random.Generator
 ) -> dict[str, float]:
     """``epochs`` passes of minibatches over the teacher's decisions; returns mean statistics.
 
     Loss per minibatch: ``cross_entropy`` (``-log p(teacher's choice)`` under the softmax over
-    the legal candidates) ``+ value_coef * value_loss`` (``0.5 (V - score x reward_scale)^2``;
+    the legal candidates; with ``soft_targets`` T > 0, the cross-entropy to :func:`soft_targets`)
+    ``+ value_coef * value_loss`` (``0.5 (V - score x reward_scale)^2``;
     no value term without a value head). Statistics: ``cross_entropy``, ``value_loss``,
     ``accuracy`` (share of decisions whose argmax is the teacher's choice, before each step),
     ``grad_norm`` (before clipping) and ``minibatches``.
@@ -174,6 +213,8 @@ def distill_update(
     n = len(rollout)
     if n == 0:
         return {"minibatches": 0}
+    if config.soft_targets > 0 and rollout.candidate_values is None:
+        raise ValueError("soft targets need a search teacher's candidate means (--teacher search...); this batch has none")
     keys = candidate_keys(rollout.features)
     returns = (rollout.scores[rollout.game, rollout.seat] * config.reward_scale).astype(np.float32)
     params = [p for p in model.parameters() if p.requires_grad]
@@ -190,7 +231,13 @@ def distill_update(
         )
         choice = model.tensor(rollout.choice[index])
         logp = torch.log_softmax(scores, dim=-1)
-        cross_entropy = -logp.gather(1, choice.unsqueeze(1)).mean()
+        if config.soft_targets > 0:
+            assert rollout.candidate_values is not None  # checked above
+            target = model.tensor(soft_targets(rollout.candidate_values[rows], rollout.choice[index], owner, slot, k,
+                                               config.soft_targets))
+            cross_entropy = -torch.where(target > 0, target * logp, torch.zeros_like(logp)).sum(1).mean()
+        else:
+            cross_entropy = -logp.gather(1, choice.unsqueeze(1)).mean()
         loss = cross_entropy
         value_loss = torch.zeros(())
         if value is not None:
