@@ -385,7 +385,9 @@ class TrainArgs:
     soft_targets: float = _arg(
         0.0, "distill: 0 learns the teacher's choice; T > 0 learns softmax(the search teacher's candidate means / T), T in points"
     )
-    init: str = _arg("", "start from this model file's weights (a model.pt or run folder, e.g. a distill run); same --model")
+    init: str = _arg(
+        "", "start from this model file's weights (a model.pt, a run folder such as a distill run, or pretrained); same --model"
+    )
     model: dict = _arg(
         {}, "NetworkConfig fields that differ from the defaults (FIELD=VALUE, e.g. design=plus, observation=extended)"
     )

@@ -475,10 +475,13 @@ class Trainer:
 
 def initial_weights(path: str, config: NetworkConfig) -> dict[str, torch.Tensor]:
     """The weights of the model file or run folder ``path`` (``--init``), which must have been
-    made with ``config`` (``CheckpointError`` naming the differences otherwise)."""
+    made with ``config`` (``CheckpointError`` naming the differences otherwise); ``pretrained``
+    and ``pretrained-paper`` name the shipped networks."""
     from .checkpoint import load_model
+    from .pretrained import PAPER_SETTINGS_PATH, pretrained_path
 
-    folder = Path(path)
+    shipped = {"pretrained": pretrained_path(), "pretrained-paper": PAPER_SETTINGS_PATH}
+    folder = shipped[path] if path in shipped and not Path(path).exists() else Path(path)
     file = folder / MODEL_NAME if folder.is_dir() else folder
     model, data = load_model(file)
     check_config(data, config, file)

@@ -159,6 +159,16 @@ def test_big2_train_distill_resumes_exactly_and_ppo_continues_from_it(tmp_path):
         Trainer(tiny(tmp_path / "other", init=str(tmp_path / "straight")))
 
 
+def test_init_pretrained_starts_from_the_shipped_network(tmp_path, monkeypatch):
+    from agents.pretrained import pretrained_path
+
+    monkeypatch.chdir(tmp_path)  # no file named pretrained here: the name means the shipped network
+    shipped, _ = load_model(pretrained_path())
+    trainer = Trainer(tiny(tmp_path / "run", init="pretrained", model={}))
+    for name, tensor in shipped.state_dict().items():
+        assert torch.equal(tensor, trainer.model.state_dict()[name]), name
+
+
 def test_distill_arguments_are_checked():
     with pytest.raises(ValueError, match="--curriculum does not apply"):
         TrainArgs(algo="distill", curriculum="mixed").validate()
