@@ -30,7 +30,11 @@ CURRICULA = ("self", "checkpoint", "osfp", "fixed:smart", "fixed:greedy", "fixed
 VALUE_ALGOS = ("mcq", "sarsa", "qlearning", "dmc")
 """The value learners (:mod:`agents.learners.value`; ``dmc`` is Deep Monte Carlo)."""
 
-ALGOS = ("ppo",) + VALUE_ALGOS + ("distill",)
+DISTILLING = ("distill", "exit")
+"""The learners of a search teacher's moves (:mod:`agents.learners.distill`): ``distill`` from a
+fixed teacher, ``exit`` (expert iteration) from a search whose prior is the network being trained."""
+
+ALGOS = ("ppo",) + VALUE_ALGOS + DISTILLING
 """The trainers: PPO (:mod:`agents.learners.ppo`), the value learners and Deep Monte Carlo
 (:mod:`agents.learners.value`) and learning from search (:mod:`agents.learners.distill`)."""
 
@@ -226,7 +230,9 @@ DMC_DEFAULTS = {"gamma": 1.0, "epsilon_start": 0.01, "epsilon_end": 0.01}
 """Deep Monte Carlo's own defaults (seed ``004``): the undiscounted Monte Carlo return and a
 constant exploration of 0.01."""
 
-_CONFIGS: list[tuple[str, PPOConfig | DistillConfig | ValueConfig]] = [("ppo", PPOConfig()), ("distill", DistillConfig())]
+_CONFIGS: list[tuple[str, PPOConfig | DistillConfig | ValueConfig]] = [
+    ("ppo", PPOConfig()), ("distill", DistillConfig()), ("exit", DistillConfig())
+]
 ALGO_DEFAULTS: dict[str, dict[str, float]] = {
     algo: {
         "max_grad_norm": config.max_grad_norm,
@@ -293,8 +299,9 @@ class TrainArgs:
 
     algo: str = _arg(
         "ppo",
-        "training algorithm: ppo, mcq (Monte Carlo Q), sarsa, qlearning, dmc (Deep Monte Carlo) "
-        "or distill (learn the --teacher's moves)",
+        "training algorithm: ppo, mcq (Monte Carlo Q), sarsa, qlearning, dmc (Deep Monte Carlo), "
+        "distill (learn the --teacher's moves) or exit (expert iteration: learn the moves of the --teacher search "
+        "whose prior is the network being trained)",
     )
     curriculum: str = _arg("self", "self, checkpoint, osfp, fixed:smart, fixed:greedy, fixed:random or mixed")
     entropy: float = _arg(0.05, "entropy coefficient (paper best 0.05)")
@@ -394,7 +401,7 @@ class TrainArgs:
 
     def network_config(self) -> NetworkConfig:
         """The model: defaults, ``model`` overrides; the value head exactly for PPO."""
-        wanted = self.algo in ("ppo", "distill")
+        wanted = self.algo in ("ppo",) + DISTILLING
         if self.model.get("value_head", wanted) != wanted:
             raise ValueError(
                 f"model value_head={self.model['value_head']!r} does not fit algo {self.algo!r} "
@@ -459,9 +466,9 @@ class TrainArgs:
             raise ValueError(f"algo must be one of {', '.join(ALGOS)}; got {self.algo!r}")
         if self.curriculum not in CURRICULA:
             raise ValueError(f"curriculum must be one of {', '.join(CURRICULA)}; got {self.curriculum!r}")
-        if self.algo == "distill" and self.curriculum != "self":
+        if self.algo in DISTILLING and self.curriculum != "self":
             raise ValueError(
-                f"distill plays the --teacher in all four seats: --curriculum does not apply (got {self.curriculum!r})"
+                f"{self.algo} plays the --teacher in all four seats: --curriculum does not apply (got {self.curriculum!r})"
             )
         if not isinstance(self.teacher, str) or not self.teacher:
             raise ValueError(f"teacher must be an agent spec such as search:64 or smart; got {self.teacher!r}")
@@ -490,13 +497,13 @@ class TrainArgs:
         if self.env not in ENVS:
             raise ValueError(f"env must be one of {', '.join(ENVS)}; got {self.env!r}")
         if self.env == "vector":
-            if self.algo == "distill" or self.curriculum != "self":
+            if self.algo in DISTILLING or self.curriculum != "self":
                 raise ValueError("--env vector plays current-policy self-play: it needs --curriculum self and no distill")
             if self.model.get("observation", "paper") != "paper":
                 raise ValueError("--env vector gives the paper's 277 numbers: it cannot train model observation=extended")
-        if self.algo != "distill" and (self.replay != 1 or self.soft_targets != 0):
+        if self.algo not in DISTILLING and (self.replay != 1 or self.soft_targets != 0):
             raise ValueError(
-                f"replay and soft_targets are distill's (learning a teacher's moves); algo {self.algo!r} takes neither"
+                f"replay and soft_targets are distill's and exit's (learning a teacher's moves); algo {self.algo!r} takes neither"
             )
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {self.backend!r}")

@@ -85,10 +85,10 @@ from .checkpoint import (
     remove_stale_temporaries,
     weights_payload,
 )
-from .config import ALGO_DEFAULTS, RESUME_MUTABLE, VALUE_ALGOS, TrainArgs, args_from_mapping, check_device
+from .config import ALGO_DEFAULTS, DISTILLING, RESUME_MUTABLE, VALUE_ALGOS, TrainArgs, args_from_mapping, check_device
 from .curriculum import make_curriculum
 from .vector_rollout import collect_vector
-from .learners.distill import TeacherPool, distill_update
+from .learners.distill import TeacherPool, distill_update, network_payload
 from .config import NetworkConfig
 from .network import Big2Net, count_parameters
 from .parallel import RolloutPool, TrainHelpers, parallel_plans
@@ -183,7 +183,7 @@ class Trainer:
         self.args = args.validate()
         self.rules = Rules.preset(args.rules)
         self.ppo = args.ppo_config() if args.algo == "ppo" else None
-        self.distill = args.distill_config() if args.algo == "distill" else None
+        self.distill = args.distill_config() if args.algo in DISTILLING else None
         self.value = args.value_config() if args.algo in VALUE_ALGOS else None
         self.config = args.network_config()
         root = np.random.SeedSequence(args.seed)
@@ -210,6 +210,11 @@ class Trainer:
             if args.soft_targets > 0 and not isinstance(teacher, SearchPolicy):
                 raise ValueError(
                     f"--soft-targets learns a search teacher's candidate means; --teacher {args.teacher!r} is not a search"
+                )
+            if args.algo == "exit" and not isinstance(teacher, SearchPolicy):
+                raise ValueError(
+                    f"--algo exit needs a search --teacher (search, search:N or search:0.1s) to give the network to as its "
+                    f"prior; got {args.teacher!r}"
                 )
         self._replay: deque[Rollout] = deque(maxlen=args.replay)  # distill's recent batches (not checkpointed)
         self.curriculum = make_curriculum(
@@ -286,7 +291,8 @@ class Trainer:
             rollout = collect_vector(self.vector_env(), self.actor, self.action_rng, int(seeds[0]),
                                      skip_forced=skip_forced, epsilon=self.epsilon)
         elif self.distill is not None:
-            rollout = self.teachers().collect(seeds.tolist())
+            prior = network_payload(self.actor) if self.args.algo == "exit" else None  # expert iteration
+            rollout = self.teachers().collect(seeds.tolist(), prior)
             self._replay.append(rollout)
         elif helpers is not None and (self.rollout_split == "all" or parallel_plans(plans)):
             rollout = helpers.collect(self.rules, seeds, plans, models, self.action_rng, skip_forced, self.epsilon)

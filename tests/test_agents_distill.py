@@ -53,15 +53,22 @@ def test_teacher_games_record_every_choice_the_teacher_made():
 
 
 def test_the_teacher_pool_gives_the_same_data_with_any_process_count():
+    from agents.learners.distill import network_payload
+
     seeds = list(range(10, 16))
-    alone = TeacherPool(1, Rules(), "search:4", extended=True).collect(seeds)
+    torch.manual_seed(0)
+    prior = network_payload(Big2Net(NetworkConfig(**SMALL)))  # expert iteration's teacher, too
+    alone = TeacherPool(1, Rules(), "search:4", extended=True)
+    alone_data = [alone.collect(seeds), alone.collect(seeds, prior)]
     pool = TeacherPool(2, Rules(), "search:4", extended=True)
     try:
-        spread = pool.collect(seeds)
+        spread_data = [pool.collect(seeds), pool.collect(seeds, prior)]
     finally:
         pool.close()
-    for name in ("obs", "features", "choice", "action", "game", "seat", "scores", "candidate_values"):
-        np.testing.assert_array_equal(getattr(alone, name), getattr(spread, name), err_msg=name)
+    for one, spread in zip(alone_data, spread_data):
+        for name in ("obs", "features", "choice", "action", "game", "seat", "scores", "candidate_values"):
+            np.testing.assert_array_equal(getattr(one, name), getattr(spread, name), err_msg=name)
+    assert not np.array_equal(alone_data[0].choice, alone_data[1].choice)  # the prior changed the search's moves
 
 
 def test_a_search_teacher_records_its_candidate_means():
@@ -102,14 +109,55 @@ def test_soft_targets_learn_the_search_means_and_need_a_search_teacher(tmp_path)
         Trainer(tiny(tmp_path / "soft", algo="distill", teacher="greedy", soft_targets=1.0))
 
 
+def test_expert_iteration_gives_the_teacher_search_the_current_network_as_its_prior(monkeypatch):
+    from agents.learners.distill import network_payload, payload_network
+
+    torch.manual_seed(0)
+    model = Big2Net(NetworkConfig(**SMALL))
+    payload = network_payload(model)
+    copy = payload_network(payload)
+    for name, tensor in model.state_dict().items():
+        assert torch.equal(tensor, copy.state_dict()[name]), name
+    asked = []
+    ranking = NetworkPolicy.probabilities
+
+    def spy(self, obs):
+        asked.append(self.model)
+        return ranking(self, obs)
+
+    monkeypatch.setattr(NetworkPolicy, "probabilities", spy)
+    with_prior = teacher_rollout(Rules(), [7], "search:8", extended=False, prior=payload)
+    assert asked  # the search ranked its candidates (where it had more than prior_top + 1) by the network
+    for name, tensor in model.state_dict().items():
+        assert torch.equal(tensor, asked[0].state_dict()[name]), name
+    asked.clear()
+    without = teacher_rollout(Rules(), [7], "search:8", extended=False)
+    assert not asked  # without a payload, Smart's score ranks them
+    assert len(with_prior) > 0 and len(without) > 0
+    with pytest.raises(ValueError, match="needs a search teacher"):
+        teacher_rollout(Rules(), [7], "greedy", extended=False, prior=payload)
+
+
+def test_big2_train_exit_runs_and_checks_its_teacher(tmp_path):
+    result = train(tiny(tmp_path / "exit", algo="exit", teacher="search:4", batches=2, workers=1, soft_targets=1.0))
+    assert result.finished
+    with open(tmp_path / "exit" / "train_log.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 2 and all(float(r["cross_entropy"]) > 0 for r in rows)
+    with pytest.raises(ValueError, match="--algo exit needs a search --teacher"):
+        Trainer(tiny(tmp_path / "bad", algo="exit", teacher="greedy"))
+    with pytest.raises(ValueError, match="exit plays the --teacher in all four seats"):
+        TrainArgs(algo="exit", curriculum="mixed").validate()
+
+
 def test_replay_learns_from_the_recent_batches(tmp_path, monkeypatch):
     import agents.train as train_module
 
     collected, learned = [], []
     collect = TeacherPool.collect
 
-    def recording_collect(self, seeds):
-        rollout = collect(self, seeds)
+    def recording_collect(self, seeds, prior=None):
+        rollout = collect(self, seeds, prior)
         collected.append(len(rollout))
         return rollout
 

@@ -1,4 +1,4 @@
-"""Learning from search (expert iteration): ``big2 train --algo distill``.
+"""Learning from search: ``big2 train --algo distill`` and expert iteration, ``--algo exit``.
 
 The search agent (:mod:`big2_env.players.search`) plays far better than any network here, but
 costs a tenth of a second a move. Distillation turns its play into a network that
@@ -20,6 +20,14 @@ decides in one forward pass:
    squared error of the value head against the final score x ``reward_scale`` (a Monte
    Carlo return, gamma 1). The learning rate follows PPO's warm-up and cosine schedule.
 
+**Expert iteration** (``--algo exit``, the loop of ExIt and AlphaZero): the same, except that
+every batch's teacher search ranks its candidates by the network being trained (its
+``prior``: the network's ``prior_top`` favourites and pass are searched), so that the better
+the network, the better the search's candidate list and the next targets. The network is
+sent to the teacher processes each batch as plain arrays (:func:`network_payload`).
+``--replay`` keeps recent batches, ``--soft-targets T`` learns the softmax of the search's
+candidate means / T instead of its one move.
+
 Everything else is the trainer's: checkpoints every few minutes, ``--resume``,
 progress bar, evaluation, logs. Then **continue with PPO self-play** from the distilled
 weights: ``big2 train --algo ppo --init RUN/model.pt ...`` (the model config must match;
@@ -29,6 +37,7 @@ Example::
 
     big2 train --algo distill --teacher search:64 --model design=plus --batches 100 --out runs/distill
     big2 train --algo ppo --init runs/distill --model design=plus --lr 1e-4 --out runs/distill-ppo
+    big2 train --algo exit --teacher search --init pretrained --soft-targets 1 --replay 4 --out runs/exit
 """
 
 from __future__ import annotations
@@ -48,15 +57,35 @@ from big2_env.observations.extended import EXTENDED_SIZE
 from big2_env.engine.game import NUM_PLAYERS, Game
 from big2_env.engine.rules import Rules
 
-from ..config import DistillConfig
+from ..config import DistillConfig, NetworkConfig
 from ..network import OBS_SIZE, Big2Net
 from .ppo import attach_flat_grad, candidate_keys, minibatches
 from ..rollout import Rollout, _Recorder, concat_rollouts
 
-__all__ = ["TeacherPool", "distill_update", "soft_targets", "teacher_rollout"]
+__all__ = ["Payload", "TeacherPool", "distill_update", "network_payload", "payload_network", "soft_targets", "teacher_rollout"]
 
 
-def teacher_rollout(rules: Rules | str | dict, seeds: Sequence[int], teacher: str, extended: bool) -> Rollout:
+Payload = tuple[dict, dict[str, np.ndarray]]
+"""A network as plain data, for a teacher in another process: its config dict and its weights."""
+
+
+def network_payload(model: Big2Net) -> Payload:
+    """``model`` as :data:`Payload` (numpy copies of its weights): what ``--algo exit`` sends its
+    teacher games each batch, so that the search's prior is the network as it is now."""
+    return model.config.to_dict(), {name: t.detach().cpu().numpy().copy() for name, t in model.state_dict().items()}
+
+
+def payload_network(payload: Payload) -> Big2Net:
+    """The :class:`~agents.network.Big2Net` of a :data:`Payload`, in eval mode."""
+    config, weights = payload
+    model = Big2Net(NetworkConfig.from_dict(config))
+    model.load_state_dict({name: torch.from_numpy(array) for name, array in weights.items()})
+    return model.eval()
+
+
+def teacher_rollout(
+    rules: Rules | str | dict, seeds: Sequence[int], teacher: str, extended: bool, prior: Payload | None = None
+) -> Rollout:
     """Play one game per seed with ``teacher`` (an agent spec) in all four seats; record every
     decision with more than one legal action (forced moves are played, not recorded).
 
@@ -65,11 +94,24 @@ def teacher_rollout(rules: Rules | str | dict, seeds: Sequence[int], teacher: st
     ``value`` are 0 (no network played). For a search teacher, ``candidate_values`` holds
     its mean final score of every candidate (``last_stats["means"]``; NaN where it searched
     none), the soft targets' source; ``None`` for other teachers.
+
+    ``prior`` (expert iteration, ``--algo exit``): the search teacher ranks its candidates by
+    this network's probabilities (its ``prior``; it searches the network's ``prior_top``
+    favourites and pass) instead of by Smart's score.
     """
     from big2_env.evaluation.loading import load_agent  # here: a worker process builds its own teacher
+    from big2_env.players.search import SearchPolicy
+
+    from ..policy import NetworkPolicy
 
     rules = Rules.coerce(rules)
     policy = load_agent(teacher, rules, what="--teacher")
+    if prior is not None:
+        if not isinstance(policy, SearchPolicy):
+            raise ValueError(f"a network prior needs a search teacher; got {teacher!r}")
+        if multiprocessing.parent_process() is not None:
+            torch.set_num_threads(1)  # a teacher process: one forward pass at a time, one core each
+        policy.prior = NetworkPolicy(payload_network(prior), deterministic=True, rules=rules)
     recorder = _Recorder(EXTENDED_SIZE if extended else OBS_SIZE)
     n = len(seeds)
     scores = np.zeros((n, NUM_PLAYERS), dtype=np.int64)
@@ -142,23 +184,26 @@ class TeacherPool:
             warm_up()  # once here, not racing in every helper
             self._pool = ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context(START_METHOD))
 
-    def collect(self, seeds: Sequence[int]) -> Rollout:
+    def collect(self, seeds: Sequence[int], prior: Payload | None = None) -> Rollout:
+        """The teacher games of ``seeds`` (with ``prior``: the search's prior network, as in
+        :func:`teacher_rollout`)."""
         seeds = [int(s) for s in seeds]
         if self._pool is None and self._ray is None:
-            return teacher_rollout(self.rules, seeds, self.teacher, self.extended)
+            return teacher_rollout(self.rules, seeds, self.teacher, self.extended, prior)
         pieces = 4 * self.processes
         cuts = [len(seeds) * k // pieces for k in range(pieces + 1)]
         chunks = [seeds[lo:hi] for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
         rules = self.rules.to_dict()
         if self._ray is not None:  # Ray tasks: a task whose worker dies is retried (max_retries), same result
-            refs = [self._task.remote(rules, chunk, self.teacher, self.extended) for chunk in chunks]
+            shared = self._ray.put(prior)  # once, not once per task
+            refs = [self._task.remote(rules, chunk, self.teacher, self.extended, shared) for chunk in chunks]
             try:
                 return concat_rollouts(self._ray.get(refs))
             except self._ray.exceptions.RayError as err:
                 raise RuntimeError(f"a Ray teacher-game task failed:\n{err}") from None
         assert self._pool is not None
         futures: list[Future] = [
-            self._pool.submit(teacher_rollout, rules, chunk, self.teacher, self.extended) for chunk in chunks
+            self._pool.submit(teacher_rollout, rules, chunk, self.teacher, self.extended, prior) for chunk in chunks
         ]
         return concat_rollouts([f.result() for f in futures])
 
