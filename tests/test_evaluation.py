@@ -344,3 +344,12 @@ def test_sb3_zip_by_spec_loads_safely(tmp_path):
     with pytest.raises(UntrustedModelError, match="policy_class"):
         evaluate("random", str(malicious_zip(tmp_path / "evil.zip", marker)), n_games=1)
     assert not marker.exists()
+
+
+def test_a_seat_with_no_games_shows_no_rate():
+    result = evaluate("greedy", "random", n_games=2, seed=0)
+    empty = [s for s in result.per_seat if s.games == 0]
+    assert empty  # two games cannot fill four seats
+    assert "nan" not in result.to_table().lower()
+    for seat in json.loads(json.dumps(result.to_dict(), allow_nan=False))["per_seat"]:
+        assert (seat["win_rate"] is None) == (seat["games"] == 0)

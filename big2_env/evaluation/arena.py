@@ -110,7 +110,8 @@ def normal_interval(values: np.ndarray, z: float = Z95) -> tuple[float, float]:
 
 @dataclass(frozen=True)
 class SeatResult:
-    """The agent's figures over the games it played from one seat."""
+    """The agent's figures over the games it played from one seat (``win_rate`` and
+    ``mean_score`` are NaN for a seat with no games, ``None`` in :meth:`to_dict`, "-" in the table)."""
 
     seat: int
     games: int
@@ -123,8 +124,8 @@ class SeatResult:
             "seat": self.seat,
             "games": self.games,
             "wins": self.wins,
-            "win_rate": self.win_rate,
-            "mean_score": self.mean_score,
+            "win_rate": self.win_rate if self.games else None,  # strict JSON has no NaN
+            "mean_score": self.mean_score if self.games else None,
         }
 
 
@@ -236,7 +237,10 @@ class EvaluationResult:
             "  seat  games  win rate  mean score",
         ]
         for s in self.per_seat:
-            lines.append(f"  {s.seat:>4}  {s.games:>5}  {s.win_rate:>8.1%}  {s.mean_score:>+10.2f}")
+            if s.games:
+                lines.append(f"  {s.seat:>4}  {s.games:>5}  {s.win_rate:>8.1%}  {s.mean_score:>+10.2f}")
+            else:  # a seat the random seating never gave the agent: no rate to show
+                lines.append(f"  {s.seat:>4}  {s.games:>5}  {'-':>8}  {'-':>10}")
         return "\n".join(lines)
 
     def __str__(self) -> str:
