@@ -207,15 +207,16 @@ class Trainer:
             teacher = load_agent(args.teacher, self.rules, what="--teacher")
             from big2_env.players.search import SearchPolicy
 
-            if args.soft_targets > 0 and not isinstance(teacher, SearchPolicy):
-                raise ValueError(
-                    f"--soft-targets learns a search teacher's candidate means; --teacher {args.teacher!r} is not a search"
-                )
-            if args.algo == "exit" and not isinstance(teacher, SearchPolicy):
-                raise ValueError(
-                    f"--algo exit needs a search --teacher (search, search:N or search:0.1s) to give the network to as its "
-                    f"prior; got {args.teacher!r}"
-                )
+            if not isinstance(teacher, SearchPolicy):
+                if args.algo == "exit":
+                    raise ValueError(
+                        f"--algo exit needs a search --teacher (search, search:N or search:0.1s) to give the network to as "
+                        f"its prior; got {args.teacher!r}"
+                    )
+                if args.soft_targets > 0:
+                    raise ValueError(
+                        f"--soft-targets learns a search teacher's candidate means; --teacher {args.teacher!r} is not a search"
+                    )
         self._replay: deque[Rollout] = deque(maxlen=args.replay)  # distill's recent batches (not checkpointed)
         self.curriculum = make_curriculum(
             args.curriculum,

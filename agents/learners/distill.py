@@ -118,7 +118,7 @@ def teacher_rollout(
     turns = np.zeros(n, dtype=np.int64)
     winners = np.zeros(n, dtype=np.int64)
     decisions = 0
-    values: list[np.ndarray] | None = []  # per recorded decision: the search's mean of each candidate
+    values: list[np.ndarray] | None = [] if isinstance(policy, SearchPolicy) else None  # its means, per decision
     for g, seed in enumerate(seeds):
         game = Game(rules, seed=int(seed))
         if hasattr(policy, "seed"):
@@ -138,11 +138,8 @@ def teacher_rollout(
                 np.array([int(action)]), np.array([g]), np.array([decision.player]), np.array([game.turn]),
                 np.zeros(1), np.zeros(1),
             )
-            means = getattr(policy, "last_stats", {}).get("means") if values is not None else None
-            if means is None:
-                values = None  # not a search teacher: no soft targets
-            else:
-                assert values is not None
+            if values is not None:
+                means = policy.last_stats["means"]  # type: ignore[attr-defined]
                 values.append(np.array([means.get(int(a), np.nan) for a in decision.actions], dtype=np.float32))
             game._apply(entry)
         scores[g], turns[g], winners[g] = game.scores(), game.turn, game.winner
