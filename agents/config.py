@@ -265,6 +265,7 @@ FLOAT_RANGES: dict[str, tuple[float, float, bool]] = {
     "epsilon_end": (0.0, 1.0, False),
     "win_coef": (0.0, 100.0, False),
     "soft_targets": (0.0, 1e6, False),
+    "leaf_value": (0.0, 1.0, False),
     "snapshot_current_prob": (0.0, 1.0, False),
     "mixed_self_prob": (0.0, 1.0, False),
     "checkpoint_minutes": (0.0, 1e6, False),
@@ -392,6 +393,10 @@ class TrainArgs:
     soft_targets: float = _arg(
         0.0, "distill: 0 learns the teacher's choice; T > 0 learns softmax(the search teacher's candidate means / T), T in points"
     )
+    leaf_value: float = _arg(
+        0.0, "exit: the search teacher also judges its leaves by the network's value head with this weight against its "
+        "rollouts (0: the network is its prior only; 1: the value replaces the rollouts)"
+    )
     init: str = _arg(
         "", "start from this model file's weights (a model.pt, a run folder such as a distill run, or pretrained); same --model"
     )
@@ -505,6 +510,13 @@ class TrainArgs:
             raise ValueError(
                 f"replay and soft_targets are distill's and exit's (learning a teacher's moves); algo {self.algo!r} takes neither"
             )
+        if self.leaf_value and self.algo != "exit":
+            raise ValueError(
+                f"leaf_value is expert iteration's (--algo exit); algo {self.algo!r} has no search to give a value to"
+            )
+        if self.leaf_value and (not self.model.get("value_head", True) or self.model.get("observation", "paper") != "paper"):
+            raise ValueError("leaf_value needs a network with a value head that reads the paper's 277 numbers "
+                             "(the search's leaves give those)")
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {self.backend!r}")
         address = self.ray_address

@@ -225,6 +225,29 @@ class NetworkPolicy(Policy):
         )
         return {int(a): float(np.exp(lp)) for a, lp in zip(actions, logp[0])}
 
+    def state_values(self, observations: np.ndarray) -> np.ndarray:
+        """The value head's estimate for each row of ``observations`` ((N, 277) float32, or 315 for
+        a network of the extended view): what the network expects the player to score, times the
+        reward scale it was trained with (1/13 for ``pretrained`` and distillation's default).
+        What :class:`~big2_env.players.search.SearchPolicy` reads as its ``value``.
+
+        >>> from agents.pretrained import load_pretrained
+        >>> import big2_env
+        >>> env = big2_env.env(); env.reset(seed=0)
+        >>> obs = env.observe(env.agent_selection)["observation"]
+        >>> load_pretrained().state_values(obs[None]).shape
+        (1,)
+        """
+        if self.model.value is None:
+            raise ValueError("this network has no value head (NetworkConfig.value_head=False)")
+        obs = np.asarray(observations, dtype=np.float32)
+        width = self.model.obs_size
+        if obs.ndim != 2 or obs.shape[1] < width:
+            raise ValueError(f"observations must be (N, {width}) numbers; got shape {obs.shape}")
+        with torch.inference_mode():
+            state = self.model.encode_state(torch.from_numpy(np.ascontiguousarray(obs[:, :width])).to(self.device))
+            return self.model.state_value(state).cpu().numpy()
+
     @classmethod
     def from_file(cls, path: str, **kwargs: Any) -> "NetworkPolicy":
         """Load a policy file or training checkpoint (see :mod:`agents.checkpoint`).

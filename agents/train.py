@@ -378,7 +378,8 @@ class Trainer:
         if self._teachers is None:
             extended = self.config.observation == "extended"
             self._teachers = TeacherPool(
-                self.processes, self.rules, self.args.teacher, extended, self.args.backend, self.args.ray_address
+                self.processes, self.rules, self.args.teacher, extended, self.args.backend, self.args.ray_address,
+                self.args.leaf_value,
             )
         return self._teachers
 

@@ -58,3 +58,50 @@ def test_the_options_benchmark_searches_with_a_learned_prior_and_refuses_a_polic
         module.learned_prior("smart")
     with pytest.raises(ValueError, match="--prior must be one of"):
         module.learned_prior("wizard")
+
+
+def test_the_network_as_the_searchs_leaf_value():
+    """``state_values`` is the value head of the network's forward pass; as the search's value it
+    judges the leaves (at weight 1 instead of the rollouts) and the games stay legal."""
+    import numpy as np
+
+    from agents.policy import score_numpy
+
+    torch.manual_seed(0)
+    network = NetworkPolicy(Big2Net(SMALL), deterministic=True)
+    obs = np.random.default_rng(0).random((5, 277)).astype(np.float32)
+    features = np.zeros((5, 80), dtype=np.float32)
+    _, value = score_numpy(network.model, obs, features, np.ones(5, dtype=np.int64))
+    assert np.allclose(network.state_values(obs), value, atol=1e-6)
+    with pytest.raises(ValueError, match=r"observations must be \(N, 277\)"):
+        network.state_values(obs[:, :100])
+    for weight in (0.5, 1.0):
+        search = SearchPolicy(budget=16, value=network, value_weight=weight, prior=network, seed=0)
+        assert evaluate(search, "random", n_games=1, seed=2).n_games == 1
+    headless = NetworkPolicy(Big2Net(NetworkConfig(**{**SMALL.to_dict(), "value_head": False})))
+    with pytest.raises(ValueError, match="no value head"):
+        headless.state_values(obs)
+
+
+def test_the_paired_benchmark_puts_a_network_into_the_search(tmp_path, capsys):
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "search_paired.py"
+    spec = importlib.util.spec_from_file_location("search_paired", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert set(module.network_options("pretrained", "both")) == {"prior", "value"}
+    assert set(module.network_options("pretrained", "value")) == {"value"}
+    assert module.network_options(None, "both") == {}
+    with pytest.raises(ValueError, match="--network must name a network"):
+        module.network_options("smart", "value")
+    out = tmp_path / "paired.json"
+    module.main(["--opponent", "random", "--deals", "1", "--options", '{"budget": 6, "value_weight": 1.0}',
+                 "--network", "pretrained", "--network-as", "value", "--json", str(out)])
+    figures = json.loads(out.read_text())
+    assert figures["games"] == 4 and figures["network"] == "pretrained" and figures["network_as"] == "value"
+    assert "--network pretrained --network-as value" in figures["command"]
+    assert "with pretrained as value" in capsys.readouterr().out

@@ -179,3 +179,106 @@ def test_nested_rollouts_search_seat_zeros_own_moves(rules, seed):
             SearchPolicy(rules, inner=bad)
     with pytest.raises(ValueError, match="core"):
         SearchPolicy(rules, inner=2, core=False)
+
+
+class HandSizeValue:
+    """A stand-in value: the fewer cards the searcher holds at the leaf, the better; records its calls."""
+
+    def __init__(self) -> None:
+        self.calls: list[np.ndarray] = []
+
+    def state_values(self, observations: np.ndarray) -> np.ndarray:
+        assert observations.dtype == np.float32 and observations.shape[1] == 277
+        self.calls.append(observations)
+        return -(observations[:, :13] < 52).sum(axis=1) / 13.0
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
+@pytest.mark.parametrize("seed", range(3))
+def test_the_leaves_are_where_the_engine_has_seat_zero_next_on_move(rules, seed):
+    """Each candidate, then Smart in the other seats until seat 0 is on move again, on the true
+    deal: the leaf's hands, played cards, table and seat 0's 277 numbers are the Python engine's,
+    and a game that ends first is worth its final score."""
+    from big2_env.engine.core.games import T_MASK, T_PASSES, T_PLAYER, T_WINNER, TABLE_AT
+    from big2_env.engine.core.rollouts import LEAF_SIZE, PLAYED_AT, leaves
+    from big2_env.observations import observation_dict
+    from big2_env.observations.compiled import leaf_observations
+    from big2_env.players.search import SmartRollout, _root_table, state_game
+
+    game = played_position(seed, rules)
+    state = public_state(PolicyObservation(Decision(game), extended=True))
+    hands = [game._hand_masks[(game.current_player + i) % 4] for i in range(4)]
+    root = state_game(state, hands, rules)
+    entries = root.legal_entries()
+    candidates = np.array([(e[2], len(e[1]), e[0], e[3]) for e in entries], dtype=np.int64)
+    values = np.empty((1, len(entries)))
+    rows = np.empty((len(entries), LEAF_SIZE), dtype=np.int64)
+    leaves(np.array([hands], dtype=np.int64), _root_table(state, root), np.array(state.played_by, dtype=np.int64),
+           candidates, np.arange(len(entries), dtype=np.int64), np.zeros(4), np.random.default_rng(0),
+           rules_array(rules), 0, values, rows)
+    observations = np.zeros((len(entries), 277), dtype=np.float32)
+    leaf_observations(rows, observations)
+    smart = SmartRollout(rules)
+    for a, entry in enumerate(entries):
+        path = root.copy()
+        path._apply(entry)
+        while path.winner is None and path.current_player != 0:
+            path._apply(path.legal_entries()[smart.choose(path)])
+        assert rows[a, :4].tolist() == path._hand_masks
+        assert rows[a, PLAYED_AT:PLAYED_AT + 4].tolist() == list(path.played_by_mask)
+        if path.winner is not None:
+            assert rows[a, TABLE_AT + T_WINNER] == path.winner
+            assert values[0, a] == path.scores()[0]
+            continue
+        assert np.isnan(values[0, a]) and rows[a, TABLE_AT + T_PLAYER] == 0
+        assert rows[a, TABLE_AT + T_MASK] == path._trick_mask and rows[a, TABLE_AT + T_PASSES] == path.passes
+        assert np.array_equal(observations[a], observation_dict(path)["observation"])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_value_mixes_into_the_search_and_at_weight_one_replaces_the_rollouts(seed, monkeypatch):
+    import big2_env.engine.core.rollouts as rollouts
+
+    position = seed
+    while True:  # a real position with a few candidates to compare
+        obs = PolicyObservation(Decision(played_position(position, Rules())), extended=True)
+        if len(obs["candidate_actions"]) >= 3:
+            break
+        position += 100
+    plain = SearchPolicy(budget=40, seed=seed, inner=0)
+    ignored = SearchPolicy(budget=40, seed=seed, inner=0, value=HandSizeValue(), value_weight=0.0)
+    assert plain.act(obs) == ignored.act(obs) and plain.last_stats["means"] == ignored.last_stats["means"]
+    value = HandSizeValue()
+    mixed = SearchPolicy(budget=40, seed=seed, inner=0, value=value, value_weight=0.5)
+    assert mixed.act(obs) in obs["candidate_actions"].tolist() and value.calls
+    assert mixed.last_stats["means"] != plain.last_stats["means"]
+    played = []
+    monkeypatch.setattr(rollouts, "play_outs", lambda *args: played.append(args))
+    value = HandSizeValue()
+    alone = SearchPolicy(budget=40, seed=seed, inner=0, value=value, value_weight=1.0)
+    assert alone.act(obs) in obs["candidate_actions"].tolist()
+    assert not played and value.calls  # no rollout: the value judged every leaf
+    means = alone.last_stats["means"]
+    assert all(-13 * 13 <= m <= 13 * 3 for m in means.values())  # a leaf's -cards / 13 x 13, or a final score
+
+
+def test_a_value_is_checked_when_the_search_is_made():
+    value = HandSizeValue()
+    for weight in (-0.1, 1.5, True, "half"):
+        with pytest.raises(ValueError, match="value_weight must be a number in"):
+            SearchPolicy(value=value, value_weight=weight)
+    for scale in (0, -1.0, False):
+        with pytest.raises(ValueError, match="value_scale must be a positive number"):
+            SearchPolicy(value=value, value_scale=scale)
+    with pytest.raises(TypeError, match="value must have state_values"):
+        SearchPolicy(value="pretrained")
+    with pytest.raises(ValueError, match="it needs core=True"):
+        SearchPolicy(value=value, core=False)
+    with pytest.raises(ValueError, match="it needs objective='score'"):
+        SearchPolicy(value=value, objective="win")
+
+    class Extended(HandSizeValue):
+        observation_kind = "extended"
+
+    with pytest.raises(ValueError, match="the search's leaves give the paper's 277 numbers"):
+        SearchPolicy(value=Extended())

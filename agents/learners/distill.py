@@ -25,6 +25,9 @@ every batch's teacher search ranks its candidates by the network being trained (
 ``prior``: the network's ``prior_top`` favourites and pass are searched), so that the better
 the network, the better the search's candidate list and the next targets. The network is
 sent to the teacher processes each batch as plain arrays (:func:`network_payload`).
+``--leaf-value W`` makes it the search's leaf value too (AlphaGo's mix): each deal is played
+after each candidate until the searcher is next on move, and there the network's value head
+judges the position, weighing ``W`` against the rollout's final score (1: no rollouts).
 ``--replay`` keeps recent batches, ``--soft-targets T`` learns the softmax of the search's
 candidate means / T instead of its one move.
 
@@ -38,6 +41,7 @@ Example::
     big2 train --algo distill --teacher search:64 --model design=plus --batches 100 --out runs/distill
     big2 train --algo ppo --init runs/distill --model design=plus --lr 1e-4 --out runs/distill-ppo
     big2 train --algo exit --teacher search --init pretrained --soft-targets 1 --replay 4 --out runs/exit
+    big2 train --algo exit --teacher search:0.03s --leaf-value 0.5 --init pretrained --out runs/exit-value
 """
 
 from __future__ import annotations
@@ -84,7 +88,8 @@ def payload_network(payload: Payload) -> Big2Net:
 
 
 def teacher_rollout(
-    rules: Rules | str | dict, seeds: Sequence[int], teacher: str, extended: bool, prior: Payload | None = None
+    rules: Rules | str | dict, seeds: Sequence[int], teacher: str, extended: bool, prior: Payload | None = None,
+    leaf_value: float = 0.0,
 ) -> Rollout:
     """Play one game per seed with ``teacher`` (an agent spec) in all four seats; record every
     decision with more than one legal action (forced moves are played, not recorded).
@@ -97,7 +102,9 @@ def teacher_rollout(
 
     ``prior`` (expert iteration, ``--algo exit``): the search teacher ranks its candidates by
     this network's probabilities (its ``prior``; it searches the network's ``prior_top``
-    favourites and pass) instead of by Smart's score.
+    favourites and pass) instead of by Smart's score. ``leaf_value`` > 0: the same network's
+    value head also judges the search's leaves, with this weight against the rollouts (the
+    search's ``value`` and ``value_weight``).
     """
     from big2_env.evaluation.loading import load_agent  # here: a worker process builds its own teacher
     from big2_env.players.search import SearchPolicy
@@ -112,6 +119,11 @@ def teacher_rollout(
         if multiprocessing.parent_process() is not None:
             torch.set_num_threads(1)  # a teacher process: one forward pass at a time, one core each
         policy.prior = NetworkPolicy(payload_network(prior), deterministic=True, rules=rules)
+        if leaf_value > 0:
+            policy._check_value(policy.prior, leaf_value, policy.value_scale)
+            policy.value, policy.value_weight = policy.prior, float(leaf_value)
+    elif leaf_value > 0:
+        raise ValueError("a leaf value comes with the network prior (expert iteration)")
     recorder = _Recorder(EXTENDED_SIZE if extended else OBS_SIZE)
     n = len(seeds)
     scores = np.zeros((n, NUM_PLAYERS), dtype=np.int64)
@@ -159,9 +171,11 @@ class TeacherPool:
     """
 
     def __init__(
-        self, processes: int, rules: Rules, teacher: str, extended: bool, backend: str = "process", address: str | None = None
+        self, processes: int, rules: Rules, teacher: str, extended: bool, backend: str = "process", address: str | None = None,
+        leaf_value: float = 0.0,
     ) -> None:
         self.processes, self.rules, self.teacher, self.extended = processes, rules, teacher, extended
+        self.leaf_value = float(leaf_value)
         self._pool: ProcessPoolExecutor | None = None
         self._ray: Any = None
         self._started_ray = False
@@ -186,21 +200,22 @@ class TeacherPool:
         :func:`teacher_rollout`)."""
         seeds = [int(s) for s in seeds]
         if self._pool is None and self._ray is None:
-            return teacher_rollout(self.rules, seeds, self.teacher, self.extended, prior)
+            return teacher_rollout(self.rules, seeds, self.teacher, self.extended, prior, self.leaf_value)
         pieces = 4 * self.processes
         cuts = [len(seeds) * k // pieces for k in range(pieces + 1)]
         chunks = [seeds[lo:hi] for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
         rules = self.rules.to_dict()
         if self._ray is not None:  # Ray tasks: a task whose worker dies is retried (max_retries), same result
             shared = self._ray.put(prior)  # once, not once per task
-            refs = [self._task.remote(rules, chunk, self.teacher, self.extended, shared) for chunk in chunks]
+            refs = [self._task.remote(rules, chunk, self.teacher, self.extended, shared, self.leaf_value) for chunk in chunks]
             try:
                 return concat_rollouts(self._ray.get(refs))
             except self._ray.exceptions.RayError as err:
                 raise RuntimeError(f"a Ray teacher-game task failed:\n{err}") from None
         assert self._pool is not None
         futures: list[Future] = [
-            self._pool.submit(teacher_rollout, rules, chunk, self.teacher, self.extended, prior) for chunk in chunks
+            self._pool.submit(teacher_rollout, rules, chunk, self.teacher, self.extended, prior, self.leaf_value)
+            for chunk in chunks
         ]
         return concat_rollouts([f.result() for f in futures])
 

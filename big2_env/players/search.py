@@ -655,12 +655,31 @@ class SearchPolicy(Policy):
             ``0`` is the one-ply search (Smart plays the searcher's later moves), the default
             until 2026-11-24. Each rollout then costs about ``inner + 1`` times more per own
             move (about 12 ms a decision at the default budget). Core only.
+        value: a value function for the searcher's next decisions, such as a network of
+            :mod:`agents` (:class:`agents.policy.NetworkPolicy`): an object with
+            ``state_values(observations) -> values``, given a ``(N, 277)`` float32 array of
+            the paper's observation and returning an estimate per row (``value_scale`` x it is
+            the expected final score). Each deal is then also played after each candidate
+            until the searcher is next on move (:func:`~big2_env.engine.core.rollouts.leaves`:
+            Smart in the other seats, which with no opponent noise is the path its rollout
+            takes), and there the value judges the position (AlphaGo's leaf evaluation). Core
+            and the ``"score"`` objective only. Default ``None``: rollouts alone.
+        value_weight: how a candidate's value on a deal mixes the two: ``(1 - w)`` x the
+            rollout's final score + ``w`` x the value at the leaf (default 0.5). At 1 no
+            rollout is played (the value replaces them, each deal costing a few Smart moves
+            and a share of one batched forward pass); at 0 the value is ignored.
+        value_scale: what the value is multiplied by to give points of final score (default
+            13: the package's networks learn the score / 13, ``--reward-scale``'s default
+            for distillation and the shipped ``pretrained``'s setting).
 
     Raises:
         ValueError: a bad budget, method, objective, ``prior_top``, ``opponent_noise``,
             ``pass_inference``, ``history_inference``, ``infer_opponents``,
-            ``opponent_models``, ``tremble`` or rollout policy name.
-        TypeError: a rollout policy without ``act`` or a prior without ``probabilities``.
+            ``opponent_models``, ``tremble``, ``value_weight``, ``value_scale`` or rollout
+            policy name; a value without the core or the score objective, or one that reads
+            another observation than the paper's.
+        TypeError: a rollout policy without ``act``, a prior without ``probabilities`` or a
+            value without ``state_values``.
 
     Attributes:
         last_stats: what the last decision took: ``rollouts``, ``candidates``, ``rounds``,
@@ -691,6 +710,9 @@ class SearchPolicy(Policy):
         tremble: float = DEFAULT_TREMBLE,
         core: bool = True,
         inner: int | None = None,
+        value: Any = None,
+        value_weight: float = 0.5,
+        value_scale: float = 13.0,
     ) -> None:
         self.rules = Rules.coerce(rules)
         self.rollouts, self.seconds = _parse_budget(budget)
@@ -740,6 +762,8 @@ class SearchPolicy(Policy):
         if inner and not self.core:
             raise ValueError("inner (nested rollouts) runs in the compiled core: it needs core=True and Smart rollouts")
         self.inner = int(inner)
+        self._check_value(value, value_weight, value_scale)
+        self.value, self.value_weight, self.value_scale = value, float(value_weight), float(value_scale)
         self._rules_array: np.ndarray | None = None  # the core's view of the rules, made on first use
         self._core_state: _CoreState | None = None
         self._course: list[Move] | None = None  # this decision's replayed move history, when read
@@ -750,6 +774,23 @@ class SearchPolicy(Policy):
     def seed(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
         self._playing.seed(None if seed is None else seed + 1)
+
+    def _check_value(self, value: Any, weight: Any, scale: Any) -> None:
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 1:
+            raise ValueError(f"value_weight must be a number in [0, 1]; got {weight!r}")
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale < 1e6:
+            raise ValueError(f"value_scale must be a positive number; got {scale!r}")
+        if value is None:
+            return
+        if not callable(getattr(value, "state_values", None)):
+            raise TypeError(f"value must have state_values(observations), as a NetworkPolicy has; got {value!r}")
+        if getattr(value, "observation_kind", "paper") != "paper":
+            raise ValueError("the search's leaves give the paper's 277 numbers; this value reads "
+                             f"the {value.observation_kind!r} observation")
+        if not self.core:
+            raise ValueError("a value runs in the compiled core: it needs core=True and Smart rollouts")
+        if self.objective != "score":
+            raise ValueError(f"a value estimates the final score: it needs objective='score'; got {self.objective!r}")
 
     # ------------------------------------------------------------ deciding
     def act(self, obs: Observation) -> int:
@@ -861,6 +902,7 @@ class SearchPolicy(Policy):
             from ..engine.core.rollouts import play_outs
 
             root_table = _root_table(state, root[1])
+            played_by = np.array(state.played_by, dtype=np.int64)
             candidate_rows = np.array([(e[2], len(e[1]), e[0], e[3]) for e in (entries[c] for c in candidates)], dtype=np.int64)
 
         def run(deals: int) -> None:
@@ -897,9 +939,16 @@ class SearchPolicy(Policy):
             results = np.empty((deals, len(alive)))
             noisy = self._noisy
             noise = np.array(noisy.seat_noise if noisy is not None else [0.0] * 4, dtype=np.float64)
-            play_outs(np.array(dealt, dtype=np.int64), root_table, candidate_rows, np.array(alive, dtype=np.int64), noise,
-                      noisy.rng if noisy is not None else self.rng, self._core_rules(), OBJECTIVES.index(self.objective),
-                      results, self.inner)
+            rng = noisy.rng if noisy is not None else self.rng
+            deal_rows, alive_rows = np.array(dealt, dtype=np.int64), np.array(alive, dtype=np.int64)
+            objective = OBJECTIVES.index(self.objective)
+            weight = self.value_weight if self.value is not None else 0.0
+            if weight < 1:
+                play_outs(deal_rows, root_table, candidate_rows, alive_rows, noise, rng, self._core_rules(), objective,
+                          results, self.inner)
+            if weight > 0:
+                leaf = self._leaf_values(deal_rows, root_table, played_by, candidate_rows, alive_rows, noise, rng)
+                results = leaf if weight == 1 else (1 - weight) * results + weight * leaf
             for d, row in enumerate(results.tolist()):
                 for i, value in zip(alive, row):
                     values[i].append((first + d, value))
@@ -948,6 +997,28 @@ class SearchPolicy(Policy):
         final = means()
         self._last_means = final  # every searched candidate's mean, those halving dropped included
         return [final[i] if i in alive else -math.inf for i in range(n)]
+
+    def _leaf_values(self, deals: np.ndarray, root: np.ndarray, played_by: np.ndarray, candidates: np.ndarray,
+                     alive: np.ndarray, noise: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """What each (deal, alive candidate) is worth to the searcher by the value at its leaf
+        (:func:`~big2_env.engine.core.rollouts.leaves`), or its final score where the game ended first."""
+        from ..engine.core.rollouts import LEAF_SIZE, leaves
+        from ..observations.compiled import OBS_SIZE, leaf_observations
+
+        values = np.empty((len(deals), len(alive)))
+        rows = np.empty((values.size, LEAF_SIZE), dtype=np.int64)
+        leaves(deals, root, played_by, candidates, alive, noise, rng, self._core_rules(), OBJECTIVES.index("score"),
+               values, rows)
+        flat = values.reshape(-1)
+        open_ = np.isnan(flat)
+        if open_.any():
+            observations = np.zeros((len(rows), OBS_SIZE), dtype=np.float32)
+            leaf_observations(rows, observations)
+            estimates = np.asarray(self.value.state_values(observations[open_]), dtype=np.float64).reshape(-1)
+            if estimates.shape != (int(open_.sum()),) or not np.isfinite(estimates).all():
+                raise ValueError(f"value.state_values must return one finite number per row; got shape {estimates.shape}")
+            flat[open_] = estimates * self.value_scale
+        return values
 
     def __repr__(self) -> str:
         return f"SearchPolicy(budget={self.budget!r}, rollout={self.rollout.name!r}, method={self.method!r})"
