@@ -29,6 +29,7 @@ was measured and did not pay, or is an upper bound no player can reach):
     python benchmarks/search_options.py --opponent smart --games 150 --prior runs/distill
     python benchmarks/search_options.py --posterior 30
     python benchmarks/search_options.py --agreement 300 --seed 7 --options '{"budget": 64}'
+    python benchmarks/search_options.py --leaf-value pretrained --positions 100
 
 ``--prior AGENT`` ranks the candidates (``prior_top``) by a network's probabilities instead of
 Smart's score (a ``big2 train`` model file or run folder, ``pretrained``...): issue 12's test of
@@ -42,6 +43,12 @@ posterior itself does (long :class:`DealChain` runs): what any sampler could rea
 ``--agreement N`` plays no games either: over ``N`` positions of Smart-vs-Smart games it
 measures how often two searches with the same ``--options`` but different seeds choose the
 same move: the most any network imitating the search can match it (issue 12's distillation).
+
+``--leaf-value AGENT`` plays no games: over ``--positions`` Smart-vs-Smart positions it searches
+every candidate on the same deals (``method="flat"``) twice, once by the rollouts and once by
+the network's value at the leaves (``value_weight`` 1), and says how far the two agree: the
+rank correlation of the candidates' means, how often they pick the same best candidate, and
+how much a candidate's leaf value varies from deal to deal against its rollouts.
 
 The README's paired figures come from it (150 games per run, seed 123, the default budget).
 """
@@ -289,6 +296,81 @@ def learned_prior(spec: str) -> Any:
     return prior
 
 
+def leaf_value_agreement(spec: str, positions: int, options: dict, seed: int = 0) -> dict:
+    """How far a network's value at the search's leaves agrees with the rollouts, over ``positions``
+    decision points (after 0-39 moves of a Smart-vs-Smart game, with at least three candidates).
+    Both searches are flat (every candidate on the same deals) and seeded alike, so they see the
+    same deals: the rollouts' means against the leaf values' means, per position."""
+    import big2_env.engine.core.rollouts as core_rollouts
+
+    check_positions(positions)
+    network = learned_prior(spec)
+    rng = np.random.default_rng(seed)
+    smart = make_policy("smart")
+    settings = {"method": "flat", "prior_top": 0, **options}
+    rollouts, leaves = SearchPolicy(seed=0, **settings), SearchPolicy(seed=0, value=network, value_weight=1.0, **settings)
+    recorded: list[np.ndarray] = []  # each call's (deals, candidates) values, rollouts or leaves
+    play_outs, leaf_values = core_rollouts.play_outs, leaves._leaf_values
+
+    def recording_play_outs(*args: Any) -> None:
+        play_outs(*args)
+        recorded.append(args[8].copy())  # its values array
+
+    def recording_leaf_values(*args: Any) -> np.ndarray:
+        recorded.append(leaf_values(*args))
+        return recorded[-1]
+
+    core_rollouts.play_outs, leaves._leaf_values = recording_play_outs, recording_leaf_values  # type: ignore[method-assign]
+    correlations, same, spread = [], 0, {"rollouts": [], "leaves": []}
+    done = 0
+    try:
+        while done < positions:
+            game = smart_position(rng, smart, 0, 40)
+            if game is None or len(game.legal_entries()) < 3:
+                continue
+            obs = PolicyObservation(Decision(game), extended=True)
+            for search, key in ((rollouts, "rollouts"), (leaves, "leaves")):
+                search.seed(done)
+                recorded.clear()
+                search.act(obs)
+                values = np.concatenate(recorded)  # flat: one round, every candidate on every deal
+                spread[key].append(float(values.std(axis=0).mean()))
+            a, b = rollouts.last_stats["means"], leaves.last_stats["means"]
+            actions = sorted(a)
+            correlations.append(rank_correlation([a[x] for x in actions], [b[x] for x in actions]))
+            same += max(actions, key=lambda x: a[x]) == max(actions, key=lambda x: b[x])
+            done += 1
+    finally:
+        core_rollouts.play_outs = play_outs
+
+    return {
+        "network": spec, "positions": positions, "seed": seed, "options": options,
+        "rank_correlation": float(np.mean(correlations)), "same_best": same / positions,
+        "deal_sd_rollouts": float(np.mean(spread["rollouts"])), "deal_sd_leaves": float(np.mean(spread["leaves"])),
+    }
+
+
+def rank_correlation(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman's rank correlation (ties share their mean rank; 0 where either side is constant).
+
+    >>> rank_correlation([1, 2, 3], [10, 30, 20]), rank_correlation([1, 1, 2], [5, 5, 9])
+    (0.5, 1.0)
+    """
+    def ranks(values: Sequence[float]) -> np.ndarray:
+        array = np.asarray(values, dtype=float)
+        order = np.argsort(array, kind="stable")
+        out = np.empty(len(array))
+        out[order] = np.arange(len(array))
+        for value in np.unique(array):  # ties: their mean rank
+            out[array == value] = out[array == value].mean()
+        return out
+
+    a, b = ranks(x), ranks(y)
+    if a.std() == 0 or b.std() == 0:
+        return 0.0
+    return float(np.corrcoef(a, b)[0, 1])
+
+
 def self_agreement(positions: int, options: dict, seed: int = 0) -> dict:
     """How often two searches with ``options`` and different seeds pick the same move, over
     ``positions`` decision points (after 0-39 moves of a Smart-vs-Smart game, where the player on
@@ -378,8 +460,11 @@ def main() -> None:
                           help="instead of games: how many hidden cards the deals and the history's posterior place right")
     no_games.add_argument("--agreement", type=int, default=None, metavar="POSITIONS",
                           help="instead of games: how often two differently seeded searches choose the same move")
+    no_games.add_argument("--leaf-value", default=None, metavar="AGENT",
+                          help="instead of games: how far this network's value at the leaves agrees with the rollouts")
+    parser.add_argument("--positions", type=int, default=100, help="positions of --leaf-value (default 100)")
     args = parser.parse_args()
-    if (args.posterior is not None or args.agreement is not None) and (args.prior or args.oracle or args.variant != "plain"):
+    if (args.posterior is not None or args.agreement is not None or args.leaf_value) and (args.prior or args.oracle or args.variant != "plain"):
         parser.error("--prior, --variant and --oracle set the search of played games; --posterior and --agreement play none")
     try:
         options = json.loads(args.options)
@@ -392,10 +477,19 @@ def main() -> None:
             found = posterior_accuracy(args.posterior, args.seed)
         elif args.agreement is not None:
             found = self_agreement(args.agreement, options, args.seed)
+        elif args.leaf_value:
+            found = leaf_value_agreement(args.leaf_value, args.positions, options, args.seed)
         else:
             result = run(options, args.opponent, args.games, args.seed, args.oracle, args.variant, args.prior, args.rules)
     except ValueError as error:  # LoadError too: a bad --prior
         parser.error(str(error))
+    if args.leaf_value:
+        print(json.dumps(found))
+        print(f"over {args.positions} positions, {args.leaf_value}'s value at the leaves against the rollouts: rank "
+              f"correlation {found['rank_correlation']:.2f}, same best candidate {found['same_best']:.1%}; a candidate's "
+              f"value varies by {found['deal_sd_leaves']:.2f} points from deal to deal at the leaves, "
+              f"{found['deal_sd_rollouts']:.2f} in the rollouts")
+        return
     if args.agreement is not None:
         print(json.dumps(found))
         print(f"over {args.agreement} positions, two searches with {args.options} and different seeds choose the same move "

@@ -389,7 +389,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
     ev.add_argument(
         "--argmax", action="store_true",
-        help="trained networks play their highest-scoring move (default: PPO networks sample, the others play argmax)",
+        help="trained networks play their highest-scoring move (default: PPO networks sample, pretrained and the others "
+        "play argmax)",
     )
     ev.add_argument(
         "--temperature", type=_temperature, default=None, metavar="T",

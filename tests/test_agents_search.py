@@ -105,3 +105,18 @@ def test_the_paired_benchmark_puts_a_network_into_the_search(tmp_path, capsys):
     assert figures["games"] == 4 and figures["network"] == "pretrained" and figures["network_as"] == "value"
     assert "--network pretrained --network-as value" in figures["command"]
     assert "with pretrained as value" in capsys.readouterr().out
+
+
+def test_the_leaf_value_diagnostic_compares_the_value_with_the_rollouts():
+    from test_beliefs import load_options_benchmark
+
+    import big2_env.engine.core.rollouts as core_rollouts
+
+    module = load_options_benchmark()
+    play_outs = core_rollouts.play_outs
+    found = module.leaf_value_agreement("pretrained", 2, {"budget": 24, "inner": 0}, seed=3)
+    assert core_rollouts.play_outs is play_outs  # put back
+    assert found["positions"] == 2 and 0 <= found["same_best"] <= 1 and -1 <= found["rank_correlation"] <= 1
+    assert found["deal_sd_rollouts"] > 0 and found["deal_sd_leaves"] >= 0
+    assert module.rank_correlation([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
+    assert module.rank_correlation([1, 1], [2, 3]) == 0.0
