@@ -8,6 +8,8 @@ Subcommands:
     big2 eval --agent AGENT --opponent AGENT [--trust-model] [--games N] [--duplicate] [--seed S]
               [--argmax | --temperature T] [--rho R] [--jobs N]
                                                                    the paper's evaluation protocol, as a table
+    big2 serve [--host 127.0.0.1] [--port 8000] [--opponents AGENT ...] [--rules PRESET] [--no-browser]
+                                                                   the web table (big2_env.web), in the browser
     big2 train [--algo ppo|mcq|sarsa|qlearning|dmc|distill] [--curriculum self] [--entropy 0.05] [--batches N]
                [--games-per-batch 64] [--seed S] [--out DIR] [--config FILE] [--resume] [--model design=plus]
                [--teacher search:64] [--init RUN] [--device auto|cpu|cuda] ...
@@ -331,6 +333,39 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number 0..65535; got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number; got {text!r}")
+    return value
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """``big2 serve``: the web table (:mod:`big2_env.web`) until Ctrl+C."""
+    from .web.server import serve
+    from .web.tables import DEFAULT_AGENTS
+
+    try:
+        serve(args.host, args.port, args.opponents or DEFAULT_AGENTS, args.rules, open_browser=not args.no_browser,
+              max_games=args.max_games, idle_minutes=args.idle_minutes)
+    except OSError as err:
+        raise CliError(f"cannot listen on {args.host}:{args.port}: {err}") from None
+    return 0
+
+
 def cmd_rules(args: argparse.Namespace) -> int:
     from dataclasses import fields
 
@@ -410,6 +445,19 @@ def build_parser() -> argparse.ArgumentParser:
     for name, add in command_plugins().items():  # big2 train, big2 plot (the agents package) and other plugins'
         if name not in sub.choices:
             add(sub)
+
+    web = sub.add_parser("serve", help="the local web table: play against any agent, watch four play, step through replays")
+    web.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    web.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0: any free port)")
+    web.add_argument(
+        "--opponents", nargs="+", default=None, metavar="AGENT",
+        help=f"the agents the page offers ({agent_choices()}; default random greedy smart search pretrained)",
+    )
+    web.add_argument("--rules", default="paper", choices=Rules.PRESETS, help="the page's default rules preset (default paper)")
+    web.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    web.add_argument("--max-games", type=_positive_int, default=100, help="games held at once (default 100)")
+    web.add_argument("--idle-minutes", type=_positive_float, default=30.0, help="a game idle this long is forgotten (default 30)")
+    web.set_defaults(func=cmd_serve)
 
     rules = sub.add_parser("rules", help="list the rule variants and presets")
     rules.set_defaults(func=cmd_rules)

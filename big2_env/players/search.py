@@ -683,10 +683,11 @@ class SearchPolicy(Policy):
 
     Attributes:
         last_stats: what the last decision took: ``rollouts``, ``candidates``, ``rounds``,
-            ``seconds`` and ``means``, ``{action: mean}`` of every searched candidate (those
+            ``seconds``, ``means``, ``{action: mean}`` of every searched candidate (those
             halving dropped early included, on their fewer deals; what distillation's soft
-            targets learn from); only ``rollouts`` 0 and ``candidates`` 1 when one candidate
-            was left (and ``means`` empty).
+            targets learn from) and ``visits``, ``{action: deals}`` it was played out on;
+            only ``rollouts`` 0 and ``candidates`` 1 when one candidate was left (and
+            ``means`` and ``visits`` empty).
     """
 
     name = "search"
@@ -770,6 +771,7 @@ class SearchPolicy(Policy):
         self.rng = np.random.default_rng(seed)
         self.last_stats: dict[str, Any] = {}
         self._last_means: list[float] = []
+        self._last_visits: list[int] = []
 
     def seed(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -797,7 +799,7 @@ class SearchPolicy(Policy):
         state = public_state(obs)
         legal = _legal_actions(obs)
         if len(legal) == 1:
-            self.last_stats = {"rollouts": 0, "candidates": 1, "means": {}}
+            self.last_stats = {"rollouts": 0, "candidates": 1, "means": {}, "visits": {}}
             return legal[0]
         self._course = None
         if (self.history_inference or self.infer_opponents) and "history" in obs:
@@ -830,10 +832,11 @@ class SearchPolicy(Policy):
             legal = [legal[i] for i in sorted(kept)]
             candidates = [candidates[i] for i in sorted(kept)]
             if len(candidates) == 1:  # prior_top=1 when leading: nothing left to compare
-                self.last_stats = {"rollouts": 0, "candidates": 1, "means": {}}
+                self.last_stats = {"rollouts": 0, "candidates": 1, "means": {}, "visits": {}}
                 return legal[0]
         means = self._search(state, (hands, root), entries, candidates)
         self.last_stats["means"] = dict(zip(legal, self._last_means))
+        self.last_stats["visits"] = dict(zip(legal, self._last_visits))
         best = max(range(len(candidates)), key=lambda i: (means[i], -i))
         return legal[best]
 
@@ -996,6 +999,7 @@ class SearchPolicy(Policy):
         }
         final = means()
         self._last_means = final  # every searched candidate's mean, those halving dropped included
+        self._last_visits = counts
         return [final[i] if i in alive else -math.inf for i in range(n)]
 
     def _leaf_values(self, deals: np.ndarray, root: np.ndarray, played_by: np.ndarray, candidates: np.ndarray,
