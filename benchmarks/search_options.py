@@ -464,7 +464,8 @@ def main() -> None:
                           help="instead of games: how far this network's value at the leaves agrees with the rollouts")
     parser.add_argument("--positions", type=int, default=100, help="positions of --leaf-value (default 100)")
     args = parser.parse_args()
-    if (args.posterior is not None or args.agreement is not None or args.leaf_value) and (args.prior or args.oracle or args.variant != "plain"):
+    no_games_asked = args.posterior is not None or args.agreement is not None or args.leaf_value
+    if no_games_asked and (args.prior or args.oracle or args.variant != "plain"):
         parser.error("--prior, --variant and --oracle set the search of played games; --posterior and --agreement play none")
     try:
         options = json.loads(args.options)

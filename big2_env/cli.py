@@ -235,6 +235,14 @@ def cmd_play(args: argparse.Namespace) -> int:
     assert winner is not None
     verdict = "You win!" if winner == human else f"{names[winner]} wins."
     print(f"\n{verdict} Final scores: " + ", ".join(f"{names[i]} {s:+d}" for i, s in enumerate(scores)))
+    if args.replay:
+        from .engine.replay import replay_dict, write_replay
+
+        seats = [HUMAN if i == human else args.opponent for i in range(4)]
+        try:
+            print(f"replay written to {write_replay(args.replay, replay_dict(game, seed, seats))}")
+        except OSError as err:
+            raise CliError(f"cannot write the replay to {args.replay!r}: {err}") from None
     return 0
 
 
@@ -295,11 +303,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
             )
         for policy in wins:
             setattr(policy, "rho", args.rho)
-    result = evaluate(
-        agent, opponent, n_games=args.games, seed=args.seed, rules=rules, duplicate=args.duplicate,
-        progress=not args.no_progress, jobs=args.jobs,
-    )
+    try:
+        result = evaluate(
+            agent, opponent, n_games=args.games, seed=args.seed, rules=rules, duplicate=args.duplicate,
+            progress=not args.no_progress, jobs=args.jobs, replays=args.replays,
+        )
+    except OSError as err:
+        raise CliError(f"cannot write the replays to {args.replays!r}: {err}") from None
     print(result.to_table())
+    if args.replays:
+        print(f"replays written to {args.replays}")
     return 0
 
 
@@ -360,7 +373,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     try:
         serve(args.host, args.port, args.opponents or DEFAULT_AGENTS, args.rules, open_browser=not args.no_browser,
-              max_games=args.max_games, idle_minutes=args.idle_minutes)
+              max_games=args.max_games, idle_minutes=args.idle_minutes, exit_after=args.exit_after)
     except OSError as err:
         raise CliError(f"cannot listen on {args.host}:{args.port}: {err}") from None
     return 0
@@ -411,6 +424,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     play.add_argument("--rules", default="paper", choices=Rules.PRESETS, help="rules preset (default paper)")
     play.add_argument("--seed", type=_seed, default=None, help="deal seed, a non-negative integer (default: random)")
+    play.add_argument("--replay", default=None, metavar="FILE",
+                      help="write the game's replay (JSON; big2 serve loads it) to FILE at the end")
     play.set_defaults(func=cmd_play)
 
     ev = sub.add_parser("eval", help="evaluate an agent against three opponents (the paper's protocol)")
@@ -440,6 +455,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs", type=_positive_int, default=1,
         help="processes to spread the games over (default 1); the same --seed and --jobs give the same result",
     )
+    ev.add_argument("--replays", default=None, metavar="DIR",
+                    help="write every game's replay into DIR as game-NNNNN.json (big2 serve loads them)")
     ev.set_defaults(func=cmd_eval)
 
     for name, add in command_plugins().items():  # big2 train, big2 plot (the agents package) and other plugins'
@@ -457,6 +474,8 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument("--no-browser", action="store_true", help="do not open a browser")
     web.add_argument("--max-games", type=_positive_int, default=100, help="games held at once (default 100)")
     web.add_argument("--idle-minutes", type=_positive_float, default=30.0, help="a game idle this long is forgotten (default 30)")
+    web.add_argument("--exit-after", type=_positive_float, default=None, metavar="SECONDS",
+                     help="stop after this many seconds (for scripts and tests; default: run until Ctrl+C)")
     web.set_defaults(func=cmd_serve)
 
     rules = sub.add_parser("rules", help="list the rule variants and presets")

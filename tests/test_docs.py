@@ -88,6 +88,7 @@ def test_python_block_runs_and_prints_what_the_page_shows(page, code, line, inde
 BUDGET = {  # flags appended to long commands; they bound the budget and change nothing else
     "train": ["--stop-after", "1", "--eval-games", "10", "--no-progress"],
     "eval": ["--games", "20", "--no-progress"],
+    "serve": ["--no-browser", "--port", "0", "--exit-after", "1"],
 }
 
 

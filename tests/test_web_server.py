@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from big2_env import Game, Rules
-from big2_env.web.replay import ReplayError, check_replay, read_replay, replay_dict, replay_positions, write_replay
+from big2_env.engine.replay import ReplayError, check_replay, read_replay, replay_dict, replay_positions, write_replay
 from big2_env.web.server import MAX_BODY, is_loopback, make_server
 from big2_env.web.tables import TableError, TableStore
 
@@ -258,3 +258,40 @@ def test_big2_serve_starts_warns_off_localhost_and_refuses_a_bad_port(capsys):
         server_module.Big2Server.serve_forever = original
     out = capsys.readouterr()
     assert seen and "warning: serving on 0.0.0.0" in out.err and "the table is at http://0.0.0.0:" in out.out
+
+
+def test_evaluate_and_big2_play_write_replays_the_page_loads(tmp_path, monkeypatch, capsys):
+    from big2_env import evaluate
+    from big2_env.cli import main
+
+    result = evaluate("smart", "random", n_games=3, seed=4, replays=tmp_path / "games", jobs=1)
+    files = sorted((tmp_path / "games").glob("game-*.json"))
+    assert [f.name for f in files] == ["game-00000.json", "game-00001.json", "game-00002.json"]
+    scores = []
+    for path in files:
+        data = read_replay(path)
+        assert sorted(data["seats"]) == ["random", "random", "random", "smart"]
+        scores.append(data["scores"][data["seats"].index("smart")])
+    assert sum(scores) / 3 == pytest.approx(result.mean_score)
+    duplicate = evaluate("greedy", "random", n_games=1, seed=1, duplicate=True, replays=tmp_path / "dup", jobs=2)
+    dealt = {read_replay(p)["seed"] for p in (tmp_path / "dup").glob("*.json")}
+    assert duplicate.n_games == 4 and len(dealt) == 1 and len(list((tmp_path / "dup").glob("*.json"))) == 4
+    answers = iter(["pass"] * 200)
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    code = main(["play", "--opponent", "random", "--seed", "6", "--replay", str(tmp_path / "mine.json")])
+    data = read_replay(tmp_path / "mine.json")
+    assert code == 0 and data["seed"] == 6 and data["seats"][0] == "you" and "replay written to" in capsys.readouterr().out
+
+
+def test_the_load_benchmark_plays_its_games_against_a_real_big2_serve(tmp_path):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "web_load.py"
+    spec = importlib.util.spec_from_file_location("web_load", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    figures = module.main(["--games", "3", "--opponents", "random", "--json", str(tmp_path / "load.json")])
+    assert figures["finished"] == 3 and figures["error_count"] == 0 and figures["first_page_s"] > 0
+    assert figures["all"]["n"] == figures["requests"] > 3 * 13 and json.loads((tmp_path / "load.json").read_text())["games"] == 3

@@ -48,6 +48,7 @@ the same arguments give the same result (``elapsed_s`` aside).
 
 from __future__ import annotations
 
+import json
 import math
 import multiprocessing
 import os
@@ -61,6 +62,7 @@ import numpy as np
 
 from ..observations.decision import Decision, PolicyObservation
 from ..engine.game import NUM_PLAYERS, Game
+from ..engine.replay import replay_dict
 from ..players.base import Policy, policy_actions
 from .loading import resolve_policy
 from ..engine.rules import Rules
@@ -294,14 +296,19 @@ def _play_games(
     hi: int,
     batch_size: int,
     report: Callable[[int], None] | None = None,
+    replays: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Play games ``lo..hi-1`` (``lo`` a multiple of 4 in duplicate mode); their agent scores,
     winning seats and turns. Each round, every unfinished game makes one move, with one
-    ``act_batch`` call per policy over the games where it is on move."""
+    ``act_batch`` call per policy over the games where it is on move. With ``replays`` (a
+    folder), each finished game's replay is written there (:func:`_write_replay`)."""
     scores = np.zeros(hi - lo, dtype=np.int64)
     winners = np.zeros(hi - lo, dtype=np.int64)
     turns = np.zeros(hi - lo, dtype=np.int64)
     base: list[Game | None] = [None]
+
+    def deal_seed(index: int) -> int:
+        return int(deal_seeds[index // NUM_PLAYERS if duplicate else index])
 
     def new_game(index: int) -> Game:
         if not duplicate:
@@ -336,6 +343,10 @@ def _play_games(
                     winners[index - lo] = game.winner
                     turns[index - lo] = game.turn
                     finished += 1
+                    if replays is not None:
+                        names = [policy_name(opponent_policy)] * NUM_PLAYERS
+                        names[seat_of[index]] = policy_name(agent_policy)
+                        _write_replay(replays, index, game, deal_seed(index), names)
         if finished:
             active = [(i, g) for i, g in active if g.winner is None]
             if report is not None:
@@ -343,13 +354,21 @@ def _play_games(
     return scores, winners, turns
 
 
+def _write_replay(folder: str, index: int, game: Game, seed: int, names: list[str]) -> None:
+    """Game ``index``'s replay (:mod:`big2_env.engine.replay`) as ``folder/game-NNNNN.json``."""
+    path = os.path.join(folder, f"game-{index:05d}.json")
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(replay_dict(game, seed, names), handle)
+        handle.write("\n")
+
+
 def _chunk_worker(task: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One chunk of a ``jobs > 1`` evaluation, in a worker process."""
-    agent, opponent, rules, trust, deal_seeds, seats, duplicate, lo, hi, batch_size, agent_seq, opponent_seq = task
+    agent, opponent, rules, trust, deal_seeds, seats, duplicate, lo, hi, batch_size, agent_seq, opponent_seq, replays = task
     agent_policy = resolve_policy(agent, "agent", rules, trust=trust)
     opponent_policy = agent_policy if opponent is agent else resolve_policy(opponent, "opponent", rules, trust=trust)
     _seed_policies(agent_policy, opponent_policy, agent_seq, opponent_seq)
-    return _play_games(agent_policy, opponent_policy, rules, deal_seeds, seats, duplicate, lo, hi, batch_size)
+    return _play_games(agent_policy, opponent_policy, rules, deal_seeds, seats, duplicate, lo, hi, batch_size, replays=replays)
 
 
 def _play_in_processes(
@@ -365,6 +384,7 @@ def _play_in_processes(
     agent_seq: np.random.SeedSequence,
     opponent_seq: np.random.SeedSequence,
     report: Callable[[int], None],
+    replays: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`_play_games` over ``4 * jobs`` chunks in ``jobs`` worker processes (see :func:`evaluate`)."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -382,7 +402,7 @@ def _play_in_processes(
     with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(START_METHOD)) as pool:
         futures = {
             pool.submit(_chunk_worker, (agent, opponent, rules, trust, deal_seeds, seats, duplicate, lo, hi, batch_size,
-                                        agent_seqs[k], opponent_seqs[k])): k
+                                        agent_seqs[k], opponent_seqs[k], replays)): k
             for k, (lo, hi) in enumerate(chunks)
         }
         for future in as_completed(futures):
@@ -409,6 +429,7 @@ def evaluate(
     batch_size: int = 512,
     trust: bool = False,
     jobs: int = 1,
+    replays: str | os.PathLike[str] | None = None,
 ) -> EvaluationResult:
     """Evaluate ``agent`` against three copies of ``opponent`` (the paper's protocol).
 
@@ -435,6 +456,9 @@ def evaluate(
             the same result, and ``jobs > 1`` results differ from ``jobs=1`` only through
             the policies' own random choices. Workers start with ``forkserver`` (or
             ``spawn``), so call this under ``if __name__ == "__main__":`` in a script.
+        replays: a folder (made if missing) to write every game's replay into, as
+            ``game-NNNNN.json`` in the format of :mod:`big2_env.engine.replay` (what the web
+            table, ``big2 serve``, loads and steps through); ``None`` (default) writes none.
 
     Returns:
         An :class:`EvaluationResult`.
@@ -449,6 +473,10 @@ def evaluate(
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
         raise ValueError(f"seed must be a non-negative int or None; got {seed!r}")
     rules = Rules.coerce(rules)
+    folder = None
+    if replays is not None:
+        folder = os.fspath(replays)
+        os.makedirs(folder, exist_ok=True)
     agent_policy = resolve_policy(agent, "agent", rules, trust=trust)
     opponent_policy = resolve_policy(opponent, "opponent", rules, trust=trust)
     agent_label, opponent_label = policy_name(agent_policy), policy_name(opponent_policy)
@@ -469,13 +497,13 @@ def evaluate(
     try:
         if jobs == 1:
             scores, winners, turns = _play_games(
-                agent_policy, opponent_policy, rules, deal_seeds, seats, duplicate, 0, total, batch_size, bar.update
+                agent_policy, opponent_policy, rules, deal_seeds, seats, duplicate, 0, total, batch_size, bar.update, folder
             )
         else:
             scores, winners, turns = _play_in_processes(
                 agent if isinstance(agent, str) else agent_policy,
                 opponent if isinstance(opponent, str) else opponent_policy,
-                rules, trust, deal_seeds, seats, duplicate, batch_size, jobs, agent_seq, opponent_seq, bar.update,
+                rules, trust, deal_seeds, seats, duplicate, batch_size, jobs, agent_seq, opponent_seq, bar.update, folder,
             )
     finally:
         bar.close()

@@ -14,7 +14,7 @@ every game as it was):
 * ``GET /api/games/ID``: the game as its viewer sees it (:meth:`~big2_env.web.tables.Table.view`);
 * ``POST /api/games/ID/move`` ``{"cards": [...]}``: your move ([] passes) -> the view;
 * ``POST /api/games/ID/advance``: the agent on move plays -> the view;
-* ``GET /api/games/ID/replay``: the game as a replay (:mod:`big2_env.web.replay`);
+* ``GET /api/games/ID/replay``: the game as a replay (:mod:`big2_env.engine.replay`);
 * ``POST /api/replays``: a replay to step through -> every position (checked on the engine).
 
 Bodies are at most :data:`MAX_BODY` bytes of ``application/json``. Game ids are 128-bit random
@@ -34,7 +34,7 @@ from importlib import resources
 from typing import Any, Callable, Sequence
 
 from ..engine.rules import Rules
-from .replay import ReplayError, replay_positions
+from ..engine.replay import ReplayError, replay_positions
 from .tables import DEFAULT_AGENTS, TableError, TableStore
 
 __all__ = ["MAX_BODY", "STATIC_FILES", "Big2Server", "is_loopback", "make_server", "serve"]
@@ -220,6 +220,14 @@ def make_server(host: str = "127.0.0.1", port: int = 8000, store: TableStore | N
     return Big2Server((host, port), store if store is not None else TableStore(), quiet=quiet)
 
 
+def warm_up(rules: str = "paper") -> None:
+    """Load what the first game needs (the compiled core's cache, Smart) so that its first moves
+    answer fast; run in a background thread once the server listens, so the page is not kept waiting."""
+    from ..evaluation.arena import evaluate
+
+    evaluate("smart", "random", n_games=1, seed=0, rules=rules, progress=False)
+
+
 def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
@@ -229,11 +237,13 @@ def serve(
     max_games: int = 100,
     idle_minutes: float = 30.0,
     ready: Callable[[str], None] | None = None,
+    exit_after: float | None = None,
 ) -> None:
     """Run ``big2 serve`` until interrupted: the page at ``http://host:port/``.
 
     ``agents`` are the specs the page may seat; ``ready(url)`` is called once the server listens
-    (by default it prints the address and opens the browser unless ``open_browser`` is false).
+    (by default it prints the address and opens the browser unless ``open_browser`` is false);
+    ``exit_after`` seconds, if given, stop it.
     """
     store = TableStore(agents, max_tables=max_games, idle_seconds=idle_minutes * 60, default_rules=rules)
     server = make_server(host, port, store, quiet=True)
@@ -242,12 +252,17 @@ def serve(
     if not is_loopback(host):
         print(f"warning: serving on {host}, not only this machine: anyone who can reach it can open games",
               file=sys.stderr)
+    threading.Thread(target=warm_up, args=(rules,), daemon=True).start()
     if ready is not None:
         ready(url)
     else:
         print(f"big2 serve: the table is at {url} (Ctrl+C stops it)", flush=True)
         if open_browser:
             threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+    if exit_after is not None:
+        timer = threading.Timer(exit_after, server.shutdown)
+        timer.daemon = True
+        timer.start()
     try:
         server.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:

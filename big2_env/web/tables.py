@@ -36,7 +36,7 @@ from ..errors import LoadError, MissingDependencyError, UntrustedModelError
 from ..evaluation.loading import load_agent
 from ..observations.decision import Decision, PolicyObservation
 from ..players.base import Policy, policy_actions, policy_view
-from .replay import replay_dict
+from ..engine.replay import replay_dict
 
 __all__ = ["DEFAULT_AGENTS", "MODES", "Table", "TableError", "TableStore", "insight"]
 
@@ -185,7 +185,7 @@ class Table:
             }
 
     def replay(self) -> dict[str, Any]:
-        """This game so far as a replay (:mod:`big2_env.web.replay`)."""
+        """This game so far as a replay (:mod:`big2_env.engine.replay`)."""
         with self.lock:
             self.touched = time.monotonic()
             return replay_dict(self.game, self.seed, self.seats)

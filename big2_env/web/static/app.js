@@ -271,6 +271,7 @@ function renderResult(state) {
   state.scores.forEach((score, seat) => {
     const item = document.createElement("li");
     item.id = `score-${seat}`;
+    item.dataset.score = String(score);
     item.textContent = `${seatName(seat, state)}: ${score > 0 ? "+" : ""}${score}` + (seat === state.winner ? " (winner)" : "");
     list.appendChild(item);
   });
@@ -309,6 +310,8 @@ function render() {
   renderResult(view);
   renderHand();
   $("download").disabled = false;
+  document.body.dataset.game = view.id;
+  document.body.dataset.turn = String(view.turn);
   if (view.over) setStatus(`game over: ${seatName(view.winner, view)} wins`);
   else if (view.mode === "play" && view.player === view.human) setStatus("your move");
   else setStatus(`${seatName(view.player, view)} is thinking`);

@@ -1,8 +1,7 @@
-"""Game replays as JSON: the format ``big2 serve`` downloads and loads, and ``big2 play`` writes.
+"""Game replays as JSON: the format the web table (``big2 serve``) downloads and loads, and ``big2 play
+--replay FILE`` and ``evaluate(..., replays=DIR)`` (``big2 eval --replays DIR``) write.
 
-A replay is everything needed to play a game again on the engine, and no more:
-
-.. code-block:: json
+A replay is everything needed to play a game again on the engine, and no more::
 
     {"format": "big2-replay/1", "seed": 7, "rules": {"...": "Rules.to_dict()"},
      "seats": ["you", "smart", "smart", "smart"],
@@ -29,8 +28,8 @@ import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..engine.game import NUM_PLAYERS, Game, IllegalPlayError
-from ..engine.rules import Rules
+from .game import NUM_PLAYERS, Game, IllegalPlayError
+from .rules import Rules
 
 __all__ = ["MAX_MOVES", "REPLAY_FORMAT", "ReplayError", "check_replay", "position", "read_replay", "replay_dict",
            "replay_positions", "write_replay"]
@@ -62,8 +61,8 @@ def check_replay(data: Any) -> Game:
     if data.get("format") != REPLAY_FORMAT:
         raise ReplayError(f"format must be {REPLAY_FORMAT!r}; got {data.get('format')!r}")
     seed = data.get("seed")
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        raise ReplayError(f"seed must be an int in 0..2**63-1; got {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise ReplayError(f"seed must be an int in 0..2**64-1; got {seed!r}")
     try:
         rules = Rules.coerce(data.get("rules"))
     except (TypeError, ValueError) as err:
