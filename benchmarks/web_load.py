@@ -46,6 +46,8 @@ def request(base: str, method: str, path: str, body: object = None) -> tuple[int
             status, payload = response.status, json.loads(response.read())
     except urllib.error.HTTPError as err:
         status, payload = err.code, json.loads(err.read())
+    except (urllib.error.URLError, ConnectionError, TimeoutError) as err:  # counted as an error, not a crash
+        status, payload = 0, {"error": f"{type(err).__name__}: {err}"}
     return status, payload, time.perf_counter() - started
 
 
@@ -84,6 +86,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--games", type=int, default=50, help="concurrent games (default 50)")
     parser.add_argument("--opponents", default="smart", help="the agent in the three other seats (default smart)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--start-after", type=float, default=0.0, metavar="S",
+                        help="start the games S seconds after the first page (default 0: at once, while the server "
+                        "still loads the compiled core in the background)")
     parser.add_argument("--json", help="write the figures to this file")
     args = parser.parse_args(argv)
     if args.games < 1:
@@ -108,6 +113,7 @@ def main(argv: list[str] | None = None) -> dict:
                     raise RuntimeError("big2 serve did not answer within 60 s") from None
                 time.sleep(0.01)
         first_page = time.perf_counter() - started
+        time.sleep(args.start_after)
         out: dict[str, list] = {"create": [], "move": [], "advance": [], "errors": [], "scores": []}
         threads = [threading.Thread(target=play_one, args=(base, [args.opponents] * 3, args.seed + g, out))
                    for g in range(args.games)]
@@ -122,13 +128,14 @@ def main(argv: list[str] | None = None) -> dict:
         server.wait(timeout=10)
     every = out["create"] + out["move"] + out["advance"]
     figures = {
-        "games": args.games, "opponents": args.opponents, "finished": len(out["scores"]), "errors": out["errors"][:10],
+        "games": args.games, "opponents": args.opponents, "start_after_s": args.start_after, "finished": len(out["scores"]), "errors": out["errors"][:10],
         "error_count": len(out["errors"]), "first_page_s": first_page, "elapsed_s": elapsed,
         "requests": len(every), "requests_per_s": len(every) / elapsed,
         "all": percentiles(every), "move": percentiles(out["move"]), "advance": percentiles(out["advance"]),
         "create": percentiles(out["create"]),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-        "command": f"python benchmarks/web_load.py --games {args.games} --opponents {args.opponents} --seed {args.seed}",
+        "command": f"python benchmarks/web_load.py --games {args.games} --opponents {args.opponents} --seed {args.seed} "
+                   f"--start-after {args.start_after}",
     }
     print(f"first page {first_page * 1000:.0f} ms after big2 serve started; {args.games} concurrent games against "
           f"{args.opponents}: {figures['finished']} finished, {figures['error_count']} errors, {len(every)} requests in "

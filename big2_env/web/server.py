@@ -70,6 +70,7 @@ class Big2Server(ThreadingHTTPServer):
 
     daemon_threads = True  # a client that vanishes mid-request never keeps the server from stopping
     allow_reuse_address = True
+    request_queue_size = 128  # the listen backlog (socketserver's 5 resets connections when many pages poll at once)
 
     def __init__(self, address: tuple[str, int], store: TableStore, quiet: bool = True) -> None:
         self.store, self.quiet = store, quiet
