@@ -298,7 +298,24 @@ function renderHand() {
   $("pass").disabled = !myTurn || !legalPlays().some((p) => p.length === 0);
   $("selection-note").textContent = myTurn && cards.length && !legal ? explain(cards) : "";
   $("me").hidden = view.mode !== "play";
-  $("legal-list").textContent = myTurn ? `${legalPlays().length} legal play(s)` : "";
+  const list = $("legal-list");
+  list.textContent = "";
+  if (!myTurn) return;
+  const plays = legalPlays().filter((p) => p.length);
+  const label = document.createElement("span");
+  label.textContent = plays.length ? `${plays.length} legal play(s): ` : "nothing you hold beats the trick: pass";
+  list.appendChild(label);
+  for (const play of plays.slice(0, 40)) {  // a click selects it; Play then plays it
+    const chip = document.createElement("button");
+    chip.type = "button";
+    chip.className = "legal-play";
+    chip.dataset.cards = play.join(",");
+    chip.textContent = playName(play);
+    if (sameCards(play, cards)) chip.classList.add("chosen");
+    chip.addEventListener("click", () => { selected = new Set(play); render(); });
+    list.appendChild(chip);
+  }
+  if (plays.length > 40) list.appendChild(document.createTextNode(` and ${plays.length - 40} more`));
 }
 
 function render() {
