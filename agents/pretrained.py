@@ -54,8 +54,9 @@ def load_pretrained(
     Args:
         path: a policy file to load instead of the packaged one.
         deterministic: play the argmax instead of sampling. ``None`` (default): the argmax
-            for the shipped network, which plays best so (see above), and sampling for the
-            paper-settings one, as the paper evaluates it.
+            for the packaged shipped network, which plays best so (see above); sampling for the
+            paper-settings one, as the paper evaluates it, and for another file (``path`` or
+            ``BIG2_PRETRAINED``), as PPO networks are played.
         device: torch device of the forward pass.
         seed: seed of the sampling RNG.
         which: ``"shipped"`` (default: ``agents/data/pretrained.pt``, or ``BIG2_PRETRAINED``)
@@ -77,7 +78,7 @@ def load_pretrained(
         raise FileNotFoundError(f"no pretrained agent at {str(path)!r}: " + TRAIN_HINT.format(path=packaged))
     model, _ = load_model(path)
     if deterministic is None:
-        deterministic = which == "shipped"
+        deterministic = path.resolve() == PRETRAINED_PATH
     return NetworkPolicy(model, deterministic=deterministic, device=device, seed=seed, name=name)
 
 

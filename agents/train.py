@@ -376,10 +376,11 @@ class Trainer:
     def teachers(self) -> TeacherPool:
         """distill's teacher games, spread over ``workers`` processes (started on first use)."""
         if self._teachers is None:
+            assert self.distill is not None  # teachers play for distill and exit only
             extended = self.config.observation == "extended"
             self._teachers = TeacherPool(
                 self.processes, self.rules, self.args.teacher, extended, self.args.backend, self.args.ray_address,
-                self.args.leaf_value,
+                self.args.leaf_value, 1.0 / self.distill.reward_scale,  # the value head learns score x reward_scale
             )
         return self._teachers
 

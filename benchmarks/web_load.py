@@ -128,7 +128,8 @@ def main(argv: list[str] | None = None) -> dict:
         server.wait(timeout=10)
     every = out["create"] + out["move"] + out["advance"]
     figures = {
-        "games": args.games, "opponents": args.opponents, "start_after_s": args.start_after, "finished": len(out["scores"]), "errors": out["errors"][:10],
+        "games": args.games, "opponents": args.opponents, "start_after_s": args.start_after,
+        "finished": len(out["scores"]), "errors": out["errors"][:10],
         "error_count": len(out["errors"]), "first_page_s": first_page, "elapsed_s": elapsed,
         "requests": len(every), "requests_per_s": len(every) / elapsed,
         "all": percentiles(every), "move": percentiles(out["move"]), "advance": percentiles(out["advance"]),

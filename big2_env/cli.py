@@ -303,13 +303,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
             )
         for policy in wins:
             setattr(policy, "rho", args.rho)
-    try:
-        result = evaluate(
-            agent, opponent, n_games=args.games, seed=args.seed, rules=rules, duplicate=args.duplicate,
-            progress=not args.no_progress, jobs=args.jobs, replays=args.replays,
-        )
-    except OSError as err:
-        raise CliError(f"cannot write the replays to {args.replays!r}: {err}") from None
+    if args.replays:
+        try:
+            os.makedirs(args.replays, exist_ok=True)
+        except OSError as err:
+            raise CliError(f"cannot write the replays to {args.replays!r}: {err}") from None
+    result = evaluate(
+        agent, opponent, n_games=args.games, seed=args.seed, rules=rules, duplicate=args.duplicate,
+        progress=not args.no_progress, jobs=args.jobs, replays=args.replays,
+    )
     print(result.to_table())
     if args.replays:
         print(f"replays written to {args.replays}")
@@ -368,14 +370,14 @@ def _positive_float(text: str) -> float:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """``big2 serve``: the web table (:mod:`big2_env.web`) until Ctrl+C."""
-    from .web.server import serve
+    from .web.server import ListenError, serve
     from .web.tables import DEFAULT_AGENTS
 
     try:
         serve(args.host, args.port, args.opponents or DEFAULT_AGENTS, args.rules, open_browser=not args.no_browser,
               max_games=args.max_games, idle_minutes=args.idle_minutes, exit_after=args.exit_after)
-    except OSError as err:
-        raise CliError(f"cannot listen on {args.host}:{args.port}: {err}") from None
+    except (ListenError, ValueError) as err:  # the address, or an offered agent that can never load
+        raise CliError(str(err)) from None
     return 0
 
 

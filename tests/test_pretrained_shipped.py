@@ -50,3 +50,16 @@ def test_the_paper_settings_network_stays_loadable_under_its_own_name(monkeypatc
 def test_load_pretrained_names_the_allowed_choices():
     with pytest.raises(ValueError, match="which must be one of 'shipped', 'paper'; got 'best'"):
         load_pretrained(which="best")
+
+
+def test_the_shipped_network_plays_its_argmax_by_default_and_other_files_sample(monkeypatch, tmp_path):
+    # issue 28: measured stronger at argmax against all three classes on the same deals
+    monkeypatch.delenv("BIG2_PRETRAINED", raising=False)
+    assert load_pretrained().deterministic is True
+    assert load_agent("pretrained", seed=0).deterministic is True
+    assert load_pretrained(deterministic=False).deterministic is False
+    assert load_pretrained(which="paper").deterministic is False  # the paper evaluates it sampled
+    copy = tmp_path / "mine.pt"
+    copy.write_bytes(PRETRAINED_PATH.read_bytes())
+    monkeypatch.setenv("BIG2_PRETRAINED", str(copy))
+    assert load_pretrained().deterministic is False  # another file is played as PPO networks are

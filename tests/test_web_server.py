@@ -27,8 +27,9 @@ class Client:
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
 
-    def raw(self, method: str, path: str, data: bytes | None = None, content_type: str = "application/json"):
-        request = urllib.request.Request(self.base + path, method=method, data=data, headers={"Content-Type": content_type})
+    def raw(self, method: str, path: str, data: bytes | None = None, content_type: str | None = "application/json"):
+        headers = {} if content_type is None else {"Content-Type": content_type}
+        request = urllib.request.Request(self.base + path, method=method, data=data, headers=headers)
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
                 return response.status, dict(response.headers), response.read()
@@ -101,8 +102,14 @@ def test_a_game_to_watch_shows_every_hand_and_takes_no_moves(client):
                                                      "seed": 4, "rules": "charlesworth"})
     assert status == 201 and view["human"] is None and all(len(hand) == 13 for hand in view["hands"])
     assert view["rules"] == Rules.preset("charlesworth").to_dict()
-    if view["player"] == 0:  # the search on move: its insight is its candidates' means and deals
-        assert view["insight"]["kind"] == "search" and all("mean" in c and c["visits"] > 0 for c in view["insight"]["candidates"])
+    while view["player"] != 0:  # on to the search's turn: its insight is its candidates' means and deals
+        assert view["insight"] is None  # heuristics show none
+        view = client.call("POST", f"/api/games/{view['id']}/advance")[1]
+    seen = view["insight"]
+    assert seen["kind"] == "search" and seen["candidates"] and all(c["visits"] > 0 for c in seen["candidates"])
+    assert [c["mean"] for c in seen["candidates"]] == sorted((c["mean"] for c in seen["candidates"]), reverse=True)
+    view = client.call("POST", f"/api/games/{view['id']}/advance")[1]
+    assert view["history"][-1][1] == seen["chosen"]  # the move made is the move shown
     status, error = client.call("POST", f"/api/games/{view['id']}/move", {"cards": []})
     assert status == 409 and "watch" in error["error"]
     view = finish(client, view, np.random.default_rng(0))
@@ -138,16 +145,21 @@ def test_every_bad_request_is_refused_with_a_message_and_changes_nothing(client)
     assert status == 409 and "your turn" in error["error"]
     checks = [
         (client.raw("POST", f"/api/games/{gid}/move", b"{not json"), 400, "not valid JSON"),
+        (client.raw("POST", f"/api/games/{gid}/move", b'{"cards": NaN}'), 400, "not valid JSON"),
+        (client.raw("POST", f"/api/games/{gid}/move", b"[" * 100_000), 400, "not valid JSON"),
         (client.raw("POST", f"/api/games/{gid}/move", b'{"cards": []}', "text/plain"), 415, "application/json"),
+        (client.raw("POST", f"/api/games/{gid}/advance", b"", None), 415, "application/json"),  # what another site could send
+        (client.raw("POST", "/api/games", b"", None), 415, "application/json"),
         (client.raw("POST", f"/api/games/{gid}/move", b"x" * (MAX_BODY + 1)), 413, "at most"),
         (client.raw("POST", "/api/games/not-a-game/move", b'{"cards": []}'), 404, "no such game"),
         (client.raw("GET", "/api/games/not-a-game"), 404, "no such game"),
-        (client.raw("DELETE", f"/api/games/{gid}"), 501, None),
+        (client.raw("POST", "/api/nothing", b"{}"), 404, "no such page or endpoint"),
+        (client.raw("GET", f"/api/games/{gid}/move"), 405, "takes POST, not GET"),
+        (client.raw("DELETE", f"/api/games/{gid}"), 405, "takes GET, not DELETE"),
+        (client.raw("PUT", "/api/games", b"{}"), 405, "takes POST, not PUT"),
     ]
     for (status, _, raw), code, words in checks:
-        assert status == code
-        if words:
-            assert words in json.loads(raw)["error"]
+        assert status == code and words in json.loads(raw)["error"], (code, raw[:200])
     assert client.call("GET", f"/api/games/{gid}")[1] == before
     bad_games = [
         ({"opponents": ["random"] * 2}, "list of 3 agent names"),
@@ -192,13 +204,65 @@ def test_games_are_bounded_and_idle_ones_expire():
 
 
 def test_the_server_survives_a_client_that_vanishes_mid_request(client):
-    gid = client.call("POST", "/api/games", {"opponents": ["random"] * 3})[1]["id"]
+    gid = client.call("POST", "/api/games", {"opponents": ["random"] * 3, "seed": 1})[1]["id"]
+    before, games = client.call("GET", f"/api/games/{gid}")[1], len(client.server.store)
     for partial in (b"POST /api/games HTTP/1.1\r\nContent-Length: 500\r\nContent-Type: application/json\r\n\r\n{\"opp",
-                    b"GET /api/ga", b"POST /api/games/" + gid.encode() + b"/advance HTTP/1.1\r\nContent-Length: 0\r\n\r\n"):
+                    b"GET /api/ga", b"POST /api/games/" + gid.encode() + b"/move HTTP/1.1\r\nContent-Length: 40\r\n\r\n{"):
         with socket.create_connection(("127.0.0.1", client.port)) as sock:
             sock.sendall(partial)
-    assert client.call("GET", f"/api/games/{gid}")[0] == 200
+    time.sleep(0.2)
+    assert client.call("GET", f"/api/games/{gid}")[1] == before and len(client.server.store) == games
     assert client.call("GET", "/api/info")[0] == 200
+
+
+def test_one_connection_serves_request_after_request_whatever_the_answers(client):
+    import http.client
+
+    connection = http.client.HTTPConnection("127.0.0.1", client.port, timeout=10)
+    json_headers = {"Content-Type": "application/json"}
+    for method, path, body, code in (("POST", "/api/games/nope/move", b'{"cards": [3]}', 404),
+                                     ("POST", "/api/nothing", b'{"a": 1}', 404), ("GET", "/api/info", b'{"a": 1}', 200),
+                                     ("GET", "/api/games/nope/move", None, 405), ("GET", "/api/info", None, 200)):
+        connection.request(method, path, body=body, headers=json_headers)
+        response = connection.getresponse()
+        payload = json.loads(response.read())
+        assert response.status == code and (code == 200 or "error" in payload), (method, path, payload)
+    connection.request("GET", "/api/info", headers={"Host": "attacker.example:8000"})  # DNS rebinding
+    response = connection.getresponse()
+    assert response.status == 403 and "this machine only" in json.loads(response.read())["error"]
+    connection.close()
+
+
+def test_insight_is_off_by_default_while_playing_and_passes_belong_to_the_trick_on_the_table():
+    store = TableStore(("search:8", "random"))
+    assert store.create({"opponents": ["search:8"] * 3, "seed": 3}).show_insight is False  # it would show their cards
+    assert store.create({"mode": "watch", "seats": ["random"] * 4, "seed": 3}).show_insight is True
+    table = store.create({"mode": "watch", "seats": ["random"] * 4, "seed": 8, "insight": False})
+    while not table.game.is_over:
+        view = table.view()
+        if not view["trick"]:
+            assert view["passed"] == []
+        else:
+            assert all(seat != view["trick_player"] for seat in view["passed"])
+        table.advance()
+
+
+def test_the_offered_agents_are_checked_before_serving_and_the_page_starts_on_the_servers_rules(tmp_path):
+    TableStore(("random", "search:16", "pretrained", "pretrained-paper")).check_agents()
+    for bad, words in ((("wizard",), "no such agent name or file"), (("search:fast",), "search:fast"),
+                       ((str(tmp_path / "missing.pt"),), "no such agent name or file"),
+                       (("charlesworth:" + str(tmp_path / "nothing.bin"),), "no such agent name or file")):
+        with pytest.raises(ValueError, match=words):
+            TableStore(bad).check_agents()
+    with pytest.raises(ValueError, match="default_rules must be a preset"):
+        TableStore(("random",), default_rules="house")
+    c = Client(TableStore(("random",), default_rules="charlesworth"))
+    try:
+        assert c.call("GET", "/api/info")[1]["default_rules"] == "charlesworth"
+        view = c.call("POST", "/api/games", {"opponents": ["random"] * 3})[1]
+        assert view["rules"] == Rules.preset("charlesworth").to_dict()
+    finally:
+        c.close()
 
 
 def test_a_refused_replay_names_its_first_bad_move(client, tmp_path):
@@ -216,6 +280,8 @@ def test_a_refused_replay_names_its_first_bad_move(client, tmp_path):
     assert status == 422 and "not a valid replay: move 3" in error["error"]
     for change, words in ((lambda d: d.update(format="other"), "format must be"), (lambda d: d.update(seed="x"), "seed must"),
                           (lambda d: d.update(seats=["a"]), "seats must"), (lambda d: d["moves"].append([0, []]), "move"),
+                          (lambda d: d.pop("rules"), "rules must be an object"),
+                          (lambda d: d["moves"].__setitem__(0, [float(d["moves"][0][0]), d["moves"][0][1]]), "is on move"),
                           (lambda d: d.update(scores=[1, 2, 3, -6]), "differ from the engine's"),
                           (lambda d: d["moves"].__setitem__(0, [(d["moves"][0][0] + 1) % 4, d["moves"][0][1]]), "is on move")):
         broken = json.loads(json.dumps(data))

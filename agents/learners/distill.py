@@ -89,7 +89,7 @@ def payload_network(payload: Payload) -> Big2Net:
 
 def teacher_rollout(
     rules: Rules | str | dict, seeds: Sequence[int], teacher: str, extended: bool, prior: Payload | None = None,
-    leaf_value: float = 0.0,
+    leaf_value: float = 0.0, value_scale: float = 13.0,
 ) -> Rollout:
     """Play one game per seed with ``teacher`` (an agent spec) in all four seats; record every
     decision with more than one legal action (forced moves are played, not recorded).
@@ -104,7 +104,8 @@ def teacher_rollout(
     this network's probabilities (its ``prior``; it searches the network's ``prior_top``
     favourites and pass) instead of by Smart's score. ``leaf_value`` > 0: the same network's
     value head also judges the search's leaves, with this weight against the rollouts (the
-    search's ``value`` and ``value_weight``).
+    search's ``value`` and ``value_weight``); ``value_scale`` turns the value head's output into
+    points (1 / the reward scale it learns with: 13 for distillation's default).
     """
     from big2_env.evaluation.loading import load_agent  # here: a worker process builds its own teacher
     from big2_env.players.search import SearchPolicy
@@ -120,8 +121,8 @@ def teacher_rollout(
             torch.set_num_threads(1)  # a teacher process: one forward pass at a time, one core each
         policy.prior = NetworkPolicy(payload_network(prior), deterministic=True, rules=rules)
         if leaf_value > 0:
-            policy._check_value(policy.prior, leaf_value, policy.value_scale)
-            policy.value, policy.value_weight = policy.prior, float(leaf_value)
+            policy._check_value(policy.prior, leaf_value, value_scale)
+            policy.value, policy.value_weight, policy.value_scale = policy.prior, float(leaf_value), float(value_scale)
     elif leaf_value > 0:
         raise ValueError("a leaf value comes with the network prior (expert iteration)")
     recorder = _Recorder(EXTENDED_SIZE if extended else OBS_SIZE)
@@ -172,10 +173,10 @@ class TeacherPool:
 
     def __init__(
         self, processes: int, rules: Rules, teacher: str, extended: bool, backend: str = "process", address: str | None = None,
-        leaf_value: float = 0.0,
+        leaf_value: float = 0.0, value_scale: float = 13.0,
     ) -> None:
         self.processes, self.rules, self.teacher, self.extended = processes, rules, teacher, extended
-        self.leaf_value = float(leaf_value)
+        self.leaf_value, self.value_scale = float(leaf_value), float(value_scale)
         self._pool: ProcessPoolExecutor | None = None
         self._ray: Any = None
         self._started_ray = False
@@ -200,21 +201,23 @@ class TeacherPool:
         :func:`teacher_rollout`)."""
         seeds = [int(s) for s in seeds]
         if self._pool is None and self._ray is None:
-            return teacher_rollout(self.rules, seeds, self.teacher, self.extended, prior, self.leaf_value)
+            return teacher_rollout(self.rules, seeds, self.teacher, self.extended, prior, self.leaf_value, self.value_scale)
         pieces = 4 * self.processes
         cuts = [len(seeds) * k // pieces for k in range(pieces + 1)]
         chunks = [seeds[lo:hi] for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
         rules = self.rules.to_dict()
         if self._ray is not None:  # Ray tasks: a task whose worker dies is retried (max_retries), same result
             shared = self._ray.put(prior)  # once, not once per task
-            refs = [self._task.remote(rules, chunk, self.teacher, self.extended, shared, self.leaf_value) for chunk in chunks]
+            refs = [self._task.remote(rules, chunk, self.teacher, self.extended, shared, self.leaf_value, self.value_scale)
+                    for chunk in chunks]
             try:
                 return concat_rollouts(self._ray.get(refs))
             except self._ray.exceptions.RayError as err:
                 raise RuntimeError(f"a Ray teacher-game task failed:\n{err}") from None
         assert self._pool is not None
         futures: list[Future] = [
-            self._pool.submit(teacher_rollout, rules, chunk, self.teacher, self.extended, prior, self.leaf_value)
+            self._pool.submit(teacher_rollout, rules, chunk, self.teacher, self.extended, prior, self.leaf_value,
+                              self.value_scale)
             for chunk in chunks
         ]
         return concat_rollouts([f.result() for f in futures])

@@ -63,6 +63,8 @@ def check_replay(data: Any) -> Game:
     seed = data.get("seed")
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise ReplayError(f"seed must be an int in 0..2**64-1; got {seed!r}")
+    if not isinstance(data.get("rules"), Mapping):
+        raise ReplayError("rules must be an object of Rules fields (Rules.to_dict())")
     try:
         rules = Rules.coerce(data.get("rules"))
     except (TypeError, ValueError) as err:
@@ -80,7 +82,7 @@ def check_replay(data: Any) -> Game:
         seat, cards = move
         if game.is_over:
             raise ReplayError(f"move {index}: the game is already over")
-        if seat != game.current_player or isinstance(seat, bool):
+        if type(seat) is not int or seat != game.current_player:
             raise ReplayError(f"move {index}: seat {seat!r} moved, but seat {game.current_player} is on move")
         try:
             game.play(cards)

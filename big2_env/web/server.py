@@ -17,8 +17,10 @@ every game as it was):
 * ``GET /api/games/ID/replay``: the game as a replay (:mod:`big2_env.engine.replay`);
 * ``POST /api/replays``: a replay to step through -> every position (checked on the engine).
 
-Bodies are at most :data:`MAX_BODY` bytes of ``application/json``. Game ids are 128-bit random
-tokens: a page acts only in the games it created, since no other page can name them.
+Bodies are at most :data:`MAX_BODY` bytes, and every POST is ``application/json`` (which another
+site's page cannot send without the browser asking the server first). On a loopback address,
+requests whose ``Host`` is not this machine are refused (DNS rebinding). Game ids are 128-bit
+random tokens: a page acts only in the games it created, since no other page can name them.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from ..engine.rules import Rules
 from ..engine.replay import ReplayError, replay_positions
 from .tables import DEFAULT_AGENTS, TableError, TableStore
 
-__all__ = ["MAX_BODY", "STATIC_FILES", "Big2Server", "is_loopback", "make_server", "serve"]
+__all__ = ["LOOPBACK_NAMES", "MAX_BODY", "STATIC_FILES", "Big2Server", "ListenError", "is_loopback", "make_server", "serve"]
 
 MAX_BODY = 256 * 1024
 """The largest request body accepted (a replay of the longest game is about 10 KiB)."""
@@ -49,6 +51,23 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'",
 }
+
+
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+"""The Host names a loopback server answers to (any port)."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def path_text(path: str) -> str:
+    """A request path for an error message (shortened)."""
+    return repr(path if len(path) <= 120 else path[:117] + "...")
+
+
+class ListenError(OSError):
+    """The server could not listen where it was asked to (the address is in use, or not this machine's)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -74,13 +93,18 @@ class Big2Server(ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], store: TableStore, quiet: bool = True) -> None:
         self.store, self.quiet = store, quiet
+        self.loopback = is_loopback(address[0])
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
-        super().__init__(address, _Handler)
+        try:
+            super().__init__(address, _Handler)
+        except OSError as err:
+            raise ListenError(err.errno, f"cannot listen on {address[0]}:{address[1]}: {err.strerror or err}") from None
 
 
 class _Handler(BaseHTTPRequestHandler):
     server: Big2Server
+    _raw: bytes = b""  # this request's body, read first
     protocol_version = "HTTP/1.1"
     timeout = 30  # seconds a client may take to send its request
 
@@ -106,32 +130,52 @@ class _Handler(BaseHTTPRequestHandler):
     def _error(self, status: int, message: str) -> None:
         self._json(status, {"error": message})
 
-    def _body(self) -> Any:
-        """The request's JSON body (``{}`` when empty); :class:`TableError` if too large, not JSON or mistyped."""
+    def _read_body(self) -> None:
+        """Read the request's body (by ``Content-Length``) before anything else, so that the
+        connection stays usable whatever the answer; a body that cannot be read closes it."""
+        self._raw = b""
+        if self.headers.get("Transfer-Encoding"):
+            self.close_connection = True
+            raise TableError(411, "send the body with a Content-Length (chunked bodies are not accepted)")
         length_text = self.headers.get("Content-Length", "0")
         try:
             length = int(length_text)
         except ValueError:
+            self.close_connection = True
             raise TableError(400, f"Content-Length must be a number; got {length_text!r}") from None
         if length < 0:
+            self.close_connection = True
             raise TableError(400, "Content-Length must not be negative")
         if length > MAX_BODY:
             self.close_connection = True  # the body is not read: the connection cannot be reused
             raise TableError(413, f"the request body is {length} bytes; at most {MAX_BODY} are accepted")
-        raw = self.rfile.read(length) if length else b""
-        if not raw:
+        self._raw = self.rfile.read(length) if length else b""
+
+    def _body(self) -> Any:
+        """The request's JSON body (``{}`` when empty); :class:`TableError` if not JSON or mistyped."""
+        if not self._raw:
             return {}
-        kind = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
-        if kind != "application/json":
-            raise TableError(415, f"the request body must be application/json; got {kind or 'no Content-Type'!r}")
         try:
-            return json.loads(raw)
-        except (UnicodeDecodeError, ValueError) as err:
+            return json.loads(self._raw, parse_constant=_refuse_constant)
+        except (UnicodeDecodeError, ValueError, RecursionError) as err:
             raise TableError(400, f"the request body is not valid JSON: {err}") from None
+
+    def _check_request(self, method: str) -> None:
+        """Refuse what a page of this server never sends: a POST that is not JSON (what another
+        site could send without the browser asking first) and, on a loopback address, a Host
+        header that is not this machine (DNS rebinding)."""
+        if method == "POST":
+            kind = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
+            if kind != "application/json":
+                raise TableError(415, f"a POST must be application/json; got {kind or 'no Content-Type'!r}")
+        if self.server.loopback:
+            host = (self.headers.get("Host") or "").rsplit(":", 1)[0].strip("[]").lower()
+            if host not in LOOPBACK_NAMES:
+                raise TableError(403, f"this server answers requests to this machine only; Host was {host!r}")
 
     # ------------------------------------------------------------ routing
     def do_HEAD(self) -> None:  # noqa: N802 - the base class's name
-        self.do_GET()
+        self._route("GET")
 
     def do_GET(self) -> None:  # noqa: N802
         self._route("GET")
@@ -139,11 +183,25 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         self._route("POST")
 
+    def do_PUT(self) -> None:  # noqa: N802
+        self._route("PUT")
+
+    def do_DELETE(self) -> None:  # noqa: N802
+        self._route("DELETE")
+
+    def do_PATCH(self) -> None:  # noqa: N802
+        self._route("PATCH")
+
+    def do_OPTIONS(self) -> None:  # noqa: N802
+        self._route("OPTIONS")
+
     def _route(self, method: str) -> None:
         path = self.path.split("?", 1)[0]
         parts = [p for p in path.split("/") if p]
         try:
             try:
+                self._read_body()
+                self._check_request(method)
                 handler = self._find(method, parts)
                 handler()
             except TableError as err:
@@ -156,42 +214,39 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def _find(self, method: str, parts: list[str]) -> Callable[[], None]:
+        """The handler of ``method`` on ``parts``: 404 for a path that names nothing, 405 for a
+        method the path does not take."""
         store = self.server.store
-        if method == "GET" and parts in ([], ["index.html"]):
-            return lambda: self._send(200, _static("index.html"), "text/html")
-        if method == "GET" and len(parts) == 2 and parts[0] == "static":
+        routes: dict[str, Callable[[], None]] = {}
+        if parts in ([], ["index.html"]):
+            routes["GET"] = lambda: self._send(200, _static("index.html"), "text/html")
+        elif len(parts) == 2 and parts[0] == "static":
             name = parts[1]
             if name not in STATIC_FILES:
                 raise TableError(404, f"no such file: {name!r}")
-            return lambda: self._send(200, _static(name), STATIC_FILES[name], cache=True)
-        if parts[:1] != ["api"]:
-            raise TableError(404, f"no such page: {self.path!r}")
-        rest = parts[1:]
-        if rest == ["info"] and method == "GET":
-            return lambda: self._json(200, {
-                "agents": list(store.allowed), "rules": list(Rules.PRESETS),
-                "default_rules": store.default_rules.to_dict(), "max_games": store.max_tables,
-                "idle_seconds": store.idle_seconds,
+            routes["GET"] = lambda: self._send(200, _static(name), STATIC_FILES[name], cache=True)
+        elif parts == ["api", "info"]:
+            routes["GET"] = lambda: self._json(200, {
+                "agents": list(store.allowed), "rules": list(Rules.PRESETS), "default_rules": store.default_rules_name,
+                "max_games": store.max_tables, "idle_seconds": store.idle_seconds,
             })
-        if rest == ["games"] and method == "POST":
-            return lambda: self._json(201, store.create(self._body()).view())
-        if rest == ["replays"] and method == "POST":
-            return self._replay_positions
-        if len(rest) >= 2 and rest[0] == "games":
-            action = rest[2] if len(rest) == 3 else None
-            if len(rest) > 3:
-                raise TableError(404, f"no such endpoint: {self.path!r}")
-            if method == "GET" and action is None:
-                return lambda: self._json(200, store.get(rest[1]).view())
-            if method == "GET" and action == "replay":
-                return lambda: self._json(200, store.get(rest[1]).replay())
-            if method == "POST" and action == "move":
-                return lambda: self._move(rest[1])
-            if method == "POST" and action == "advance":
-                return lambda: self._advance(rest[1])
-        if method == "GET" or method == "POST":
-            raise TableError(404 if method == "GET" else 405, f"no such endpoint: {method} {self.path}")
-        raise TableError(405, f"method {method} is not allowed")
+        elif parts == ["api", "games"]:
+            routes["POST"] = lambda: self._json(201, store.create(self._body()).view())
+        elif parts == ["api", "replays"]:
+            routes["POST"] = self._replay_positions
+        elif len(parts) == 3 and parts[:2] == ["api", "games"]:
+            routes["GET"] = lambda: self._json(200, store.get(parts[2]).view())
+        elif len(parts) == 4 and parts[:2] == ["api", "games"] and parts[3] == "replay":
+            routes["GET"] = lambda: self._json(200, store.get(parts[2]).replay())
+        elif len(parts) == 4 and parts[:2] == ["api", "games"] and parts[3] == "move":
+            routes["POST"] = lambda: self._move(parts[2])
+        elif len(parts) == 4 and parts[:2] == ["api", "games"] and parts[3] == "advance":
+            routes["POST"] = lambda: self._advance(parts[2])
+        else:
+            raise TableError(404, f"no such page or endpoint: {path_text(self.path)}")
+        if method not in routes:
+            raise TableError(405, f"{path_text(self.path)} takes {', '.join(routes)}, not {method}")
+        return routes[method]
 
     def _move(self, table_id: str) -> None:
         table = self.server.store.get(table_id)
@@ -203,7 +258,6 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _advance(self, table_id: str) -> None:
         table = self.server.store.get(table_id)
-        self._body()  # read (and check) any body, so that the connection stays usable
         table.advance()
         self._json(200, table.view())
 
@@ -247,6 +301,7 @@ def serve(
     ``exit_after`` seconds, if given, stop it.
     """
     store = TableStore(agents, max_tables=max_games, idle_seconds=idle_minutes * 60, default_rules=rules)
+    store.check_agents()
     server = make_server(host, port, store, quiet=True)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{server.server_address[1]}/"

@@ -11,7 +11,9 @@ What a viewer sees (:meth:`Table.view`): in ``play`` mode only the person's own 
 hand once the game is over); in ``watch`` mode every hand. With ``insight`` on, an agent on
 move decides as soon as it is viewed, and the view shows what it weighed (:func:`insight`):
 a network's probability for each candidate and its value estimate, the search's mean score
-and deals per candidate. :meth:`Table.advance` then plays that decision.
+and deals per candidate. :meth:`Table.advance` then plays that decision. Insight is on by
+default in ``watch`` mode and off in ``play`` mode, where asking for it shows the agents'
+candidate plays, and so their cards.
 
 Example:
     >>> store = TableStore(allowed=("random",))
@@ -25,6 +27,7 @@ Example:
 from __future__ import annotations
 
 import math
+import os
 import secrets
 import threading
 import time
@@ -164,9 +167,13 @@ class Table:
             on_move = None if over else game.current_player
             thinking = None
             if on_move is not None and self.agents[on_move] is not None and self.show_insight:
-                thinking = self._decide()[2]
+                try:
+                    thinking = self._decide()[2]
+                except Exception as err:  # noqa: BLE001 - the view stands; advance() reports the failure
+                    thinking = {"kind": "error", "message": f"{type(err).__name__}: {err}", "candidates": [],
+                                "value": None, "chosen": []}
             passed: list[int] = []
-            for seat, play in reversed(game.history):
+            for seat, play in reversed(game.history if game.trick is not None else []):  # on the trick now on the table
                 if play:
                     break
                 passed.append(seat)
@@ -202,12 +209,33 @@ class TableStore:
             raise ValueError("allowed must name at least one agent")
         self.allowed = tuple(dict.fromkeys(allowed))
         self.max_tables, self.idle_seconds = int(max_tables), float(idle_seconds)
-        self.default_rules = Rules.coerce(default_rules)
+        if default_rules not in Rules.PRESETS:
+            raise ValueError(f"default_rules must be a preset, one of {', '.join(Rules.PRESETS)}; got {default_rules!r}")
+        self.default_rules_name = default_rules
+        self.default_rules = Rules.preset(default_rules)
         self._tables: dict[str, Table] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._tables)
+
+    def check_agents(self) -> None:
+        """Refuse, before serving, an offered agent that can never load: an unknown name, a bad
+        ``search:`` budget or a missing file. Networks are not loaded here (torch stays unloaded
+        until a game seats one)."""
+        from ..players.registry import POLICIES
+
+        for spec in self.allowed:
+            if spec in POLICIES or spec.startswith("search:"):
+                try:
+                    load_agent(spec, self.default_rules, what="--opponents")
+                except LoadError as err:
+                    raise ValueError(str(err)) from None
+            elif spec not in ("pretrained", "pretrained-paper"):
+                path = spec.split(":", 1)[1] if spec.startswith(("charlesworth:", "charlesworth-greedy:")) else spec
+                if not os.path.exists(path):
+                    raise ValueError(f"--opponents {spec!r}: no such agent name or file (names: "
+                                     f"{', '.join(sorted(POLICIES))}, search:N, pretrained, pretrained-paper)")
 
     def get(self, table_id: Any) -> Table:
         """The table with this id (404 if there is none, or it expired)."""
@@ -230,8 +258,8 @@ class TableStore:
         * ``opponents`` (play): three agent specs for the other seats, in seat order after yours;
           ``seats`` (watch): four;
         * ``human`` (play): your seat 0..3 (default 0); ``rules``: a preset name (default the
-          server's); ``seed``: the deal (default random); ``insight``: show what agents weigh
-          (default true).
+          server's); ``seed``: the deal (default random); ``insight``: show what the agent on
+          move weighs (default: true to watch, false to play, where it shows the agents' cards).
         """
         if not isinstance(request, Mapping):
             raise TableError(400, "the request must be a JSON object")
@@ -253,7 +281,7 @@ class TableStore:
             seed = secrets.randbelow(2**31)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
             raise TableError(400, f"seed must be an int in 0..{MAX_SEED}; got {seed!r}")
-        show = request.get("insight", True)
+        show = request.get("insight", mode == "watch")
         if not isinstance(show, bool):
             raise TableError(400, f"insight must be true or false; got {show!r}")
         if mode == "watch":

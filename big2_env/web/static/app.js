@@ -13,6 +13,7 @@ let timer = null;
 let frames = null;    // a loaded replay's positions
 let frameAt = 0;
 let replayData = null;
+let generation = 0;   // bumped by every new game or loaded replay: answers for an older one are dropped
 
 function cardName(id) {
   const rank = RANKS[Math.floor(id / 4)];
@@ -57,9 +58,9 @@ function cardSvg(id, faceUp) {
 
 async function api(method, path, body) {
   const options = { method, headers: {} };
-  if (body !== undefined) {
+  if (method === "POST") {  // every POST is JSON (the server refuses others)
     options.headers["Content-Type"] = "application/json";
-    options.body = JSON.stringify(body);
+    options.body = JSON.stringify(body === undefined ? {} : body);
   }
   const response = await fetch(path, options);
   const data = await response.json();
@@ -100,6 +101,7 @@ function seatPickers() {
 async function newGame(event) {
   if (event) event.preventDefault();
   clearTimeout(timer);
+  const mine = ++generation;
   frames = null; replayData = null;
   $("replay-controls").hidden = true;
   const agents = [...document.querySelectorAll("#seat-pickers select.agent")].map((s) => s.value);
@@ -107,12 +109,15 @@ async function newGame(event) {
   const request = { mode, rules: $("rules").value, insight: $("insight").checked };
   if (mode === "watch") request.seats = agents; else request.opponents = agents;
   if ($("seed").value !== "") request.seed = Number($("seed").value);
+  let created;
   try {
-    view = await api("POST", "/api/games", request);
+    created = await api("POST", "/api/games", request);
   } catch (error) {
     setStatus(error.message, true);
     return;
   }
+  if (mine !== generation) return;
+  view = created;
   selected = new Set();
   $("table").hidden = false;
   render();
@@ -128,12 +133,16 @@ function schedule() {
 }
 
 async function advance() {
+  const mine = generation;
+  let next;
   try {
-    view = await api("POST", `/api/games/${view.id}/advance`);
+    next = await api("POST", `/api/games/${view.id}/advance`);
   } catch (error) {
-    setStatus(error.message, true);
+    if (mine === generation) setStatus(error.message, true);
     return;
   }
+  if (mine !== generation) return;  // a new game or a replay came meanwhile
+  view = next;
   render();
   schedule();
 }
@@ -237,6 +246,7 @@ function renderInsight(state) {
   const seen = state.insight;
   panel.hidden = !seen || !$("insight").checked;
   if (!seen) return;
+  if (seen.kind === "error") { body.textContent = `the agent failed to decide: ${seen.message}`; return; }
   const title = document.createElement("p");
   title.textContent = `${seatName(state.player, state)} weighs` + (seen.value === null ? "" : ` (value estimate ${seen.value.toFixed(3)})`);
   const table = document.createElement("table");
@@ -350,6 +360,7 @@ async function loadReplay(event) {
   const file = event.target.files[0];
   if (!file) return;
   clearTimeout(timer);
+  generation++;
   let data;
   try {
     data = JSON.parse(await file.text());
@@ -399,8 +410,10 @@ async function start() {
     option.value = preset; option.textContent = preset;
     $("rules").appendChild(option);
   }
+  $("rules").value = info.default_rules;
   seatPickers();
-  $("mode").addEventListener("change", seatPickers);
+  $("insight").checked = $("mode").value === "watch";
+  $("mode").addEventListener("change", () => { seatPickers(); $("insight").checked = $("mode").value === "watch"; });
   $("setup").addEventListener("submit", newGame);
   $("delay").addEventListener("input", () => { $("delay-out").textContent = `${(delay() / 1000).toFixed(1)} s`; });
   $("insight").addEventListener("change", () => { if (view && !frames) renderInsight(view); });
