@@ -121,8 +121,7 @@ def teacher_rollout(
             torch.set_num_threads(1)  # a teacher process: one forward pass at a time, one core each
         policy.prior = NetworkPolicy(payload_network(prior), deterministic=True, rules=rules)
         if leaf_value > 0:
-            policy._check_value(policy.prior, leaf_value, value_scale)
-            policy.value, policy.value_weight, policy.value_scale = policy.prior, float(leaf_value), float(value_scale)
+            policy.set_value(policy.prior, leaf_value, value_scale)
     elif leaf_value > 0:
         raise ValueError("a leaf value comes with the network prior (expert iteration)")
     recorder = _Recorder(EXTENDED_SIZE if extended else OBS_SIZE)

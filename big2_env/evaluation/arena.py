@@ -48,7 +48,6 @@ the same arguments give the same result (``elapsed_s`` aside).
 
 from __future__ import annotations
 
-import json
 import math
 import multiprocessing
 import os
@@ -62,7 +61,7 @@ import numpy as np
 
 from ..observations.decision import Decision, PolicyObservation
 from ..engine.game import NUM_PLAYERS, Game
-from ..engine.replay import replay_dict
+from ..engine.replay import replay_dict, write_replay
 from ..players.base import Policy, policy_actions
 from .loading import resolve_policy
 from ..engine.rules import Rules
@@ -356,10 +355,7 @@ def _play_games(
 
 def _write_replay(folder: str, index: int, game: Game, seed: int, names: list[str]) -> None:
     """Game ``index``'s replay (:mod:`big2_env.engine.replay`) as ``folder/game-NNNNN.json``."""
-    path = os.path.join(folder, f"game-{index:05d}.json")
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump(replay_dict(game, seed, names), handle)
-        handle.write("\n")
+    write_replay(os.path.join(folder, f"game-{index:05d}.json"), replay_dict(game, seed, names))
 
 
 def _chunk_worker(task: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -763,8 +763,7 @@ class SearchPolicy(Policy):
         if inner and not self.core:
             raise ValueError("inner (nested rollouts) runs in the compiled core: it needs core=True and Smart rollouts")
         self.inner = int(inner)
-        self._check_value(value, value_weight, value_scale)
-        self.value, self.value_weight, self.value_scale = value, float(value_weight), float(value_scale)
+        self.set_value(value, value_weight, value_scale)
         self._rules_array: np.ndarray | None = None  # the core's view of the rules, made on first use
         self._core_state: _CoreState | None = None
         self._course: list[Move] | None = None  # this decision's replayed move history, when read
@@ -776,6 +775,12 @@ class SearchPolicy(Policy):
     def seed(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
         self._playing.seed(None if seed is None else seed + 1)
+
+    def set_value(self, value: Any, weight: Any = 0.5, scale: Any = 13.0) -> None:
+        """Set the leaf value, its weight and its scale (the constructor's ``value``, ``value_weight``
+        and ``value_scale``), checked as the constructor checks them."""
+        self._check_value(value, weight, scale)
+        self.value, self.value_weight, self.value_scale = value, float(weight), float(scale)
 
     def _check_value(self, value: Any, weight: Any, scale: Any) -> None:
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 1:

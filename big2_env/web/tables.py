@@ -102,7 +102,7 @@ class Table:
         self.show_insight = show_insight
         self.lock = threading.Lock()
         self.touched = time.monotonic()
-        self._pending: tuple[int, int, dict[str, Any] | None] | None = None  # (turn, action, insight) of the agent on move
+        self._pending: tuple[int, Decision, int, dict[str, Any] | None] | None = None  # the agent on move's decision
 
     @property
     def mode(self) -> str:
@@ -138,22 +138,23 @@ class Table:
                 raise TableError(409, "the game is over")
             if self.agents[self.game.current_player] is None:
                 raise TableError(409, "it is your turn: the agents wait for your move")
-            _, action, _ = self._decide()
-            decision = Decision(self.game)
+            _, decision, action, _ = self._decide()
             self.game._apply(decision.require_entry(action, f"agent {self.seats[self.game.current_player]!r}"))
             self._pending = None
 
-    def _decide(self) -> tuple[int, int, dict[str, Any] | None]:
-        """The agent on move's decision, made once per turn (the lock is held)."""
+    def _decide(self) -> tuple[int, Decision, int, dict[str, Any] | None]:
+        """The agent on move's decision ``(turn, decision, action, insight)``, made once per turn (the lock is held)."""
         turn = len(self.game.history)
         if self._pending is None or self._pending[0] != turn:
             policy = self.agents[self.game.current_player]
             assert policy is not None
             decision = Decision(self.game)
-            observation = policy_view(policy, [PolicyObservation(decision)])[0]
-            [action] = policy_actions(policy, [PolicyObservation(decision)])
-            seen = insight(policy, decision, observation, int(action)) if self.show_insight else None
-            self._pending = (turn, int(action), seen)
+            shown = PolicyObservation(decision)
+            [action] = policy_actions(policy, [shown])
+            seen = None
+            if self.show_insight:
+                seen = insight(policy, decision, policy_view(policy, [shown])[0], int(action))
+            self._pending = (turn, decision, int(action), seen)
         return self._pending
 
     # ------------------------------------------------------------ views
@@ -168,7 +169,7 @@ class Table:
             thinking = None
             if on_move is not None and self.agents[on_move] is not None and self.show_insight:
                 try:
-                    thinking = self._decide()[2]
+                    thinking = self._decide()[3]
                 except Exception as err:  # noqa: BLE001 - the view stands; advance() reports the failure
                     thinking = {"kind": "error", "message": f"{type(err).__name__}: {err}", "candidates": [],
                                 "value": None, "chosen": []}
