@@ -12,17 +12,28 @@ Modules (all but :mod:`agents.config` and :mod:`agents.plugin` import torch; ``i
   encoder, dot-product scorer and value head (paper section 3.2, appendix B);
 * :mod:`agents.policy`: :class:`~agents.policy.NetworkPolicy`, a network as a
   :class:`big2_env.players.Policy` (one batched forward pass per ``act_batch``);
-* :mod:`agents.rollout`: many games stepped together with one forward pass per step;
-* :mod:`agents.curriculum`: self, checkpoint, OSFP, mixed and fixed-opponent curricula;
-* :mod:`agents.learners`: :mod:`~agents.learners.ppo` (per-seat GAE and the clipped PPO update,
-  appendix C), :mod:`~agents.learners.value` (Monte Carlo Q, SARSA, Q-learning, Deep Monte
-  Carlo) and :mod:`~agents.learners.distill` (learning from the search);
+Collection (playing the games a batch learns from):
+
+* :mod:`agents.vector_rollout`: self-play on the compiled vector env, the network batched over
+  every game on move (the default);
+* :mod:`agents.rollout`: games on the Python engine stepped together, one forward pass per step;
 * :mod:`agents.parallel` and :mod:`agents.ray_workers`: helper processes and Ray actors that
   play rollouts and share PPO's gradients;
-* :mod:`agents.train`: the training loop behind ``big2 train`` (logs, evaluation,
-  atomic checkpoints, exact ``--resume``);
+* :mod:`agents.curriculum`: self, checkpoint, OSFP, mixed and fixed-opponent curricula;
+
+The learners: :mod:`agents.learners`: :mod:`~agents.learners.ppo` (per-seat GAE and the clipped
+PPO update, appendix C), :mod:`~agents.learners.value` (Monte Carlo Q, SARSA, Q-learning, Deep
+Monte Carlo) and :mod:`~agents.learners.distill` (learning from the search).
+
+The loop:
+
+* :mod:`agents.trainer`: :class:`~agents.trainer.Trainer`, the training state and one batch
+  (collect, update, evaluate, the checkpoint's contents), processes and threads;
+* :mod:`agents.train`: the loop behind ``big2 train`` (evaluation schedule, atomic
+  checkpoints, exact ``--resume``, interruptions);
+* :mod:`agents.runlog`: the CSV logs, TensorBoard and the progress bar;
 * :mod:`agents.checkpoint`: checkpoint and policy files (format checks, atomic writes);
-* :mod:`agents.plot`: learning curves (``big2 plot``);
+* :mod:`agents.plot`: learning curves and learner health (``big2 plot``);
 * :mod:`agents.pretrained`: :func:`~agents.pretrained.load_pretrained`, the shipped agent.
 
 Install the extra first: ``pip install torch==2.13.0 && pip install -e ".[agents]"``.

@@ -39,7 +39,7 @@ ALGOS = ("ppo",) + VALUE_ALGOS + DISTILLING
 (:mod:`agents.learners.value`) and learning from search (:mod:`agents.learners.distill`)."""
 
 BACKENDS = ("process", "ray")
-ENVS = ("engine", "vector")
+ENVS = ("auto", "engine", "vector")
 """Where rollout workers run (``TrainArgs.backend``): :mod:`agents.parallel`, :mod:`agents.ray_workers`."""
 
 
@@ -159,20 +159,28 @@ class NetworkConfig:
 
 @dataclass(frozen=True)
 class PPOConfig:
-    """PPO hyperparameters (defaults: the paper's, entropy 0.05)."""
+    """PPO hyperparameters. Defaults: the recipe that learns (``big2 train``'s defaults): the
+    paper's settings (entropy 0.05, clip 0.2, GAE 0.99 / 0.95, gradient clip 0.5) with minibatches
+    of 4096 decisions, two epochs, a learning rate of 1e-3 (33 times the paper's) that decays to a
+    floor of a tenth, and scores / 13 (``benchmarks/recipe`` has the ablation that chose them).
+    :data:`PAPER_PPO` holds the paper's exact values (``--preset paper``)."""
 
-    lr: float = 3e-5
+    lr: float = 1e-3
     warmup_fraction: float = 0.02
-    min_lr_fraction: float = 0.0
+    min_lr_fraction: float = 0.1
     gamma: float = 0.99
     gae_lambda: float = 0.95
     clip: float = 0.2
     value_coef: float = 0.5
     entropy_coef: float = 0.05
     max_grad_norm: float = 0.5
-    epochs: int = 4
-    minibatch: int = 256
-    reward_scale: float = 1.0
+    epochs: int = 2
+    minibatch: int = 4096
+    reward_scale: float = 1.0 / 13.0
+
+
+PAPER_PPO = PPOConfig(lr=3e-5, min_lr_fraction=0.0, epochs=4, minibatch=256, reward_scale=1.0)
+"""The paper's exact PPO hyperparameters (appendix C; entropy 0.05, its best): ``--preset paper``."""
 
 
 @dataclass(frozen=True)
@@ -230,23 +238,51 @@ DMC_DEFAULTS = {"gamma": 1.0, "epsilon_start": 0.01, "epsilon_end": 0.01}
 """Deep Monte Carlo's own defaults (seed ``004``): the undiscounted Monte Carlo return and a
 constant exploration of 0.01."""
 
+PRESETS = ("default", "paper")
+"""The hyperparameter presets (``TrainArgs.preset``): ``default``, the recipe that learns, and
+``paper``, the paper's exact settings. They differ for PPO only (the other learners' defaults
+are the paper's in both)."""
+
+GAMES_PER_BATCH = {"vector": 512, "engine": 64}
+"""PPO's default games per batch on each env (the paper's 64 with ``--preset paper``, and for
+every other learner): the vector env batches the network over every game on move, so more games
+make larger forward passes."""
+
 _CONFIGS: list[tuple[str, PPOConfig | DistillConfig | ValueConfig]] = [
     ("ppo", PPOConfig()), ("distill", DistillConfig()), ("exit", DistillConfig())
 ]
-ALGO_DEFAULTS: dict[str, dict[str, float]] = {
-    algo: {
+
+
+def _algo_defaults(algo: str, config: PPOConfig | DistillConfig | ValueConfig) -> dict[str, float]:
+    return {
         "max_grad_norm": config.max_grad_norm,
         "reward_scale": config.reward_scale,
         "gamma": getattr(config, "gamma", 0.99),
         "epsilon_start": getattr(config, "epsilon_start", 0.5),
         "epsilon_end": getattr(config, "epsilon_end", 0.0),
+        # PPO's own; the other learners keep the values these fields had before they were per-algorithm
+        "lr": config.lr if isinstance(config, PPOConfig) else 3e-5,
+        "min_lr_fraction": config.min_lr_fraction if isinstance(config, PPOConfig) else 0.0,
+        "minibatch": config.minibatch if isinstance(config, PPOConfig) else 256,
+        "epochs": config.epochs if isinstance(config, PPOConfig) else 4,
         **(DMC_DEFAULTS if algo == "dmc" else {}),
     }
-    for algo, config in _CONFIGS + [(a, ValueConfig(algo=a)) for a in VALUE_ALGOS]
+
+
+ALGO_DEFAULTS: dict[str, dict[str, float]] = {
+    algo: _algo_defaults(algo, config) for algo, config in _CONFIGS + [(a, ValueConfig(algo=a)) for a in VALUE_ALGOS]
 }
-"""The per-algorithm values of the ``TrainArgs`` fields left at ``None``: the defaults of
-:class:`PPOConfig`, :class:`DistillConfig` and :class:`ValueConfig` (the paper's), and
-:data:`DMC_DEFAULTS` for ``dmc``."""
+"""The per-algorithm values of the ``TrainArgs`` fields left at ``None`` (preset ``default``): the
+defaults of :class:`PPOConfig` (the recipe that learns), :class:`DistillConfig` and
+:class:`ValueConfig` (the paper's), and :data:`DMC_DEFAULTS` for ``dmc``."""
+
+PAPER_DEFAULTS: dict[str, dict[str, float]] = {
+    **ALGO_DEFAULTS, "ppo": _algo_defaults("ppo", PAPER_PPO)
+}
+""":data:`ALGO_DEFAULTS` under ``--preset paper``: PPO takes :data:`PAPER_PPO`."""
+
+LEGACY_PPO = {"reward_scale": 1.0}
+"""The values of fields left at ``None`` in runs saved before presets existed (their PPO scored raw)."""
 
 
 FLOAT_RANGES: dict[str, tuple[float, float, bool]] = {
@@ -298,6 +334,12 @@ class TrainArgs:
     (:data:`RESUME_MUTABLE`: budget, logging, evaluation, threads, workers) may change.
     """
 
+    preset: str = _arg(
+        "default",
+        "hyperparameter preset for the fields left unset: default (the recipe that learns: lr 3e-4 decaying to a "
+        "tenth, scores / 13, minibatches of 4096, 512 games per batch on the vector env) or paper (the paper's exact "
+        "PPO settings: lr 3e-5 decaying to 0, raw scores, minibatches of 256, 64 games per batch)",
+    )
     algo: str = _arg(
         "ppo",
         "training algorithm: ppo, mcq (Monte Carlo Q), sarsa, qlearning, dmc (Deep Monte Carlo), "
@@ -310,13 +352,19 @@ class TrainArgs:
         0.0, "PPO: anneal the entropy coefficient linearly to 0 over this last fraction of the planned batches (0: constant)"
     )
     batches: int = _arg(5000, "planned number of batches (the learning-rate schedule spans them)")
-    games_per_batch: int = _arg(64, "games per batch")
+    games_per_batch: int | None = _arg(
+        None, "games per batch (None: PPO 512 on the vector env, else 64, the paper's)", type=int
+    )
     seed: int = _arg(0, "seed of the initial weights, deals, seats and sampled actions")
     out: str = _arg("runs/ppo", "run folder (checkpoint, model, logs, plot)")
     rules: str = _arg("paper", "rules preset")
-    lr: float = _arg(3e-5, "peak Adam learning rate")
+    lr: float | None = _arg(None, "peak Adam learning rate (None: 1e-3 for PPO, 3e-5 with --preset paper and for "
+                            "the other learners)", type=float)
     warmup_fraction: float = _arg(0.02, "share of the planned batches spent in linear warm-up")
-    min_lr_fraction: float = _arg(0.0, "the cosine decay ends at this fraction of --lr")
+    min_lr_fraction: float | None = _arg(
+        None, "the cosine decay ends at this fraction of --lr (None: 0.1 for PPO, 0 with --preset paper and otherwise)",
+        type=float,
+    )
     gamma: float | None = _arg(None, "discount (None: 0.99, 1 for dmc)", type=float)
     gae_lambda: float = _arg(0.95, "GAE lambda")
     clip: float = _arg(0.2, "PPO ratio clip and value clip")
@@ -324,10 +372,15 @@ class TrainArgs:
     max_grad_norm: float | None = _arg(
         None, "global gradient-norm clip (None: 0.5 for ppo, 1.0 for the value learners)", type=float
     )
-    epochs: int = _arg(4, "PPO and dmc: passes over each batch")
-    minibatch: int = _arg(256, "decisions per minibatch")
+    epochs: int | None = _arg(
+        None, "PPO, distill and dmc: passes over each batch (None: 2 for PPO, 4 with --preset paper and otherwise)", type=int
+    )
+    minibatch: int | None = _arg(
+        None, "decisions per minibatch (None: 4096 for PPO, 256 with --preset paper and for the other learners)", type=int
+    )
     reward_scale: float | None = _arg(
-        None, "training reward = final score x this (None: 1 for ppo, 1/13 for the value learners, as in the paper)", type=float
+        None, "training reward = final score x this (None: 1/13; 1 for PPO with --preset paper, the paper's raw score)",
+        type=float,
     )
     epsilon_start: float | None = _arg(
         None, "value learners: epsilon-greedy exploration at the first batch (None: 0.5, 0.01 for dmc)", type=float
@@ -359,7 +412,10 @@ class TrainArgs:
     checkpoint_minutes: float = _arg(
         2.0, "also write the checkpoint whenever this many minutes have passed since the last one (0: by batches only)"
     )
-    threads: int = _arg(2, "torch threads per process (capped at the cores this process may use, shared out among --workers)")
+    threads: int = _arg(
+        0, "torch threads per process (0: every free core, less those other programs keep busy; always capped at the "
+        "cores this process may use and shared out among --workers)"
+    )
     workers: int = _arg(
         2,
         "processes that share each batch's games (every algorithm and curriculum) and, for PPO with --backend process, "
@@ -367,10 +423,10 @@ class TrainArgs:
         "2 trains about 1.25x faster than 1 on 2 cores",
     )
     env: str = _arg(
-        "engine",
-        "where the games are played: engine (the Python engine, every curriculum and learner) or vector (the compiled "
+        "auto",
+        "where the games are played: engine (the Python engine, every curriculum and learner), vector (the compiled "
         "vector env: current-policy self-play, the network batched over every game on move; --curriculum self, "
-        "paper observation, no distill; --workers does not apply)",
+        "paper observation, no distill; --workers does not apply) or auto (vector where it applies, else engine)",
     )
     backend: str = _arg(
         "process",
@@ -416,34 +472,72 @@ class TrainArgs:
 
     def algo_default(self, name: str) -> float:
         """A field of :data:`ALGO_DEFAULTS` (``max_grad_norm``, ``reward_scale``, ``gamma``,
-        ``epsilon_start``, ``epsilon_end``): its value, or the algorithm's default when ``None``."""
+        ``epsilon_start``, ``epsilon_end``, ``lr``, ``min_lr_fraction``, ``minibatch``, ``epochs``):
+        its value, or the algorithm's default under the preset when ``None``."""
         value = getattr(self, name)
-        return float(ALGO_DEFAULTS[self.algo][name] if value is None else value)
+        if value is None:
+            value = (PAPER_DEFAULTS if self.preset == "paper" else ALGO_DEFAULTS)[self.algo][name]
+        return float(value)
+
+    def algo_int(self, name: str) -> int:
+        """:meth:`algo_default` for the int fields, ``minibatch`` and ``epochs``."""
+        return int(self.algo_default(name))
+
+    def vector_applies(self) -> bool:
+        """Whether the compiled vector env can play this run's games: current-policy self-play
+        (``--curriculum self``) of a network that reads the paper's 277 numbers, not distill."""
+        return (self.algo not in DISTILLING and self.curriculum == "self"
+                and self.model.get("observation", "paper") == "paper")
+
+    def env_in_use(self) -> str:
+        """``env``, with ``auto`` resolved: ``vector`` where :meth:`vector_applies`, else ``engine``."""
+        if self.env != "auto":
+            return self.env
+        return "vector" if self.vector_applies() else "engine"
+
+    def games_in_batch(self) -> int:
+        """``games_per_batch``, or its default: :data:`GAMES_PER_BATCH` for PPO's default preset, else 64."""
+        if self.games_per_batch is not None:
+            return self.games_per_batch
+        if self.algo == "ppo" and self.preset != "paper":
+            return GAMES_PER_BATCH[self.env_in_use()]
+        return 64
+
+    def resolved(self) -> "TrainArgs":
+        """A copy with every default that depends on the algorithm, preset or env made concrete
+        (``None`` fields and ``env="auto"``): what a new run saves, so that a later change of the
+        defaults never changes how a saved run resumes."""
+        values = self.to_dict()
+        for name in ALGO_DEFAULTS["ppo"]:
+            values[name] = self.algo_int(name) if name in ("minibatch", "epochs") else self.algo_default(name)
+        values["env"] = self.env_in_use()
+        values["games_per_batch"] = self.games_in_batch()
+        return TrainArgs(**values)
 
     def value_config(self) -> ValueConfig:
         return ValueConfig(
             algo=self.algo,
-            lr=self.lr,
+            lr=self.algo_default("lr"),
             gamma=self.algo_default("gamma"),
             reward_scale=self.algo_default("reward_scale"),
             max_grad_norm=self.algo_default("max_grad_norm"),
             target_sync=self.target_sync,
             epsilon_start=self.algo_default("epsilon_start"),
             epsilon_end=self.algo_default("epsilon_end"),
-            epochs=self.epochs,
-            minibatch=self.minibatch,
+            epochs=self.algo_int("epochs"),
+            minibatch=self.algo_int("minibatch"),
             win_coef=self.win_coef,
         )
 
     def distill_config(self) -> DistillConfig:
         return DistillConfig(
-            lr=self.lr,
+            lr=self.algo_default("lr"),
             warmup_fraction=self.warmup_fraction,
-            min_lr_fraction=self.min_lr_fraction,
+            min_lr_fraction=self.algo_default("min_lr_fraction"),
             value_coef=self.value_coef,
             max_grad_norm=self.algo_default("max_grad_norm"),
-            epochs=self.epochs,
-            minibatch=self.minibatch,
+            epochs=self.algo_int("epochs"),
+            minibatch=self.algo_int("minibatch"),
             reward_scale=self.algo_default("reward_scale"),
             replay=self.replay,
             soft_targets=self.soft_targets,
@@ -451,22 +545,24 @@ class TrainArgs:
 
     def ppo_config(self) -> PPOConfig:
         return PPOConfig(
-            lr=self.lr,
+            lr=self.algo_default("lr"),
             warmup_fraction=self.warmup_fraction,
-            min_lr_fraction=self.min_lr_fraction,
+            min_lr_fraction=self.algo_default("min_lr_fraction"),
             gamma=self.algo_default("gamma"),
             gae_lambda=self.gae_lambda,
             clip=self.clip,
             value_coef=self.value_coef,
             entropy_coef=self.entropy,
             max_grad_norm=self.algo_default("max_grad_norm"),
-            epochs=self.epochs,
-            minibatch=self.minibatch,
+            epochs=self.algo_int("epochs"),
+            minibatch=self.algo_int("minibatch"),
             reward_scale=self.algo_default("reward_scale"),
         )
 
     def validate(self) -> "TrainArgs":
         """Check every field (type and range); ``ValueError`` naming the field, the value and what is allowed."""
+        if self.preset not in PRESETS:
+            raise ValueError(f"preset must be one of {', '.join(PRESETS)}; got {self.preset!r}")
         if self.algo not in ALGOS:
             raise ValueError(f"algo must be one of {', '.join(ALGOS)}; got {self.algo!r}")
         if self.curriculum not in CURRICULA:
@@ -485,13 +581,15 @@ class TrainArgs:
             if value is None and name in ALGO_DEFAULTS["ppo"]:
                 continue  # the algorithm's default
             _check_float(name, value, low, high, low_open)
-        positive = ("batches", "games_per_batch", "epochs", "minibatch", "eval_games", "threads", "workers", "pool_size",
+        positive = ("batches", "games_per_batch", "epochs", "minibatch", "eval_games", "workers", "pool_size",
                     "snapshot_every", "target_sync", "replay")
         for name in positive:
             value = getattr(self, name)
+            if value is None and name in ("games_per_batch", "epochs", "minibatch"):
+                continue  # the algorithm's default
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ValueError(f"{name} must be a positive int; got {value!r}")
-        for name in ("eval_every", "checkpoint_every", "stop_after", "seed", "eval_seed"):
+        for name in ("eval_every", "checkpoint_every", "stop_after", "seed", "eval_seed", "threads"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be a non-negative int; got {value!r}")

@@ -1,18 +1,25 @@
-"""Learning curves of a training run, like the paper's Figure 2.
+"""Learning curves and learner health of a training run.
 
 :func:`plot_run` reads ``DIR/metrics.csv`` (written by :mod:`agents.train`) and
-draws two panels, win rate and mean score against training batches, one line per
-opponent class with its 95% confidence band, plus the paper's success thresholds
-(25% win rate, score 0). ``big2 plot DIR`` calls it.
+draws two panels, win rate and mean score against training games (a log axis once
+the run spans a decade; the paper's Figure 2 used batches), one line per opponent
+class with its 95% confidence band, plus the paper's success thresholds (25% win
+rate, score 0). :func:`plot_health` reads ``DIR/train_log.csv`` and draws what
+says whether a learner is healthy: PPO's approximate KL, clip fraction, explained
+variance, entropy, the value/policy gradient ratio and the learning rate (a value
+learner's loss, Q and epsilon). ``big2 plot DIR`` draws both.
 """
 
 from __future__ import annotations
 
 import csv
+import math
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 PLOT_NAME = "learning_curves.png"
+HEALTH_NAME = "training_health.png"
 _COLOURS = {"random": "tab:green", "greedy": "tab:orange", "smart": "tab:red"}
 
 
@@ -48,7 +55,7 @@ def plot_run(run_dir: str | Path, output: str | Path | None = None, title: str |
     fig, (ax_win, ax_score) = plt.subplots(1, 2, figsize=(11, 4.2))
     for opponent, data in series.items():
         colour = _COLOURS.get(opponent)
-        batches = data["batch"]
+        batches = data["games"]
         ax_win.plot(batches, [100 * v for v in data["win_rate"]], marker=".", color=colour, label=opponent)
         ax_win.fill_between(
             batches, [100 * v for v in data["win_rate_lo"]], [100 * v for v in data["win_rate_hi"]], color=colour, alpha=0.15
@@ -57,12 +64,30 @@ def plot_run(run_dir: str | Path, output: str | Path | None = None, title: str |
         ax_score.fill_between(batches, data["mean_score_lo"], data["mean_score_hi"], color=colour, alpha=0.15)
     ax_win.axhline(25, color="grey", linestyle="--", linewidth=0.8)
     ax_score.axhline(0, color="grey", linestyle="--", linewidth=0.8)
-    ax_win.set(xlabel="training batches", ylabel="win rate (%)", title="Win rate vs opponent class")
-    ax_score.set(xlabel="training batches", ylabel="mean score", title="Mean score vs opponent class")
+    ax_win.set(xlabel="training games", ylabel="win rate (%)", title="Win rate vs opponent class")
+    ax_score.set(xlabel="training games", ylabel="mean score", title="Mean score vs opponent class")
+    games = [g for data in series.values() for g in data["games"]]
     for ax in (ax_win, ax_score):
+        _games_axis(ax, games)
         ax.grid(alpha=0.3)
         ax.legend(title="opponents")
     fig.suptitle(title or f"Learning curves: {Path(run_dir).resolve().name}")
+    return _save(fig, plt, output)
+
+
+def _games_axis(ax: Any, games: list[float]) -> None:
+    """A log axis (linear near 0, so that the untrained start shows) once the games span a decade."""
+    positive = [g for g in games if g > 0]
+    if not positive or max(positive) < 10 * min(positive):
+        return
+    if len(positive) == len(games):
+        ax.set_xscale("log")
+    else:
+        ax.set_xscale("symlog", linthresh=min(positive))
+        ax.set_xlim(left=0)
+
+
+def _save(fig: Any, plt: Any, output: Path) -> Path:
     fig.tight_layout()
     output.parent.mkdir(parents=True, exist_ok=True)
     tmp = output.with_name(f".{output.name}.tmp.png")
@@ -70,3 +95,85 @@ def plot_run(run_dir: str | Path, output: str | Path | None = None, title: str |
     plt.close(fig)
     tmp.replace(output)
     return output
+
+
+_HEALTH = (
+    ("approx_kl", "approximate KL per minibatch", True),
+    ("clip_fraction", "clip fraction", False),
+    ("explained_variance", "explained variance of the value head", False),
+    ("entropy", "entropy over legal moves (nats)", False),
+    ("grad_ratio", "value / policy gradient on the shared layers", True),
+    ("lr", "learning rate", True),
+    ("q_loss", "value learner's loss", True),
+    ("mean_q", "mean Q", False),
+    ("epsilon", "exploration epsilon", False),
+    ("cross_entropy", "cross-entropy to the teacher", False),
+    ("accuracy", "agreement with the teacher", False),
+)
+
+
+def read_train_log(run_dir: str | Path) -> dict[str, list[float]]:
+    """``{column: values}`` from ``run_dir/train_log.csv`` (one row per batch; blanks are nan)."""
+    path = Path(run_dir) / "train_log.csv"
+    if not path.is_file():
+        raise FileNotFoundError(f"no train_log.csv in {str(run_dir)!r}: is it a `big2 train` output folder?")
+    columns: dict[str, list[float]] = defaultdict(list)
+    with path.open(newline="") as handle:
+        for row in csv.DictReader(handle):
+            for key, value in row.items():
+                try:
+                    columns[key].append(float(value) if value not in ("", None) else float("nan"))
+                except ValueError:
+                    columns[key].append(float("nan"))
+    return dict(columns)
+
+
+def plot_health(run_dir: str | Path, output: str | Path | None = None, title: str | None = None) -> Path:
+    """Draw the learner's health of ``run_dir`` (see the module docstring) to ``output`` (default
+    ``run_dir/training_health.png``): one panel per logged statistic, against training games, with
+    a rolling mean over 2% of the batches on top of the raw values."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError("plotting needs matplotlib: pip install matplotlib (or the [agents] extra)") from None
+    log = read_train_log(run_dir)
+    games = log.get("games", [])
+    if not games:
+        raise ValueError(f"{str(run_dir)!r}/train_log.csv has no rows yet")
+    panels = [(k, label, logy) for k, label, logy in _HEALTH if any(math.isfinite(v) for v in log.get(k, []))]
+    cols = 3
+    rows = max(1, -(-len(panels) // cols))
+    fig, axes = plt.subplots(rows, cols, figsize=(13, 3.3 * rows), squeeze=False)
+    window = max(1, len(games) // 50)
+    for ax, (key, label, logy) in zip(axes.flat, panels):
+        values = log[key]
+        ax.plot(games, values, color="tab:blue", alpha=0.25, linewidth=0.8)
+        ax.plot(games, _rolling(values, window), color="tab:blue", linewidth=1.5)
+        if key == "clip_fraction":
+            ax.axhline(1e-3, color="tab:red", linestyle="--", linewidth=0.8, label="not learning below")
+            ax.legend(loc="best", fontsize=8)
+        if logy and all(v > 0 for v in values if math.isfinite(v)):
+            ax.set_yscale("log")
+        _games_axis(ax, games)
+        ax.set(title=label, xlabel="training games")
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.axis("off")
+    fig.suptitle(title or f"Learner health: {Path(run_dir).resolve().name}")
+    output = Path(output) if output is not None else Path(run_dir) / HEALTH_NAME
+    return _save(fig, plt, output)
+
+
+def _rolling(values: list[float], window: int) -> list[float]:
+    """The mean of the last ``window`` finite values at each point (nan until one is seen)."""
+    out, recent = [], []
+    for v in values:
+        if math.isfinite(v):
+            recent.append(v)
+            if len(recent) > window:
+                recent.pop(0)
+        out.append(sum(recent) / len(recent) if recent else float("nan"))
+    return out

@@ -3,7 +3,7 @@
 big2_env never imports ``agents``; it finds these through the entry points that
 ``pyproject.toml`` declares (see :mod:`big2_env.plugins`):
 
-* :data:`AGENT_SPECS` (group ``big2_env.agent_specs``): ``"pretrained"``, ``"pretrained-paper"``,
+* :data:`AGENT_SPECS` (group ``big2_env.agent_specs``): ``"pretrained"``, ``"pretrained-paper"``, ``"pretrained-charlesworth"``,
   a ``.pt`` policy file or training checkpoint, and a ``big2 train --out`` run folder;
 * :func:`add_train_command` and :func:`add_plot_command` (group ``big2_env.commands``).
 
@@ -39,7 +39,7 @@ TORCH_HINT = "pip install torch==2.13.0, then pip install -e '.[agents]'"
 
 RUN_MODEL_FILE = "model.pt"
 
-PRETRAINED_SPECS = {"pretrained": "shipped", "pretrained-paper": "paper"}
+PRETRAINED_SPECS = {"pretrained": "shipped", "pretrained-paper": "paper", "pretrained-charlesworth": "charlesworth"}
 """The packaged networks' agent specs and their ``load_pretrained(which=...)``."""
 
 
@@ -73,7 +73,7 @@ def load_spec(spec: str | os.PathLike[str], rules: Rules | None, what: str, seed
 
 
 AGENT_SPECS = AgentSpecs(
-    describe="pretrained, pretrained-paper, a trained model file (.pt), a run folder",
+    describe="pretrained, pretrained-paper, pretrained-charlesworth, a trained model file (.pt), a run folder",
     load=load_spec,
 )
 """The ``big2_env.agent_specs`` entry point of the ``agents`` package."""
@@ -123,10 +123,17 @@ def add_train_command(sub: Any) -> None:
 
 
 def add_plot_command(sub: Any) -> None:
-    """``big2 plot RUN_DIR [--output PNG]``: a run's learning curves."""
-    parser = sub.add_parser("plot", help="draw a training run's learning curves (win rate and mean score vs batches)")
+    """``big2 plot RUN_DIR [--output PNG]``: a run's learning curves and its learner's health."""
+    parser = sub.add_parser(
+        "plot", help="draw a training run's learning curves (win rate and mean score vs games) and its learner's health "
+        "(KL, clip fraction, explained variance, entropy, gradient ratio)"
+    )
     parser.add_argument("run_dir", help="the --out folder of big2 train")
-    parser.add_argument("--output", default=None, help="PNG path (default RUN_DIR/learning_curves.png)")
+    parser.add_argument(
+        "--output", default=None,
+        help="PNG path of the curves (default RUN_DIR/learning_curves.png; the health plot goes beside it, "
+        "RUN_DIR/training_health.png or NAME_health.png)",
+    )
     parser.set_defaults(func=cmd_plot)
 
 
@@ -219,12 +226,20 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def cmd_plot(args: argparse.Namespace) -> int:
     try:
-        from agents.plot import plot_run
+        from agents.plot import plot_health, plot_run
     except ImportError as err:
         raise CommandError(str(err)) from None
     try:
         path = plot_run(args.run_dir, args.output)
+        health = plot_health(args.run_dir, None if args.output is None else _health_path(args.output))
     except (FileNotFoundError, ValueError, ImportError) as err:
         raise CommandError(str(err)) from None
     print(path)
+    print(health)
     return 0
+
+
+def _health_path(curves: str | os.PathLike[str]) -> Path:
+    """Where the health plot goes beside a learning-curves ``--output``: ``NAME_health.png``."""
+    path = Path(curves)
+    return path.with_name(f"{path.stem}_health{path.suffix or '.png'}")

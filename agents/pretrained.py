@@ -9,7 +9,10 @@ see :mod:`agents.checkpoint`):
   Random / Greedy / Smart and sampling 75.6% / 46.9% / 29.0% (``agents/data/README.md``);
 * ``agents/data/paper_settings.pt`` (``which="paper"``, agent spec ``"pretrained-paper"``):
   the run with the paper's exact settings and budget (5,000 batches, lr 3e-5, unscaled
-  scores), kept for the reproduction (``agents/data/README.md`` has both records).
+  scores), kept for the reproduction (``agents/data/README.md`` has both records);
+* ``agents/data/pretrained_charlesworth.pt`` (``which="charlesworth"``, agent spec
+  ``"pretrained-charlesworth"``): the default recipe trained under Charlesworth's rules (the
+  ``charlesworth`` preset), for play under his rules and as a model of strong play there.
 
 Example:
     >>> from agents.pretrained import load_pretrained
@@ -27,7 +30,12 @@ from .policy import NetworkPolicy
 
 PRETRAINED_PATH = Path(__file__).resolve().parent / "data" / "pretrained.pt"
 PAPER_SETTINGS_PATH = PRETRAINED_PATH.with_name("paper_settings.pt")
-WHICH = {"shipped": ("pretrained", PRETRAINED_PATH), "paper": ("pretrained-paper", PAPER_SETTINGS_PATH)}
+CHARLESWORTH_RULES_PATH = PRETRAINED_PATH.with_name("pretrained_charlesworth.pt")
+WHICH = {
+    "shipped": ("pretrained", PRETRAINED_PATH),
+    "paper": ("pretrained-paper", PAPER_SETTINGS_PATH),
+    "charlesworth": ("pretrained-charlesworth", CHARLESWORTH_RULES_PATH),
+}
 """``load_pretrained(which=...)``: the agent's display name (and agent spec) and its packaged file."""
 
 TRAIN_HINT = (
@@ -59,8 +67,10 @@ def load_pretrained(
             ``BIG2_PRETRAINED``), as PPO networks are played.
         device: torch device of the forward pass.
         seed: seed of the sampling RNG.
-        which: ``"shipped"`` (default: ``agents/data/pretrained.pt``, or ``BIG2_PRETRAINED``)
-            or ``"paper"`` (the paper-settings run, ``agents/data/paper_settings.pt``).
+        which: ``"shipped"`` (default: ``agents/data/pretrained.pt``, or ``BIG2_PRETRAINED``),
+            ``"paper"`` (the paper-settings run, ``agents/data/paper_settings.pt``) or
+            ``"charlesworth"`` (trained under Charlesworth's rules,
+            ``agents/data/pretrained_charlesworth.pt``; it plays its argmax by default).
 
     Raises:
         ValueError: ``which`` is neither.
@@ -78,8 +88,9 @@ def load_pretrained(
         raise FileNotFoundError(f"no pretrained agent at {str(path)!r}: " + TRAIN_HINT.format(path=packaged))
     model, _ = load_model(path)
     if deterministic is None:
-        deterministic = path.resolve() == PRETRAINED_PATH
+        deterministic = path.resolve() in (PRETRAINED_PATH, CHARLESWORTH_RULES_PATH)
     return NetworkPolicy(model, deterministic=deterministic, device=device, seed=seed, name=name)
 
 
-__all__ = ["CheckpointError", "PAPER_SETTINGS_PATH", "PRETRAINED_PATH", "load_pretrained", "pretrained_path"]
+__all__ = ["CHARLESWORTH_RULES_PATH", "CheckpointError", "PAPER_SETTINGS_PATH", "PRETRAINED_PATH", "load_pretrained",
+           "pretrained_path"]

@@ -179,6 +179,8 @@ def run_experiment(name: str, options: dict[str, Any]) -> dict[str, Any]:
         if record.get("batches") == options["batches"]:
             return record
     args = TrainArgs(
+        preset="paper",  # the paper's hyperparameters wherever the spec leaves them
+        env="engine",  # the runs of the report played on the engine; kept so that they resume exactly
         algo=spec.algo,
         curriculum=spec.curriculum,
         entropy=spec.entropy,

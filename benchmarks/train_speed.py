@@ -107,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     for b, w in settings:
         trainers[b, w] = Trainer(
             TrainArgs(
+                preset="paper",  # the settings these figures were first measured with (64 games, minibatches of 256)
+                env="engine",  # the Python engine: this benchmark measures its worker processes and Ray actors
                 algo=args.algo,
                 curriculum=args.curriculum,
                 batches=5000,  # the schedule of a full run (the rate does not depend on it)

@@ -24,7 +24,8 @@ entry points (:mod:`big2_env.plugins`); other installed packages can add command
 AGENT (``--agent``, ``--opponent``; resolved by :func:`big2_env.evaluation.loading.load_agent`, as
 :func:`big2_env.evaluation.evaluate` does): ``random``, ``greedy``, ``smart``, ``search``,
 and the plugins' specs: ``pretrained`` (the shipped PPO agent), ``pretrained-paper`` (the network trained with
-the paper's exact settings, for the reproduction), a trained model file ``MODEL.pt``, a
+the paper's exact settings, for the reproduction), ``pretrained-charlesworth`` (trained under Charlesworth's
+rules), a trained model file ``MODEL.pt``, a
 ``big2 train --out`` run folder (its ``model.pt``) or a saved sb3-contrib MaskablePPO
 model ``MODEL.zip``. A ``.zip`` is loaded without unpickling anything from it (a crafted
 file could otherwise run code); ``--trust-model`` uses Stable-Baselines3's own loader,

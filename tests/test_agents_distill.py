@@ -151,7 +151,7 @@ def test_big2_train_exit_runs_and_checks_its_teacher(tmp_path):
 
 
 def test_replay_learns_from_the_recent_batches(tmp_path, monkeypatch):
-    import agents.train as train_module
+    import agents.trainer as train_module
 
     collected, learned = [], []
     collect = TeacherPool.collect

@@ -137,18 +137,19 @@ def test_a_failing_helper_raises_with_its_traceback():
 
 
 def test_process_layout_never_oversubscribes_the_cores(monkeypatch):
-    monkeypatch.setattr("agents.train.free_cores", lambda: 2)
+    monkeypatch.setattr("agents.trainer.free_cores", lambda: 2)
     assert process_layout(1, 2) == (1, 2)
     assert process_layout(2, 2) == (2, 1)
     assert process_layout(4, 1) == (2, 1)
-    monkeypatch.setattr("agents.train.free_cores", lambda: 1)
+    monkeypatch.setattr("agents.trainer.free_cores", lambda: 1)
     assert process_layout(2, 2) == (1, 1)
 
 
 def test_value_learners_share_their_games_and_ppo_also_its_gradients(monkeypatch):
-    monkeypatch.setattr("agents.train.free_cores", lambda: 2)
+    monkeypatch.setattr("agents.trainer.free_cores", lambda: 2)
     for algo in ("mcq", "dmc"):
-        trainer = Trainer(TrainArgs(algo=algo, model=SMALL, games_per_batch=2, batches=2, workers=2, progress=False))
+        trainer = Trainer(TrainArgs(algo=algo, env="engine", model=SMALL, games_per_batch=2, batches=2, workers=2,
+                                    progress=False))
         try:
             assert trainer.process_count == 2
             stats = trainer.train_batch()  # the helper plays one of the two self-play games

@@ -64,7 +64,7 @@ def test_each_seat_is_credited_with_its_own_score_in_a_four_player_game():
             rows = np.flatnonzero((rollout.game == g) & (rollout.seat == seat))
             rows = rows[np.argsort(rollout.turn[rows])]
             r = np.zeros(len(rows))
-            r[-1] = games[g].scores()[seat]
+            r[-1] = games[g].scores()[seat] * config.reward_scale
             d = np.zeros(len(rows), bool)
             d[-1] = True
             alone, alone_ret = gae(r, rollout.value[rows], d, config.gamma, config.gae_lambda)

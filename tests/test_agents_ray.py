@@ -37,7 +37,7 @@ def local_ray():
 def tiny(out, **kwargs) -> TrainArgs:
     values = dict(
         batches=3, games_per_batch=6, minibatch=64, model=dict(SMALL), out=str(out), eval_opponents=[], checkpoint_every=0,
-        progress=False, tensorboard=False, backend="ray", workers=2,
+        progress=False, tensorboard=False, backend="ray", workers=2, env="engine",
     )
     values.update(kwargs)
     return TrainArgs(**values)
@@ -64,7 +64,7 @@ def test_two_ray_workers_train_and_match_themselves_on_a_rerun(tmp_path):
 
 def test_ray_workers_play_the_process_backends_games(tmp_path, monkeypatch):
     """A value learner's update runs in the trainer alone with either backend, so the runs are equal."""
-    monkeypatch.setattr("agents.train.free_cores", lambda: 2)
+    monkeypatch.setattr("agents.trainer.free_cores", lambda: 2)
     by_ray = train(tiny(tmp_path / "ray", algo="mcq", curriculum="fixed:random"))
     by_processes = train(tiny(tmp_path / "proc", algo="mcq", curriculum="fixed:random", backend="process"))
     assert by_ray.decisions == by_processes.decisions

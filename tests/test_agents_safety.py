@@ -24,6 +24,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents import train as train_module  # noqa: E402
+from agents import trainer as trainer_module  # noqa: E402
 from agents.checkpoint import CheckpointError, atomic_save, load_model, read_file  # noqa: E402
 from agents.config import TrainArgs  # noqa: E402
 from agents.config import NetworkConfig  # noqa: E402
@@ -222,14 +223,14 @@ def test_sigint_to_big2_train_writes_a_checkpoint(tmp_path):
 
 def test_checkpoints_are_also_bounded_by_time(tmp_path, monkeypatch):
     written = []
-    real = train_module.atomic_save
+    real = trainer_module.atomic_save
 
     def recording(obj, path):
         if Path(path).name == "checkpoint.pt":
             written.append(obj["batch"])
         return real(obj, path)
 
-    monkeypatch.setattr(train_module, "atomic_save", recording)
+    monkeypatch.setattr(trainer_module, "atomic_save", recording)
     train(tiny(tmp_path / "by_time", batches=3, checkpoint_every=0, checkpoint_minutes=1e-9))
     assert written == [1, 2, 3]
     written.clear()
@@ -257,8 +258,8 @@ def test_big2_train_resume_of_a_finished_run_says_so(tmp_path):
 
 def test_model_is_written_before_the_checkpoint(tmp_path, monkeypatch):
     order = []
-    real = train_module.atomic_save
-    monkeypatch.setattr(train_module, "atomic_save", lambda obj, path: (order.append(Path(path).name), real(obj, path))[1])
+    real = trainer_module.atomic_save
+    monkeypatch.setattr(trainer_module, "atomic_save", lambda obj, path: (order.append(Path(path).name), real(obj, path))[1])
     train(tiny(tmp_path, batches=1))
     assert order == ["model.pt", "checkpoint.pt"]
 
@@ -275,11 +276,11 @@ def test_stale_temporary_files_are_cleaned_up(tmp_path):
 
 @pytest.mark.skipif(free_cores() < 2, reason="needs two free cores for a two-process run")
 def test_resuming_with_another_process_count_is_refused(tmp_path):
-    train(tiny(tmp_path, batches=2, stop_after=1, workers=2))
+    train(tiny(tmp_path, batches=2, stop_after=1, workers=2, env="engine"))
     with pytest.raises(CheckpointError, match=r"trained with 2 process\(es\).*would resume with 1"):
         train(tiny(tmp_path, batches=2, workers=1), resume=True, explicit={"workers"})
     assert read_file(tmp_path / "checkpoint.pt")["batch"] == 1
-    assert train(tiny(tmp_path, batches=2, workers=2), resume=True).batch == 2
+    assert train(tiny(tmp_path, batches=2, workers=2, env="engine"), resume=True).batch == 2
 
 
 # ----------------------------------------------------------------------------- bad values
@@ -308,7 +309,7 @@ def test_big2_train_rejects_bad_floats_with_a_clear_message(tmp_path, capsys, fl
 
 
 def test_divergence_stops_training_and_leaves_the_checkpoint_untouched(tmp_path, monkeypatch):
-    real = train_module.ppo_update
+    real = trainer_module.ppo_update
 
     def poisoned(model, optimizer, rollout, config, rng, helpers=None):
         stats = real(model, optimizer, rollout, config, rng, helpers)
@@ -319,7 +320,7 @@ def test_divergence_stops_training_and_leaves_the_checkpoint_untouched(tmp_path,
         return stats
 
     poisoned.calls = 0
-    monkeypatch.setattr(train_module, "ppo_update", poisoned)
+    monkeypatch.setattr(trainer_module, "ppo_update", poisoned)
     with pytest.raises(TrainingDiverged, match=r"diverged in batch 2: the network's weights became non-finite.*untouched"):
         train(tiny(tmp_path, checkpoint_every=1))
     saved = read_file(tmp_path / "checkpoint.pt")

@@ -164,7 +164,7 @@ def test_dmc_run_trains_evaluates_greedily_and_refuses_another_model_config(tmp_
 
 
 def test_dmc_games_are_shared_with_the_helper_process_in_every_curriculum(tmp_path):
-    trainer = Trainer(tiny(tmp_path, algo="dmc", workers=2, threads=1))
+    trainer = Trainer(tiny(tmp_path, algo="dmc", env="engine", workers=2, threads=1))
     try:
         if trainer.processes < 2:
             pytest.skip("one free core: no helper process")
@@ -173,7 +173,7 @@ def test_dmc_games_are_shared_with_the_helper_process_in_every_curriculum(tmp_pa
         assert stats["batch_decisions"] > 0
     finally:
         trainer.close()
-    other = Trainer(tiny(tmp_path, algo="dmc", curriculum="fixed:smart", workers=2, threads=1))
+    other = Trainer(tiny(tmp_path, algo="dmc", curriculum="fixed:smart", env="engine", workers=2, threads=1))
     try:
         assert other.process_count == 2 and other.helpers() is not None  # heuristic seats too
         assert other.train_batch()["worker_decisions_per_s"] > 0
@@ -234,7 +234,7 @@ def test_resume_compares_the_values_in_effect_and_one_process_value_runs_continu
     with pytest.raises(ValueError, match="cannot resume with gamma=0.9"):
         resolve_resume_args(saved, TrainArgs(algo="dmc", gamma=0.9), {"gamma"})
     # a value-learner run that collected in one process (as all did before they shared self-play games with helpers)
-    monkeypatch.setattr("agents.train.free_cores", lambda: 2)
-    train(tiny(tmp_path, algo="mcq", workers=1, stop_after=1))
-    result = train(tiny(tmp_path, algo="mcq", workers=2), resume=True, explicit={"workers"})
+    monkeypatch.setattr("agents.trainer.free_cores", lambda: 2)
+    train(tiny(tmp_path, algo="mcq", env="engine", workers=1, stop_after=1))
+    result = train(tiny(tmp_path, algo="mcq", env="engine", workers=2), resume=True, explicit={"workers"})
     assert result.batch == 3 and read_file(tmp_path / "checkpoint.pt")["processes"] == 1

@@ -159,7 +159,8 @@ def test_a_run_writes_logs_checkpoints_model_and_plot(tmp_path):
     out = tmp_path / "run"
     result = train(tiny(out, batches=2, eval_opponents=["random", "greedy"], eval_games=8, eval_every=1, checkpoint_every=1))
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["args.json", "checkpoint.pt", "learning_curves.png", "metrics.csv", "model.pt", "train_log.csv"]
+    assert names == ["args.json", "checkpoint.pt", "learning_curves.png", "metrics.csv", "model.pt", "train_log.csv",
+                     "training_health.png"]
     with open(out / "metrics.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert [(r["batch"], r["opponent"]) for r in rows] == [

@@ -211,7 +211,7 @@ def test_value_learner_smoke_run(algo):
     assert epsilons == pytest.approx([0.5, 1 / 3, 1 / 6, 0.0])
     changed = [k for k, v in trainer.model.state_dict().items() if not torch.equal(v, before[k])]
     assert len(changed) > len(before) // 2
-    assert trainer.lr == args.lr  # constant learning rate
+    assert trainer.lr == args.algo_default("lr") == 3e-5  # constant learning rate (the paper's)
 
 
 def test_one_update_reduces_the_squared_error_on_its_batch():
@@ -247,4 +247,5 @@ def test_bad_value_learner_arguments_are_refused():
         ValueConfig(algo="ppo")
     assert TrainArgs(algo="qlearning").value_config().max_grad_norm == 1.0
     assert TrainArgs(algo="qlearning").value_config().reward_scale == pytest.approx(1 / 13)
-    assert TrainArgs().ppo_config().max_grad_norm == 0.5 and TrainArgs().ppo_config().reward_scale == 1.0
+    assert TrainArgs().ppo_config().max_grad_norm == 0.5 and TrainArgs().ppo_config().reward_scale == pytest.approx(1 / 13)
+    assert TrainArgs(preset="paper").ppo_config().reward_scale == 1.0

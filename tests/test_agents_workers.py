@@ -127,10 +127,10 @@ def test_a_helper_killed_mid_batch_raises_a_clear_error_never_a_hang(monkeypatch
 
 
 def test_value_learners_and_every_curriculum_share_their_games_with_the_workers(monkeypatch):
-    monkeypatch.setattr("agents.train.free_cores", lambda: 2)
+    monkeypatch.setattr("agents.trainer.free_cores", lambda: 2)
     for algo, curriculum in (("mcq", "fixed:greedy"), ("ppo", "checkpoint"), ("dmc", "mixed")):
-        trainer = Trainer(TrainArgs(algo=algo, curriculum=curriculum, model=SMALL, games_per_batch=4, batches=2, workers=2,
-                                    snapshot_every=1, progress=False))
+        trainer = Trainer(TrainArgs(algo=algo, curriculum=curriculum, env="engine", model=SMALL, games_per_batch=4, batches=2,
+                                    workers=2, snapshot_every=1, progress=False))
         try:
             assert trainer.process_count == 2
             for _ in range(2):
@@ -144,7 +144,7 @@ def test_value_learners_and_every_curriculum_share_their_games_with_the_workers(
 def test_a_run_saved_before_workers_played_every_curriculum_resumes_as_it_was(tmp_path, monkeypatch):
     """Checkpoints without ``rollout_split`` collected the games of other curricula in the trainer:
     they continue so, exactly; new runs share them."""
-    monkeypatch.setattr("agents.train.free_cores", lambda: 2)
+    monkeypatch.setattr("agents.trainer.free_cores", lambda: 2)
     args = TrainArgs(curriculum="fixed:smart", model=SMALL, games_per_batch=4, batches=2, workers=2, out=str(tmp_path),
                      eval_opponents=[], progress=False, tensorboard=False, stop_after=1)
     train(args)
@@ -178,7 +178,7 @@ def test_without_ray_the_ray_backend_says_how_to_install_it(monkeypatch):
     import sys
 
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails as if it were not installed
-    trainer = Trainer(TrainArgs(backend="ray", workers=2, model=SMALL, games_per_batch=2, progress=False))
+    trainer = Trainer(TrainArgs(backend="ray", env="engine", workers=2, model=SMALL, games_per_batch=2, progress=False))
     with pytest.raises(ImportError, match=r"pip install -e \"\.\[ray\]\""):
         trainer.helpers()
 
@@ -187,7 +187,7 @@ def test_without_ray_the_ray_backend_says_how_to_install_it(monkeypatch):
 def test_a_gpu_learner_trains_with_cpu_workers_and_its_checkpoint_loads_on_the_cpu(tmp_path):
     from agents.checkpoint import load_model
 
-    result = train(TrainArgs(model=SMALL, games_per_batch=4, batches=2, workers=2, device="cuda", out=str(tmp_path),
+    result = train(TrainArgs(model=SMALL, env="engine", games_per_batch=4, batches=2, workers=2, device="cuda", out=str(tmp_path),
                              eval_opponents=[], progress=False, tensorboard=False))
     assert result.finished and result.model.device.type == "cuda"
     model, _ = load_model(tmp_path / "model.pt")
@@ -195,9 +195,9 @@ def test_a_gpu_learner_trains_with_cpu_workers_and_its_checkpoint_loads_on_the_c
 
 
 def test_the_learner_takes_the_idle_workers_cores_for_its_update_unless_they_share_it(monkeypatch):
-    monkeypatch.setattr("agents.train.free_cores", lambda: 2)
+    monkeypatch.setattr("agents.trainer.free_cores", lambda: 2)
     seen = []
-    import agents.train as train_module
+    import agents.trainer as train_module
 
     for name in ("value_update", "ppo_update"):
         original = getattr(train_module, name)
@@ -206,7 +206,7 @@ def test_the_learner_takes_the_idle_workers_cores_for_its_update_unless_they_sha
     torch.set_num_threads(1)  # what a two-process layout gives each process on two cores
     try:
         for algo, expected in (("mcq", 2), ("ppo", 1)):  # PPO's helper shares the gradient: one thread each
-            trainer = Trainer(TrainArgs(algo=algo, model=SMALL, games_per_batch=2, batches=2, workers=2, threads=2,
+            trainer = Trainer(TrainArgs(algo=algo, env="engine", model=SMALL, games_per_batch=2, batches=2, workers=2, threads=2,
                                         progress=False))
             try:
                 trainer.train_batch()

@@ -224,15 +224,13 @@ def minibatches(n: int, epochs: int, size: int, rng: np.random.Generator) -> Ite
             yield permutation[start : start + size]
 
 
-def minibatch_loss(
+def loss_terms(
     model: Big2Net, data: UpdateData, index: np.ndarray, config: PPOConfig
-) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-    """PPO's loss on the decisions ``index`` of ``data`` (means over them) and its parts.
-
-    Returns ``(loss, stats)``; ``stats`` holds ``policy_loss``, ``value_loss``,
-    ``entropy``, ``approx_kl`` and ``clip_fraction`` (detached). Each candidate
-    combination is encoded once per minibatch (equal :func:`candidate_keys`).
-    """
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, dict[str, torch.Tensor]]:
+    """PPO's loss terms on the decisions ``index`` of ``data`` (means over them):
+    ``(policy_loss, value_loss, entropy, stats)``, the first three with their graphs; ``stats``
+    holds ``approx_kl`` and ``clip_fraction`` (detached). Each candidate combination is encoded
+    once (equal :func:`candidate_keys`)."""
     rows, owner, slot, k = candidate_rows(data.counts, data.offsets, index)
     _, first, inverse = np.unique(data.keys[rows], return_index=True, return_inverse=True)
     idx = model.tensor(index)
@@ -258,16 +256,84 @@ def minibatch_loss(
     old_value = model.tensor(data.old_value[index])
     clipped_value = old_value + (value - old_value).clamp(-clip, clip)
     value_loss = 0.5 * torch.max((value - ret).square(), (clipped_value - ret).square()).mean()
-    loss = policy_loss + config.value_coef * value_loss - config.entropy_coef * entropy
     with torch.no_grad():
         stats = {
-            "policy_loss": policy_loss.detach(),
-            "value_loss": value_loss.detach(),
-            "entropy": entropy.detach(),
             "approx_kl": ((ratio - 1.0) - log_ratio).mean(),
             "clip_fraction": ((ratio - 1.0).abs() > clip).float().mean(),
         }
+    return policy_loss, value_loss, entropy, stats
+
+
+def minibatch_loss(
+    model: Big2Net, data: UpdateData, index: np.ndarray, config: PPOConfig
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """PPO's loss on the decisions ``index`` of ``data`` (means over them) and its parts.
+
+    Returns ``(loss, stats)``; ``stats`` holds ``policy_loss``, ``value_loss``,
+    ``entropy``, ``approx_kl`` and ``clip_fraction`` (detached); see :func:`loss_terms`.
+    """
+    policy_loss, value_loss, entropy, stats = loss_terms(model, data, index, config)
+    loss = policy_loss + config.value_coef * value_loss - config.entropy_coef * entropy
+    stats = {"policy_loss": policy_loss.detach(), "value_loss": value_loss.detach(), "entropy": entropy.detach(), **stats}
     return loss, stats
+
+
+GRADIENT_PROBE = 1024
+"""Decisions of each batch's first minibatch on which :func:`gradient_ratio` is measured."""
+
+
+def gradient_ratio(model: Big2Net, data: UpdateData, index: np.ndarray, config: PPOConfig) -> float:
+    """How much harder the value loss pulls on the shared layers than the policy does:
+    ``|grad of value_coef x value loss| / |grad of policy loss - entropy_coef x entropy|``, both
+    over the parameters that both terms reach (the state encoder), on the decisions ``index``.
+
+    Large ratios mean the value head dominates the shared encoder's updates and, after the
+    global gradient clip, shrinks the policy's step (with raw scores it was about 33). ``nan``
+    when the policy's gradient there is zero.
+    """
+    policy_loss, value_loss, entropy, _ = loss_terms(model, data, index, config)
+    params = [p for p in model.parameters() if p.requires_grad]
+    policy = torch.autograd.grad(policy_loss - config.entropy_coef * entropy, params, retain_graph=True,
+                                 allow_unused=True)
+    value = torch.autograd.grad(config.value_coef * value_loss, params, allow_unused=True)
+    shared = [(p, v) for p, v in zip(policy, value) if p is not None and v is not None]
+    if not shared:
+        return float("nan")
+    p_norm = float(torch.sqrt(sum((p.square().sum() for p, _ in shared), torch.zeros(()))))
+    v_norm = float(torch.sqrt(sum((v.square().sum() for _, v in shared), torch.zeros(()))))
+    return v_norm / p_norm if p_norm > 0 else float("nan")
+
+
+class ClipMonitor:
+    """Watches PPO's clip fraction batch by batch and says, once, when the policy is not learning.
+
+    A clip that has not bound (clip fraction below ``threshold``) for ``patience`` batches in a
+    row means the policy barely moves: with the paper's learning rate of 3e-5 at most 0.014% of
+    the ratios were clipped in any batch, and the run learned nearly nothing.
+
+    >>> monitor = ClipMonitor(patience=2)
+    >>> [monitor.update(0.0) is None for _ in range(3)]
+    [True, False, True]
+    """
+
+    def __init__(self, patience: int = 50, threshold: float = 1e-3) -> None:
+        self.patience = patience
+        self.threshold = threshold
+        self.quiet = 0
+        self.warned = False
+
+    def update(self, clip_fraction: float, lr: float | None = None) -> str | None:
+        """Record one batch's clip fraction; the warning text the first time the patience runs out."""
+        self.quiet = self.quiet + 1 if clip_fraction < self.threshold else 0
+        if self.quiet < self.patience or self.warned:
+            return None
+        self.warned = True
+        at = "" if lr is None else f" at learning rate {lr:.3g}"
+        return (
+            f"warning: the policy is not learning: PPO's clip has not bound (clip fraction under {self.threshold:.1%}) "
+            f"for {self.quiet} batches in a row{at}. The steps are too small to move the policy: raise --lr, or use "
+            "the default preset (lr 3e-4, scores / 13) instead of --preset paper"
+        )
 
 
 def attach_flat_grad(params: list[torch.nn.Parameter], buffer: torch.Tensor | None = None) -> torch.Tensor:
@@ -294,6 +360,7 @@ def ppo_update(
     config: PPOConfig,
     rng: np.random.Generator,
     workers: GradientHelpers | None = None,
+    probe: bool = True,
 ) -> dict[str, float]:
     """Run the PPO epochs on one collected batch; returns mean statistics.
 
@@ -302,7 +369,9 @@ def ppo_update(
     their parts' gradients at the same time (the same update up to float rounding).
     Statistics: ``policy_loss``, ``value_loss``, ``entropy``, ``approx_kl``
     (``mean((r - 1) - log r)``), ``clip_fraction``, ``grad_norm`` (before
-    clipping), ``explained_variance`` and ``minibatches``.
+    clipping), ``explained_variance``, ``minibatches`` and ``grad_ratio`` (:func:`gradient_ratio`
+    on the first minibatch's first :data:`GRADIENT_PROBE` decisions, before any step; ``nan``
+    when ``probe`` is False).
     """
     n = len(rollout)
     if n == 0:
@@ -316,7 +385,10 @@ def ppo_update(
     sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0, "grad_norm": 0.0}
     steps = 0
     model.train()
+    ratio = float("nan")
     for index in minibatches(n, config.epochs, config.minibatch, rng):
+        if steps == 0 and probe:
+            ratio = gradient_ratio(model, data, index[:GRADIENT_PROBE], config)
         flat_grad.zero_()
         if workers is None:
             loss, stats = minibatch_loss(model, data, index, config)
@@ -343,4 +415,5 @@ def ppo_update(
     var = float(np.var(returns))
     stats_out["explained_variance"] = float(1.0 - np.var(returns - rollout.value) / var) if var > 0 else float("nan")
     stats_out["minibatches"] = steps
+    stats_out["grad_ratio"] = ratio
     return stats_out

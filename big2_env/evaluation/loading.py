@@ -10,6 +10,7 @@ the command line accept the same agents:
 * the specs of installed plugins (:mod:`big2_env.plugins`, entry-point group
   ``big2_env.agent_specs``). The ``agents`` package adds ``"pretrained"`` (the shipped PPO
   agent), ``"pretrained-paper"`` (the network trained with the paper's exact settings),
+  ``"pretrained-charlesworth"`` (the network trained under Charlesworth's rules),
   ``PATH.pt`` (a policy file or training checkpoint written by ``big2 train``, read with
   ``torch.load(weights_only=True)``) and a ``big2 train --out`` run folder (its ``model.pt``);
   they need torch (the ``[agents]`` extra);
@@ -33,8 +34,9 @@ Example:
     ...     load_agent("wizard")
     ... except LoadError as err:
     ...     print(err)  # doctest: +NORMALIZE_WHITESPACE
-    agent must be one of greedy, random, search, smart, pretrained, pretrained-paper, a trained model file (.pt),
-    a run folder, charlesworth:PATH (Charlesworth's network, his parameter file) or a MaskablePPO model file (.zip)
+    agent must be one of greedy, random, search, smart, pretrained, pretrained-paper, pretrained-charlesworth,
+    a trained model file (.pt), a run folder, charlesworth:PATH (Charlesworth's network, his parameter file)
+    or a MaskablePPO model file (.zip)
     (search:N or search:0.25s give the search N rollouts or 0.25 s per decision); got 'wizard'
 
 With torch (``pip install -e '.[agents]'``) and sb3-contrib (``pip install -e '.[sb3]'``)::

@@ -232,11 +232,12 @@ class TableStore:
                     load_agent(spec, self.default_rules, what="--opponents")
                 except LoadError as err:
                     raise ValueError(str(err)) from None
-            elif spec not in ("pretrained", "pretrained-paper"):
+            elif spec not in ("pretrained", "pretrained-paper", "pretrained-charlesworth"):
                 path = spec.split(":", 1)[1] if spec.startswith(("charlesworth:", "charlesworth-greedy:")) else spec
                 if not os.path.exists(path):
                     raise ValueError(f"--opponents {spec!r}: no such agent name or file (names: "
-                                     f"{', '.join(sorted(POLICIES))}, search:N, pretrained, pretrained-paper)")
+                                     f"{', '.join(sorted(POLICIES))}, search:N, pretrained, pretrained-paper, "
+                                     "pretrained-charlesworth)")
 
     def get(self, table_id: Any) -> Table:
         """The table with this id (404 if there is none, or it expired)."""

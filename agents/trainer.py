@@ -1,0 +1,454 @@
+"""The training state and one batch of it: :class:`Trainer` (the loop is :mod:`agents.train`).
+
+A trainer holds the network (the CPU actor and, on a GPU, the learner), the optimiser, the
+random streams and the curriculum. :meth:`Trainer.train_batch` collects one batch of games
+from the collector that fits the run (collection lives in its own modules:
+:mod:`agents.vector_rollout`, the compiled vector env; :mod:`agents.rollout`, the Python
+engine; :mod:`agents.parallel`, helper processes; :mod:`agents.ray_workers`, Ray actors;
+:mod:`agents.learners.distill`, a search teacher's games) and runs the learner's update
+(:mod:`agents.learners`). It also evaluates, and gives and takes its whole state for the
+checkpoints. :func:`process_layout` and :func:`idle_cores` decide processes and threads.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import random
+import time
+from collections import deque
+from copy import deepcopy
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import torch
+
+from big2_env.engine.game import Game
+from big2_env.engine.rules import Rules
+
+from .checkpoint import CHECKPOINT_KIND, FORMAT_VERSION, atomic_save, check_config, weights_payload
+from .config import DISTILLING, VALUE_ALGOS, NetworkConfig, TrainArgs, check_device
+from .curriculum import make_curriculum
+from .learners.distill import TeacherPool, distill_update, network_payload
+from .learners.ppo import entropy_at, lr_at, make_optimizer, ppo_update
+from .learners.value import epsilon_at, value_update
+from .network import Big2Net, count_parameters
+from .parallel import RolloutPool, TrainHelpers, parallel_plans
+from .policy import NetworkPolicy
+from .rollout import Rollout, collect, concat_rollouts
+from .vector_rollout import collect_vector
+
+CHECKPOINT_NAME = "checkpoint.pt"
+MODEL_NAME = "model.pt"
+
+
+def free_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def idle_cores() -> int:
+    """The cores this process may use less those other programs keep busy (the one-minute load
+    average, rounded), at least 1: what ``--threads 0`` (the default) takes, so that a run started
+    beside other work does not oversubscribe the machine."""
+    cores = free_cores()
+    try:
+        busy = int(round(os.getloadavg()[0]))
+    except (AttributeError, OSError):  # no load average on this platform
+        busy = 0
+    return max(1, min(cores, cores - busy))
+
+
+def process_layout(workers: int, threads: int) -> tuple[int, int]:
+    """``(processes, torch threads per process)`` for ``--workers`` and ``--threads``: at
+    most one process per free core, and the free cores shared out so that the processes
+    together never run more threads than there are cores. ``threads`` 0 shares out the
+    :func:`idle_cores` instead.
+
+    >>> process_layout(1, 1)
+    (1, 1)
+    """
+    cores = free_cores()
+    processes = max(1, min(workers, cores))
+    if threads <= 0:
+        threads = max(1, idle_cores() // processes)
+    return processes, max(1, min(threads, cores // processes))
+
+
+# ----------------------------------------------------------------------------- state
+
+
+class Trainer:
+    """The training state and loop (see the module docstring); :func:`train` drives it.
+
+    ``ppo`` (PPO's settings) or ``value`` (a value learner's) is set, the other ``None``;
+    ``target`` is the delayed network of SARSA and Q-learning (``None`` otherwise).
+    """
+
+    def __init__(self, args: TrainArgs) -> None:
+        args = args.validate().resolved()  # the defaults of the algorithm, preset and env made concrete
+        self.args = args
+        self.rules = Rules.preset(args.rules)
+        self.ppo = args.ppo_config() if args.algo == "ppo" else None
+        self.distill = args.distill_config() if args.algo in DISTILLING else None
+        self.value = args.value_config() if args.algo in VALUE_ALGOS else None
+        self.config = args.network_config()
+        root = np.random.SeedSequence(args.seed)
+        init_seq, game_seq, seat_seq, action_seq, shuffle_seq = root.spawn(5)
+        random.seed(args.seed)
+        np.random.seed(args.seed % 2**32)
+        torch.manual_seed(int(init_seq.generate_state(1, np.uint64)[0] % 2**63))
+        self.device = resolve_device(args.device)
+        self.actor = Big2Net(self.config)  # acts in the rollouts, the helpers and evaluation: always on the CPU
+        if args.init:
+            self.actor.load_state_dict(initial_weights(args.init, self.config))
+        self.model = self.actor if self.device.type == "cpu" else deepcopy(self.actor).to(self.device)  # the learner
+        self.target = deepcopy(self.model).eval() if self.value is not None and self.value.uses_target else None
+        self.optimizer = make_optimizer(self.model, args.algo_default("lr"))
+        self.game_rng = np.random.default_rng(game_seq)
+        self.action_rng = np.random.default_rng(action_seq)
+        self.shuffle_rng = np.random.default_rng(shuffle_seq)
+        if self.distill is not None:  # fail now, not in a worker at the first batch
+            from big2_env.evaluation.loading import load_agent
+
+            teacher = load_agent(args.teacher, self.rules, what="--teacher")
+            from big2_env.players.search import SearchPolicy
+
+            if not isinstance(teacher, SearchPolicy):
+                if args.algo == "exit":
+                    raise ValueError(
+                        f"--algo exit needs a search --teacher (search, search:N or search:0.1s) to give the network to as "
+                        f"its prior; got {args.teacher!r}"
+                    )
+                if args.soft_targets > 0:
+                    raise ValueError(
+                        f"--soft-targets learns a search teacher's candidate means; --teacher {args.teacher!r} is not a search"
+                    )
+        self._replay: deque[Rollout] = deque(maxlen=args.replay)  # distill's recent batches (not checkpointed)
+        self.curriculum = make_curriculum(
+            args.curriculum,
+            seat_seq,
+            rules=self.rules,
+            snapshot_every=args.snapshot_every,
+            pool_size=args.pool_size,
+            current_prob=args.snapshot_current_prob,
+            self_prob=args.mixed_self_prob,
+        )
+        if args.env == "vector":  # one process: the compiled env plays every game, the network batched over them
+            self.processes, self.process_threads = process_layout(1, args.threads)
+        elif args.backend == "ray":  # actors run on the cluster's CPUs, one thread each: no cap from this machine
+            self.processes, self.process_threads = args.workers, 1
+        else:
+            self.processes, self.process_threads = process_layout(args.workers, args.threads)
+            if multiprocessing.current_process().daemon:  # e.g. a multiprocessing.Pool worker: it may not start helpers
+                self.processes = 1
+        # while local workers wait for the next batch (they do unless they share PPO's gradient), the
+        # learner's update may use every core this process may use, up to --threads
+        self.update_threads = process_layout(1, args.threads)[1]
+        # "all": workers play every curriculum's games; "self": only all-current-policy games, as runs
+        # saved before that did (kept so that they resume exactly)
+        self.rollout_split = "all"
+        self._helpers: RolloutPool | None = None
+        self._teachers: TeacherPool | None = None
+        self._vector_env: Any = None  # --env vector: the compiled vector env, made at the first batch
+        self.last_rollout: Rollout | None = None
+        self.batch = 0
+        self.games = 0
+        self.decisions = 0
+        self.elapsed_s = 0.0
+        self.lr = self.lr_at(0)
+        self.epsilon = self.epsilon_at(0)
+
+    def entropy_at(self, batch: int) -> float:
+        """PPO's entropy coefficient at ``batch``: ``entropy``, then (``entropy_anneal`` > 0) linear
+        to 0 over that last fraction of the planned batches."""
+        return entropy_at(batch, self.args.batches, self.args.entropy, self.args.entropy_anneal)
+
+    def lr_at(self, batch: int) -> float:
+        """PPO: warm-up and cosine decay (:func:`agents.learners.ppo.lr_at`); value learners: constant."""
+        schedule = self.ppo or self.distill
+        if schedule is None:
+            return self.args.algo_default("lr")
+        return lr_at(batch, self.args.batches, schedule.lr, schedule.warmup_fraction, schedule.min_lr_fraction)
+
+    @property
+    def process_count(self) -> int:
+        """Processes that share each batch's work: ``workers``, laid out on this machine's free
+        cores for the process backend (see :func:`process_layout`)."""
+        return self.processes
+
+    def epsilon_at(self, batch: int) -> float | None:
+        """The value learners' exploration rate at ``batch`` (``None`` for PPO, which samples its policy)."""
+        if self.value is None:
+            return None
+        return epsilon_at(batch, self.args.batches, self.value.epsilon_start, self.value.epsilon_end)
+
+    # ------------------------------------------------------------ one batch
+    def train_batch(self) -> dict[str, float]:
+        """Collect one batch of games and run the update; returns the batch's statistics."""
+        args = self.args
+        self.lr = self.lr_at(self.batch)
+        self.epsilon = self.epsilon_at(self.batch)
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.lr
+        start = time.perf_counter()
+        timing: dict[str, float] = {}
+        seeds = self.game_rng.integers(0, 2**63, size=args.games_in_batch())
+        plans = self.curriculum.plan(args.games_in_batch())
+        helpers = self.helpers()
+        skip_forced = not args.train_forced
+        models = self.curriculum.models(self.actor)
+        if args.env == "vector":
+            rollout = collect_vector(self.vector_env(), self.actor, self.action_rng, int(seeds[0]),
+                                     skip_forced=skip_forced, epsilon=self.epsilon)
+        elif self.distill is not None:
+            prior = network_payload(self.actor) if self.args.algo == "exit" else None  # expert iteration
+            rollout = self.teachers().collect(seeds.tolist(), prior)
+            self._replay.append(rollout)
+        elif helpers is not None and (self.rollout_split == "all" or parallel_plans(plans)):
+            rollout = helpers.collect(self.rules, seeds, plans, models, self.action_rng, skip_forced, self.epsilon)
+            timing = helpers.last
+        else:
+            games = [Game(self.rules, seed=int(s)) for s in seeds]
+            rollout = collect(games, plans, models, self.action_rng, skip_forced=skip_forced, epsilon=self.epsilon)
+        collected = time.perf_counter()
+        self.last_rollout = rollout  # what this batch played (benchmarks read it)
+        # helper processes add CPU gradients to PPO's (not Ray actors, nor with the learner on a GPU)
+        gradient_helpers = helpers if isinstance(helpers, TrainHelpers) and self.ppo and self.model is self.actor else None
+        rollout_threads = torch.get_num_threads()
+        if gradient_helpers is None and self.process_count > 1 and self.args.ray_address is None:
+            torch.set_num_threads(self.update_threads)  # the local workers are idle: the learner takes their cores
+        try:
+            if self.ppo is not None:
+                config = replace(self.ppo, entropy_coef=self.entropy_at(self.batch))
+                stats = ppo_update(self.model, self.optimizer, rollout, config, self.shuffle_rng, gradient_helpers)
+                stats["entropy_coef"] = config.entropy_coef
+            elif self.distill is not None:
+                learned = concat_rollouts(list(self._replay))  # this batch and the replay - 1 before it
+                stats = distill_update(self.model, self.optimizer, learned, self.distill, self.shuffle_rng)
+            else:
+                assert self.value is not None and self.epsilon is not None
+                stats = value_update(self.model, self.optimizer, rollout, self.value, self.target, self.shuffle_rng)
+                stats["epsilon"] = self.epsilon
+        finally:
+            torch.set_num_threads(rollout_threads)
+        done = time.perf_counter()
+        _check_finite(self.model, stats, self.batch + 1, self.lr)
+        self.sync_actor()
+        self.batch += 1
+        if self.target is not None and self.value is not None and self.batch % self.value.target_sync == 0:
+            self.target.load_state_dict(self.model.state_dict())
+        self.curriculum.after_batch(self.batch, self.actor)
+        self.games += args.games_in_batch()
+        self.decisions += rollout.decisions
+        self.elapsed_s += done - start
+        stats.update(
+            lr=self.lr,
+            batch_decisions=rollout.decisions,
+            trained_decisions=len(rollout),
+            mean_game_turns=float(rollout.turns.mean()),
+            rollout_s=collected - start,
+            update_s=done - collected,
+            decisions_per_s=rollout.decisions / max(done - start, 1e-9),
+            learner_decisions_per_s=rollout.decisions / max(done - collected, 1e-9),  # moves of play learned per second
+        )
+        if timing:
+            stats.update(
+                wait_s=timing["wait_s"],
+                wait_share=timing["wait_s"] / max(done - start, 1e-9),
+                worker_decisions_per_s=timing["worker_decisions_per_s"],
+            )
+        return stats
+
+    def helpers(self) -> RolloutPool | None:
+        """The rollout workers (started on first use) when more than one process shares the batch
+        (:attr:`process_count`), else ``None``: helper processes (:mod:`agents.parallel`, which also
+        share PPO's gradients) or Ray actors (:mod:`agents.ray_workers`, ``backend="ray"``). They
+        play their share of every batch's games."""
+        if self.distill is not None or self.process_count <= 1 or self.args.env == "vector":
+            return None
+        if self._helpers is None:
+            if self.args.backend == "ray":
+                from .ray_workers import RayWorkers
+
+                self._helpers = RayWorkers(self.actor, self.processes - 1, self.process_threads, self.args.ray_address)
+            else:
+                self._helpers = TrainHelpers(self.actor, self.processes - 1, threads=self.process_threads)
+        return self._helpers
+
+    def vector_env(self) -> Any:
+        """The compiled vector env of ``--env vector`` (``games_per_batch`` games, one thread per free core)."""
+        if self._vector_env is None:
+            import numba
+
+            from big2_env.envs.vector import Big2VectorEnv
+
+            # the compiled env's threads match torch's: two OpenMP pools spinning on the same cores
+            # made collection several times slower under load (measured: 20.6k against 7.8k decisions/s)
+            numba.set_num_threads(max(1, min(self.process_threads, int(getattr(numba.config, "NUMBA_NUM_THREADS", 1)))))
+            self._vector_env = Big2VectorEnv(self.args.games_in_batch(), rules=self.rules)
+        return self._vector_env
+
+    def teachers(self) -> TeacherPool:
+        """distill's teacher games, spread over ``workers`` processes (started on first use)."""
+        if self._teachers is None:
+            assert self.distill is not None  # teachers play for distill and exit only
+            extended = self.config.observation == "extended"
+            self._teachers = TeacherPool(
+                self.processes, self.rules, self.args.teacher, extended, self.args.backend, self.args.ray_address,
+                self.args.leaf_value, 1.0 / self.distill.reward_scale,  # the value head learns score x reward_scale
+            )
+        return self._teachers
+
+    def close(self) -> None:
+        """Stop the helper processes, if any (the trainer stays usable: they restart on demand)."""
+        if self._helpers is not None:
+            self._helpers.close()
+            self._helpers = None
+        if self._teachers is not None:
+            self._teachers.close()
+            self._teachers = None
+
+    # ------------------------------------------------------------ evaluation
+    def evaluate(self, opponents: list[str], n_games: int, seed: int, deterministic: bool) -> dict[str, Any]:
+        from big2_env.evaluation.arena import evaluate
+
+        greedy = deterministic or self.ppo is None  # the value learners and distill play their argmax, as from a file
+        policy = NetworkPolicy(self.actor, deterministic=greedy, rules=self.rules, name=self.args.algo)
+        results = {}
+        for opponent in opponents:
+            results[opponent] = evaluate(policy, opponent, n_games=n_games, seed=seed, rules=self.rules)
+        self.actor.train()
+        return results
+
+    # ------------------------------------------------------------ checkpoints
+    def state_dict(self) -> dict[str, Any]:
+        np_state: Any = np.random.get_state()
+        return {
+            "kind": CHECKPOINT_KIND,
+            "format_version": FORMAT_VERSION,
+            "model_config": self.config.to_dict(),
+            "model_state": {k: v.detach().clone() for k, v in self.actor.state_dict().items()},
+            "optimizer_state": self.optimizer.state_dict(),
+            "args": self.args.to_dict(),
+            "batch": self.batch,
+            "games": self.games,
+            "decisions": self.decisions,
+            "elapsed_s": self.elapsed_s,
+            "lr": self.lr,
+            "rng": {
+                "python": random.getstate(),
+                "numpy_global": [np_state[0], np_state[1].tolist(), int(np_state[2]), int(np_state[3]), float(np_state[4])],
+                "torch": torch.get_rng_state(),
+                "games": self.game_rng.bit_generator.state,
+                "actions": self.action_rng.bit_generator.state,
+                "shuffle": self.shuffle_rng.bit_generator.state,
+            },
+            "curriculum": self.curriculum.state_dict(),
+            "target_state": (
+                None if self.target is None else {k: v.detach().clone() for k, v in self.target.state_dict().items()}
+            ),
+            "processes": self.process_count,
+            "rollout_split": self.rollout_split,
+            "info": {"parameters": count_parameters(self.model), "torch": str(torch.__version__)},
+        }
+
+    def snapshot(self) -> dict[str, Any]:
+        """:meth:`state_dict` with everything that later batches change in place copied (the
+        optimiser's moment tensors), so that it can be saved after training has moved on."""
+        state = self.state_dict()
+        state["optimizer_state"] = deepcopy(state["optimizer_state"])
+        return state
+
+    def sync_actor(self) -> None:
+        """Copy the learner's weights to the CPU actor (nothing to do when both are the CPU model)."""
+        if self.actor is not self.model:
+            with torch.no_grad():
+                for mine, learned in zip(self.actor.parameters(), self.model.parameters()):
+                    mine.copy_(learned)
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        self.model.load_state_dict(state["model_state"])
+        self.sync_actor()
+        self.optimizer.load_state_dict(state["optimizer_state"])
+        self.batch = int(state["batch"])
+        self.games = int(state["games"])
+        self.decisions = int(state["decisions"])
+        self.elapsed_s = float(state["elapsed_s"])
+        self.lr = float(state["lr"])
+        rng = state["rng"]
+        random.setstate(rng["python"])
+        kind, keys, pos, has_gauss, cached = rng["numpy_global"]
+        np.random.set_state((kind, np.array(keys, dtype=np.uint32), pos, has_gauss, cached))
+        torch.set_rng_state(rng["torch"])
+        self.game_rng.bit_generator.state = rng["games"]
+        self.action_rng.bit_generator.state = rng["actions"]
+        self.shuffle_rng.bit_generator.state = rng["shuffle"]
+        self.curriculum.load_state_dict(state["curriculum"])
+        self.rollout_split = str(state.get("rollout_split", "self"))
+        if self.target is not None:
+            self.target.load_state_dict(state["target_state"])
+
+    def save(self, out: Path, state: Mapping[str, Any] | None = None) -> None:
+        """Write ``model.pt`` and then ``checkpoint.pt`` (each atomically) from ``state``
+        (default: the current :meth:`state_dict`). In that order, a crash between the two
+        leaves a model at least as new as the checkpoint, and a resume rewrites both."""
+        state = self.state_dict() if state is None else state
+        save_model_file(out, state)
+        atomic_save(state, out / CHECKPOINT_NAME)
+
+
+def initial_weights(path: str, config: NetworkConfig) -> dict[str, torch.Tensor]:
+    """The weights of the model file or run folder ``path`` (``--init``), which must have been
+    made with ``config`` (``CheckpointError`` naming the differences otherwise); ``pretrained``
+    ``pretrained-paper`` and ``pretrained-charlesworth`` name the shipped networks."""
+    from .checkpoint import load_model
+    from .pretrained import CHARLESWORTH_RULES_PATH, PAPER_SETTINGS_PATH, pretrained_path
+
+    shipped = {"pretrained": pretrained_path(), "pretrained-paper": PAPER_SETTINGS_PATH,
+               "pretrained-charlesworth": CHARLESWORTH_RULES_PATH}
+    folder = shipped[path] if path in shipped and not Path(path).exists() else Path(path)
+    file = folder / MODEL_NAME if folder.is_dir() else folder
+    model, data = load_model(file)
+    check_config(data, config, file)
+    return model.state_dict()
+
+
+def resolve_device(device: str) -> torch.device:
+    """The learner's device: ``auto`` is ``cuda`` when torch sees a GPU, else ``cpu``; ``cuda``
+    without one is a ``ValueError`` saying so."""
+    if check_device(device) == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} asked for, but torch sees no CUDA GPU (torch {torch.__version__}); use cpu or auto")
+    return torch.device(device)
+
+
+def save_model_file(out: Path, state: Mapping[str, Any]) -> None:
+    """``OUT/model.pt`` (config, weights and a summary) from a training checkpoint's dict."""
+    args = state["args"]
+    info = {"algo": args["algo"], "batch": state["batch"], "games": state["games"], "curriculum": args["curriculum"],
+            "entropy": args["entropy"], "seed": args["seed"], "rules": args["rules"]}
+    atomic_save(weights_payload(state["model_config"], state["model_state"], info), out / MODEL_NAME)
+
+
+class TrainingDiverged(ValueError):
+    """A loss or parameter became non-finite: the batch is dropped and nothing is saved."""
+
+
+def _check_finite(model: Big2Net, stats: Mapping[str, float], batch: int, lr: float) -> None:
+    watched = ("policy_loss", "value_loss", "entropy", "q_loss", "grad_norm")
+    bad = [k for k in watched if k in stats and not math.isfinite(stats[k])]
+    with torch.no_grad():
+        finite = all(bool(torch.isfinite(p).all()) for p in model.parameters())
+    if bad or not finite:
+        what = ", ".join(f"{k}={stats[k]}" for k in bad) + ("" if finite else (", " if bad else "") + "the network's weights")
+        raise TrainingDiverged(
+            f"training diverged in batch {batch}: {what} became non-finite (nan or inf). Nothing of this batch was "
+            f"saved. Lower the learning rate (--lr, {lr:g} at this batch) or --max-grad-norm and start again"
+        )
