@@ -151,7 +151,7 @@ def plot_health(run_dir: str | Path, output: str | Path | None = None, title: st
     for ax, (key, label, logy) in zip(axes.flat, panels):
         values = log[key]
         ax.plot(games, values, color="tab:blue", alpha=0.25, linewidth=0.8)
-        ax.plot(games, _rolling(values, window), color="tab:blue", linewidth=1.5)
+        ax.plot(games, rolling_mean(values, window), color="tab:blue", linewidth=1.5)
         if key == "clip_fraction":
             ax.axhline(1e-3, color="tab:red", linestyle="--", linewidth=0.8, label="not learning below")
             ax.legend(loc="best", fontsize=8)
@@ -167,7 +167,7 @@ def plot_health(run_dir: str | Path, output: str | Path | None = None, title: st
     return _save(fig, plt, output)
 
 
-def _rolling(values: list[float], window: int) -> list[float]:
+def rolling_mean(values: list[float], window: int) -> list[float]:
     """The mean of the last ``window`` finite values at each point (nan until one is seen)."""
     out, recent = [], []
     for v in values:

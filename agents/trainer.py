@@ -52,16 +52,35 @@ def free_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def idle_cores() -> int:
-    """The cores this process may use less those other programs keep busy (the one-minute load
-    average, rounded), at least 1: what ``--threads 0`` (the default) takes, so that a run started
-    beside other work does not oversubscribe the machine."""
-    cores = free_cores()
+def busy_cores(window: float = 0.25) -> float:
+    """How many cores other programs keep busy now: the machine's busy share over ``window``
+    seconds (from ``/proc/stat``) times its cores; where there is no ``/proc/stat``, the one-minute
+    load average (which lags a minute behind)."""
+    def sample() -> tuple[int, int]:
+        with open("/proc/stat") as handle:
+            values = [int(v) for v in handle.readline().split()[1:]]
+        idle = values[3] + (values[4] if len(values) > 4 else 0)  # idle + iowait
+        return idle, sum(values[:8])
+
     try:
-        busy = int(round(os.getloadavg()[0]))
-    except (AttributeError, OSError):  # no load average on this platform
-        busy = 0
-    return max(1, min(cores, cores - busy))
+        idle0, total0 = sample()
+        time.sleep(window)
+        idle1, total1 = sample()
+        share = 1.0 - (idle1 - idle0) / max(1, total1 - total0)
+        return max(0.0, share) * (os.cpu_count() or 1)
+    except (OSError, ValueError, IndexError):
+        try:
+            return float(os.getloadavg()[0])
+        except (AttributeError, OSError):  # no load average on this platform
+            return 0.0
+
+
+def idle_cores() -> int:
+    """The cores this process may use less those other programs keep busy (:func:`busy_cores`,
+    rounded), at least 1: what ``--threads 0`` (the default) takes, so that a run started beside
+    other work does not oversubscribe the machine."""
+    cores = free_cores()
+    return max(1, min(cores, cores - int(round(busy_cores()))))
 
 
 def process_layout(workers: int, threads: int) -> tuple[int, int]:

@@ -16,9 +16,12 @@ network ``epochs`` times: ``ceiling = rate / (epochs x trained share)``.
 The two take turns (a trainer batch, then a ceiling measurement) so that both meet the same
 machine load; the medians are reported, with the ratio and the time the paper's budget
 (5,000 batches of 64 games, 320,000 games) and 3M games would take at the trainer's rate.
+``--reference`` also times, in the same turns, the defaults before this recipe (the paper's
+settings on the Python engine with two worker processes: ``--preset paper --env engine
+--workers 2``), and prints the ratio.
 
 Usage:
-    python benchmarks/trainer_ceiling.py [--batches 6] [--threads 0] [--json OUT.json] [--device cpu]
+    python benchmarks/trainer_ceiling.py [--batches 6] [--threads 0] [--reference] [--json OUT.json] [--device cpu]
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -50,7 +54,7 @@ def ceiling_rate(trainer: Trainer, rollout: Rollout, steps: int, rng: np.random.
     config = trainer.ppo
     assert config is not None
     data = UpdateData.from_rollout(rollout, config)
-    inputs = []
+    inputs: list[tuple[Any, ...]] = []
     for index in minibatches(len(rollout), 1, config.minibatch, rng):
         if len(index) < config.minibatch and inputs:
             continue  # a pass's short last minibatch: keep them all full-size
@@ -67,8 +71,8 @@ def ceiling_rate(trainer: Trainer, rollout: Rollout, steps: int, rng: np.random.
     decisions = 0
     start = time.perf_counter()
     for step in range(steps):
-        obs, features, owner, slot, k, inverse, choice, adv, ret, n = inputs[step % len(inputs)]
-        scores, value = model(obs, features, owner, slot, k, inverse)
+        obs_t, features_t, owner_t, slot_t, k, inverse_t, choice, adv, ret, n = inputs[step % len(inputs)]
+        scores, value = model(obs_t, features_t, owner_t, slot_t, k, inverse_t)
         assert value is not None
         logp = torch.log_softmax(scores, dim=-1).gather(1, choice.unsqueeze(1)).squeeze(1)
         loss = -(adv * logp).mean() + 0.5 * (value - ret).square().mean()
@@ -89,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: the trainer's default, the idle cores)")
     parser.add_argument("--device", default="cpu", help="the learner's device (cpu, cuda)")
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    parser.add_argument("--reference", action="store_true",
+                        help="also time the former defaults (--preset paper --env engine --workers 2) in the same turns")
     options = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as out:
         args = TrainArgs(out=out, threads=options.threads, device=options.device, eval_every=0, progress=False,
@@ -98,9 +104,18 @@ def main(argv: list[str] | None = None) -> int:
         threads = process_layout(1, run.threads)[1]
         torch.set_num_threads(threads)
         rng = np.random.default_rng(0)
+        reference = None
+        if options.reference:
+            reference = Trainer(TrainArgs(out=out, preset="paper", env="engine", workers=2, threads=options.threads,
+                                          eval_every=0, progress=False, tensorboard=False))
+            reference.train_batch()
         trainer.train_batch()  # warm-up: compilation, allocator, caches
         trainer_rates, ceilings, shares, rollout_rates, update_rates, turns = [], [], [], [], [], []
+        reference_rates: list[float] = []
         for _ in range(options.batches):
+            if reference is not None:
+                reference_rates.append(reference.train_batch()["decisions_per_s"])
+                torch.set_num_threads(threads)
             stats = trainer.train_batch()
             trainer_rates.append(stats["decisions_per_s"])
             shares.append(stats["trained_decisions"] / stats["batch_decisions"])
@@ -110,13 +125,15 @@ def main(argv: list[str] | None = None) -> int:
             rollout = trainer.last_rollout
             assert rollout is not None
             ceilings.append(ceiling_rate(trainer, rollout, options.steps, rng))
+        if reference is not None:
+            reference.close()
     epochs = trainer.ppo.epochs if trainer.ppo else 1
     share = statistics.median(shares)
     forward_backward = statistics.median(ceilings)
     ceiling = forward_backward / (epochs * share)
     rate = statistics.median(trainer_rates)
     per_game = statistics.median(turns)
-    figures = {
+    figures: dict[str, Any] = {
         "device": str(trainer.device),
         "torch_threads": threads,
         "free_cores": free_cores(),
@@ -134,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
         "paper_budget_minutes": 320_000 * per_game / rate / 60,
         "three_million_games_hours": 3_000_000 * per_game / rate / 3600,
     }
+    if reference_rates:
+        figures["reference_decisions_per_s"] = statistics.median(reference_rates)
+        figures["trainer_over_reference"] = rate / figures["reference_decisions_per_s"]
     print(f"big2 train --algo ppo defaults on {figures['device']} ({threads} torch thread(s), {free_cores()} free cores): "
           f"{run.games_per_batch} games per batch, minibatch {run.minibatch}, {epochs} epochs")
     print(f"  network forward + backward + Adam: {forward_backward:,.0f} trained decisions/s")
@@ -142,6 +162,10 @@ def main(argv: list[str] | None = None) -> int:
           f"(collection {figures['collection_decisions_per_s']:,.0f}/s, update {figures['update_decisions_per_s']:,.0f}/s)")
     print(f"  the paper's budget (320k games, {per_game:.1f} decisions a game): {figures['paper_budget_minutes']:.1f} min; "
           f"3M games: {figures['three_million_games_hours']:.2f} h")
+    if reference_rates:
+        print(f"  the former defaults (--preset paper --env engine --workers 2): "
+              f"{figures['reference_decisions_per_s']:,.0f} decisions/s; the trainer is "
+              f"{figures['trainer_over_reference']:.2f}x that")
     if options.json:
         Path(options.json).write_text(json.dumps(figures, indent=2) + "\n")
     return 0

@@ -136,19 +136,41 @@ def test_a_run_whose_clip_never_binds_is_warned(tmp_path, monkeypatch, capsys):
 
 def test_threads_follow_the_idle_cores(monkeypatch):
     monkeypatch.setattr(trainer_module, "free_cores", lambda: 4)
-    monkeypatch.setattr(trainer_module.os, "getloadavg", lambda: (3.0, 0.0, 0.0))
+    monkeypatch.setattr(trainer_module, "busy_cores", lambda: 3.0)
     assert idle_cores() == 1
     assert process_layout(1, 0) == (1, 1)
-    monkeypatch.setattr(trainer_module.os, "getloadavg", lambda: (0.2, 0.0, 0.0))
+    monkeypatch.setattr(trainer_module, "busy_cores", lambda: 0.2)
     assert idle_cores() == 4 and process_layout(1, 0) == (1, 4) and process_layout(2, 0) == (2, 2)
     assert process_layout(1, 8) == (1, 4)  # never more than the cores
-    monkeypatch.setattr(trainer_module.os, "getloadavg", lambda: (9.0, 0.0, 0.0))
+    monkeypatch.setattr(trainer_module, "busy_cores", lambda: 9.0)
     assert idle_cores() == 1  # at least one
+
+
+def test_busy_cores_reads_the_machine_now():
+    import os as os_module
+    import threading
+
+    quiet = trainer_module.busy_cores(0.2)
+    assert 0.0 <= quiet <= (os_module.cpu_count() or 1)
+    stop = threading.Event()
+
+    def spin() -> None:
+        while not stop.is_set():
+            pass
+
+    worker = threading.Thread(target=spin)
+    worker.start()
+    try:
+        loaded = trainer_module.busy_cores(0.3)
+    finally:
+        stop.set()
+        worker.join()
+    assert loaded >= 0.5  # a spinning thread keeps (most of) a core busy
 
 
 def test_the_vector_trainer_runs_in_one_process_with_every_thread(tmp_path, monkeypatch):
     monkeypatch.setattr(trainer_module, "free_cores", lambda: 2)
-    monkeypatch.setattr(trainer_module.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(trainer_module, "busy_cores", lambda: 0.0)
     trainer = Trainer(TrainArgs(workers=2, games_per_batch=4, model=dict(SMALL), out=str(tmp_path)))
     assert trainer.args.env == "vector" and trainer.process_count == 1 and trainer.process_threads == 2
 

@@ -48,7 +48,7 @@ def test_the_paper_settings_network_stays_loadable_under_its_own_name(monkeypatc
 
 
 def test_load_pretrained_names_the_allowed_choices():
-    with pytest.raises(ValueError, match="which must be one of 'shipped', 'paper'; got 'best'"):
+    with pytest.raises(ValueError, match="which must be one of 'shipped', 'paper', 'charlesworth'; got 'best'"):
         load_pretrained(which="best")
 
 
