@@ -48,7 +48,7 @@ MAX_WIDTH = 4096
 :func:`agents.network.check_size` also bounds the total parameter count before anything is allocated."""
 
 
-DESIGNS = ("paper", "plus")
+DESIGNS = ("paper", "plus", "mlp")
 """The network designs (:class:`NetworkConfig.design`)."""
 
 OBSERVATIONS = ("paper", "extended")
@@ -83,13 +83,17 @@ class NetworkConfig:
         action_dim: width of the candidate embedding (and of the projected state).
         value_hidden: hidden width of the value head.
         value_head: build PPO's value head (False: a Q-network, scores only).
-        design: ``"paper"`` (default: the paper's network, unchanged) or ``"plus"`` (the
+        design: ``"paper"`` (default: the paper's network, unchanged), ``"mlp"`` (an MLP with a
+            fixed 1695-way action head, see ``mlp_hidden``) or ``"plus"`` (the
             stronger network of :mod:`agents.network`: candidates scored by an MLP over the
             state, the candidate and the hand it would leave; a full-rank path for the card
             sets; own hand size).
         observation: ``"paper"`` (default: the 277 numbers) or ``"extended"`` (the 315 numbers
             of :mod:`big2_env.observations.extended`: who passed on what, cards left, who holds control).
         scorer_hidden: hidden width of the ``"plus"`` design's candidate scorer.
+        mlp_hidden: first hidden width of the ``"mlp"`` design (a plain MLP over the state's
+            368 binary numbers, ``mlp_hidden`` then ``state_dim`` wide, with a fixed 1695-way head
+            masked to the legal actions, like Charlesworth's network).
         scorer_blocks: residual blocks stacked on the ``"plus"`` scorer's hidden layer (0 to
             :data:`MAX_SCORER_BLOCKS`; default 0): each ``h = relu(h + W2 relu(W1 h))`` at width
             ``scorer_hidden``, the wide residual stack of the Big 2 Deep Monte Carlo study
@@ -117,6 +121,7 @@ class NetworkConfig:
     design: str = "paper"
     observation: str = "paper"
     scorer_hidden: int = 256
+    mlp_hidden: int = 512
     scorer_blocks: int = 0
     win_head: bool = False
     win_rho: float = 0.05
@@ -141,6 +146,9 @@ class NetworkConfig:
             raise ValueError(f"hand_heads ({self.hand_heads}) must divide card_dim ({self.card_dim})")
         if self.scorer_blocks and self.design != "plus":
             raise ValueError(f"NetworkConfig.scorer_blocks applies to design='plus' only; got design={self.design!r}")
+        if self.design == "mlp" and self.observation != "paper":
+            raise ValueError("NetworkConfig design='mlp' reads the paper's 277 numbers only; got observation="
+                             f"{self.observation!r}")
         if self.win_head and self.value_head:
             raise ValueError("NetworkConfig.win_head is for the value learners (value_head=False): PPO samples its policy")
 

@@ -55,6 +55,12 @@ adds, on top of everything above:
   ``score = w . relu(A s + B a + C l + b) + c``. Whether a play breaks a pair or a
   straight, or leaves low orphans, is a function of ``l`` the MLP can learn.
 
+**A plain MLP with a fixed action head** (``NetworkConfig(design="mlp")``, like Charlesworth's
+network): the state as 368 binary numbers (:meth:`Big2Net.mlp_inputs`) through two ReLU layers
+(``mlp_hidden``, then ``state_dim``) into one logit per action of the 1695-action index; each
+candidate's logit is looked up by its index, computed from its cards' places in the owner's
+sorted hand (:meth:`Big2Net.action_indices`), so the same ragged interface serves every design.
+
 ``NetworkConfig(scorer_blocks=n)`` (plus design) stacks ``n`` residual blocks
 ``h = relu(h + W2 relu(W1 h))`` on the scorer's hidden layer: the wide residual
 stack of the Big 2 Deep Monte Carlo study (seed ``004``), for ``--algo dmc``.
@@ -81,6 +87,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from big2_env.observations.compiled import NUM_ACTIONS, PASS_ACTION, SLOT_INDEX
 from big2_env.observations.extended import EXTENDED_SIZE
 
 from .config import NetworkConfig
@@ -101,6 +108,7 @@ _COUNT_VALUES = 14  # one-hot width of each count (0..13)
 _COUNT_INPUT = 4 * _COUNT_VALUES
 _EXTRA = slice(OBS_SIZE, EXTENDED_SIZE)  # the extended observation's 38 extra numbers
 _RAW_SETS = 6 * NUM_CARDS  # hand, trick, seen, played by next, across, previous: the plus design's full-rank path
+_MLP_INPUT = NUM_CARDS + 104 + _COUNT_INPUT + 156  # hand, trick and seen, counts one-hot, each opponent's plays
 _KEY_BLOCK = 16
 """The hand attention's keys are padded to a multiple of this (see :meth:`HandEncoder.forward_ids`)."""
 
@@ -202,22 +210,33 @@ class Big2Net(nn.Module):
     """
 
     _count_values: torch.Tensor  # the buffer 0..13 the counts are one-hot encoded against
+    _slot_index: torch.Tensor  # the "mlp" design's table: action index of each 13-bit set of hand slots
 
     def __init__(self, config: NetworkConfig | None = None) -> None:
         super().__init__()
         self.config = cfg = config or NetworkConfig()
         parameter_count(cfg)  # refuses an oversized config before anything is allocated
+        self.register_buffer("_count_values", torch.arange(_COUNT_VALUES, dtype=torch.float32), persistent=False)
+        self.outputs = 2 if cfg.win_head else 1  # per candidate: the score, then (win_head) the win logit
+        self.plus = cfg.design == "plus"
+        self.mlp = cfg.design == "mlp"
+        self.obs_size = EXTENDED_SIZE if cfg.observation == "extended" else OBS_SIZE
+        if self.mlp:  # Charlesworth's kind of network: an MLP and a fixed head over the 1695 actions
+            self.trunk = nn.Sequential(
+                nn.Linear(_MLP_INPUT, cfg.mlp_hidden), nn.ReLU(), nn.Linear(cfg.mlp_hidden, cfg.state_dim), nn.ReLU()
+            )
+            self.action_head = nn.Linear(cfg.state_dim, NUM_ACTIONS * self.outputs)
+            self.register_buffer("_slot_index", torch.from_numpy(SLOT_INDEX.copy()), persistent=False)
+            self.value = self._value_head(cfg)
+            return
         self.card_embedding = nn.Embedding(NUM_CARDS + 1, cfg.card_dim, padding_idx=PAD_CARD)
         self.hand = HandEncoder(cfg.card_dim, cfg.hand_heads, cfg.hand_ff)
         # Card-set encoders (Linear + ReLU each, applied together in encode_state).
         self.trick_encoder = nn.Linear(cfg.card_dim, cfg.field_dim)
         self.seen_encoder = nn.Linear(cfg.card_dim, cfg.field_dim)
         self.opponent_encoder = nn.Linear(cfg.card_dim, cfg.field_dim)  # shared by the three opponents
-        self.register_buffer("_count_values", torch.arange(_COUNT_VALUES, dtype=torch.float32), persistent=False)
         self.count_encoder = nn.Sequential(nn.Linear(_COUNT_INPUT, cfg.count_dim), nn.ReLU())
         joined = cfg.card_dim + 5 * cfg.field_dim + cfg.count_dim
-        self.plus = cfg.design == "plus"
-        self.obs_size = EXTENDED_SIZE if cfg.observation == "extended" else OBS_SIZE
         extra = _extra_inputs(cfg)
         self.raw_sets = nn.Linear(_RAW_SETS, cfg.field_dim) if self.plus else None
         self.extra_encoder = nn.Sequential(nn.Linear(extra, cfg.count_dim), nn.ReLU()) if extra else None
@@ -228,7 +247,6 @@ class Big2Net(nn.Module):
         self.action_encoder = nn.Sequential(
             nn.Linear(FEATURE_SIZE, cfg.action_hidden), nn.ReLU(), nn.Linear(cfg.action_hidden, cfg.action_dim)
         )
-        self.outputs = 2 if cfg.win_head else 1  # per candidate: the score, then (win_head) the win logit
         if self.plus:  # score = w . relu(A s + B [a, l] + b) + c, l = relu(L left)
             self.left_encoder = nn.Linear(NUM_CARDS, cfg.action_dim)
             self.scorer_state = nn.Linear(cfg.state_dim, cfg.scorer_hidden)
@@ -241,16 +259,18 @@ class Big2Net(nn.Module):
         else:
             self.state_to_action = nn.Linear(cfg.state_dim, cfg.action_dim * self.outputs)
         self.score_scale = 1.0 / math.sqrt(cfg.action_dim)
-        self.value = (
-            nn.Sequential(nn.Linear(cfg.state_dim, cfg.value_hidden), nn.ReLU(), nn.Linear(cfg.value_hidden, 1))
-            if cfg.value_head
-            else None
-        )
+        self.value = self._value_head(cfg)  # last: the parameter order of saved optimiser states
+
+    @staticmethod
+    def _value_head(cfg: NetworkConfig) -> nn.Module | None:
+        if not cfg.value_head:
+            return None
+        return nn.Sequential(nn.Linear(cfg.state_dim, cfg.value_hidden), nn.ReLU(), nn.Linear(cfg.value_hidden, 1))
 
     @property
     def device(self) -> torch.device:
         """Where the weights are (the learner may train on a GPU while rollouts act on a CPU copy)."""
-        return self.card_embedding.weight.device
+        return self._count_values.device
 
     def tensor(self, array: np.ndarray) -> torch.Tensor:
         """A numpy array as a tensor on this network's device (no copy on the CPU)."""
@@ -273,6 +293,8 @@ class Big2Net(nn.Module):
     def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
         """(B, 277) information states (or (B, 315) extended ones) -> (B, state_dim) state embeddings."""
         self.check_obs(obs)
+        if self.mlp:
+            return self.trunk(self.mlp_inputs(obs))
         batch = obs.shape[0]
         hand = self.hand.forward_ids(obs[:, _HAND].long(), self.card_embedding)
         # The five card sets (trick, seen, played by each opponent) through the shared table ...
@@ -295,6 +317,22 @@ class Big2Net(nn.Module):
             parts.append(self.extra_encoder(self.extra_inputs(obs)))
         state = self.norm(self.project(torch.cat(parts, dim=1)))
         return state + self.residual(state)
+
+    def mlp_inputs(self, obs: torch.Tensor) -> torch.Tensor:
+        """The ``"mlp"`` design's 368 binary inputs: the hand's 52-card indicator, the trick and the
+        seen cards, the counts (opponents' cards left, passes) one-hot, each opponent's plays."""
+        counts = (obs[:, _COUNTS].unsqueeze(-1) == self._count_values).to(obs.dtype).reshape(obs.shape[0], _COUNT_INPUT)
+        return torch.cat((self.hand_indicator(obs), obs[:, 13:117], counts, obs[:, 121:277]), dim=1)
+
+    def action_indices(self, obs: torch.Tensor, features: torch.Tensor, owner: torch.Tensor) -> torch.Tensor:
+        """The 1695-action index of every candidate row (M,): its cards' positions in the owner's
+        sorted hand, as the index defines it (pass: 1694)."""
+        hand = self.hand_indicator(obs)
+        below = (torch.cumsum(hand, dim=1) - hand).index_select(0, owner)  # held cards under each card
+        bits = features[:, :NUM_CARDS] > 0.5
+        slots = (torch.exp2(below) * bits).sum(1).round().long()  # exact: at most 2^13 in float32
+        index = self._slot_index.index_select(0, slots.clamp_(0, self._slot_index.shape[0] - 1))
+        return torch.where(features[:, NUM_CARDS] > 0.5, torch.full_like(index, PASS_ACTION), index)
 
     def extra_inputs(self, obs: torch.Tensor) -> torch.Tensor:
         """The inputs of ``extra_encoder``: own hand size one-hot (plus design), the extended numbers."""
@@ -319,6 +357,12 @@ class Big2Net(nn.Module):
     ) -> torch.Tensor:
         """What the network says of every candidate row: (M,) scores, or (M, 2) scores and win
         logits for a ``win_head`` network (arguments as for :meth:`score_candidates`)."""
+        if self.mlp:
+            logits = self.action_head(state).view(state.shape[0], self.outputs, NUM_ACTIONS)
+            picked = logits.index_select(0, owner).gather(
+                2, self.action_indices(obs, features, owner).view(-1, 1, 1).expand(-1, self.outputs, 1)
+            ).squeeze(-1)  # (M, outputs)
+            return picked.squeeze(-1) if self.outputs == 1 else picked
         if not self.plus:
             query = self.state_to_action(state).index_select(0, owner)
             if self.outputs == 1:
@@ -333,7 +377,10 @@ class Big2Net(nn.Module):
         return out.squeeze(-1) if self.outputs == 1 else out
 
     def encode_actions(self, features: torch.Tensor) -> torch.Tensor:
-        """(..., 80) candidate features -> (..., action_dim) candidate embeddings."""
+        """(..., 80) candidate features -> (..., action_dim) candidate embeddings (the ``"mlp"``
+        design scores actions by their index: the features themselves)."""
+        if self.mlp:
+            return features
         return self.action_encoder(features)
 
     def state_value(self, state: torch.Tensor) -> torch.Tensor:
@@ -386,7 +433,7 @@ class Big2Net(nn.Module):
         actions = self.encode_actions(features)
         if feature_index is not None:
             actions = actions.index_select(0, feature_index)
-            if self.plus:
+            if self.plus or self.mlp:
                 features = features.index_select(0, feature_index)
         flat = self.candidate_outputs(state, obs, actions, features, owner)
         padded = flat.new_full((obs.shape[0], max_candidates) + flat.shape[1:], -math.inf).index_put((owner, slot), flat)
@@ -457,6 +504,14 @@ def parameter_count(config: NetworkConfig) -> int:
         return inputs * outputs + outputs
 
     c = config
+    if c.design == "mlp":
+        count = linear(_MLP_INPUT, c.mlp_hidden) + linear(c.mlp_hidden, c.state_dim)
+        count += linear(c.state_dim, NUM_ACTIONS * (2 if c.win_head else 1))
+        if c.value_head:
+            count += linear(c.state_dim, c.value_hidden) + linear(c.value_hidden, 1)
+        if count > MAX_PARAMETERS:
+            raise ValueError(f"this model config has {count:,} parameters, more than the {MAX_PARAMETERS:,} allowed: {config}")
+        return count
     count = (NUM_CARDS + 1) * c.card_dim  # card embedding
     count += linear(c.card_dim, 3 * c.card_dim) + linear(c.card_dim, c.card_dim) + 4 * c.card_dim  # attention, 2 norms
     count += linear(c.card_dim, c.hand_ff) + linear(c.hand_ff, c.card_dim)  # hand feed-forward

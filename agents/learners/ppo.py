@@ -332,7 +332,7 @@ class ClipMonitor:
         return (
             f"warning: the policy is not learning: PPO's clip has not bound (clip fraction under {self.threshold:.1%}) "
             f"for {self.quiet} batches in a row{at}. The steps are too small to move the policy: raise --lr, or use "
-            "the default preset (lr 3e-4, scores / 13) instead of --preset paper"
+            f"the default preset (lr {PPOConfig().lr:g}, scores x {PPOConfig().reward_scale:.4g}) instead of --preset paper"
         )
 
 
