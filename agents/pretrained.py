@@ -1,6 +1,6 @@
 """The shipped pretrained agents: ``load_pretrained()`` and ``big2 eval --agent pretrained``.
 
-Two policy files ship as package data, each as written by ``big2 train`` (``DIR/model.pt``,
+Three policy files ship as package data, each as written by ``big2 train`` (``DIR/model.pt``,
 see :mod:`agents.checkpoint`):
 
 * ``agents/data/pretrained.pt`` (``which="shipped"``, agent spec ``"pretrained"``): the

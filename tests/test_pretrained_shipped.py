@@ -63,3 +63,19 @@ def test_the_shipped_network_plays_its_argmax_by_default_and_other_files_sample(
     copy.write_bytes(PRETRAINED_PATH.read_bytes())
     monkeypatch.setenv("BIG2_PRETRAINED", str(copy))
     assert load_pretrained().deterministic is False  # another file is played as PPO networks are
+
+
+def test_the_charlesworth_rules_network_ships_under_its_own_name(monkeypatch):
+    # issue 36: the default recipe trained under Charlesworth's rules, played at its argmax
+    from agents.pretrained import CHARLESWORTH_RULES_PATH
+    from big2_env import Rules
+
+    monkeypatch.delenv("BIG2_PRETRAINED", raising=False)
+    assert CHARLESWORTH_RULES_PATH.is_file() and CHARLESWORTH_RULES_PATH.stat().st_size < 2_000_000
+    info = read_file(CHARLESWORTH_RULES_PATH)["info"]
+    assert info["algo"] == "ppo" and info["curriculum"] == "self" and info["rules"] == "charlesworth"
+    policy = load_agent("pretrained-charlesworth", rules=Rules.preset("charlesworth"), seed=0)
+    assert policy.name == "pretrained-charlesworth" and policy.deterministic is True
+    assert load_pretrained(which="charlesworth").name == "pretrained-charlesworth"
+    result = evaluate(policy, "random", n_games=100, seed=1, rules=Rules.preset("charlesworth"))
+    assert result.win_rate > 0.5
