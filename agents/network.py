@@ -307,8 +307,7 @@ class Big2Net(nn.Module):
         fields = torch.relu(torch.baddbmm(bias, projected.transpose(0, 1), weight))  # (5, B, field_dim)
         fields = fields.transpose(0, 1).reshape(batch, -1)
         # Cards left of each opponent and passes, one-hot.
-        counts = (obs[:, _COUNTS].unsqueeze(-1) == self._count_values).to(obs.dtype).reshape(batch, _COUNT_INPUT)
-        counts = self.count_encoder(counts)
+        counts = self.count_encoder(self.counts_one_hot(obs))
         parts = [hand, fields, counts]
         if self.raw_sets is not None:
             raw = torch.cat((self.hand_indicator(obs), obs[:, _CARD_SETS[0]], obs[:, _CARD_SETS[1]]), dim=1)
@@ -321,8 +320,11 @@ class Big2Net(nn.Module):
     def mlp_inputs(self, obs: torch.Tensor) -> torch.Tensor:
         """The ``"mlp"`` design's 368 binary inputs: the hand's 52-card indicator, the trick and the
         seen cards, the counts (opponents' cards left, passes) one-hot, each opponent's plays."""
-        counts = (obs[:, _COUNTS].unsqueeze(-1) == self._count_values).to(obs.dtype).reshape(obs.shape[0], _COUNT_INPUT)
-        return torch.cat((self.hand_indicator(obs), obs[:, 13:117], counts, obs[:, 121:277]), dim=1)
+        return torch.cat((self.hand_indicator(obs), obs[:, 13:117], self.counts_one_hot(obs), obs[:, 121:277]), dim=1)
+
+    def counts_one_hot(self, obs: torch.Tensor) -> torch.Tensor:
+        """(B, 56): the opponents' cards left and the pass count, each one-hot over 0..13."""
+        return (obs[:, _COUNTS].unsqueeze(-1) == self._count_values).to(obs.dtype).reshape(obs.shape[0], _COUNT_INPUT)
 
     def action_indices(self, obs: torch.Tensor, features: torch.Tensor, owner: torch.Tensor) -> torch.Tensor:
         """The 1695-action index of every candidate row (M,): its cards' positions in the owner's
