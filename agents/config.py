@@ -345,7 +345,8 @@ class TrainArgs:
     preset: str = _arg(
         "default",
         "hyperparameter preset for the fields left unset: default (the recipe that learns: lr 1e-3 decaying to a "
-        "tenth, scores / 13, 2 epochs of 4096-decision minibatches, 512 games per batch on the vector env) or paper (the paper's exact "
+        "tenth, scores / 13, 2 epochs of 4096-decision minibatches, 512 games per batch on the vector env) or paper "
+        "(the paper's exact "
         "PPO settings: lr 3e-5 decaying to 0, raw scores, minibatches of 256, 64 games per batch)",
     )
     algo: str = _arg(
