@@ -200,12 +200,13 @@ def train(args: TrainArgs, resume: bool = False, explicit: Collection[str] | Non
         return _already_finished(args, out, state, wall_start)
     # the learner's threads: the free cores shared with the local workers (none on this machine with a Ray cluster)
     remote = args.backend == "ray" and args.ray_address is not None
-    _, threads = process_layout(1 if remote or args.env == "vector" else args.workers, args.threads)
+    cores = args.threads if args.threads > 0 else idle_cores()  # read once: the trainer shares out the same cores
+    _, threads = process_layout(1 if remote or args.env == "vector" else args.workers, cores)
     previous_threads = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
         with _sigterm_as_interrupt():
-            return _run(args, out, state, threads, wall_start)
+            return _run(args, out, state, threads, cores, wall_start)
     finally:
         torch.set_num_threads(previous_threads)
 
@@ -244,8 +245,10 @@ class _sigterm_as_interrupt:
             signal.signal(signal.SIGTERM, self.previous)
 
 
-def _run(args: TrainArgs, out: Path, state: Mapping[str, Any] | None, threads: int, wall_start: float) -> TrainResult:
-    trainer = Trainer(args)
+def _run(
+    args: TrainArgs, out: Path, state: Mapping[str, Any] | None, threads: int, cores: int, wall_start: float
+) -> TrainResult:
+    trainer = Trainer(args, cores)
     if state is not None:
         saved = state.get("processes")  # absent in checkpoints written before it was recorded
         if saved == 1 and trainer.value is not None:

@@ -109,9 +109,12 @@ class Trainer:
     ``target`` is the delayed network of SARSA and Q-learning (``None`` otherwise).
     """
 
-    def __init__(self, args: TrainArgs) -> None:
+    def __init__(self, args: TrainArgs, cores: int | None = None) -> None:
         args = args.validate().resolved()  # the defaults of the algorithm, preset and env made concrete
         self.args = args
+        # the cores to share out: --threads, or (0) the idle cores, read once here unless the caller read them
+        if cores is None:
+            cores = args.threads if args.threads > 0 else idle_cores()
         self.rules = Rules.preset(args.rules)
         self.ppo = args.ppo_config() if args.algo == "ppo" else None
         self.distill = args.distill_config() if args.algo in DISTILLING else None
@@ -159,16 +162,16 @@ class Trainer:
             self_prob=args.mixed_self_prob,
         )
         if args.env == "vector":  # one process: the compiled env plays every game, the network batched over them
-            self.processes, self.process_threads = process_layout(1, args.threads)
+            self.processes, self.process_threads = process_layout(1, cores)
         elif args.backend == "ray":  # actors run on the cluster's CPUs, one thread each: no cap from this machine
             self.processes, self.process_threads = args.workers, 1
         else:
-            self.processes, self.process_threads = process_layout(args.workers, args.threads)
+            self.processes, self.process_threads = process_layout(args.workers, cores)
             if multiprocessing.current_process().daemon:  # e.g. a multiprocessing.Pool worker: it may not start helpers
                 self.processes = 1
         # while local workers wait for the next batch (they do unless they share PPO's gradient), the
         # learner's update may use every core this process may use, up to --threads
-        self.update_threads = process_layout(1, args.threads)[1]
+        self.update_threads = process_layout(1, cores)[1]
         # "all": workers play every curriculum's games; "self": only all-current-policy games, as runs
         # saved before that did (kept so that they resume exactly)
         self.rollout_split = "all"

@@ -2,7 +2,7 @@
 
 The trainer: whole PPO batches exactly as ``big2 train`` runs them (the same
 :class:`agents.train.Trainer`, its default arguments: the compiled vector env, 512 games per
-batch, 4 epochs of 4096-decision minibatches, torch threads on the idle cores), no evaluation
+batch, 2 epochs of 4096-decision minibatches, torch threads on the idle cores), no evaluation
 or checkpoint writes. Its rate is every move of every game (forced moves included) divided by
 the wall time of collection and update.
 
@@ -22,6 +22,7 @@ settings on the Python engine with two worker processes: ``--preset paper --env 
 
 Usage:
     python benchmarks/trainer_ceiling.py [--batches 6] [--threads 0] [--reference] [--json OUT.json] [--device cpu]
+        [--games-per-batch N]
 """
 
 from __future__ import annotations
@@ -47,6 +48,12 @@ from agents.rollout import Rollout, candidate_rows  # noqa: E402
 from agents.train import Trainer, free_cores, process_layout  # noqa: E402
 
 
+def synchronize(device: torch.device) -> None:
+    """Wait for the device's queued work (a no-op on the CPU)."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
 def ceiling_rate(trainer: Trainer, rollout: Rollout, steps: int, rng: np.random.Generator) -> float:
     """Trained decisions per second through the learner's forward, loss, backward and Adam step
     alone, on ``steps`` minibatches of the run's size drawn from ``rollout``."""
@@ -69,6 +76,7 @@ def ceiling_rate(trainer: Trainer, rollout: Rollout, steps: int, rng: np.random.
     state = {k: v.clone() for k, v in model.state_dict().items()}
     opt_state = copy.deepcopy(optimizer.state_dict())  # its tensors are the live ones: copy them
     decisions = 0
+    synchronize(trainer.device)
     start = time.perf_counter()
     for step in range(steps):
         obs_t, features_t, owner_t, slot_t, k, inverse_t, choice, adv, ret, n = inputs[step % len(inputs)]
@@ -80,6 +88,7 @@ def ceiling_rate(trainer: Trainer, rollout: Rollout, steps: int, rng: np.random.
         loss.backward()
         optimizer.step()
         decisions += n
+    synchronize(trainer.device)  # a GPU runs behind the Python that queues its work
     elapsed = time.perf_counter() - start
     model.load_state_dict(state)  # the ceiling's steps never reach the trainer's next batch
     optimizer.load_state_dict(opt_state)
@@ -92,13 +101,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=12, help="minibatch steps per ceiling measurement")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: the trainer's default, the idle cores)")
     parser.add_argument("--device", default="cpu", help="the learner's device (cpu, cuda)")
+    parser.add_argument("--games-per-batch", type=int, default=None, help="games per batch (default: the trainer's, 512)")
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     parser.add_argument("--reference", action="store_true",
                         help="also time the former defaults (--preset paper --env engine --workers 2) in the same turns")
     options = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as out:
         args = TrainArgs(out=out, threads=options.threads, device=options.device, eval_every=0, progress=False,
-                         tensorboard=False)
+                         tensorboard=False, games_per_batch=options.games_per_batch)
         trainer = Trainer(args)
         run = trainer.args
         threads = process_layout(1, run.threads)[1]

@@ -146,6 +146,7 @@ def test_threads_follow_the_idle_cores(monkeypatch):
     assert idle_cores() == 1  # at least one
 
 
+@pytest.mark.machine_load
 def test_busy_cores_reads_the_machine_now():
     import os as os_module
     import threading
