@@ -125,7 +125,7 @@ class Table:
             try:
                 self.game.play(cards)
             except IllegalPlayError as err:
-                raise TableError(422, f"illegal play: {err}") from None
+                raise TableError(422, str(err)) from None  # the engine's message names it an illegal play
             except ValueError as err:
                 raise TableError(400, f"bad cards: {err}") from None
 
