@@ -28,6 +28,7 @@ crash leaves either the old file or the new one, never half a file.
 from __future__ import annotations
 
 import os
+import pickle
 import tempfile
 from pathlib import Path
 from typing import Any, Mapping
@@ -79,10 +80,7 @@ def read_file(path: str | os.PathLike, kinds: tuple[str, ...] = KINDS) -> dict[s
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # truncated, corrupt, or a pickle with foreign objects
-        raise CheckpointError(
-            f"could not read {str(path)!r} as a big2 agents checkpoint (corrupt, truncated or not a checkpoint): "
-            f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
-        ) from None
+        raise CheckpointError(_unreadable(path, err)) from None
     if not isinstance(data, dict) or data.get("kind") not in KINDS:
         raise CheckpointError(
             f"{str(path)!r} is not a big2 agents checkpoint (no 'kind' of {', '.join(KINDS)}); "
@@ -102,6 +100,19 @@ def read_file(path: str | os.PathLike, kinds: tuple[str, ...] = KINDS) -> dict[s
     except (KeyError, TypeError, ValueError) as err:
         raise CheckpointError(f"{str(path)!r} has an unusable model config: {err}") from None
     return data
+
+
+def _unreadable(path: Path, err: Exception) -> str:
+    """Why ``path`` could not be read, without torch's own advice: a weights-only refusal ends in
+    advice to unpickle the file, which big2 never does with a file it did not write."""
+    detail = str(err).splitlines()[0] if str(err) else ""
+    if isinstance(err, pickle.UnpicklingError) or "weights_only" in detail or "trust" in detail:
+        detail = ("it is corrupt, or holds pickled Python objects beside tensors and plain containers "
+                  "(big2 never unpickles those: they can run code)")
+    else:
+        detail = f"it is corrupt or truncated ({type(err).__name__}: {detail})"
+    return (f"{str(path)!r} is not a big2 agents checkpoint: {detail}. big2 agents are .pt files written by "
+            "`big2 train` (DIR/model.pt, DIR/checkpoint.pt) or shipped with the package (pretrained)")
 
 
 _NUMBER = (int, float)

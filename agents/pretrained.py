@@ -5,8 +5,8 @@ see :mod:`agents.checkpoint`):
 
 * ``agents/data/pretrained.pt`` (``which="shipped"``, agent spec ``"pretrained"``): the
   strongest network measured here, the default everywhere. It plays its argmax by default:
-  measured on the same 1000 deals per class, argmax wins 77.7% / 52.2% / 34.8% against three
-  Random / Greedy / Smart and sampling 75.6% / 46.9% / 29.0% (``agents/data/README.md``);
+  measured on the same 1000 deals per class, argmax wins 81.4% / 54.3% / 39.7% against three
+  Random / Greedy / Smart and sampling 77.0% / 50.5% / 36.2% (``agents/data/README.md``);
 * ``agents/data/paper_settings.pt`` (``which="paper"``, agent spec ``"pretrained-paper"``):
   the run with the paper's exact settings and budget (5,000 batches, lr 3e-5, unscaled
   scores), kept for the reproduction (``agents/data/README.md`` has both records);

@@ -150,8 +150,13 @@ def _forced_note(game: Game, play: tuple[int, ...]) -> str:
     return f"Your only legal play is {format_play(play)}: you play it (forced; {left} left)."
 
 
-def _ask_play(game: Game, human: int) -> tuple[int, ...] | None:
-    """Read plays at the prompt until a legal one is made (returned, already played); ``None``: abandoned."""
+QUIT = "quit"
+"""What :func:`_ask_play` returns when the player quits (``q``); ``None`` means the input ended."""
+
+
+def _ask_play(game: Game, human: int) -> tuple[int, ...] | str | None:
+    """Read plays at the prompt until a legal one is made (returned, already played); :data:`QUIT`
+    when the player quits, ``None`` when the input ends (stdin closed)."""
     from .engine.cards import parse_play
     from .engine.game import IllegalPlayError
 
@@ -171,7 +176,7 @@ def _ask_play(game: Game, human: int) -> tuple[int, ...] | None:
         lowered = text.lower()
         if lowered in ("q", "quit", "exit"):
             print("game abandoned")
-            return None
+            return QUIT
         if lowered in ("?", "l", "legal", "list"):
             print(_legal_listing(game))
             continue
@@ -223,8 +228,10 @@ def cmd_play(args: argparse.Namespace) -> int:
                 print()
                 print(_table(game, human, names))
                 chosen = _ask_play(game, human)
-                if chosen is None:
-                    return 1
+                if chosen is None or chosen == QUIT:
+                    _write_play_replay(args, game, seed, human)  # a partial game's replay still loads in big2 serve
+                    return 0 if chosen == QUIT else 1  # quitting is no failure; input that ends is
+                assert not isinstance(chosen, str)
                 play = chosen
                 print(_move_line(game, names, seat, play))
         cleared = _trick_cleared(game, names, play)
@@ -236,15 +243,22 @@ def cmd_play(args: argparse.Namespace) -> int:
     assert winner is not None
     verdict = "You win!" if winner == human else f"{names[winner]} wins."
     print(f"\n{verdict} Final scores: " + ", ".join(f"{names[i]} {s:+d}" for i, s in enumerate(scores)))
-    if args.replay:
-        from .engine.replay import replay_dict, write_replay
-
-        seats = [HUMAN if i == human else args.opponent for i in range(4)]
-        try:
-            print(f"replay written to {write_replay(args.replay, replay_dict(game, seed, seats))}")
-        except OSError as err:
-            raise CliError(f"cannot write the replay to {args.replay!r}: {err}") from None
+    _write_play_replay(args, game, seed, human)
     return 0
+
+
+def _write_play_replay(args: argparse.Namespace, game: Game, seed: int, human: int) -> None:
+    """``--replay``: the game so far (the whole game once it is over) as a replay file."""
+    if not args.replay:
+        return
+    from .engine.replay import replay_dict, write_replay
+
+    seats = [HUMAN if i == human else args.opponent for i in range(4)]
+    try:
+        path = write_replay(args.replay, replay_dict(game, seed, seats))
+    except OSError as err:
+        raise CliError(f"cannot write the replay to {args.replay!r}: {err}") from None
+    print(f"replay written to {path}" + ("" if game.is_over else f" (the game so far: {len(game.history)} moves)"))
 
 
 def _seat(text: str) -> int:
@@ -383,21 +397,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    from dataclasses import fields
+    from .engine.rules import RULE_MEANINGS
 
-    print("Rules keywords (default first):")
-    doc_choices = {
-        "straights": "no_two | wrap | to_two",
-        "flush_order": "high_card | suit_first",
-        "four_card_plays": "False | True",
-        "five_card_quads": "True | False",
-        "scoring": "paper | hk",
-        "opening": "3D_must_play | 3D_leads_free | 3D_single",
-    }
-    for f in fields(Rules):
-        print(f"  {f.name:<16} {doc_choices[f.name]}")
-    for name in Rules.PRESETS:
-        print(f"preset {name!r}: {Rules.preset(name).to_dict()}")
+    print("Rule options (give them as keywords, e.g. Rules(straights='wrap'); the default first):")
+    for name, meanings in RULE_MEANINGS.items():
+        print(f"  {name}")
+        for value, meaning in meanings.items():
+            print(f"    {value!s:<14} {meaning}")
+    for preset in Rules.PRESETS:
+        print(f"\npreset {preset!r} (--rules {preset}):")
+        for line in Rules.preset(preset).explain():
+            print(f"  {line}")
     return 0
 
 

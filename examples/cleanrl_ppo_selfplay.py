@@ -176,7 +176,9 @@ def main() -> None:
     player = ArgmaxPlayer(agent)
     for opponent in ("random", "greedy"):
         result = big2_env.evaluate(player, opponent, n_games=args.eval_games, seed=args.seed + 1)
-        print(f"vs 3 x {opponent}: win rate {result.win_rate:.1%} {result.win_rate_ci}, mean score {result.mean_score:+.2f}")
+        lo, hi = result.win_rate_ci
+        print(f"vs 3 x {opponent}: win rate {result.win_rate:.1%} (95% CI {lo:.1%}-{hi:.1%}, chance 25%), "
+              f"mean score {result.mean_score:+.2f}")
 
 
 if __name__ == "__main__":

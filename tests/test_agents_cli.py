@@ -133,7 +133,7 @@ def test_pretrained_agent_in_eval(tiny_model, tmp_path, monkeypatch, capsys):
 
 def test_play_against_a_trained_model(tiny_model):
     result = big2("play", "--opponent", str(tiny_model), "--seat", "2", "--seed", "5", input_text="?\nq\n")
-    assert result.returncode == 1, result.stderr  # 1: the game was abandoned with q
+    assert result.returncode == 0, result.stderr  # quitting with q is no failure
     assert f"opponents: {tiny_model}" in result.stdout and "Legal plays:" in result.stdout
     bad = big2("play", "--opponent", "wizard")
     assert bad.returncode == 2 and "--opponent must be one of" in bad.stderr

@@ -121,8 +121,9 @@ def test_corrupt_or_missing_checkpoint_is_refused(tmp_path):
     (tmp_path / "truncated.pt").write_bytes(blob[: len(blob) // 2])
     (tmp_path / "noise.pt").write_bytes(os.urandom(4096))
     for name in ("truncated.pt", "noise.pt"):
-        with pytest.raises(CheckpointError, match="corrupt, truncated or not a checkpoint"):
+        with pytest.raises(CheckpointError, match="is not a big2 agents checkpoint") as info:
             load_model(tmp_path / name)
+        assert "weights_only" not in str(info.value) and "big2 train" in str(info.value)
     with pytest.raises(CheckpointError, match="no such file"):
         load_model(tmp_path / "absent.pt")
     (tmp_path / "run").mkdir()

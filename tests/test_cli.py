@@ -38,6 +38,20 @@ def test_rules_lists_presets(capsys):
     assert main(["rules"]) == 0
     out = capsys.readouterr().out
     assert "charlesworth" in out and "3D_single" in out
+    from big2_env.engine import rules as rules_module
+
+    choices = {"straights": rules_module.STRAIGHTS, "flush_order": rules_module.FLUSH_ORDERS, "four_card_plays": (True, False),
+               "five_card_quads": (True, False), "scoring": rules_module.SCORINGS, "opening": rules_module.OPENINGS}
+    assert set(rules_module.RULE_MEANINGS) == set(choices)
+    for name, meanings in rules_module.RULE_MEANINGS.items():  # every option and value explained, none missing
+        assert set(meanings) == set(choices[name]), name
+        assert all(meaning in out for meaning in meanings.values())
+    assert "opening 3D_single: the holder of the 3 of diamonds opens with that card alone" in out
+
+
+def test_the_table_explains_the_opening_rule(capsys):
+    assert main(["demo", "--seed", "1"]) == 0
+    assert "opens (the first play must contain 3D)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
@@ -111,10 +125,15 @@ def test_play_against_the_computer_through_a_terminal():
     assert child.exitstatus == 0
 
 
-def test_play_quits_cleanly_on_end_of_input():
-    result = run_big2("play", "--seed", "1", "--opponent", "random", input_text="q\n")
-    assert result.returncode == 1
-    assert "game abandoned" in result.stdout
+def test_quitting_play_is_no_failure_and_keeps_the_partial_replay(tmp_path):
+    replay = tmp_path / "partial.json"
+    result = run_big2("play", "--seed", "1", "--opponent", "random", "--replay", str(replay), input_text="q\n")
+    assert result.returncode == 0, result.stderr
+    assert "game abandoned" in result.stdout and "the game so far" in result.stdout
+    from big2_env.engine.replay import read_replay, replay_positions
+
+    data = read_replay(replay)
+    assert "scores" not in data and len(replay_positions(data)) == len(data["moves"]) + 1  # it loads, unfinished
 
 
 def test_eval_prints_the_protocol_table():
@@ -219,5 +238,6 @@ def test_eval_refuses_a_pt_file_with_a_pickle_payload(tmp_path):
     marker = tmp_path / "MARKER"
     torch.save({"kind": "big2-agents/policy", "x": Payload(marker)}, tmp_path / "evil.pt")
     result = run_big2("eval", "--agent", str(tmp_path / "evil.pt"), "--opponent", "random", "--games", "1")
-    assert result.returncode == 2 and "could not read" in result.stderr
+    assert result.returncode == 2 and "is not a big2 agents checkpoint" in result.stderr
+    assert "weights_only" not in result.stderr and "options" not in result.stderr  # never torch's advice to unpickle
     assert not marker.exists()

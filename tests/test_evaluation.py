@@ -353,3 +353,25 @@ def test_a_seat_with_no_games_shows_no_rate():
     assert "nan" not in result.to_table().lower()
     for seat in json.loads(json.dumps(result.to_dict(), allow_nan=False))["per_seat"]:
         assert (seat["win_rate"] is None) == (seat["games"] == 0)
+
+
+def test_the_progress_bar_moves_before_the_first_game_ends():
+    """Games step together, so most end near the end: the bar counts moves within unfinished games
+    too (a slow policy's bar used to sit at 0% and then jump), and ends at exactly the games played."""
+    from big2_env.evaluation.arena import _play_games
+
+    calls = [0]
+
+    class Counting(RandomPolicy):
+        def act_batch(self, observations):
+            calls[0] += 1
+            return [self.act(o) for o in observations]
+
+    policy = Counting(seed=1)
+    reports: list[tuple[int, int]] = []
+    n = 6
+    _, _, turns = _play_games(policy, policy, Rules(), np.arange(n, dtype=np.int64), np.zeros(n, dtype=np.int64), False,
+                              0, n, n, report=lambda k: reports.append((calls[0], k)))
+    assert sum(k for _, k in reports) == n and all(k > 0 for _, k in reports)
+    first_end = int(turns.min())  # every round makes one move in every game, with at most two calls
+    assert reports[0][0] < first_end, (reports, first_end)

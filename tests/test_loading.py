@@ -156,6 +156,14 @@ def test_unknown_specs_are_refused(spec, message):
     assert isinstance(info.value, ValueError)
 
 
+def test_an_existing_file_that_is_no_model_is_named_as_such(tmp_path):
+    notes = tmp_path / "README.md"
+    notes.write_text("# notes\n")
+    with pytest.raises(LoadError) as info:
+        load_agent(str(notes))
+    assert f"{str(notes)!r} is a file but not a model" in str(info.value) and "no such" not in str(info.value)
+
+
 def test_the_spec_is_named_as_asked():
     with pytest.raises(LoadError, match=r"^--opponent must be one of"):
         load_agent("wizard", what="--opponent")
@@ -210,8 +218,9 @@ def test_pt_pickle_payload_is_refused_without_running(tmp_path):
     marker = tmp_path / "pwned"
     evil = tmp_path / "evil.pt"
     torch.save({"kind": "big2-agents/policy", "payload": Payload(marker)}, evil)
-    with pytest.raises(LoadError, match="could not read"):
+    with pytest.raises(LoadError, match="is not a big2 agents checkpoint") as info:
         load_agent(str(evil))
+    assert "weights_only" not in str(info.value) and "trust" not in str(info.value)
     assert not marker.exists()
 
 

@@ -177,7 +177,7 @@ def test_gymnasium_make_and_render_collection():
     assert not np.array_equal(frames[0], frames[-1])
 
 
-@pytest.mark.skipif(not HAS_MOVIEPY, reason="moviepy is not installed (Gymnasium's RecordVideo needs it)")
+@pytest.mark.skipif(not HAS_MOVIEPY, reason="moviepy is not installed (Gymnasium's RecordVideo needs it: pip install moviepy)")
 def test_gymnasium_record_video(tmp_path):
     env = gymnasium.wrappers.RecordVideo(
         gymnasium.make(ENV_ID, render_mode="rgb_array"), str(tmp_path), episode_trigger=lambda i: True
@@ -221,7 +221,7 @@ def test_sb3_make_vec_env_get_images(vec_env, by_id):
         venv.close()
 
 
-@pytest.mark.skipif(not HAS_MOVIEPY, reason="moviepy is not installed (SB3's VecVideoRecorder needs it)")
+@pytest.mark.skipif(not HAS_MOVIEPY, reason="moviepy is not installed (SB3's VecVideoRecorder needs it: pip install moviepy)")
 def test_sb3_vec_video_recorder(tmp_path):
     pytest.importorskip("stable_baselines3")
     from stable_baselines3.common.env_util import make_vec_env

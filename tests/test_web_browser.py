@@ -164,7 +164,8 @@ def test_spectator_mode_shows_every_hand_and_plays_to_the_end(site, browser, tmp
     game_id = browser.execute_script("return document.body.dataset.game")
     assert faces == sum(store.get(game_id).view()["cards_left"])  # every hand face up
     shot(browser, "watch", tmp_path)
-    wait(browser, lambda d: d.find_element(By.ID, "insight-panel").is_displayed(), seconds=20)  # the search on move
+    assert browser.find_element(By.ID, "insight-panel").is_displayed()  # in place from the start: the layout never jumps
+    wait(browser, lambda d: "weighs" in d.find_element(By.ID, "insight-body").text, seconds=20)  # the search on move
     text = browser.find_element(By.ID, "insight-body").text
     assert "0: search:8 weighs" in text and "mean score" in text and "deals" in text
     shot(browser, "insight", tmp_path)
@@ -172,6 +173,48 @@ def test_spectator_mode_shows_every_hand_and_plays_to_the_end(site, browser, tmp
     wait(browser, lambda d: status(d).startswith("game over"), seconds=120)
     replay = store.get(game_id).replay()
     assert page_scores(browser) == engine_scores(replay)
+
+
+def test_the_page_opens_with_a_welcome_and_deals_in_at_one_click(site, browser, tmp_path):
+    store, url = site
+    browser.get(url)
+    wait(browser, lambda d: d.execute_script("return document.body.dataset.ready") == "yes")
+    welcome = browser.find_element(By.ID, "welcome")
+    assert welcome.is_displayed() and "Welcome" in welcome.text and not browser.find_element(By.ID, "table").is_displayed()
+    shot(browser, "welcome", tmp_path)
+    browser.find_element(By.ID, "quick-start").click()
+    wait(browser, lambda d: d.execute_script("return document.body.dataset.game") is not None)
+    assert not welcome.is_displayed() and browser.find_element(By.ID, "table").is_displayed()
+    game_id = browser.execute_script("return document.body.dataset.game")
+    human = store.get(game_id).view()["human"]
+    places = {seat: browser.find_element(By.ID, f"seat-{seat}").get_attribute("class").split() for seat in range(4)}
+    for offset, where in enumerate(["bottom", "left", "top", "right"]):  # you at the bottom, the others clockwise
+        assert f"pos-{where}" in places[(human + offset) % 4]
+    felt = browser.find_element(By.ID, "felt").rect
+    boxes = {seat: browser.find_element(By.ID, f"seat-{seat}").rect for seat in range(4)}
+    assert boxes[(human + 2) % 4]["y"] < boxes[(human + 1) % 4]["y"] < boxes[human]["y"] <= felt["y"] + felt["height"]
+    assert boxes[(human + 1) % 4]["x"] < boxes[(human + 2) % 4]["x"] < boxes[(human + 3) % 4]["x"]
+
+
+def test_each_seat_shows_its_last_play_and_the_game_ends_with_a_summary(site, browser, tmp_path):
+    store, url = site
+    open_page(browser, url, "watch", ["random", "greedy", "smart", "greedy"], seed=9, delay_ms=0)
+    game_id = browser.execute_script("return document.body.dataset.game")
+    wait(browser, lambda d: status(d).startswith("game over"), seconds=120)
+    replay = store.get(game_id).replay()
+    for seat in range(4):
+        last = [cards for player, cards in replay["moves"] if player == seat][-1]
+        strip = browser.find_element(By.CSS_SELECTOR, f"#seat-{seat} .last-play")
+        shown = len(strip.find_elements(By.CSS_SELECTOR, "svg.card"))
+        assert shown == len(last) and (("played" in strip.text) if last else ("passed" in strip.text))
+    winner = int(np.argmax(engine_scores(replay)))
+    assert "wins" in browser.find_element(By.ID, "result-title").text
+    assert "winner" in browser.find_element(By.ID, f"seat-{winner}").get_attribute("class").split()
+    assert "winner" in browser.find_element(By.ID, f"score-{winner}").get_attribute("class")
+    assert browser.find_element(By.ID, "again").is_displayed()
+    shot(browser, "summary", tmp_path)
+    browser.find_element(By.ID, "again").click()  # a new game with the same settings
+    wait(browser, lambda d: d.execute_script("return document.body.dataset.game") not in (None, game_id))
 
 
 def test_a_replay_loads_into_the_page_and_steps_move_by_move(site, browser, tmp_path):

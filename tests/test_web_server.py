@@ -140,6 +140,7 @@ def test_every_bad_request_is_refused_with_a_message_and_changes_nothing(client)
     for body, code, words in bad_moves:
         status, error = client.call("POST", f"/api/games/{gid}/move", body)
         assert status == code and words in error["error"], (body, error)
+        assert "illegal play: illegal play" not in error["error"]  # said once
         assert client.call("GET", f"/api/games/{gid}")[1] == before
     status, error = client.call("POST", f"/api/games/{gid}/advance")
     assert status == 409 and "your turn" in error["error"]

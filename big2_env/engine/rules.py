@@ -31,6 +31,37 @@ def straight_shapes(straights: str) -> tuple[tuple[int, ...], ...]:
     return tuple(shapes)
 
 
+RULE_MEANINGS: dict[str, dict[Any, str]] = {
+    "straights": {
+        "no_two": "a 2 is never in a straight (3-4-5-6-7 up to T-J-Q-K-A)",
+        "wrap": "also 2-3-4-5-6 and A-2-3-4-5, ranked above T-J-Q-K-A",
+        "to_two": "also J-Q-K-A-2, the highest straight",
+    },
+    "flush_order": {
+        "high_card": "flushes compare by their highest card",
+        "suit_first": "flushes compare by suit first, then by their highest card",
+    },
+    "four_card_plays": {
+        False: "no four-card plays",
+        True: "four-card plays: two pairs and four of a kind",
+    },
+    "five_card_quads": {
+        True: "four of a kind with any fifth card is a five-card hand",
+        False: "four of a kind with a fifth card is not a five-card hand",
+    },
+    "scoring": {
+        "paper": "each loser scores minus the cards left in hand; the winner the sum of their losses",
+        "hk": "Hong Kong scoring: a loser's cards count double from 10 left and triple at 13",
+    },
+    "opening": {
+        "3D_must_play": "the holder of the 3 of diamonds opens with a play that contains it",
+        "3D_leads_free": "the holder of the 3 of diamonds opens with any play",
+        "3D_single": "the holder of the 3 of diamonds opens with that card alone",
+    },
+}
+"""What each value of each :class:`Rules` option means, in plain words (``big2 rules`` prints them)."""
+
+
 @dataclass(frozen=True)
 class Rules:
     """A Big 2 rule set. ``Rules()`` is the paper's default; every field is validated.
@@ -124,6 +155,14 @@ class Rules:
         raise ValueError(
             f"rules must be a Rules, a preset name {cls.PRESETS} or a dict of Rules keywords; got {rules!r}"
         )
+
+    def explain(self) -> list[str]:
+        """Each option of this rule set with what it means, one plain line each.
+
+        >>> Rules().explain()[0]
+        'straights no_two: a 2 is never in a straight (3-4-5-6-7 up to T-J-Q-K-A)'
+        """
+        return [f"{name} {value}: {RULE_MEANINGS[name][value]}" for name, value in self.to_dict().items()]
 
     def to_dict(self) -> dict[str, Any]:
         """The rule set as a plain dict (JSON-serialisable)."""

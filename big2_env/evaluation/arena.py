@@ -284,6 +284,10 @@ def _seed_policies(agent: Any, opponent: Any, agent_seq: np.random.SeedSequence,
         opponent.seed(int(opponent_seq.generate_state(1, np.uint64)[0]))
 
 
+EXPECTED_TURNS = 60
+"""About how many moves a game takes, for the progress bar within unfinished games."""
+
+
 def _play_games(
     agent_policy: Any,
     opponent_policy: Any,
@@ -321,6 +325,7 @@ def _play_games(
     seat_of = seats.tolist()  # plain ints: faster to index and compare in the loop
     next_index = lo
     active: list[tuple[int, Game]] = []
+    done = reported = 0  # games finished; whole games reported to ``report`` (finished ones and progress within the rest)
     while active or next_index < hi:
         while len(active) < batch_size and next_index < hi:
             active.append((next_index, new_game(next_index)))
@@ -348,8 +353,14 @@ def _play_games(
                         _write_replay(replays, index, game, deal_seed(index), names)
         if finished:
             active = [(i, g) for i, g in active if g.winner is None]
-            if report is not None:
-                report(finished)
+            done += finished
+        if report is not None:
+            # the games step together, so most finish near the end: count the unfinished ones' moves
+            # too, so that a slow policy's bar moves from the start (never past a game not yet over)
+            progress = done + sum(min(g.turn / EXPECTED_TURNS, 0.95) for _, g in active)
+            if int(progress) > reported:
+                report(int(progress) - reported)
+                reported = int(progress)
     return scores, winners, turns
 
 

@@ -138,6 +138,8 @@ def load_agent(
         policy = SB3Policy(load_sb3_model(path, trust=trust, what=what), name=f"sb3({display_name(path)})")
         policy.seed(seed)
         return policy
+    if path.is_file():
+        raise LoadError(f"{what}: {text!r} is a file but not a model; expected {agent_choices()}")
     if os.sep in text or "/" in text or path.exists():
         raise LoadError(f"{what}: no such model file or run folder {text!r} (expected a .pt or .zip file or a folder)")
     raise LoadError(f"{what} must be one of {agent_choices()}; got {text!r}")

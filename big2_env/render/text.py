@@ -18,6 +18,13 @@ from __future__ import annotations
 from ..engine.cards import format_cards, format_play
 from ..engine.combos import classify
 
+OPENING_NOTES = {
+    "3D_must_play": "the first play must contain 3D",
+    "3D_leads_free": "any first play",
+    "3D_single": "the first play is 3D alone",
+}
+"""The opening rule (``Rules.opening``) in a few words, for the table's header."""
+
 Viewer = str | int | None
 
 
@@ -53,7 +60,7 @@ def render_table(game, viewer: Viewer = "current", names: list[str] | None = Non
         if game.is_over:
             pass
         elif game.is_opening:
-            lines.append(f"Trick: none, {names[game.current_player]} opens ({game.rules.opening})")
+            lines.append(f"Trick: none, {names[game.current_player]} opens ({OPENING_NOTES[game.rules.opening]})")
         else:
             lines.append(f"Trick: none, {names[game.current_player]} leads")
     else:

@@ -125,7 +125,8 @@ class Table:
             try:
                 self.game.play(cards)
             except IllegalPlayError as err:
-                raise TableError(422, f"illegal play: {err}") from None
+                text = str(err)  # most of the engine's messages start "illegal play for player N: ..."
+                raise TableError(422, text if text.startswith("illegal play") else f"illegal play: {text}") from None
             except ValueError as err:
                 raise TableError(400, f"bad cards: {err}") from None
 

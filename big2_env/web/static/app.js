@@ -14,6 +14,10 @@ let frames = null;    // a loaded replay's positions
 let frameAt = 0;
 let replayData = null;
 let generation = 0;   // bumped by every new game or loaded replay: answers for an older one are dropped
+let lastTrick = "";   // the trick last drawn, so that only a new play is animated
+
+const POSITIONS = ["bottom", "left", "top", "right"];  // clockwise from the viewer: the order of play
+const ARRIVALS = { bottom: ["0", "3rem"], left: ["-5rem", "0"], top: ["0", "-3rem"], right: ["5rem", "0"] };
 
 function cardName(id) {
   const rank = RANKS[Math.floor(id / 4)];
@@ -119,6 +123,8 @@ async function newGame(event) {
   if (mine !== generation) return;
   view = created;
   selected = new Set();
+  lastTrick = "";
+  $("welcome").hidden = true;
   $("table").hidden = false;
   render();
   schedule();
@@ -191,30 +197,67 @@ function seatName(seat, state) {
   return `${seat}: ${name}`;
 }
 
-function renderSeats(state) {
+function position(seat, state) {
+  // where a seat sits around the table: you (or seat 0 when watching) at the bottom, the others clockwise
+  const bottom = state.mode === "play" ? state.human : 0;
+  return POSITIONS[(seat - bottom + 4) % 4];
+}
+
+function lastMoves(history) {
+  // each seat's latest move, and whether it belongs to the trick on the table (older ones are dimmed)
+  let lead = 0, passes = 0;
+  history.forEach(([, cards], i) => {
+    if (cards.length) { if (passes >= 3) lead = i; passes = 0; } else passes++;
+  });
+  if (passes >= 3) lead = history.length;  // everyone passed: the trick has been cleared
+  const last = [null, null, null, null];
+  history.forEach(([seat, cards], i) => { last[seat] = { cards, current: i >= lead }; });
+  return last;
+}
+
+function playedSvg(card) {
+  const svg = cardSvg(card, true);
+  delete svg.dataset.card;  // a card already played, not one in a hand
+  return svg;
+}
+
+function renderSeats(state, history) {
   const box = $("seats");
   box.textContent = "";
+  const last = lastMoves(history || []);
   for (let seat = 0; seat < 4; seat++) {
     const panel = document.createElement("div");
-    panel.className = "seat";
+    panel.className = `seat pos-${position(seat, state)}`;
     panel.id = `seat-${seat}`;
     if (state.player === seat) panel.classList.add("on-move");
+    if (state.over && state.winner === seat) panel.classList.add("winner");
     if ((state.passed || []).includes(seat)) panel.classList.add("passed");
-    const name = document.createElement("div");
+    const head = document.createElement("div");
+    head.className = "seat-head";
+    const name = document.createElement("span");
     name.className = "seat-name";
     name.textContent = seatName(seat, state);
-    const left = document.createElement("div");
+    const left = document.createElement("span");
     left.className = "cards-left";
     left.textContent = `${state.cards_left[seat]} card(s) left`;
+    head.append(name, left);
+    const move = document.createElement("div");
+    move.className = "last-play";
+    if (last[seat]) {
+      if (!last[seat].current) move.classList.add("old");
+      move.append(last[seat].cards.length ? "played " : "passed");
+      for (const card of last[seat].cards) move.appendChild(playedSvg(card));
+    }
     const cards = document.createElement("div");
     cards.className = "cards";
     const hand = state.hands[seat];
     if (hand && !(state.mode === "play" && seat === state.human && !state.over)) {
       for (const card of hand) cards.appendChild(cardSvg(card, true));
     } else if (!hand) {
+      cards.classList.add("backs");
       for (let i = 0; i < state.cards_left[seat]; i++) cards.appendChild(cardSvg(0, false));
     }
-    panel.append(name, left, cards);
+    panel.append(head, move, cards);
     box.appendChild(panel);
   }
 }
@@ -223,6 +266,16 @@ function renderTrick(state) {
   const trick = $("trick");
   trick.textContent = "";
   for (const card of state.trick) trick.appendChild(cardSvg(card, true));
+  const key = `${state.trick_player}:${state.trick.join(",")}`;
+  trick.classList.remove("fresh");
+  if (state.trick.length && key !== lastTrick) {  // a new play: slide it in from its seat
+    const [x, y] = ARRIVALS[position(state.trick_player, state)];
+    trick.style.setProperty("--from-x", x);
+    trick.style.setProperty("--from-y", y);
+    void trick.offsetWidth;  // restart the animation
+    trick.classList.add("fresh");
+  }
+  lastTrick = key;
   $("trick-label").textContent = state.trick.length
     ? `trick by ${seatName(state.trick_player, state)}`
     : state.over ? "" : "no trick: the player on move leads";
@@ -244,8 +297,17 @@ function renderInsight(state) {
   const body = $("insight-body");
   body.textContent = "";
   const seen = state.insight;
-  panel.hidden = !seen || !$("insight").checked;
-  if (!seen) return;
+  panel.hidden = !$("insight").checked || Boolean(frames);  // it keeps its place while a rule-based player moves
+  if (!seen) {
+    const note = document.createElement("p");
+    note.className = "quiet";
+    note.textContent = state.over ? "the game is over"
+      : state.player === null || state.player === undefined ? ""
+      : state.mode === "play" && state.player === state.human ? "your move: an agent's weighing shows while it is on move"
+      : `${seatName(state.player, state)} plays by fixed rules: nothing to weigh`;
+    body.appendChild(note);
+    return;
+  }
   if (seen.kind === "error") { body.textContent = `the agent failed to decide: ${seen.message}`; return; }
   const title = document.createElement("p");
   title.textContent = `${seatName(state.player, state)} weighs` + (seen.value === null ? "" : ` (value estimate ${seen.value.toFixed(3)})`);
@@ -277,15 +339,28 @@ function renderResult(state) {
   const box = $("scores");
   box.textContent = "";
   if (!state.over) return;
-  const list = document.createElement("ul");
-  state.scores.forEach((score, seat) => {
-    const item = document.createElement("li");
-    item.id = `score-${seat}`;
-    item.dataset.score = String(score);
-    item.textContent = `${seatName(seat, state)}: ${score > 0 ? "+" : ""}${score}` + (seat === state.winner ? " (winner)" : "");
-    list.appendChild(item);
-  });
-  box.appendChild(list);
+  const you = state.mode === "play" ? state.human : null;
+  $("result-title").textContent = you === null ? `${seatName(state.winner, state)} wins`
+    : state.winner === you ? "You win!" : `${seatName(state.winner, state)} wins`;
+  const table = document.createElement("table");
+  const head = document.createElement("tr");
+  for (const text of ["player", "cards left", "score"]) { const th = document.createElement("th"); th.textContent = text; head.appendChild(th); }
+  table.appendChild(head);
+  const order = [0, 1, 2, 3].sort((a, b) => state.scores[b] - state.scores[a]);
+  for (const seat of order) {
+    const score = state.scores[seat];
+    const row = document.createElement("tr");
+    row.id = `score-${seat}`;
+    row.dataset.score = String(score);
+    if (seat === state.winner) row.className = "winner";
+    const cells = [seatName(seat, state), String(state.cards_left[seat]), `${score > 0 ? "+" : ""}${score}`];
+    cells.forEach((text, i) => {
+      const td = document.createElement("td"); td.textContent = text; if (i === 2) td.className = "score"; row.appendChild(td);
+    });
+    table.appendChild(row);
+  }
+  box.appendChild(table);
+  $("again").hidden = Boolean(frames);
 }
 
 function renderHand() {
@@ -330,7 +405,7 @@ function renderHand() {
 
 function render() {
   if (frames) return renderFrame();
-  renderSeats(view);
+  renderSeats(view, view.history);
   renderTrick(view);
   renderHistory(view.history, view);
   renderInsight(view);
@@ -367,12 +442,15 @@ async function loadReplay(event) {
     const answer = await api("POST", "/api/replays", data);
     frames = answer.positions;
   } catch (error) {
+    $("welcome").hidden = true;
     $("table").hidden = false;
     setStatus(`cannot load ${file.name}: ${error.message}`, true);
     return;
   }
   replayData = data;
   frameAt = 0;
+  lastTrick = "";
+  $("welcome").hidden = true;
   $("table").hidden = false;
   $("replay-controls").hidden = false;
   renderFrame();
@@ -385,7 +463,7 @@ function renderFrame() {
     cards_left: frame.hands.map((h) => h.length), trick: frame.trick, trick_player: frame.trick_player, passed: [],
     over: frame.winner !== null, winner: frame.winner, scores: frame.scores, insight: null,
   };
-  renderSeats(state);
+  renderSeats(state, replayData.moves.slice(0, frameAt));
   renderTrick(state);
   renderHistory(replayData.moves.slice(0, frameAt), state);
   renderInsight(state);
@@ -415,6 +493,8 @@ async function start() {
   $("insight").checked = $("mode").value === "watch";
   $("mode").addEventListener("change", () => { seatPickers(); $("insight").checked = $("mode").value === "watch"; });
   $("setup").addEventListener("submit", newGame);
+  $("quick-start").addEventListener("click", () => newGame());
+  $("again").addEventListener("click", () => newGame());
   $("delay").addEventListener("input", () => { $("delay-out").textContent = `${(delay() / 1000).toFixed(1)} s`; });
   $("insight").addEventListener("change", () => { if (view && !frames) renderInsight(view); });
   $("play").addEventListener("click", () => sendMove(selection()));
