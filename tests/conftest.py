@@ -34,7 +34,7 @@ SLOW_MODULES = frozenset({
     "test_agents_parallel.py", "test_agents_workers.py", "test_examples.py", "test_examples_libraries.py",
     "test_examples_rllib.py", "test_examples_agilerl.py", "test_web_browser.py",
 })
-"""Test files marked ``slow``: ``python -m pytest -m "not slow"`` runs the rest (docs/testing.md)."""
+"""Test files marked ``slow``: ``python -m pytest -m "not slow" -n 2`` runs the rest (docs/testing.md)."""
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m reads the markers
