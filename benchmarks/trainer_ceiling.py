@@ -45,7 +45,7 @@ import torch  # noqa: E402
 from agents.config import TrainArgs  # noqa: E402
 from agents.learners.ppo import UpdateData, minibatches  # noqa: E402
 from agents.rollout import Rollout, candidate_rows  # noqa: E402
-from agents.train import Trainer, free_cores, process_layout  # noqa: E402
+from agents.train import Trainer, free_cores  # noqa: E402
 
 
 def synchronize(device: torch.device) -> None:
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
                          tensorboard=False, games_per_batch=options.games_per_batch)
         trainer = Trainer(args)
         run = trainer.args
-        threads = process_layout(1, run.threads)[1]
+        threads = trainer.update_threads  # the layout the trainer chose (it read the idle cores once)
         torch.set_num_threads(threads)
         rng = np.random.default_rng(0)
         reference = None
