@@ -312,7 +312,12 @@ class Trainer:
 
             # the compiled env's threads match torch's: two OpenMP pools spinning on the same cores
             # made collection several times slower under load (measured: 20.6k against 7.8k decisions/s)
+            torch_threads = torch.get_num_threads()
             numba.set_num_threads(max(1, min(self.process_threads, int(getattr(numba.config, "NUMBA_NUM_THREADS", 1)))))
+            # numba and torch share one OpenMP runtime, and numba's first set_num_threads (which starts its
+            # pool) resets that runtime's thread count to every core: without this, torch then ran on every
+            # core whatever --threads said, and two runs side by side at --threads 1 were 10x slower
+            torch.set_num_threads(torch_threads)
             self._vector_env = Big2VectorEnv(self.args.games_in_batch(), rules=self.rules)
         return self._vector_env
 

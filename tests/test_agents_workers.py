@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 
 import pytest
 
@@ -215,3 +217,23 @@ def test_the_learner_takes_the_idle_workers_cores_for_its_update_unless_they_sha
             assert seen.pop() == expected and torch.get_num_threads() == 1, algo
     finally:
         torch.set_num_threads(previous)
+
+
+def test_the_vector_trainer_keeps_torch_at_its_threads_after_starting_the_compiled_envs_pool():
+    """numba and torch share one OpenMP runtime, and numba's first ``set_num_threads`` resets its
+    thread count to every core: the trainer must put torch's back (two runs at ``--threads 1`` side
+    by side were 10x slower without it). A fresh process, so that numba's pool is not yet started."""
+    script = (
+        "import torch\n"
+        "from agents.config import TrainArgs\n"
+        "from agents.trainer import Trainer\n"
+        f"args = TrainArgs(env='vector', model={SMALL!r}, games_per_batch=4, batches=1, threads=1, progress=False,\n"
+        "                 tensorboard=False, eval_opponents=[])\n"
+        "trainer = Trainer(args)\n"
+        "torch.set_num_threads(trainer.process_threads)\n"
+        "trainer.vector_env()\n"
+        "print(trainer.process_threads, torch.get_num_threads())\n"
+    )
+    env = dict(os.environ, NUMBA_NUM_THREADS="2")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300, check=True)
+    assert out.stdout.split() == ["1", "1"], out.stdout + out.stderr
