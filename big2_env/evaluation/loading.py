@@ -7,6 +7,8 @@ the command line accept the same agents:
 
 * ``"random"``, ``"greedy"``, ``"smart"``, ``"search"``: the policies of :data:`big2_env.players.POLICIES`;
   ``"search:64"`` or ``"search:0.25s"`` set the search's budget (rollouts or seconds per decision);
+* ``"ismcts"``, ``"ismcts:640"`` or ``"ismcts:0.25s"``: information-set MCTS
+  (:class:`~big2_env.players.ismcts.ISMCTSPolicy`; iterations or seconds per decision);
 * the specs of installed plugins (:mod:`big2_env.plugins`, entry-point group
   ``big2_env.agent_specs``). The ``agents`` package adds ``"pretrained"`` (the shipped PPO
   agent), ``"pretrained-paper"`` (the network trained with the paper's exact settings),
@@ -35,9 +37,10 @@ Example:
     ... except LoadError as err:
     ...     print(err)  # doctest: +NORMALIZE_WHITESPACE
     agent must be one of greedy, random, search, smart, pretrained, pretrained-paper, pretrained-charlesworth,
-    a trained model file (.pt), a run folder, charlesworth:PATH (Charlesworth's network, his parameter file)
-    or a MaskablePPO model file (.zip)
-    (search:N or search:0.25s give the search N rollouts or 0.25 s per decision); got 'wizard'
+    a trained model file (.pt), a run folder, charlesworth:PATH (Charlesworth's network, his parameter file),
+    ismcts (information-set MCTS) or a MaskablePPO model file (.zip)
+    (search:N or search:0.25s give the search N rollouts or 0.25 s per decision; ismcts:N or ismcts:0.25s
+    the same for ISMCTS); got 'wizard'
 
 With torch (``pip install -e '.[agents]'``) and sb3-contrib (``pip install -e '.[sb3]'``)::
 
@@ -77,8 +80,9 @@ def agent_choices() -> str:
     """The forms an agent spec may take, for help and error texts (the plugins' forms included)."""
     forms = ", ".join([", ".join(sorted(POLICIES))] + [plugin.describe for plugin in agent_spec_plugins()])
     return (
-        f"{forms}, charlesworth:PATH (Charlesworth's network, his parameter file) or a MaskablePPO model file (.zip) "
-        "(search:N or search:0.25s give the search N rollouts or 0.25 s per decision)"
+        f"{forms}, charlesworth:PATH (Charlesworth's network, his parameter file), ismcts (information-set MCTS) "
+        "or a MaskablePPO model file (.zip) (search:N or search:0.25s give the search N rollouts or 0.25 s per "
+        "decision; ismcts:N or ismcts:0.25s the same for ISMCTS)"
     )
 
 
@@ -115,6 +119,15 @@ def load_agent(
         budget = text.split(":", 1)[1]
         try:
             return make_policy("search", seed=seed, rules=rules, budget=int(budget) if budget.isdigit() else budget)
+        except ValueError as err:
+            raise LoadError(f"{what} {text!r}: {err}") from None
+    if isinstance(spec, str) and (text == "ismcts" or text.startswith("ismcts:")):
+        from ..players.ismcts import ISMCTSPolicy  # not in POLICIES: far slower than the search (Python rollouts)
+
+        budget = text.split(":", 1)[1] if ":" in text else ""
+        try:
+            kwargs: dict[str, Any] = {"budget": int(budget) if budget.isdigit() else budget} if budget else {}
+            return ISMCTSPolicy(rules=rules, seed=seed, **kwargs)
         except ValueError as err:
             raise LoadError(f"{what} {text!r}: {err}") from None
     if isinstance(spec, str) and text.startswith(("charlesworth:", "charlesworth-greedy:")):
