@@ -34,7 +34,10 @@ was measured and did not pay, or is an upper bound no player can reach):
 ``--prior AGENT`` ranks the candidates (``prior_top``) by a network's probabilities instead of
 Smart's score (a ``big2 train`` model file or run folder, ``pretrained``...): issue 12's test of
 a learned prior inside the search, at the same budget (its forward pass added about 5% to
-the time per decision, measured side by side). A learned rollout policy goes in ``--options '{"rollout": "MODEL.pt"}'``.
+the time per decision, measured side by side). A learned rollout policy goes in ``--rollout AGENT``
+(``pretrained``, a model file: every seat of every rollout plays from it, one batched forward pass
+per step over the decision's deals and candidates, on the Python engine), e.g. ``--rollout
+pretrained --options '{"budget": "0.25s"}'``.
 
 ``--posterior N`` plays no games: over ``N`` Smart-vs-Smart positions it measures how many
 hidden cards the search's pass-consistent deals place right, and how many the history's
@@ -394,12 +397,15 @@ def self_agreement(positions: int, options: dict, seed: int = 0) -> dict:
 
 def run(
     options: dict, opponent: str, games: int, seed: int, oracle: bool = False, variant: str = "plain", prior: str | None = None,
-    rules: str = "paper",
+    rules: str = "paper", rollout: str | None = None,
 ) -> dict:
     rng = np.random.default_rng(seed)
     deals = [(int(rng.integers(2**31)), int(rng.integers(4))) for _ in range(games)]
     variant = "oracle" if oracle else variant
-    search = make_search(variant, {"rules": rules, **options, **({"prior": learned_prior(prior)} if prior else {})})
+    settings = dict(options)
+    if rollout:  # a model spec (pretrained, a .pt file...) as everyone's rollout policy, batched over the deals
+        settings["rollout"] = load_agent(rollout, Rules.preset(rules), seed=seed)
+    search = make_search(variant, {"rules": rules, **settings, **({"prior": learned_prior(prior)} if prior else {})})
     other = load_agent(opponent, Rules.preset(rules), seed=1)
     scores, wins, decision_s, decisions = [], 0, 0.0, 0
     placed = [0, 0]  # hidden cards the deals put in the right seat, hidden cards dealt
@@ -436,6 +442,7 @@ def run(
         scores.append(game.scores()[seat])
     return {
         "options": options, "variant": variant, "prior": prior or "smart", "oracle": variant == "oracle",
+        "rollout": rollout or "smart",
         "opponent": opponent, "rules": rules, "games": games, "seed": seed, "win_rate": wins / games,
         "mean_score": float(np.mean(scores)), "score_sd": float(np.std(scores)),
         "deal_accuracy": placed[0] / max(1, placed[1]),
@@ -463,6 +470,9 @@ def main() -> None:
     no_games.add_argument("--leaf-value", default=None, metavar="AGENT",
                           help="instead of games: how far this network's value at the leaves agrees with the rollouts")
     parser.add_argument("--positions", type=int, default=100, help="positions of --leaf-value (default 100)")
+    parser.add_argument("--rollout", default=None, metavar="AGENT",
+                        help="an agent spec (pretrained, a model file...) as the rollout policy in every seat: the network "
+                             "batched over the decision's deals and candidates, on the Python engine")
     args = parser.parse_args()
     no_games_asked = args.posterior is not None or args.agreement is not None or args.leaf_value
     if no_games_asked and (args.prior or args.oracle or args.variant != "plain"):
@@ -481,7 +491,8 @@ def main() -> None:
         elif args.leaf_value:
             found = leaf_value_agreement(args.leaf_value, args.positions, options, args.seed)
         else:
-            result = run(options, args.opponent, args.games, args.seed, args.oracle, args.variant, args.prior, args.rules)
+            result = run(options, args.opponent, args.games, args.seed, args.oracle, args.variant, args.prior, args.rules,
+                         args.rollout)
     except ValueError as error:  # LoadError too: a bad --prior
         parser.error(str(error))
     if args.leaf_value:
