@@ -1,34 +1,20 @@
-"""Information-set MCTS: decisions from the observation alone, legality under every variant,
-determinism, budgets, the tree's bookkeeping, a won position, bad arguments and agent specs."""
+"""Information-set MCTS (that it decides from the observation alone is tested beside the search, in
+test_search.py): legality under every variant, determinism, budgets, the tree's bookkeeping, a won
+position, bad arguments and agent specs."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_search import VARIANTS, leading_position, position, swap_hidden
+from test_search import VARIANTS, leading_position, position
 
 from big2_env import Game, Rules, evaluate
 from big2_env.errors import LoadError
 from big2_env.evaluation.loading import load_agent
 from big2_env.observations.decision import observation_dict
-from big2_env.observations.paper import action_cards, observation
+from big2_env.observations.paper import action_cards
 from big2_env.players.ismcts import ISMCTSPolicy, _Node
 from big2_env.players.search import public_state
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_swapping_hidden_cards_between_opponents_never_changes_the_decision(seed):
-    game = position(seed, 6 + seed)
-    me = game.current_player
-    a, b = (me + 1) % 4, (me + 2) % 4
-    k = min(3, game.cards_left(a), game.cards_left(b))
-    swapped = swap_hidden(game, a, b, k)
-    assert swapped.hands[a] != game.hands[a]
-    assert np.array_equal(observation(game, me), observation(swapped, me))
-    for search_seed in (0, 1):
-        first = ISMCTSPolicy(budget=30, seed=search_seed).act(observation_dict(game))
-        second = ISMCTSPolicy(budget=30, seed=search_seed).act(observation_dict(swapped))
-        assert first == second
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: f"{r.straights}-{r.opening}-{r.four_card_plays}")

@@ -13,6 +13,7 @@ from big2_env.observations.paper import action_cards, observation
 from big2_env.observations.decision import observation_dict
 from big2_env.players.registry import make_policy
 from big2_env.players.smart import SmartPolicy
+from big2_env.players.ismcts import ISMCTSPolicy
 from big2_env.players.search import SmartRollout, PolicyRollout, SearchPolicy, deal_unseen, public_state, state_game
 
 VARIANTS = [
@@ -83,8 +84,14 @@ def swap_hidden(game: Game, a: int, b: int, k: int) -> Game:
     return other
 
 
+DECIDERS = {"search": lambda seed: SearchPolicy(budget=24, seed=seed), "ismcts": lambda seed: ISMCTSPolicy(budget=30, seed=seed)}
+"""The policies that decide from the observation alone by searching over deals (a fresh one per seed)."""
+
+
+@pytest.mark.parametrize("decider", sorted(DECIDERS))
 @pytest.mark.parametrize("seed", range(8))
-def test_swapping_hidden_cards_between_opponents_never_changes_the_decision(seed):
+def test_swapping_hidden_cards_between_opponents_never_changes_the_decision(seed, decider):
+    make = DECIDERS[decider]
     game = position(seed, 6 + seed)
     me = game.current_player
     a, b = (me + 1) % 4, (me + 2) % 4
@@ -93,9 +100,7 @@ def test_swapping_hidden_cards_between_opponents_never_changes_the_decision(seed
     assert swapped.hands[a] != game.hands[a]  # the real tables differ
     assert np.array_equal(observation(game, me), observation(swapped, me))
     for search_seed in (0, 1):
-        first = SearchPolicy(budget=24, seed=search_seed).act(observation_dict(game))
-        second = SearchPolicy(budget=24, seed=search_seed).act(observation_dict(swapped))
-        assert first == second
+        assert make(search_seed).act(observation_dict(game)) == make(search_seed).act(observation_dict(swapped))
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: f"{r.straights}-{r.opening}-{r.four_card_plays}")
