@@ -451,6 +451,18 @@ def test_the_options_benchmarks_command_line_says_what_was_wrong(argv, message, 
     assert exit_info.value.code == 2 and message in capsys.readouterr().err
 
 
+def test_the_options_benchmark_takes_an_agent_as_everyones_rollout_policy(monkeypatch):
+    from big2_env.players.greedy import GreedyPolicy
+
+    module = load_options_benchmark()
+    calls = []
+    act = GreedyPolicy.act
+    monkeypatch.setattr(GreedyPolicy, "act", lambda self, obs: calls.append(1) or act(self, obs))
+    found = module.run({"budget": 6}, "random", games=1, seed=4, rollout="greedy")
+    assert found["rollout"] == "greedy" and found["options"] == {"budget": 6} and found["games"] == 1
+    assert calls  # the rollouts asked Greedy for moves (the random opponents never do)
+
+
 def test_the_options_benchmark_measures_how_often_two_searches_agree():
     module = load_options_benchmark()
     found = module.self_agreement(3, {"budget": 4}, seed=1)
