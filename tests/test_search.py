@@ -192,12 +192,13 @@ def test_a_rollout_policy_must_have_act():
         SearchPolicy(rollout=object())
 
 
-def test_an_impossible_observation_is_refused():
+@pytest.mark.parametrize("decider", sorted(DECIDERS))
+def test_an_impossible_observation_is_refused(decider):
     obs = observation_dict(position(0, 5))
     broken = dict(obs, observation=obs["observation"].copy())
     broken["observation"][117] += 1  # cards left that do not add up to 52
     with pytest.raises(ValueError, match="cannot come from a Big 2 game"):
-        SearchPolicy(budget=4).act(broken)
+        DECIDERS[decider](0).act(broken)
     with pytest.raises(ValueError, match="277 numbers"):
         public_state(np.zeros(10))
 
