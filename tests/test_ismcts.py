@@ -97,7 +97,8 @@ def test_the_node_statistics_are_from_each_movers_side():
 
 @pytest.mark.parametrize(
     "kwargs, match",
-    [({"budget": 0}, "budget must be"), ({"budget": "fast"}, "budget must be"), ({"exploration": -1}, "exploration"),
+    [({"budget": 0}, "budget must be iterations per decision"), ({"budget": "fast"}, "budget must be"),
+     ({"exploration": -1}, "exploration"),
      ({"exploration": float("nan")}, "exploration"), ({"pass_inference": 2}, "pass_inference"),
      ({"rollout": "wizard"}, "unknown policy"), ({"rules": "nope"}, "nope")],
 )

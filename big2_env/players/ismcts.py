@@ -126,7 +126,7 @@ class ISMCTSPolicy(Policy):
         seed: int | None = None,
     ) -> None:
         self.rules = Rules.coerce(rules)
-        self.iterations, self.seconds = _parse_budget(budget)
+        self.iterations, self.seconds = _parse_budget(budget, unit="iterations")
         if isinstance(exploration, bool) or not isinstance(exploration, (int, float)) or not (
             math.isfinite(exploration) and exploration >= 0
         ):

@@ -578,8 +578,8 @@ def tempered_weights(log_weights: np.ndarray, strength: float) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- the search policy
-def _parse_budget(budget: Any) -> tuple[int | None, float | None]:
-    """``(rollouts, seconds)``: an int is rollouts per decision; a string ``"0.25s"`` is seconds."""
+def _parse_budget(budget: Any, unit: str = "rollouts") -> tuple[int | None, float | None]:
+    """``(count, seconds)``: an int is ``unit`` (rollouts, iterations) per decision; a string ``"0.25s"`` is seconds."""
     if isinstance(budget, str) and budget.endswith("s"):
         try:
             seconds = float(budget[:-1])
@@ -590,7 +590,7 @@ def _parse_budget(budget: Any) -> tuple[int | None, float | None]:
         return None, seconds
     if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or not 1 <= budget <= 10_000_000:
         raise ValueError(
-            f"budget must be rollouts per decision (an int in 1..10000000) or seconds such as '0.25s'; got {budget!r}"
+            f"budget must be {unit} per decision (an int in 1..10000000) or seconds such as '0.25s'; got {budget!r}"
         )
     return int(budget), None
 
