@@ -111,5 +111,6 @@ def test_ismcts_agent_specs():
     assert isinstance(load_agent("ismcts"), ISMCTSPolicy)
     assert load_agent("ismcts:64").iterations == 64
     assert load_agent("ismcts:0.1s", rules="charlesworth").seconds == 0.1
-    with pytest.raises(LoadError, match="ismcts:zz"):
-        load_agent("ismcts:zz")
+    for bad in ("ismcts:zz", "ismcts:"):
+        with pytest.raises(LoadError, match=f"'{bad}': budget must be"):
+            load_agent(bad)

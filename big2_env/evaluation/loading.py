@@ -115,18 +115,14 @@ def load_agent(
     text = os.fspath(spec)
     if isinstance(spec, str) and text in POLICIES:
         return make_policy(text, seed=seed, rules=rules)
-    if isinstance(spec, str) and text.startswith("search:"):
-        budget = text.split(":", 1)[1]
+    name, colon, budget = text.partition(":")
+    if isinstance(spec, str) and ((name == "search" and colon) or name == "ismcts"):  # a search with its budget
         try:
-            return make_policy("search", seed=seed, rules=rules, budget=int(budget) if budget.isdigit() else budget)
-        except ValueError as err:
-            raise LoadError(f"{what} {text!r}: {err}") from None
-    if isinstance(spec, str) and (text == "ismcts" or text.startswith("ismcts:")):
-        from ..players.ismcts import ISMCTSPolicy  # not in POLICIES: far slower than the search (Python rollouts)
+            kwargs: dict[str, Any] = {"budget": int(budget) if budget.isdigit() else budget} if colon else {}
+            if name == "search":
+                return make_policy("search", seed=seed, rules=rules, **kwargs)
+            from ..players.ismcts import ISMCTSPolicy  # not in POLICIES: far slower than the search (Python rollouts)
 
-        budget = text.split(":", 1)[1] if ":" in text else ""
-        try:
-            kwargs: dict[str, Any] = {"budget": int(budget) if budget.isdigit() else budget} if budget else {}
             return ISMCTSPolicy(rules=rules, seed=seed, **kwargs)
         except ValueError as err:
             raise LoadError(f"{what} {text!r}: {err}") from None
