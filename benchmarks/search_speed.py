@@ -34,9 +34,11 @@ from big2_env.observations.decision import PolicyObservation
 from big2_env.observations.decision import observation_dict
 from big2_env.players.smart import SmartPolicy
 from big2_env.engine.core import rules_array
+from big2_env.engine.core.fast import N_FEATURES
 from big2_env.engine.core.rollouts import deal_hands, play_outs
 from big2_env.players.search import (
     DEFAULT_BUDGET,
+    FastRollout,
     SearchPolicy,
     SmartRollout,
     _CoreState,
@@ -82,10 +84,12 @@ def rollouts_per_second(positions: list[Game], seconds: float, seed: int) -> tup
     return done / (time.perf_counter() - start), moves / done
 
 
-def core_rollouts_per_second(positions: list[Game], seconds: float, seed: int, deals: int = 32) -> float:
+def core_rollouts_per_second(positions: list[Game], seconds: float, seed: int, deals: int = 32,
+                             fast: bool = False) -> float:
     """Rollouts/s in the compiled core, as the search makes them: per position, ``deals``
     determinisations (:func:`deal_hands`), each played out after every legal candidate with Smart
-    in every seat (:func:`play_outs`)."""
+    in every seat (:func:`play_outs`), or with ``fast`` the shipped fast model sampled in the
+    opponents' seats (:mod:`big2_env.players.fast`)."""
     rng = np.random.default_rng(seed)
     rules = positions[0].rules
     rules_arr = rules_array(rules)
@@ -97,6 +101,10 @@ def core_rollouts_per_second(positions: list[Game], seconds: float, seed: int, d
         rows = np.array([(e[2], len(e[1]), e[0], e[3]) for e in entries], dtype=np.int64)
         prepared.append((_CoreState.of(state), _root_table(state, root), rows, np.arange(len(entries))))
     noise = np.zeros(4)
+    seats, weights = np.zeros(4, dtype=np.int64), np.zeros(N_FEATURES)
+    if fast:
+        model = FastRollout(rules=rules, sample=True)
+        seats, weights = model.seat_models(), model.model.weights
     done = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -104,7 +112,7 @@ def core_rollouts_per_second(positions: list[Game], seconds: float, seed: int, d
             hands = np.empty((deals, 4), dtype=np.int64)
             deal_hands(rng, deals, core.hand, core.unseen, core.left, core.declined, 0.0, rules_arr, hands)
             values = np.empty((deals, len(alive)))
-            play_outs(hands, table, rows, alive, noise, rng, rules_arr, 0, values)
+            play_outs(hands, table, rows, alive, noise, rng, rules_arr, 0, values, seats, weights)
             done += values.size
     return done / (time.perf_counter() - start)
 
@@ -125,9 +133,9 @@ def engine_random_play(seconds: float, rules: Rules, seed: int) -> tuple[float, 
 
 
 def seconds_per_decision(positions: list[Game], budget: int, seed: int, core: bool = True,
-                         inner: int | None = 0) -> tuple[float, int]:
+                         inner: int | None = 0, rollout: str = "smart") -> tuple[float, int]:
     """Mean seconds a decision (``inner=0``: the one-ply search, which both paths run; ``None``: the default)."""
-    policy = SearchPolicy(positions[0].rules, budget=budget, seed=seed, core=core, inner=inner)
+    policy = SearchPolicy(positions[0].rules, budget=budget, seed=seed, core=core, inner=inner, rollout=rollout)
     times = []
     for game in positions:
         if len(game.legal_entries()) < 2:
@@ -157,6 +165,9 @@ def main() -> None:
     per_decision, n = seconds_per_decision(positions, args.budget, args.seed, core=False)
     core_per_decision, _ = seconds_per_decision(positions, args.budget, args.seed, core=True)
     nested_per_decision, _ = seconds_per_decision(positions, args.budget, args.seed, core=True, inner=None)
+    fast_rps = core_rollouts_per_second(positions, args.seconds, args.seed, fast=True)
+    fast_per_decision, _ = seconds_per_decision(positions, args.budget, args.seed, core=True, inner=None,
+                                                rollout="fast-sample")
     print(f"positions: {len(positions)} (one per Smart-vs-Smart game)")
     print(f"(a) engine, random legal plays:   {engine_dps:10,.0f} decisions/s  {engine_gps:8,.0f} games/s")
     print(f"(b) search rollouts, Smart seats: {rps:10,.0f} rollouts/s  ({moves:.1f} moves each: "
@@ -168,6 +179,10 @@ def main() -> None:
           f"({per_decision / core_per_decision:.1f}x faster than (d); the same decisions)")
     print(f"(f) the default search (nested rollouts, inner={SearchPolicy().inner}), budget {args.budget}: "
           f"{nested_per_decision * 1000:7.2f} ms per decision")
+    print(f"(g) (c) with the fast model sampled in the opponents' seats: {fast_rps:9,.0f} rollouts/s "
+          f"({fast_rps / core_rps:.2f}x (c))")
+    print(f"(h) (f) with the fast model's rollouts (rollout='fast-sample'): {fast_per_decision * 1000:7.2f} ms per decision "
+          f"({fast_per_decision / nested_per_decision:.2f}x (f))")
     if args.json:
         figures = {
             "machine": platform.processor() or platform.machine(), "positions": len(positions), "budget": args.budget,
@@ -176,6 +191,7 @@ def main() -> None:
             "python_search_ms_per_decision": per_decision * 1000, "core_search_ms_per_decision": core_per_decision * 1000,
             "search_speedup": per_decision / core_per_decision,
             "default_nested_search_ms_per_decision": nested_per_decision * 1000, "inner": SearchPolicy().inner,
+            "core_fast_rollouts_per_s": fast_rps, "fast_rollouts_search_ms_per_decision": fast_per_decision * 1000,
             "command": "taskset -c 1 python benchmarks/search_speed.py --json benchmarks/core/search_speed.json",
         }
         args.json.write_text(json.dumps(figures, indent=2) + "\n")

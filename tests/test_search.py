@@ -84,7 +84,11 @@ def swap_hidden(game: Game, a: int, b: int, k: int) -> Game:
     return other
 
 
-DECIDERS = {"search": lambda seed: SearchPolicy(budget=24, seed=seed), "ismcts": lambda seed: ISMCTSPolicy(budget=30, seed=seed)}
+DECIDERS = {
+    "search": lambda seed: SearchPolicy(budget=24, seed=seed),
+    "search-fast": lambda seed: SearchPolicy(budget=24, seed=seed, rollout="fast-sample"),
+    "ismcts": lambda seed: ISMCTSPolicy(budget=30, seed=seed),
+}
 """The policies that decide from the observation alone by searching over deals (a fresh one per seed)."""
 
 

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from big2_env import Game, Rules
 from big2_env.engine.core import rules_array
+from big2_env.engine.core.fast import N_FEATURES
 from big2_env.engine.core.rollouts import deal_hands
 from big2_env.observations.decision import Decision, PolicyObservation
 from big2_env.observations.paper import PASS_ACTION, action_cards
@@ -166,7 +167,8 @@ def test_nested_rollouts_search_seat_zeros_own_moves(rules, seed):
     values = {}
     for inner in (0, 3):
         out = np.empty((1, 1))
-        play_outs(deals, table, candidates, np.zeros(1, dtype=np.int64), np.zeros(4), rng, rules_array(rules), 0, out, inner)
+        play_outs(deals, table, candidates, np.zeros(1, dtype=np.int64), np.zeros(4), rng, rules_array(rules), 0, out,
+                  np.zeros(4, dtype=np.int64), np.zeros(N_FEATURES), inner)
         values[inner] = out[0, 0]
     assert values[3] >= values[0] - 1e-9
     policy = SearchPolicy(rules, budget=16, inner=2, seed=seed)

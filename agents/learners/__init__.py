@@ -2,5 +2,6 @@
 May import: torch, big2_env, and agents' config, network, policy and rollout modules (never agents.train).
 
 Modules: :mod:`~agents.learners.ppo`, :mod:`~agents.learners.value` (Monte Carlo Q, SARSA,
-Q-learning, Deep Monte Carlo) and :mod:`~agents.learners.distill` (a network imitating a teacher).
+Q-learning, Deep Monte Carlo), :mod:`~agents.learners.distill` (a network imitating a teacher) and
+:mod:`~agents.learners.fast_policy` (the fast move model of :mod:`big2_env.players.fast` fitted to a network).
 """

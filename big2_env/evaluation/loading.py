@@ -9,6 +9,9 @@ the command line accept the same agents:
   ``"search:64"`` or ``"search:0.25s"`` set the search's budget (rollouts or seconds per decision);
 * ``"ismcts"``, ``"ismcts:640"`` or ``"ismcts:0.25s"``: information-set MCTS
   (:class:`~big2_env.players.ismcts.ISMCTSPolicy`; iterations or seconds per decision);
+* ``"fast"``, ``"fast-sample"``: the fast learned move model (:class:`~big2_env.players.fast.FastPolicy`)
+  with its shipped weights (paper or Charlesworth rules), its best move or a sampled one;
+  ``"fast:PATH.json"`` with the weights in that file;
 * the specs of installed plugins (:mod:`big2_env.plugins`, entry-point group
   ``big2_env.agent_specs``). The ``agents`` package adds ``"pretrained"`` (the shipped PPO
   agent), ``"pretrained-paper"`` (the network trained with the paper's exact settings),
@@ -38,9 +41,9 @@ Example:
     ...     print(err)  # doctest: +NORMALIZE_WHITESPACE
     agent must be one of greedy, random, search, smart, pretrained, pretrained-paper, pretrained-charlesworth,
     a trained model file (.pt), a run folder, charlesworth:PATH (Charlesworth's network, his parameter file),
-    ismcts (information-set MCTS) or a MaskablePPO model file (.zip)
-    (search:N or search:0.25s give the search N rollouts or 0.25 s per decision; ismcts:N or ismcts:0.25s
-    the same for ISMCTS); got 'wizard'
+    ismcts (information-set MCTS), fast (the fast learned move model; fast:PATH.json) or a MaskablePPO model
+    file (.zip) (search:N or search:0.25s give the search N rollouts or 0.25 s per decision; ismcts:N or
+    ismcts:0.25s the same for ISMCTS); got 'wizard'
 
 With torch (``pip install -e '.[agents]'``) and sb3-contrib (``pip install -e '.[sb3]'``)::
 
@@ -80,9 +83,9 @@ def agent_choices() -> str:
     """The forms an agent spec may take, for help and error texts (the plugins' forms included)."""
     forms = ", ".join([", ".join(sorted(POLICIES))] + [plugin.describe for plugin in agent_spec_plugins()])
     return (
-        f"{forms}, charlesworth:PATH (Charlesworth's network, his parameter file), ismcts (information-set MCTS) "
-        "or a MaskablePPO model file (.zip) (search:N or search:0.25s give the search N rollouts or 0.25 s per "
-        "decision; ismcts:N or ismcts:0.25s the same for ISMCTS)"
+        f"{forms}, charlesworth:PATH (Charlesworth's network, his parameter file), ismcts (information-set MCTS), "
+        "fast (the fast learned move model; fast:PATH.json) or a MaskablePPO model file (.zip) (search:N or "
+        "search:0.25s give the search N rollouts or 0.25 s per decision; ismcts:N or ismcts:0.25s the same for ISMCTS)"
     )
 
 
@@ -125,6 +128,13 @@ def load_agent(
 
             return ISMCTSPolicy(rules=rules, seed=seed, **kwargs)
         except ValueError as err:
+            raise LoadError(f"{what} {text!r}: {err}") from None
+    if isinstance(spec, str) and name in ("fast", "fast-sample"):  # the fast learned model, shipped or a file
+        from ..players.fast import FastPolicy  # not in POLICIES: its weights ship only for two rule presets
+
+        try:
+            return FastPolicy(budget or None, rules=rules, sample=name == "fast-sample", seed=seed)
+        except (OSError, ValueError) as err:
             raise LoadError(f"{what} {text!r}: {err}") from None
     if isinstance(spec, str) and text.startswith(("charlesworth:", "charlesworth-greedy:")):
         from ..players.charlesworth import CharlesworthPolicy

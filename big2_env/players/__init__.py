@@ -5,8 +5,11 @@ May import: big2_env.engine, big2_env.observations, big2_env.errors (never the e
 Modules: :mod:`~big2_env.players.base` (:class:`Policy`, :func:`policy_actions`),
 :mod:`~big2_env.players.random`, :mod:`~big2_env.players.greedy` and :mod:`~big2_env.players.smart`
 (the paper's baselines), :mod:`~big2_env.players.beliefs` (reading the move history),
-:mod:`~big2_env.players.search` (:class:`SearchPolicy`), :mod:`~big2_env.players.ismcts`
+:mod:`~big2_env.players.public` (the public state an observation shows), :mod:`~big2_env.players.search`
+(:class:`SearchPolicy`), :mod:`~big2_env.players.ismcts`
 (:class:`~big2_env.players.ismcts.ISMCTSPolicy`, information-set MCTS; the agent spec ``ismcts``),
+:mod:`~big2_env.players.fast` (the fast learned move model, its weights in ``data/``: the agent spec
+``fast`` and the search's ``rollout="fast"``),
 :mod:`~big2_env.players.sb3`
 (Stable-Baselines3 models as policies, loaded safely), :mod:`~big2_env.players.charlesworth`
 (Charlesworth's network from his parameter file, ``charlesworth:PATH``; numpy only, loaded

@@ -59,9 +59,10 @@ Example:
 from __future__ import annotations
 
 import math
+import os
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -71,23 +72,17 @@ from ..engine.combos import Entry, classify, enumerate_combos
 from ..observations.decision import Decision, PolicyObservation
 from ..observations.paper import (
     NUM_ACTIONS,
-    OBS_CARDS_LEFT,
-    OBS_HAND,
-    OBS_PASSES,
-    OBS_PLAYED,
-    OBS_PLAYED_BY,
-    OBS_SIZE,
-    OBS_TRICK,
-    PAD_CARD,
     entry_action_indices,
 )
-from ..observations.extended import EXT_DECLINED, EXT_DECLINED_STRENGTH, EXTENDED_SIZE, decode_declined, history_moves
-from ..engine.game import HAND_SIZE, Game
+from ..observations.extended import history_moves
+from ..engine.game import Game
 from .base import Observation, Policy, legal_actions, policy_actions
 from .greedy import GreedyPolicy
 from .random import RandomPolicy
 from .smart import SmartPolicy, smart_choice, smart_ranking
 from ..engine.rules import Rules
+from .fast import FastModel, as_model, entry_features, softmax
+from .public import PublicState, public_state, state_game
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -95,6 +90,7 @@ __all__ = [
     "METHODS",
     "NoisyOpponents",
     "PolicyRollout",
+    "FastRollout",
     "PublicState",
     "RolloutPolicy",
     "SearchPolicy",
@@ -134,111 +130,7 @@ METHODS = ("halving", "flat")
 _FULL_DECK = (1 << NUM_CARDS) - 1
 
 
-# ----------------------------------------------------------------------------- the public state
-@dataclass(frozen=True)
-class PublicState:
-    """What the player on move knows, in *relative* seats: 0 is the player on move, then 1, 2, 3
-    clockwise (next, across, previous), as in the observation.
-
-    Attributes:
-        hand: the player's hand, sorted card ids.
-        trick: the active trick (sorted), or ``None`` when leading.
-        trick_player: the relative seat (1..3) that made the trick, or ``None``.
-        passes: consecutive passes since the last play.
-        played_mask: bitmask of every card played so far (the trick's included).
-        played_by: per relative seat, the bitmask of the cards it has played.
-        cards_left: per relative seat, the number of cards it holds.
-        opening: nothing has been played yet (the opening rule applies).
-        declined: per relative seat (0 unused), per trick size 1..5, the weakest strength it
-            passed on, or -1 (all -1 when the observation is the paper's 277 numbers, which
-            do not say who passed on what; see :mod:`big2_env.observations.extended`).
-    """
-
-    hand: tuple[int, ...]
-    trick: tuple[int, ...] | None
-    trick_player: int | None
-    passes: int
-    played_mask: int
-    played_by: tuple[int, int, int, int]
-    cards_left: tuple[int, int, int, int]
-    opening: bool
-    declined: tuple[tuple[int, ...], ...] = ((-1,) * 5,) * 4
-
-    @property
-    def hand_mask(self) -> int:
-        return sum(1 << c for c in self.hand)
-
-    @property
-    def unseen_mask(self) -> int:
-        """The cards the player cannot see: neither in its hand nor played."""
-        return _FULL_DECK & ~self.hand_mask & ~self.played_mask
-
-
-def _bits_to_mask(bits: np.ndarray) -> int:
-    return int.from_bytes(np.packbits(bits.astype(bool), bitorder="little").tobytes(), "little")
-
-
-def public_state(obs: Observation | np.ndarray) -> PublicState:
-    """The :class:`PublicState` of an observation dict (or its ``"observation"``): the paper's
-    277 numbers, or the 315 of the extended observation (then with who passed on what).
-
-    Raises ``ValueError`` when the numbers cannot come from a real game (wrong size,
-    cards in two places, counts that do not add up to 52).
-    """
-    vector = np.asarray(obs["observation"] if isinstance(obs, Mapping) else obs)
-    if vector.shape not in ((OBS_SIZE,), (EXTENDED_SIZE,)):
-        raise ValueError(
-            f"an observation has {OBS_SIZE} numbers (or {EXTENDED_SIZE}, extended); got shape {vector.shape}"
-        )
-    declined: tuple[tuple[int, ...], ...] = ((-1,) * 5,) * 4
-    if vector.shape == (EXTENDED_SIZE,):
-        flags, values = vector[EXT_DECLINED], vector[EXT_DECLINED_STRENGTH]
-        if not (np.all((flags == 0) | (flags == 1)) and np.all((values >= 0) & (values <= 1))):
-            raise ValueError("the extended observation's pass flags must be 0 or 1 and its strengths lie in [0, 1]")
-        declined = ((-1,) * 5,) + decode_declined(vector)
-    raw_hand = vector[OBS_HAND]
-    if not np.all((raw_hand >= 0) & (raw_hand <= PAD_CARD) & (raw_hand == np.round(raw_hand))):
-        raise ValueError("the observation's hand slots must hold card ids 0..51 or the padding 52")
-    hand = tuple(sorted(int(c) for c in raw_hand if c != PAD_CARD))
-    hand_mask = sum(1 << c for c in hand)
-    played_mask = _bits_to_mask(vector[OBS_PLAYED])
-    trick_mask = _bits_to_mask(vector[OBS_TRICK])
-    others = vector[OBS_PLAYED_BY].reshape(3, NUM_CARDS)
-    by_other = [_bits_to_mask(row) for row in others]
-    mine = played_mask & ~(by_other[0] | by_other[1] | by_other[2])
-    left = tuple(int(x) for x in vector[OBS_CARDS_LEFT])
-    passes = int(vector[OBS_PASSES])
-    problems = []
-    if len(set(hand)) != len(hand) or hand_mask & played_mask:
-        problems.append("a card of the hand is repeated or also played")
-    if trick_mask & ~played_mask:
-        problems.append("a trick card is not among the played cards")
-    if (by_other[0] & by_other[1]) | (by_other[0] & by_other[2]) | (by_other[1] & by_other[2]) or (
-        by_other[0] | by_other[1] | by_other[2]
-    ) & ~played_mask:
-        problems.append("the per-seat played cards overlap or are not among the played cards")
-    if len(hand) + sum(left) + played_mask.bit_count() != NUM_CARDS or not all(0 <= n <= HAND_SIZE for n in left):
-        problems.append(f"hand {len(hand)} + cards left {left} + played {played_mask.bit_count()} is not 52")
-    if not hand:
-        problems.append("the player on move holds no card")
-    if trick_mask and not 0 <= passes <= 2:
-        problems.append(f"{passes} passes after an active trick")
-    if problems:
-        raise ValueError("this observation cannot come from a Big 2 game: " + "; ".join(problems))
-    trick = tuple(mask_to_cards(trick_mask)) or None
-    return PublicState(
-        hand=hand,
-        trick=trick,
-        trick_player=None if trick is None else 3 - passes,
-        passes=passes if trick is not None else 0,
-        played_mask=played_mask,
-        played_by=(mine, by_other[0], by_other[1], by_other[2]),
-        cards_left=(len(hand),) + left,  # type: ignore[arg-type]
-        opening=played_mask == 0,
-        declined=declined,
-    )
-
-
+# ----------------------------------------------------------------------------- determinisations
 def deal_unseen(state: PublicState, rng: np.random.Generator) -> list[int]:
     """One determinisation: hand bitmasks per relative seat, the unseen cards dealt at random
     to seats 1..3 in their public counts (seat 0 keeps its own hand)."""
@@ -325,33 +217,6 @@ def _deal_capped(state: PublicState, caps: Sequence[int], rng: np.random.Generat
             hands[seat] |= 1 << unseen[j]
         start += slots[seat]
     return hands
-
-
-def state_game(state: PublicState, hands: Sequence[int], rules: Rules) -> Game:
-    """A :class:`Game` in relative seats (the player on move is seat 0) at ``state`` with the given hand bitmasks."""
-    game = Game.__new__(Game)
-    game.rules = rules
-    game._hand_masks = list(hands)
-    game._hand_cards = [mask_to_cards(m) for m in hands]
-    game.current_player = 0
-    game._opening = state.opening
-    game.trick = state.trick
-    game._trick_strength = 0
-    game._trick_mask = sum(1 << c for c in state.trick) if state.trick is not None else 0
-    game.trick_player = state.trick_player
-    game.passes = state.passes
-    game.winner = None
-    game.turn = 0
-    game.history = []
-    game.played_mask = state.played_mask
-    game.played_by_mask = list(state.played_by)
-    game._legal = None
-    if state.trick is not None:
-        combo = classify(state.trick, rules)
-        if combo is None:
-            raise ValueError(f"the trick {state.trick} is not a legal combination under {rules}")
-        game._trick_strength = combo.strength
-    return game
 
 
 @dataclass(frozen=True)
@@ -467,6 +332,49 @@ class PolicyRollout(RolloutPolicy):
             self.policy.seed(seed)
 
 
+class FastRollout(RolloutPolicy):
+    """The fast model as the search's rollout policy: the opponents (and with ``own=True`` the
+    searcher, seat 0, too; else Smart) play its best move, or with ``sample=True`` a sampled one.
+    The search runs it in the compiled core (:func:`~big2_env.engine.core.rollouts.play_outs`);
+    :meth:`choose` is the same choice on the Python engine."""
+
+    name = "fast"
+
+    def __init__(self, model: FastModel | str | os.PathLike[str] | None = None, rules: Rules | str | dict | None = None,
+                 sample: bool = False, own: bool = False, seed: int | None = None) -> None:
+        self.rules = Rules.coerce(rules)
+        self.model = as_model(model, self.rules)
+        self.sample, self.own = bool(sample), bool(own)
+        self.rng = np.random.default_rng(seed)
+
+    def seed(self, seed: int | None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def seat_models(self) -> np.ndarray:
+        """Per relative seat, how the core's play-outs move it (:data:`~big2_env.engine.core.fast.SEAT_SMART`, ...)."""
+        from ..engine.core.fast import SEAT_FAST, SEAT_FAST_SAMPLE, SEAT_SMART
+
+        fast = SEAT_FAST_SAMPLE if self.sample else SEAT_FAST
+        return np.array([fast if self.own else SEAT_SMART, fast, fast, fast], dtype=np.int64)
+
+    def choose(self, game: Game) -> int:
+        entries = game.legal_entries()
+        if len(entries) == 1:
+            return 0
+        player = game.current_player
+        if player == 0 and not self.own:
+            return smart_choice(game._hand_cards[0], game.trick, [e[1] for e in entries], game.rules)
+        left = [len(game._hand_cards[(player + r) % 4]) for r in range(4)]
+        features = entry_features(game._hand_masks[player], entries, game.trick, left, game.passes, game.rules)
+        scores = features @ self.model.weights
+        if self.sample:
+            return int(self.rng.choice(len(entries), p=softmax(scores)))
+        return int(np.argmax(scores))
+
+    def __repr__(self) -> str:
+        return f"FastRollout(rules={self.rules!r}, sample={self.sample}, own={self.own})"
+
+
 class NoisyOpponents(RolloutPolicy):
     """``base`` in every seat, except that a seat other than the searcher's (seat 0) plays a
     uniformly random legal move with probability ``noise``: an opponent model that hedges
@@ -507,6 +415,8 @@ ROLLOUT_HEURISTICS: dict[str, Callable[..., Policy]] = {"random": RandomPolicy, 
 def _as_rollout(rollout: Any, rules: Rules) -> RolloutPolicy:
     if isinstance(rollout, RolloutPolicy):
         return rollout
+    if rollout in ("fast", "fast-sample"):  # the fast learned model, played by the compiled core
+        return FastRollout(rules=rules, sample=rollout == "fast-sample")
     if rollout == "smart":
         return SmartRollout(rules)
     if isinstance(rollout, str):
@@ -514,7 +424,8 @@ def _as_rollout(rollout: Any, rules: Rules) -> RolloutPolicy:
             raise ValueError("the rollout policy cannot itself be 'search'")
         if rollout not in ROLLOUT_HEURISTICS:
             allowed = ", ".join(sorted(ROLLOUT_HEURISTICS))
-            raise ValueError(f"unknown policy {rollout!r} for the rollouts; allowed: {allowed} or a policy object")
+            raise ValueError(f"unknown policy {rollout!r} for the rollouts; allowed: smart, fast, fast-sample, {allowed} "
+                             "or a policy object")
         return PolicyRollout(ROLLOUT_HEURISTICS[rollout](rules=rules))
     return PolicyRollout(rollout)
 
@@ -755,7 +666,8 @@ class SearchPolicy(Policy):
         if not isinstance(core, (bool, np.bool_)):
             raise ValueError(f"core must be True or False; got {core!r}")
         base = self._noisy.base if self._noisy is not None else self.rollout
-        self.core = bool(core) and type(base) is SmartRollout and base.rules == self.rules
+        runs_in_core = type(base) in (SmartRollout, FastRollout)
+        self.core = bool(core) and runs_in_core and getattr(base, "rules", None) == self.rules
         if inner is None:  # the default: nested where the core runs the rollouts
             inner = DEFAULT_INNER if self.core else 0
         if isinstance(inner, bool) or not isinstance(inner, (int, np.integer)) or inner < 0:
@@ -794,7 +706,7 @@ class SearchPolicy(Policy):
         if getattr(value, "observation_kind", "paper") != "paper":
             raise ValueError("the search's leaves give the paper's 277 numbers; this value reads "
                              f"the {value.observation_kind!r} observation")
-        if not self.core:
+        if not self.core or self._core_models()[0].any():
             raise ValueError("a value runs in the compiled core: it needs core=True and Smart rollouts")
         if self.objective != "score":
             raise ValueError(f"a value estimates the final score: it needs objective='score'; got {self.objective!r}")
@@ -866,6 +778,13 @@ class SearchPolicy(Policy):
             self._rules_array = rules_array(self.rules)
         return self._rules_array
 
+    def _core_models(self) -> tuple[np.ndarray, np.ndarray]:
+        """How the core's play-outs move each seat, and the fast model's weights (zeros for Smart)."""
+        base = self._noisy.base if self._noisy is not None else self.rollout
+        if isinstance(base, FastRollout):
+            return base.seat_models(), base.model.weights
+        return np.zeros(4, dtype=np.int64), np.zeros(len(FastModel.smart().weights))
+
     def _seat_noise(self, state: PublicState) -> list[float]:
         """Per relative seat, how often its rollout moves are uniformly random: ``opponent_noise``,
         or, where the history says more (``infer_opponents``), the probability that the seat
@@ -912,6 +831,7 @@ class SearchPolicy(Policy):
             root_table = _root_table(state, root[1])
             played_by = np.array(state.played_by, dtype=np.int64)
             candidate_rows = np.array([(e[2], len(e[1]), e[0], e[3]) for e in (entries[c] for c in candidates)], dtype=np.int64)
+            seat_models, weights = self._core_models()
 
         def run(deals: int) -> None:
             if self._core_state is not None:
@@ -953,7 +873,7 @@ class SearchPolicy(Policy):
             weight = self.value_weight if self.value is not None else 0.0
             if weight < 1:
                 play_outs(deal_rows, root_table, candidate_rows, alive_rows, noise, rng, self._core_rules(), objective,
-                          results, self.inner)
+                          results, seat_models, weights, self.inner)
             if weight > 0:
                 leaf = self._leaf_values(deal_rows, root_table, played_by, candidate_rows, alive_rows, noise, rng)
                 results = leaf if weight == 1 else (1 - weight) * results + weight * leaf

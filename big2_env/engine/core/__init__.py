@@ -2,7 +2,8 @@
 May import: numpy, numba and big2_env.engine's cards and rules (never anything above the engine).
 
 The kernels: combinations and legal plays (:mod:`~big2_env.engine.core.kernels`), whole games of
-random, Greedy and Smart seats (:mod:`~big2_env.engine.core.games`, :mod:`~big2_env.engine.core.smart`)
+random, Greedy and Smart seats (:mod:`~big2_env.engine.core.games`, :mod:`~big2_env.engine.core.smart`),
+the fast learned move model (:mod:`~big2_env.engine.core.fast`)
 and the search's deals, play-outs and history replay (:mod:`~big2_env.engine.core.rollouts`),
 with the checked entry points below. Everything in the package plays by these kernels:
 :class:`~big2_env.engine.game.Game` and through it the PettingZoo and Gymnasium envs and the
@@ -49,7 +50,7 @@ if not getattr(_numba_config, "CACHE_DIR"):  # no NUMBA_CACHE_DIR from the user:
 
 from ..cards import check_hand  # noqa: E402
 from ..rules import FLUSH_ORDERS, OPENINGS, SCORINGS, STRAIGHTS, Rules  # noqa: E402
-from . import games, kernels, smart  # noqa: E402
+from . import fast, games, kernels, smart  # noqa: E402
 
 __all__ = [
     "MAX_TURNS",
@@ -332,7 +333,9 @@ def warm_up() -> float:
     root = np.zeros(8, dtype=np.int64)
     root[games.T_OPENING], root[games.T_WINNER] = 1, -1
     candidates = np.array([[1, 1, 0, 0]], dtype=np.int64)
-    rollouts.play_outs(deals, root, candidates, np.zeros(1, dtype=np.int64), np.zeros(4), rng, rules_arr, 0, np.empty((1, 1)))
+    for model in (fast.SEAT_SMART, fast.SEAT_FAST_SAMPLE):
+        rollouts.play_outs(deals, root, candidates, np.zeros(1, dtype=np.int64), np.zeros(4), rng, rules_arr, 0,
+                           np.empty((1, 1)), np.full(4, model, dtype=np.int64), np.zeros(fast.N_FEATURES))
     course = np.zeros((1, len(rollouts.COURSE_FIELDS)), dtype=np.int64)
     course[0, 1], course[0, 6] = 1, 1
     rollouts.replay_seat(course, 0, np.array([hand], dtype=np.int64), rules_arr, np.arange(3, dtype=np.int64), -0.05, -3.0,

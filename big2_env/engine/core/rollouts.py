@@ -22,10 +22,12 @@ searcher, on move at the root).
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
+from .fast import N_FEATURES, SEAT_FAST_SAMPLE, SEAT_SMART, fast_pick
 from .games import (
     GAME_SIZE,
     HANDS_AT,
@@ -33,6 +35,7 @@ from .games import (
     T_CATEGORY,
     T_MASK,
     T_OPENING,
+    T_PASSES,
     T_PLAYER,
     T_SIZE,
     T_STRENGTH,
@@ -227,16 +230,21 @@ def _pool(deals, rules):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective, values, inner=0):  # pragma: no cover
+def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective, values, seat_model, weights,
+              inner=0):  # pragma: no cover - compiled
     """Play every deal (rows of ``deals``, (D, 4) hands) after every alive candidate (``candidates[alive[a]]``:
     ``(mask, size, strength, category)``, mask 0 a pass) from the table ``root`` to the end,
-    Smart in every seat (an opponent seat ``s`` a uniformly random legal move with probability
-    ``seat_noise[s]``), all games stepped together in the order deal, then candidate.
+    every seat ``s`` moving by ``seat_model[s]`` (:data:`~big2_env.engine.core.fast.SEAT_SMART`:
+    Smart; ``SEAT_FAST`` or ``SEAT_FAST_SAMPLE``: the fast model of :mod:`.fast` with the
+    ``weights``, its best move or a sampled one), an opponent seat ``s`` a uniformly random legal
+    move with probability ``seat_noise[s]``, all games stepped together in the order deal, then
+    candidate.
 
     ``inner > 0`` makes seat 0's own later moves a search too (nested rollouts): at each of its
     decisions with a choice, Smart's ``inner`` favourite plays (by s(a)) and pass, when legal,
     are each played out once to the end on the deal (Smart everywhere), and the best for seat 0
-    is made. The deal is known inside a play-out, so this inner search sees the cards.
+    is made. The deal is known inside a play-out, so this inner search sees the cards (its
+    play-outs move every seat by ``seat_model`` too).
 
     Writes what each game is worth to seat 0 (``objective``: its score, 1 for a win, or
     ``score / 13 + win``) to ``values[d, a]``.
@@ -251,6 +259,8 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
     legal = np.empty(CAPACITY, dtype=np.int64)
     scores = np.empty(4, dtype=np.int64)
     noisy = seat_noise[1] > 0 or seat_noise[2] > 0 or seat_noise[3] > 0
+    work = _ModelWork(np.empty(CAPACITY, dtype=np.int64), np.empty((CAPACITY + 1, N_FEATURES)), np.empty(CAPACITY + 1),
+                      np.empty(4, dtype=np.int64))
     running = 0
     for d in range(n_deals):
         for a in range(n_alive):
@@ -287,10 +297,9 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
             if pick < 0 and inner > 0 and p == 0:
                 pick = _inner_pick(games, g, n_games, d, legal, k, pm, ps, pst, pc, masks, sizes, strengths, categories,
                                    offsets, counts, seat_noise, noisy, rng, rules, objective, inner, scores_work,
-                                   inner_legal, scores)
+                                   inner_legal, scores, seat_model, weights, work)
             if pick < 0:
-                pick = smart_pick(hand, pm, ps, pc, legal, k, trick_size, games[g, t + T_CATEGORY], games[g, t + T_MASK],
-                                  rules)
+                pick = _model_pick(games, g, p, pm, ps, pst, pc, legal, k, rules, seat_model, weights, rng, work)
             if pick == k:
                 apply_move(games, g, h, t, 0, 0, 0, 0)
             else:
@@ -303,7 +312,8 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
 
 @njit(cache=True)
 def _inner_pick(games, g, spare, d, legal, k, pm, ps, pst, pc, masks, sizes, strengths, categories, offsets, counts,
-                seat_noise, noisy, rng, rules, objective, width, ranks, inner_legal, scores):  # pragma: no cover
+                seat_noise, noisy, rng, rules, objective, width, ranks, inner_legal, scores, seat_model, weights,
+                work):  # pragma: no cover - compiled
     """Seat 0's move in game ``g`` by a one-ply search on the known deal: Smart's ``width`` favourite
     plays and pass (when legal), each played out once in the spare row; returns the best's index
     (``k`` for pass), Smart's own choice first among equals."""
@@ -329,7 +339,7 @@ def _inner_pick(games, g, spare, d, legal, k, pm, ps, pst, pc, masks, sizes, str
             ranks[chosen] = done
             plays_tried += 1
         value = _finish(games, spare, d, masks, sizes, strengths, categories, offsets, counts, seat_noise, noisy, rng,
-                        rules, objective, inner_legal, scores)
+                        rules, objective, inner_legal, scores, seat_model, weights, work)
         if value > best_value:
             best, best_value = chosen, value
         chosen = -1  # next: Smart's next favourite while fewer than ``width`` plays were tried, then pass
@@ -345,8 +355,9 @@ def _inner_pick(games, g, spare, d, legal, k, pm, ps, pst, pc, masks, sizes, str
 
 @njit(cache=True)
 def _finish(games, g, d, masks, sizes, strengths, categories, offsets, counts, seat_noise, noisy, rng, rules, objective,
-            legal, scores):  # pragma: no cover - compiled
-    """Play game ``g`` to the end, Smart in every seat (noisy opponents as in :func:`play_outs`); its value to seat 0."""
+            legal, scores, seat_model, weights, work):  # pragma: no cover - compiled
+    """Play game ``g`` to the end, every seat by its ``seat_model`` (noisy opponents as in
+    :func:`play_outs`); its value to seat 0."""
     h, t = HANDS_AT, TABLE_AT
     while games[g, t + T_WINNER] < 0:
         p = games[g, t + T_PLAYER]
@@ -364,13 +375,34 @@ def _finish(games, g, d, masks, sizes, strengths, categories, offsets, counts, s
             if rng.random() < seat_noise[p]:
                 pick = rng.integers(0, total)
         if pick < 0:
-            pick = smart_pick(hand, pm, ps, pc, legal, k, trick_size, games[g, t + T_CATEGORY], games[g, t + T_MASK], rules)
+            pick = _model_pick(games, g, p, pm, ps, pst, pc, legal, k, rules, seat_model, weights, rng, work)
         if pick == k:
             apply_move(games, g, h, t, 0, 0, 0, 0)
         else:
             i = legal[pick]
             apply_move(games, g, h, t, pm[i], ps[i], pst[i], pc[i])
     return _value(games, g, rules[R_SCORING], objective, scores)
+
+
+_ModelWork = namedtuple("_ModelWork", ("smart", "features", "scores", "left"))
+"""The fast model's scratch arrays (:func:`~big2_env.engine.core.fast.fast_pick`), and the cards left per seat."""
+
+
+@njit(cache=True)
+def _model_pick(games, g, p, pm, ps, pst, pc, legal, k, rules, seat_model, weights, rng, work):  # pragma: no cover
+    """The move of seat ``p`` in game ``g`` by its ``seat_model`` (see :func:`play_outs`) among the
+    ``k`` legal plays ``legal[:k]`` of its combinations ``pm``, ``ps``, ``pst``, ``pc`` and pass."""
+    h, t = HANDS_AT, TABLE_AT
+    hand = games[g, h + p]
+    model = seat_model[p]
+    if model == SEAT_SMART:
+        return smart_pick(hand, pm, ps, pc, legal, k, games[g, t + T_SIZE], games[g, t + T_CATEGORY],
+                          games[g, t + T_MASK], rules)
+    for r in range(4):
+        work.left[r] = popcount(games[g, h + (p + r) % 4])
+    return fast_pick(hand, pm, ps, pst, pc, legal, k, games[g, t + T_SIZE], games[g, t + T_CATEGORY], games[g, t + T_MASK],
+                     work.left, games[g, t + T_PASSES], rules, weights, model == SEAT_FAST_SAMPLE, rng, work.smart,
+                     work.features, work.scores)
 
 
 @njit(cache=True)

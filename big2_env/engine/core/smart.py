@@ -53,7 +53,7 @@ def smart_pick(hand, masks, sizes, categories, legal, k, trick_size, trick_categ
     total = k + 1 if trick_size else k
     if total <= 1:
         return 0
-    n_hand, phase, quads, full_house, flush, window_ranks, orphans = _hand_shape(hand, rules)
+    n_hand, phase, quads, full_house, flush, window_ranks, orphans = hand_shape(hand, rules)
     offset = trick_offset10(phase, trick_size, trick_category, trick_mask)
     best, best_score, best_twos = -1, 0, 0
     for j in range(k):
@@ -75,7 +75,7 @@ def smart_pick(hand, masks, sizes, categories, legal, k, trick_size, trick_categ
 def smart_scores(hand, masks, sizes, legal, k, trick_size, trick_category, trick_mask, rules, out):  # pragma: no cover
     """Smart's score s(a) (in tenths; lower is better) of each of the ``k`` legal plays ``legal[:k]``,
     arguments as in :func:`smart_pick`, written to ``out[:k]``: what a search ranks its candidates by."""
-    n_hand, phase, quads, full_house, flush, window_ranks, orphans = _hand_shape(hand, rules)
+    n_hand, phase, quads, full_house, flush, window_ranks, orphans = hand_shape(hand, rules)
     offset = trick_offset10(phase, trick_size, trick_category, trick_mask)
     for j in range(k):
         i = legal[j]
@@ -84,7 +84,7 @@ def smart_scores(hand, masks, sizes, legal, k, trick_size, trick_category, trick
 
 
 @njit(cache=True)
-def _hand_shape(hand, rules):  # pragma: no cover - compiled
+def hand_shape(hand, rules):  # pragma: no cover - compiled
     """What Smart reads off the hand before scoring its plays: its size, the phase, whether it holds
     four of a kind, a full house, a flush, the ranks of its complete straight windows, and its
     low orphans."""
@@ -126,6 +126,20 @@ def _play_score(m, n, hand, n_hand, phase, quads, full_house, flush, window_rank
     """Smart's score (in tenths) of the play ``m`` of ``n`` cards, and the number of 2s in it."""
     if n == n_hand:
         return -10000, 0
+    rank_sum, twos, orph, five_break, pair_break = play_terms(m, n, hand, quads, full_house, flush, window_ranks, orphans)
+    penalty = 0
+    if five_break:
+        penalty = _FIVE_CARD_BREAK[phase]
+    elif pair_break:
+        penalty = _PAIR_TRIPLE_BREAK[phase]
+    return 8 * rank_sum + 10 * (_TWO_PENALTY[phase] * twos + penalty + 6 * orph - 4 * n) + offset, twos
+
+
+@njit(cache=True)
+def play_terms(m, n, hand, quads, full_house, flush, window_ranks, orphans):  # pragma: no cover - compiled
+    """The parts of Smart's score of the play ``m`` of ``n`` cards from ``hand`` (with :func:`hand_shape`'s
+    reading of the hand): the sum of its cards' ranks, its 2s, the low orphans left after it,
+    whether it breaks a five-card combination, and whether it breaks a pair or triple."""
     rank_sum = 0
     twos = 0
     orph = orphans
@@ -160,9 +174,4 @@ def _play_score(m, n, hand, n_hand, phase, quads, full_house, flush, window_rank
             played = popcount(m & suit)
             if played and held >= 5 and held - played < 5:
                 five_break = True
-    penalty = 0
-    if five_break:
-        penalty = _FIVE_CARD_BREAK[phase]
-    elif pair_break:
-        penalty = _PAIR_TRIPLE_BREAK[phase]
-    return 8 * rank_sum + 10 * (_TWO_PENALTY[phase] * twos + penalty + 6 * orph - 4 * n) + offset, twos
+    return rank_sum, twos, orph, five_break, pair_break
