@@ -11,7 +11,7 @@ path. It is read without unpickling (:mod:`big2_env.players.charlesworth`).
 
 Usage:
     python benchmarks/charlesworth_duel.py --params PATH [--agent search] [--deals 1000] [--jobs 2]
-        [--greedy] [--seed 0] [--json benchmarks/charlesworth/search.json]
+        [--greedy] [--argmax] [--seed 0] [--json benchmarks/charlesworth/search.json]
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from big2_env import evaluate
+from big2_env.evaluation.loading import load_agent
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -34,6 +35,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--greedy", action="store_true",
                         help="his network takes its most likely action (default: it samples, as his agent does)")
+    parser.add_argument("--argmax", action="store_true",
+                        help="a network agent plays its argmax (as `big2 eval --argmax`; pretrained-charlesworth does anyway)")
     parser.add_argument("--json", help="write the figures to this file")
     args = parser.parse_args(argv)
     if args.deals < 1 or args.jobs < 1:
@@ -41,7 +44,10 @@ def main(argv: list[str] | None = None) -> None:
     if not Path(args.params).is_file():
         sys.exit(f"no such file {args.params!r}: download modelParameters136500 from his repository")
     opponent = f"charlesworth{'-greedy' if args.greedy else ''}:{args.params}"
-    result = evaluate(args.agent, opponent, n_games=args.deals, seed=args.seed, rules="charlesworth",
+    agent = load_agent(args.agent, "charlesworth", what="--agent")
+    if args.argmax and hasattr(agent, "deterministic"):
+        agent.deterministic = True
+    result = evaluate(agent, opponent, n_games=args.deals, seed=args.seed, rules="charlesworth",
                       duplicate=True, jobs=args.jobs, progress=True)
     print(result)
     low, high = result.win_rate_ci
@@ -51,13 +57,15 @@ def main(argv: list[str] | None = None) -> None:
           f"[{score_low:+.2f}, {score_high:+.2f}] ({result.elapsed_s:.0f} s)")
     if args.json:
         figures = {
-            "agent": args.agent, "opponent": "charlesworth" + ("-greedy" if args.greedy else ""), "deals": args.deals,
+            "agent": args.agent, "argmax": args.argmax,
+            "opponent": "charlesworth" + ("-greedy" if args.greedy else ""), "deals": args.deals,
             "games": result.n_games, "seed": args.seed, "rules": "charlesworth", "win_rate": result.win_rate,
             "win_rate_ci": list(result.win_rate_ci), "mean_score": result.mean_score,
             "mean_score_ci": list(result.mean_score_ci), "ci_method": result.ci_method, "elapsed_s": result.elapsed_s,
             "machine": platform.machine(),
             "command": f"python benchmarks/charlesworth_duel.py --params PATH --agent {args.agent} --deals {args.deals} "
-                       f"--jobs {args.jobs} --seed {args.seed}" + (" --greedy" if args.greedy else ""),
+                       f"--jobs {args.jobs} --seed {args.seed}" + (" --greedy" if args.greedy else "")
+                       + (" --argmax" if args.argmax else ""),
         }
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
