@@ -21,8 +21,8 @@ def test_the_shipped_file_is_a_small_ppo_policy_trained_by_self_play(monkeypatch
     assert PRETRAINED_PATH.is_file() and PRETRAINED_PATH.stat().st_size < 2_000_000
     info = read_file(PRETRAINED_PATH)["info"]
     assert info["algo"] == "ppo" and info["curriculum"] == "self" and info["rules"] == "paper"
-    # a fork of the long default-recipe run: its info describes the fork's own 100 batches (agents/data/README.md)
-    assert info["batch"] == 100 and info["games"] == 51200 and info["entropy"] == 0.05 and info["seed"] == 1
+    # the long default-recipe run at the end of its 3M-game plan (agents/data/README.md)
+    assert info["batch"] == 5860 and info["games"] == 3000320 and info["entropy"] == 0.05 and info["seed"] == 0
 
 
 def test_the_shipped_agent_clearly_beats_random_play(monkeypatch):
