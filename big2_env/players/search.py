@@ -81,7 +81,7 @@ from .greedy import GreedyPolicy
 from .random import RandomPolicy
 from .smart import SmartPolicy, smart_choice, smart_ranking
 from ..engine.rules import Rules
-from .fast import FastModel, as_model, entry_features, softmax
+from .fast import FastModel, as_model, entry_features, features, softmax
 from .public import PublicState, public_state, state_game
 
 __all__ = [
@@ -127,7 +127,6 @@ against three Smart at 320 rollouts, one-ply 46.2% / +3.98, ``inner=4`` 54.5% / 
 ``inner=8`` 53.5% / +5.64 (the opponents page has the rest)."""
 
 METHODS = ("halving", "flat")
-_FULL_DECK = (1 << NUM_CARDS) - 1
 
 
 # ----------------------------------------------------------------------------- determinisations
@@ -346,6 +345,7 @@ class FastRollout(RolloutPolicy):
         self.model = as_model(model, self.rules)
         self.sample, self.own = bool(sample), bool(own)
         self.rng = np.random.default_rng(seed)
+        self._smart = SmartRollout(self.rules)  # the searcher's own moves unless ``own``
 
     def seed(self, seed: int | None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -363,7 +363,7 @@ class FastRollout(RolloutPolicy):
             return 0
         player = game.current_player
         if player == 0 and not self.own:
-            return smart_choice(game._hand_cards[0], game.trick, [e[1] for e in entries], game.rules)
+            return self._smart.choose(game)
         left = [len(game._hand_cards[(player + r) % 4]) for r in range(4)]
         features = entry_features(game._hand_masks[player], entries, game.trick, left, game.passes, game.rules)
         scores = features @ self.model.weights
@@ -783,7 +783,7 @@ class SearchPolicy(Policy):
         base = self._noisy.base if self._noisy is not None else self.rollout
         if isinstance(base, FastRollout):
             return base.seat_models(), base.model.weights
-        return np.zeros(4, dtype=np.int64), np.zeros(len(FastModel.smart().weights))
+        return np.zeros(4, dtype=np.int64), np.zeros(len(features()))
 
     def _seat_noise(self, state: PublicState) -> list[float]:
         """Per relative seat, how often its rollout moves are uniformly random: ``opponent_noise``,
