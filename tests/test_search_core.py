@@ -14,7 +14,8 @@ from big2_env.engine.core.fast import N_FEATURES
 from big2_env.engine.core.rollouts import deal_hands
 from big2_env.observations.decision import Decision, PolicyObservation
 from big2_env.observations.paper import PASS_ACTION, action_cards
-from big2_env.players.beliefs import MODELS, _seat_table, game_course, seat_log_likelihoods
+from big2_env.players.beliefs import MODELS, MOVE_MODELS, _seat_table, game_course, seat_log_likelihoods
+from big2_env.players.fast import FastModel
 from big2_env.players.search import SearchPolicy, _CoreState, deal_consistent, public_state
 
 from test_bruteforce import VARIANT_IDS, VARIANTS
@@ -63,14 +64,17 @@ def test_the_core_replays_the_history_as_seat_log_likelihoods_does(rules, seed, 
     game = played_position(seed, rules, smart_seats=4)
     course = game_course(game.history, rules)
     rng = np.random.default_rng(others)
+    weights = rng.normal(size=N_FEATURES)  # any fast model's weights
     for seat in range(4):
         played = sum(1 << c for s, play in game.history if s == seat for c in play)
         free = [c for c in range(52) if not played >> c & 1]
         starts = [game._hand_masks[seat] | played]  # the true hand, then hands that may not explain the moves
         starts += [played | sum(1 << int(c) for c in rng.choice(free, len(game.hand(seat)), replace=False)) for _ in range(4)]
-        table = _seat_table(course, seat, starts, rules, MODELS, 0.05)
+        table = _seat_table(course, seat, starts, rules, MOVE_MODELS, 0.05, weights)
         for row, start in zip(table.tolist(), starts):
-            assert row == seat_log_likelihoods(course, seat, start, rules, MODELS, 0.05)
+            expected = seat_log_likelihoods(course, seat, start, rules, MOVE_MODELS, 0.05, FastModel(weights))
+            assert row[:3] == expected[:3]
+            assert row[3] == pytest.approx(expected[3], rel=1e-12, abs=1e-12)  # the fast model: sums of log-softmaxes
 
 
 def test_the_replay_refuses_hands_of_more_than_thirteen_cards():

@@ -13,7 +13,11 @@ probability of every legal move from a hand:
 * ``"smart"`` and ``"greedy"``: the heuristic's own choice
   (:func:`~big2_env.players.smart.smart_choice`, :func:`~big2_env.players.greedy.greedy_choice`) with
   probability ``1 - tremble``, every other legal move sharing ``tremble``;
-* ``"random"``: uniform over the legal moves.
+* ``"random"``: uniform over the legal moves;
+* ``"fast"``: the fast learned move model (:mod:`big2_env.players.fast`), each legal move with
+  its probability ``softmax(w . phi)``: beliefs from a model of strong play (the shipped
+  weights for the rules unless a :class:`~big2_env.players.fast.FastModel` is given). Not among
+  the default models (:data:`MODELS`); name it, e.g. ``models=("fast", "random")``.
 
 A seat's likelihood under a model is the product over its moves that had a choice (forced
 passes say nothing); its weight is that likelihood averaged over the models with a prior
@@ -54,14 +58,17 @@ import numpy as np
 
 from ..engine.cards import mask_to_cards
 from ..engine.combos import classify
+from ..engine.game import HAND_SIZE
 from ..engine.legal import legal_entries
 from .greedy import _classify_cached, greedy_choice
+from .fast import FastModel, entry_features, features, shipped_model
 from .smart import smart_choice
 from ..engine.rules import Rules
 
 __all__ = [
     "DEFAULT_TREMBLE",
     "MODELS",
+    "MOVE_MODELS",
     "Move",
     "check_models",
     "course_array",
@@ -72,7 +79,10 @@ __all__ = [
 ]
 
 MODELS = ("smart", "greedy", "random")
-"""The move models an opponent may follow (see the module docstring)."""
+"""The move models an opponent is read against by default (see the module docstring)."""
+
+MOVE_MODELS = MODELS + ("fast",)
+"""Every move model the functions here accept (``"fast"``: the fast learned model)."""
 
 DEFAULT_TREMBLE = 0.05
 """The probability that a rule-following model plays something other than its rule's move."""
@@ -89,6 +99,8 @@ class Move:
         trick: the trick it faced (``None`` when leading).
         trick_strength: that trick's strength (0 when leading).
         opening: the game's first play (the opening rule applies).
+        left: the cards each seat held before the move (by seat number).
+        passes: the passes since the trick was made (0 when leading).
     """
 
     seat: int
@@ -97,20 +109,28 @@ class Move:
     trick: tuple[int, ...] | None
     trick_strength: int
     opening: bool
+    left: tuple[int, int, int, int] = (HAND_SIZE,) * 4
+    passes: int = 0
 
 
 def game_course(moves: Sequence[tuple[int, tuple[int, ...]]], rules: Rules | str | dict | None = None) -> list[Move]:
     """The table before each of ``moves`` (``(seat, play)`` pairs from the start of the game,
     ``()`` for a pass), under the engine's rules: three passes in a row end the trick and its
-    player leads. Raises ``ValueError`` for a play that is not a combination under ``rules``."""
+    player leads. Each :class:`Move` also counts the cards every seat held before it, from the
+    13-card deal of a game of four. Raises ``ValueError`` for a play that is not a combination
+    under ``rules``."""
     rules = Rules.coerce(rules)
     course = []
     trick: tuple[int, ...] | None = None
     strength = passes = 0
     opening = True
+    left = [HAND_SIZE] * 4
     for seat, play in moves:
+        if not 0 <= seat < 4:
+            raise ValueError(f"the history's seats are 0..3; got {seat!r}")
         mask = sum(1 << c for c in play)
-        course.append(Move(seat, tuple(play), mask, trick, strength, opening))
+        course.append(Move(seat, tuple(play), mask, trick, strength, opening, (left[0], left[1], left[2], left[3]), passes))
+        left[seat] -= len(play)
         if play:
             combo = classify(tuple(play), rules)
             if combo is None:
@@ -130,14 +150,17 @@ def seat_log_likelihoods(
     rules: Rules | str | dict | None = None,
     models: Sequence[str] = MODELS,
     tremble: float = DEFAULT_TREMBLE,
+    fast: FastModel | None = None,
 ) -> list[float]:
     """Per model, the log-probability that ``seat``, holding ``start_mask`` (a card bitmask) at
     the start of the game, would have made its moves in ``course``. ``-inf`` for every model
     when a move is impossible from that hand (a card it never held, an illegal play).
+    ``fast``: the weights of the ``"fast"`` model (default: the shipped ones for ``rules``).
 
-    Raises ``ValueError`` for a model not in :data:`MODELS` or a ``tremble`` outside (0, 1)."""
+    Raises ``ValueError`` for a model not in :data:`MOVE_MODELS` or a ``tremble`` outside (0, 1)."""
     rules = Rules.coerce(rules)
     check_models(models, tremble)
+    weights = fast_weights(models, rules, fast)
     hand_mask = start_mask
     hand = mask_to_cards(start_mask)
     out = [0.0] * len(models)
@@ -159,6 +182,11 @@ def seat_log_likelihoods(
                 if model == "random":
                     out[j] -= math.log(n)
                     continue
+                if model == "fast":
+                    left = [move.left[(seat + r) % 4] for r in range(4)]
+                    scores = entry_features(hand_mask, entries, move.trick, left, move.passes, rules) @ weights
+                    out[j] += float(scores[observed] - scores.max() - math.log(np.exp(scores - scores.max()).sum()))
+                    continue
                 choice = smart_choice(hand, move.trick, plays, rules) if model == "smart" else greedy_choice(plays, rules)
                 out[j] += keep if choice == observed else other - math.log(n - 1)
         elif not entries or entries[0][1] != move.play:
@@ -170,22 +198,37 @@ def seat_log_likelihoods(
 
 
 def check_models(models: Sequence[str], tremble: float, name: str = "models") -> None:
-    """``ValueError`` unless ``models`` is a non-empty sequence of :data:`MODELS` (its argument
+    """``ValueError`` unless ``models`` is a non-empty sequence of :data:`MOVE_MODELS` (its argument
     called ``name`` in the message) and ``tremble`` a number in (0, 1)."""
-    if isinstance(models, str) or not models or any(m not in MODELS for m in models):
-        raise ValueError(f"{name} must be a non-empty sequence of {', '.join(MODELS)}; got {models!r}")
+    if isinstance(models, str) or not models or any(m not in MOVE_MODELS for m in models):
+        raise ValueError(f"{name} must be a non-empty sequence of {', '.join(MOVE_MODELS)}; got {models!r}")
     if isinstance(tremble, bool) or not isinstance(tremble, (int, float)) or not 0 < tremble < 1:
         raise ValueError(f"tremble must be a number in (0, 1); got {tremble!r}")
+
+
+def fast_weights(models: Sequence[str], rules: Rules, fast: FastModel | None) -> np.ndarray:
+    """The ``"fast"`` model's weights: ``fast``'s, or the shipped ones for ``rules`` when ``models``
+    names it (zeros when it does not: the core then never reads them)."""
+    if fast is not None and not isinstance(fast, FastModel):
+        raise TypeError(f"fast must be a FastModel; got {fast!r}")
+    if fast is not None:
+        return fast.weights
+    if "fast" in models:
+        return shipped_model(rules).weights
+    return np.zeros(len(features()))
 
 
 def course_array(course: Sequence[Move], rules: Rules | str | dict | None = None) -> np.ndarray:
     """``course`` as the compiled core reads it: an int64 array with one row of
     :data:`~big2_env.engine.core.rollouts.COURSE_FIELDS` per move (seat, play mask, the trick's
-    size, strength, category and mask, opening)."""
+    size, strength, category and mask, opening, the cards of the three seats after the mover's
+    and the passes)."""
     rules = Rules.coerce(rules)
-    rows = np.zeros((len(course), 7), dtype=np.int64)  # the core's COURSE_FIELDS
+    rows = np.zeros((len(course), 11), dtype=np.int64)  # the core's COURSE_FIELDS
     for t, move in enumerate(course):
         rows[t, 0], rows[t, 1], rows[t, 6] = move.seat, move.mask, move.opening
+        rows[t, 7:10] = [move.left[(move.seat + r) % 4] for r in (1, 2, 3)]
+        rows[t, 10] = move.passes
         if move.trick:
             combo = _classify_cached(tuple(sorted(move.trick)), rules)
             if combo is None:
@@ -195,7 +238,8 @@ def course_array(course: Sequence[Move], rules: Rules | str | dict | None = None
 
 
 def _seat_table(
-    course: Sequence[Move] | np.ndarray, seat: int, starts: Sequence[int], rules: Rules, models: Sequence[str], tremble: float
+    course: Sequence[Move] | np.ndarray, seat: int, starts: Sequence[int], rules: Rules, models: Sequence[str], tremble: float,
+    weights: np.ndarray | None = None,
 ) -> np.ndarray:
     """``(len(starts), len(models))``: :func:`seat_log_likelihoods` of each starting hand, each
     distinct hand replayed once, in the compiled core (:func:`~big2_env.engine.core.rollouts.replay_seat`);
@@ -204,13 +248,15 @@ def _seat_table(
     if len(unique) and (unique[0] < 0 or unique[-1] >= 1 << 52 or max(int(h).bit_count() for h in unique) > 13):
         raise ValueError("each starting hand must be a bitmask of at most 13 cards (0 <= mask < 2**52)")
     table = np.empty((len(unique), len(models)))
-    codes = np.array([MODELS.index(m) for m in models], dtype=np.int64)
+    codes = np.array([MOVE_MODELS.index(m) for m in models], dtype=np.int64)
+    if weights is None:
+        weights = fast_weights(models, rules, None)
     from ..engine.core import rules_array  # numba loads on first use, not with big2_env
     from ..engine.core.rollouts import replay_seat
 
     rows = course if isinstance(course, np.ndarray) else course_array(course, rules)
     replay_seat(rows, seat, unique, rules_array(rules), codes, math.log1p(-tremble),
-                math.log(tremble), table)
+                math.log(tremble), np.asarray(weights, dtype=np.float64), table)
     return table[inverse.reshape(-1)]
 
 
@@ -237,6 +283,7 @@ def model_posteriors(
     models: Sequence[str] = MODELS,
     prior: Sequence[float] | None = None,
     tremble: float = DEFAULT_TREMBLE,
+    fast: FastModel | None = None,
 ) -> np.ndarray:
     """A ``(4, len(models))`` array: per seat, the probability of each model given its moves in
     ``course``, the hidden cards averaged over ``deals`` (draws from the deals the public
@@ -245,13 +292,14 @@ def model_posteriors(
     rules = Rules.coerce(rules)
     check_models(models, tremble)
     log_prior = _log_prior(models, prior)
+    weights = fast_weights(models, rules, fast)
     out = np.tile(np.exp(log_prior), (4, 1))
     movers = {m.seat for m in course}
     rows = course_array(course, rules)
     for seat in (1, 2, 3):
         if seat not in movers or not deals:
             continue
-        ll = _seat_table(rows, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble)
+        ll = _seat_table(rows, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble, weights)
         joint = log_prior + _logsumexp(ll, axis=0)
         if np.isfinite(joint).any():
             out[seat] = np.exp(joint - _logsumexp(joint))
@@ -266,6 +314,7 @@ def deal_log_weights(
     models: Sequence[str] = MODELS,
     prior: Sequence[float] | None = None,
     tremble: float = DEFAULT_TREMBLE,
+    fast: FastModel | None = None,
 ) -> np.ndarray:
     """The log-weight of each deal (hand bitmasks per seat, seat 0 the searcher's own): the
     sum over seats 1..3 of log(sum over models of prior x likelihood of the seat's moves in
@@ -273,11 +322,12 @@ def deal_log_weights(
     rules = Rules.coerce(rules)
     check_models(models, tremble)
     log_prior = _log_prior(models, prior)
+    weights = fast_weights(models, rules, fast)
     movers = {m.seat for m in course}
     rows = course_array(course, rules)
     out = np.zeros(len(deals))
     for seat in (1, 2, 3):
         if seat in movers and deals:
-            ll = _seat_table(rows, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble)
+            ll = _seat_table(rows, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble, weights)
             out += _logsumexp(ll + log_prior, axis=1)
     return out

@@ -81,7 +81,7 @@ from .greedy import GreedyPolicy
 from .random import RandomPolicy
 from .smart import SmartPolicy, smart_choice, smart_ranking
 from ..engine.rules import Rules
-from .fast import FastModel, as_model, entry_features, features, softmax
+from .fast import FastModel, as_model, entry_features, features, shipped_model, softmax
 from .public import PublicState, public_state, state_game
 
 __all__ = [
@@ -549,8 +549,10 @@ class SearchPolicy(Policy):
             many deals; default :data:`DEFAULT_INFER_OPPONENTS`, 0: off) and, in rollouts,
             play a uniformly random move for it with the probability that it is Random
             (at least ``opponent_noise``).
-        opponent_models: the models the two options above choose among (default all of
-            :data:`~big2_env.players.beliefs.MODELS`).
+        opponent_models: the models the two options above choose among (default
+            :data:`~big2_env.players.beliefs.MODELS`; ``"fast"`` adds the fast learned model,
+            beliefs from a model of strong play: the rollouts' own :class:`FastModel` when they
+            play one, else the shipped weights for the rules).
         tremble: how often a rule-following model is taken to play off its rule
             (default :data:`~big2_env.players.beliefs.DEFAULT_TREMBLE`).
         core: run the deals and the rollouts in the compiled core
@@ -653,6 +655,9 @@ class SearchPolicy(Policy):
         self.history_inference = float(history_inference)
         check_models(opponent_models, tremble, "opponent_models")
         self.opponent_models, self.tremble = tuple(opponent_models), float(tremble)
+        self._belief_model: FastModel | None = None  # the "fast" opponent model's weights, when named
+        if "fast" in self.opponent_models:
+            self._belief_model = self.rollout.model if isinstance(self.rollout, FastRollout) else shipped_model(self.rules)
         if isinstance(infer_opponents, bool) or not isinstance(infer_opponents, (int, np.integer)) or infer_opponents < 0:
             raise ValueError(f"infer_opponents must be a non-negative int (deals read; 0: off); got {infer_opponents!r}")
         self.infer_opponents = int(infer_opponents)
@@ -794,7 +799,8 @@ class SearchPolicy(Policy):
             return noise
         deals = self._deals(state, self.infer_opponents)
         models, tremble = self.opponent_models, self.tremble
-        posteriors = model_posteriors(deals, state.played_by, self._course, self.rules, models, tremble=tremble)
+        posteriors = model_posteriors(deals, state.played_by, self._course, self.rules, models, tremble=tremble,
+                                      fast=self._belief_model)
         column = self.opponent_models.index("random")
         return [0.0] + [max(self.opponent_noise, float(posteriors[seat, column])) for seat in (1, 2, 3)]
 
@@ -804,7 +810,8 @@ class SearchPolicy(Policy):
         if self._course is None or not self.history_inference:
             return 0.0
         models, tremble = self.opponent_models, self.tremble
-        return float(deal_log_weights([hands], state.played_by, self._course, self.rules, models, tremble=tremble)[0])
+        return float(deal_log_weights([hands], state.played_by, self._course, self.rules, models, tremble=tremble,
+                                      fast=self._belief_model)[0])
 
     def _search(
         self, state: PublicState, root: tuple[list[int], Game], entries: list[Entry], candidates: list[int]

@@ -27,7 +27,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .fast import N_FEATURES, SEAT_FAST_SAMPLE, SEAT_SMART, fast_pick
+from .fast import N_FEATURES, SEAT_FAST_SAMPLE, SEAT_SMART, fast_features, fast_pick
 from .games import (
     GAME_SIZE,
     HANDS_AT,
@@ -59,10 +59,13 @@ from .smart import smart_pick, smart_scores
 
 DEAL_TRIES = 20
 OBJECTIVE_SCORE, OBJECTIVE_WIN, OBJECTIVE_MIXED = range(3)
-MODEL_SMART, MODEL_GREEDY, MODEL_RANDOM = range(3)
-COURSE_FIELDS = ("seat", "mask", "trick_size", "trick_strength", "trick_category", "trick_mask", "opening")
-"""The columns of a course array (one row per move of the history, see :func:`replay_seat`)."""
-C_SEAT, C_MASK, C_SIZE, C_STRENGTH, C_CATEGORY, C_TRICK, C_OPENING = range(7)
+MODEL_SMART, MODEL_GREEDY, MODEL_RANDOM, MODEL_FAST = range(4)
+COURSE_FIELDS = ("seat", "mask", "trick_size", "trick_strength", "trick_category", "trick_mask", "opening",
+                 "left1", "left2", "left3", "passes")
+"""The columns of a course array (one row per move of the history, see :func:`replay_seat`):
+``left1..3`` are the cards held by the seats after the mover's (1: the next), ``passes`` the
+passes since the trick was made, both before the move (what the fast model reads)."""
+C_SEAT, C_MASK, C_SIZE, C_STRENGTH, C_CATEGORY, C_TRICK, C_OPENING, C_LEFT, C_PASSES = 0, 1, 2, 3, 4, 5, 6, 7, 10
 
 
 # ----------------------------------------------------------------------------- determinisations
@@ -485,11 +488,37 @@ def leaves(deals, root, played_by, candidates, alive, seat_noise, rng, rules, ob
 
 # ----------------------------------------------------------------------------- the history's replay
 @njit(cache=True)
-def replay_seat(course, seat, starts, rules, models, keep, other, out):  # pragma: no cover - compiled
-    """Per starting hand ``starts[h]`` and model ``models[j]`` (smart, greedy, random), the
+def _fast_log_probability(hand, masks, sizes, strengths, categories, legal, k, row, rules, weights, smart_work,
+                          features, left, observed):  # pragma: no cover - compiled
+    """``log softmax(w . phi)`` of move ``observed`` (``k``: pass) at the course row ``row``."""
+    left[0] = popcount(hand)
+    for i in range(3):
+        left[i + 1] = row[C_LEFT + i]
+    total = fast_features(hand, masks, sizes, strengths, categories, legal, k, row[C_SIZE], row[C_CATEGORY],
+                          row[C_TRICK], left, row[C_PASSES], rules, smart_work, features)
+    top = -math.inf
+    for r in range(total):
+        s = 0.0
+        for c in range(N_FEATURES):
+            s += weights[c] * features[r, c]
+        features[r, 0] = s  # the row's features are spent: keep its score in place
+        top = max(top, s)
+    z = 0.0
+    for r in range(total):
+        z += math.exp(features[r, 0] - top)
+    return features[observed, 0] - top - math.log(z)
+
+
+@njit(cache=True)
+def replay_seat(course, seat, starts, rules, models, keep, other, weights, out):  # pragma: no cover - compiled
+    """Per starting hand ``starts[h]`` and model ``models[j]`` (smart, greedy, random, fast), the
     log-probability that ``seat`` would have made its moves of ``course`` (rows of
     :data:`COURSE_FIELDS`), written to ``out[h, j]`` (``-inf`` when a move is impossible from
-    the hand); ``keep`` and ``other`` are ``log(1 - tremble)`` and ``log(tremble)``."""
+    the hand); ``keep`` and ``other`` are ``log(1 - tremble)`` and ``log(tremble)``; ``weights``
+    the fast model's (:mod:`.fast`: the move's log-softmax of ``w . phi``)."""
+    smart_work = np.empty(CAPACITY, dtype=np.int64)
+    features = np.empty((CAPACITY + 1, N_FEATURES))
+    left = np.empty(4, dtype=np.int64)
     masks = np.empty(CAPACITY, dtype=np.int64)
     sizes = np.empty(CAPACITY, dtype=np.int64)
     strengths = np.empty(CAPACITY, dtype=np.int64)
@@ -530,6 +559,11 @@ def replay_seat(course, seat, starts, rules, models, keep, other, out):  # pragm
                     model = models[j]
                     if model == MODEL_RANDOM:
                         out[h, j] -= math.log(total)
+                        continue
+                    if model == MODEL_FAST:
+                        out[h, j] += _fast_log_probability(hand, masks, sizes, strengths, categories, legal, k,
+                                                           course[t], rules, weights, smart_work, features, left,
+                                                           observed)
                         continue
                     if model == MODEL_SMART:
                         if smart < 0:
