@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from .kernels import FLUSH, popcount
-from .smart import hand_shape, play_terms, smart_pick, smart_scores
+from .smart import hand_shape, play_terms, smart_decide, terms_score, trick_offset10
 
 FEATURES = (
     # a play (0 for the pass row)
@@ -64,7 +64,9 @@ def fast_features(hand, masks, sizes, strengths, categories, legal, k, trick_siz
     ``strengths``, ``categories``, the hand's combinations in the engine's order) in ``out[:k]``,
     and of the pass (legal when ``trick_size > 0``) in ``out[k]``; ``left``: the cards each seat
     holds, relative to the player on move (``left[0]`` its own); ``passes``: the passes since the
-    trick was made. ``smart_work``: int64 scratch of at least ``k`` entries."""
+    trick was made. ``smart_work``: int64 scratch of at least ``k`` entries (Smart's scores).
+    The hand's shape and each play's terms are read once, for Smart's score, choice and the
+    features alike."""
     total = k + 1 if trick_size else k
     for r in range(total):
         for c in range(N_FEATURES):
@@ -77,13 +79,19 @@ def fast_features(hand, masks, sizes, strengths, categories, legal, k, trick_siz
     lead = 0.0 if trick_size else 1.0
     early = 1.0 if phase == 0 else 0.0
     late = 1.0 if phase == 2 else 0.0
-    smart_scores(hand, masks, sizes, legal, k, trick_size, trick_category, trick_mask, rules, smart_work)
-    choice = smart_pick(hand, masks, sizes, categories, legal, k, trick_size, trick_category, trick_mask, rules)
+    offset = trick_offset10(phase, trick_size, trick_category, trick_mask)
+    best, best_score, best_twos = -1, 0, 0
     for j in range(k):
         i = legal[j]
         m, n = masks[i], sizes[i]
         rank_sum, twos, orph, five_break, pair_break = play_terms(m, n, hand, quads, full_house, flush, window_ranks,
                                                                   orphans)
+        score, scored_twos = -10000, 0  # the whole hand (as smart_pick scores it)
+        if n != n_hand:
+            score, scored_twos = terms_score(rank_sum, twos, orph, five_break, pair_break, n, phase, offset), twos
+        smart_work[j] = score
+        if best < 0 or score < best_score:  # Smart's choice: the first of the lowest scores (smart_pick)
+            best, best_score, best_twos = j, score, scored_twos
         rank = rank_sum / (12.0 * n)
         top = _top_card(m) / 51.0
         multi = 1.0 if n >= 2 else 0.0
@@ -105,7 +113,6 @@ def fast_features(hand, masks, sizes, strengths, categories, legal, k, trick_siz
         row[6 + min(n, 5)] = 1.0
         row[12] = 1.0 if n == n_hand else 0.0
         row[13] = max(-10.0, min(10.0, smart_work[j] / 100.0))
-        row[14] = 1.0 if j == choice else 0.0
         row[15] = weaker / same if same else 0.0
         row[16] = lead * top
         row[17] = lead * multi
@@ -118,6 +125,9 @@ def fast_features(hand, masks, sizes, strengths, categories, legal, k, trick_siz
         row[24] = (n_hand - n) / 13.0
         c = categories[i]
         row[25] = 1.0 if n == 5 and c >= FLUSH else 0.0  # flush, full house, four of a kind, straight flush
+    choice = smart_decide(best, best_score, best_twos, k, trick_size, trick_category, phase) if k else k
+    if choice < k:
+        out[choice, 14] = 1.0
     if trick_size:
         row = out[k]
         row[PASS_AT] = 1.0

@@ -63,6 +63,13 @@ def smart_pick(hand, masks, sizes, categories, legal, k, trick_size, trick_categ
         # the first of the lowest scores, in the engine's order (size, then strength), is Greedy's tie rule
         if best < 0 or score < best_score:
             best, best_score, best_twos = j, score, twos
+    return smart_decide(best, best_score, best_twos, k, trick_size, trick_category, phase)
+
+
+@njit(cache=True)
+def smart_decide(best, best_score, best_twos, k, trick_size, trick_category, phase):  # pragma: no cover - compiled
+    """Smart's move once its best play is known: ``best`` (``j < k``, the first of the lowest
+    scores, ``best_score`` with ``best_twos`` 2s), or ``k`` (pass) where its pass rule says so."""
     if trick_size:
         if phase == EARLY and best_twos >= 2 and best_score > 300:
             return k
@@ -127,12 +134,19 @@ def _play_score(m, n, hand, n_hand, phase, quads, full_house, flush, window_rank
     if n == n_hand:
         return -10000, 0
     rank_sum, twos, orph, five_break, pair_break = play_terms(m, n, hand, quads, full_house, flush, window_ranks, orphans)
+    return terms_score(rank_sum, twos, orph, five_break, pair_break, n, phase, offset), twos
+
+
+@njit(cache=True)
+def terms_score(rank_sum, twos, orph, five_break, pair_break, n, phase, offset):  # pragma: no cover - compiled
+    """Smart's score (in tenths) of a play of ``n`` cards, from its :func:`play_terms` (not the
+    whole hand: that one scores -10000) and the :func:`trick_offset10` of the table."""
     penalty = 0
     if five_break:
         penalty = _FIVE_CARD_BREAK[phase]
     elif pair_break:
         penalty = _PAIR_TRIPLE_BREAK[phase]
-    return 8 * rank_sum + 10 * (_TWO_PENALTY[phase] * twos + penalty + 6 * orph - 4 * n) + offset, twos
+    return 8 * rank_sum + 10 * (_TWO_PENALTY[phase] * twos + penalty + 6 * orph - 4 * n) + offset
 
 
 @njit(cache=True)
