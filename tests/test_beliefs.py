@@ -100,6 +100,12 @@ def test_the_course_replays_the_engines_table_before_every_move(seed, variant):
         assert move.trick_strength == (table._trick_strength if table.trick else 0)
 
 
+@pytest.mark.parametrize("seat", [-1, 4])
+def test_a_history_seat_outside_the_table_is_refused(seat):
+    with pytest.raises(ValueError, match="seats are 0..3"):
+        game_course([(0, (0,)), (seat, ())])
+
+
 def test_a_history_play_that_is_no_combination_is_refused():
     with pytest.raises(ValueError, match="not a legal combination"):
         game_course([(0, (0, 5))])

@@ -185,7 +185,7 @@ def seat_log_likelihoods(
                 if model == "fast":
                     left = [move.left[(seat + r) % 4] for r in range(4)]
                     scores = entry_features(hand_mask, entries, move.trick, left, move.passes, rules) @ weights
-                    out[j] += float(scores[observed] - scores.max() - math.log(np.exp(scores - scores.max()).sum()))
+                    out[j] += float(scores[observed] - _logsumexp(scores))
                     continue
                 choice = smart_choice(hand, move.trick, plays, rules) if model == "smart" else greedy_choice(plays, rules)
                 out[j] += keep if choice == observed else other - math.log(n - 1)
