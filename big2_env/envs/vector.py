@@ -449,6 +449,14 @@ class Big2VectorEnv:
             raise RuntimeError("call reset() before candidates()")
         return candidate_arrays(self._state, self._rules, self._chunks())
 
+    def hands(self) -> np.ndarray:
+        """The four hands of every game: a copy, int64 ``(N, 4)`` of card bitmasks in seat order (bit
+        ``c`` set: card id ``c`` held, 0 = 3D .. 51 = 2S). The full state, for training a critic that
+        sees every hand; never give it to a policy."""
+        if not self._ready:
+            raise RuntimeError("call reset() before hands()")
+        return self._state[:, H0 : H0 + 4].copy()
+
     def _check_actions(self, actions: Any) -> np.ndarray:
         acts, illegal_games = check_action_array(actions, self._masks)
         illegal = np.flatnonzero(illegal_games)
