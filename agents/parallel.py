@@ -58,7 +58,7 @@ from typing import Any, Hashable, Mapping, Sequence
 import numpy as np
 import torch
 
-from big2_env.evaluation.arena import START_METHOD
+from big2_env.evaluation.workers import START_METHOD
 from big2_env.engine.game import Game
 from big2_env.engine.rules import Rules
 

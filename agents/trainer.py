@@ -343,7 +343,7 @@ class Trainer:
 
     # ------------------------------------------------------------ evaluation
     def evaluate(self, opponents: list[str], n_games: int, seed: int, deterministic: bool) -> dict[str, Any]:
-        from big2_env.evaluation.arena import evaluate
+        from big2_env.evaluation.versus import evaluate
 
         greedy = deterministic or self.ppo is None  # the value learners and distill play their argmax, as from a file
         policy = NetworkPolicy(self.actor, deterministic=greedy, rules=self.rules, name=self.args.algo)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from big2_env.evaluation.arena import evaluate
+from big2_env.evaluation.versus import evaluate
 
 NAMES = ("random", "greedy", "smart")
 

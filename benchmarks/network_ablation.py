@@ -78,7 +78,7 @@ def train_row(name: str, runs: Path, options: argparse.Namespace) -> dict[str, A
 def evaluate_row(name: str, runs: Path, eval_games: int, eval_seed: int) -> dict[str, Any]:
     """Sampled and argmax results against each opponent class, on the same deals."""
     from agents.policy import NetworkPolicy
-    from big2_env.evaluation.arena import evaluate
+    from big2_env.evaluation.versus import evaluate
 
     results: dict[str, Any] = {}
     for mode in ("sampled", "argmax"):

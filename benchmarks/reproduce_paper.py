@@ -149,7 +149,7 @@ def _result_dict(result: Any) -> dict[str, Any]:
 def evaluate_model(model_path: Path, eval_games: int, eval_seed: int) -> dict[str, Any]:
     """The paper's protocol against each opponent class (PPO samples, value learners play greedily)."""
     from agents.policy import NetworkPolicy
-    from big2_env.evaluation.arena import evaluate
+    from big2_env.evaluation.versus import evaluate
 
     policy = NetworkPolicy.from_file(str(model_path), name=model_path.parent.name)
     start = time.perf_counter()

@@ -28,7 +28,7 @@ from .engine.rules import Rules
 from .envs.aec import env, parallel_env, raw_env
 from .envs.gym import Big2SingleAgentEnv, register_gymnasium
 from .envs.opponents import opponents_env
-from .evaluation.arena import EvaluationResult, evaluate
+from .evaluation.versus import EvaluationResult, evaluate
 from .observations.decision import Decision
 from .observations.paper import (
     FEATURE_SIZE,

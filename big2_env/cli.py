@@ -296,7 +296,7 @@ def _play_opponents(spec: str, seed: int, rules: Rules, human: int, trust: bool 
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from .evaluation.arena import evaluate
+    from .evaluation.versus import evaluate
 
     rules = Rules.preset(args.rules)
     agent = _load_agent(args.agent, rules, "--agent", trust=args.trust_model)

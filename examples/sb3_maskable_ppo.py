@@ -19,7 +19,7 @@ import gymnasium
 import torch
 
 import big2_env  # noqa: F401  (registers "Big2-v0")
-from big2_env.evaluation.arena import evaluate
+from big2_env.evaluation.versus import evaluate
 from big2_env.players.sb3 import SB3Policy
 
 

@@ -35,7 +35,7 @@ from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 import big2_env
-from big2_env.evaluation.arena import evaluate
+from big2_env.evaluation.versus import evaluate
 from big2_env.players.registry import make_policy
 
 NUM_PLAYERS = 4

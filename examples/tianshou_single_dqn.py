@@ -31,7 +31,7 @@ from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 import big2_env  # noqa: F401  (registers "Big2-v0")
-from big2_env.evaluation.arena import evaluate
+from big2_env.evaluation.versus import evaluate
 
 
 @dataclass

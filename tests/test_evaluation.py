@@ -10,9 +10,9 @@ import sys
 import numpy as np
 import pytest
 
-import big2_env.evaluation.arena as evaluation
+import big2_env.evaluation.versus as evaluation
 from big2_env import PASS_ACTION, Decision, Game, Rules
-from big2_env.evaluation.arena import EvaluationResult, evaluate, wilson_interval
+from big2_env.evaluation.versus import EvaluationResult, evaluate, wilson_interval
 from big2_env.observations.decision import PolicyObservation
 from big2_env.players.base import Policy
 from big2_env.players.random import RandomPolicy
@@ -358,7 +358,7 @@ def test_a_seat_with_no_games_shows_no_rate():
 def test_the_progress_bar_moves_before_the_first_game_ends():
     """Games step together, so most end near the end: the bar counts moves within unfinished games
     too (a slow policy's bar used to sit at 0% and then jump), and ends at exactly the games played."""
-    from big2_env.evaluation.arena import _play_games
+    from big2_env.evaluation.versus import _play_games
 
     calls = [0]
 

@@ -34,7 +34,7 @@ def test_sb3_maskable_ppo_learns_to_beat_random(capsys):
         import sb3_maskable_ppo as example
     finally:
         sys.path.remove(str(EXAMPLES))
-    from big2_env.evaluation.arena import evaluate
+    from big2_env.evaluation.versus import evaluate
     from big2_env.players.sb3 import SB3Policy
 
     model = example.train(example.Args(timesteps=3072, n_steps=512, learning_rate=1e-3, seed=0), report_every_s=0.0)

@@ -54,7 +54,7 @@ import numpy as np
 import torch
 
 from big2_env.observations.decision import Decision
-from big2_env.evaluation.arena import START_METHOD
+from big2_env.evaluation.workers import START_METHOD
 from big2_env.observations.decision import PolicyObservation
 from big2_env.players.base import policy_actions
 from big2_env.observations.extended import EXTENDED_SIZE

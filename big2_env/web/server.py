@@ -278,7 +278,7 @@ def make_server(host: str = "127.0.0.1", port: int = 8000, store: TableStore | N
 def warm_up(rules: str = "paper") -> None:
     """Load what the first game needs (the compiled core's cache, Smart) so that its first moves
     answer fast; run in a background thread once the server listens, so the page is not kept waiting."""
-    from ..evaluation.arena import evaluate
+    from ..evaluation.versus import evaluate
 
     evaluate("smart", "random", n_games=1, seed=0, rules=rules, progress=False)
 

@@ -51,7 +51,6 @@ from __future__ import annotations
 import math
 import multiprocessing
 import os
-import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -64,14 +63,13 @@ from ..engine.game import NUM_PLAYERS, Game
 from ..engine.replay import replay_dict, write_replay
 from ..players.base import Policy, policy_actions
 from .loading import resolve_policy
+from .progress import Progress
+from .workers import START_METHOD
 from ..engine.rules import Rules
 
-__all__ = ["START_METHOD", "EvaluationResult", "SeatResult", "evaluate", "normal_interval", "wilson_interval"]
+__all__ = ["EvaluationResult", "SeatResult", "evaluate", "normal_interval", "wilson_interval"]
 
 Z95 = 1.959963984540054
-START_METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-"""How worker processes start (evaluation workers here, training helpers in :mod:`agents.parallel`):
-never by forking a process whose torch/OpenMP thread pool may be running, which can deadlock."""
 WIN_RATE_TARGET = 0.25  # the paper's success criterion: win rate above 25% ...
 SCORE_TARGET = 0.0  # ... and mean score above 0
 
@@ -246,35 +244,6 @@ class EvaluationResult:
 
     def __str__(self) -> str:
         return self.to_table()
-
-
-class _Progress:
-    """tqdm when installed; otherwise a line on stderr about every 10%."""
-
-    def __init__(self, total: int, desc: str, enabled: bool) -> None:
-        self.total, self.done, self.desc, self.bar, self.enabled = total, 0, desc, None, enabled
-        self._next_report = 0
-        if enabled:
-            try:
-                from tqdm.auto import tqdm
-            except ImportError:
-                pass
-            else:
-                self.bar = tqdm(total=total, desc=desc, unit="game")
-
-    def update(self, n: int) -> None:
-        if not self.enabled or n == 0:
-            return
-        self.done += n
-        if self.bar is not None:
-            self.bar.update(n)
-        elif self.done >= self._next_report or self.done == self.total:
-            print(f"{self.desc}: {self.done}/{self.total} games", file=sys.stderr)
-            self._next_report = self.done + max(1, self.total // 10)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
 
 def _seed_policies(agent: Any, opponent: Any, agent_seq: np.random.SeedSequence, opponent_seq: np.random.SeedSequence) -> None:
@@ -499,7 +468,7 @@ def evaluate(
         seats = np.tile(np.arange(NUM_PLAYERS, dtype=np.int64), n_deals)
     else:
         seats = np.random.default_rng(seat_seq).integers(NUM_PLAYERS, size=n_deals).astype(np.int64)
-    bar = _Progress(total, f"{agent_label} vs {opponent_label}", progress)
+    bar = Progress(total, f"{agent_label} vs {opponent_label}", progress)
     start = time.perf_counter()
     try:
         if jobs == 1:
