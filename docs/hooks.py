@@ -3,6 +3,11 @@
 ``benchmarks/reproduction/REPORT.md`` is the reproduction report, ``benchmarks/ablation/REPORT.md``
 the network ablation; both stay the one copy (the benchmark scripts write them), and their
 pictures come along. The search's strength curve pictures are added for the opponents page.
+
+Every figure a page marks (``<!-- fig FILE KEY FORMAT -->...<!-- /fig -->``,
+:mod:`big2_env.devtools.figures`) is filled in from its results file as the page is built, so the
+site always shows what the benchmarks wrote. This file itself is kept out of the site
+(``exclude_docs`` in ``mkdocs.yml``).
 """
 
 from __future__ import annotations
@@ -20,6 +25,13 @@ PAGES = {  # site path -> file in the repository
     "search/strength_vs_time.png": "benchmarks/search/strength_vs_time.png",
     "ablation/distill_curve/learning_curves.png": "benchmarks/ablation/distill_curve/learning_curves.png",
 }
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    """The page with each marked figure replaced by its results file's value (the comments go)."""
+    from big2_env.devtools.figures import fill
+
+    return fill(markdown, REPO, keep_markers=False, page=Path(page.file.abs_src_path or page.file.src_uri))
 
 
 def on_files(files: Files, config) -> Files:

@@ -1,0 +1,225 @@
+"""One source for every stated figure: the pages quote the results files that benchmarks write.
+
+A figure in the README or a documentation page stands between two HTML comments that name its
+source, which GitHub and the site both hide::
+
+    <!-- fig benchmarks/core/env_speed.json rows.8.decisions_per_s ,.0f -->190,418<!-- /fig -->
+
+The opening comment holds the results file (relative to the repository root), the key (dotted:
+``rows.8.decisions_per_s`` is ``data["rows"][8]["decisions_per_s"]``; a number picks a list
+item, a word a mapping key) and, optionally, scalings (``*100``, ``/1e6``) then one Python format
+spec (``,.0f``, ``.2f``, ``.1%``, ``+.2f``; without one the value is written as ``str`` would).
+Between the comments stands the figure as the file gives it.
+
+* ``python -m big2_env.devtools.figures`` checks every page and exits 1 listing each figure
+  that disagrees with its file (``tests/test_figures.py`` runs the same check);
+* ``python -m big2_env.devtools.figures --write`` rewrites the stale figures in place, after a
+  benchmark has written new results;
+* the site's hook (``docs/hooks.py``) fills every page from the files when the site is built.
+
+Example:
+    >>> data = {"rows": [{"decisions_per_s": 190418.496}], "ratio": 3.38}
+    >>> render_value(data, "rows.0.decisions_per_s", [",.0f"])
+    '190,418'
+    >>> render_value({"win_rate": 0.2712}, "win_rate", [".1%"])
+    '27.1%'
+    >>> render_value({"rate": 6573090.4}, "rate", ["/1e6", ".2f"])
+    '6.57'
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["MARKER", "Figure", "FigureError", "PAGES", "check", "figures", "fill", "main", "render_value", "write"]
+
+REPO = Path(__file__).resolve().parents[2]
+"""The checkout (this module sits in ``big2_env/devtools``)."""
+
+PAGES = ("README.md", "docs/*.md", "agents/data/README.md", "benchmarks/*/README.md")
+"""The pages whose figures are checked, as globs relative to the repository root."""
+
+MARKER = re.compile(r"<!-- fig (?P<spec>[^>]*?) -->(?P<shown>.*?)<!-- /fig -->", re.S)
+"""A marked figure: the source in the opening comment, the stated figure up to ``<!-- /fig -->``."""
+
+
+class FigureError(ValueError):
+    """A marker that names no readable figure: a missing file or key, a bad scaling or format."""
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One marked figure of a page: where it stands, what it names and what the page states."""
+
+    page: Path
+    line: int
+    spec: str
+    shown: str
+
+    def expected(self, load: Callable[[str], Any]) -> str:
+        """The figure as its results file gives it (``load`` reads a file by its repository path)."""
+        parts = self.spec.split()
+        if len(parts) < 2:
+            raise FigureError(f"{self.where}: a figure marker needs a file and a key, got {self.spec!r}")
+        return render_value(load(parts[0]), parts[1], parts[2:], source=parts[0])
+
+    @property
+    def where(self) -> str:
+        try:
+            name = str(self.page.relative_to(REPO))
+        except ValueError:
+            name = str(self.page)
+        return f"{name}:{self.line}"
+
+
+def _lookup(data: Any, key: str, source: str) -> Any:
+    value = data
+    for part in key.split("."):
+        if isinstance(value, list) and part.lstrip("-").isdigit():
+            index = int(part)
+            if not -len(value) <= index < len(value):
+                raise FigureError(f"{source}: {key!r}: index {index} is outside a list of {len(value)}")
+            value = value[index]
+        elif isinstance(value, dict) and part in value:
+            value = value[part]
+        else:
+            raise FigureError(f"{source}: no {part!r} at {key!r}")
+    return value
+
+
+def render_value(data: Any, key: str, ops: Iterable[str] = (), source: str = "the results") -> str:
+    """The value at ``key`` of ``data``, scaled by each ``*X`` / ``/X`` in ``ops`` and formatted by
+    the last other op (a Python format spec)."""
+    value = _lookup(data, key, source)
+    spec = None
+    for op in ops:
+        if op[:1] in ("*", "/") and len(op) > 1:
+            try:
+                factor = float(op[1:])
+                value = value * factor if op[0] == "*" else value / factor
+            except (TypeError, ValueError, ZeroDivisionError):
+                raise FigureError(f"{source}: {key!r}: cannot scale {value!r} by {op!r}") from None
+        elif spec is None:
+            spec = op
+        else:
+            raise FigureError(f"{source}: {key!r}: two format specs, {spec!r} and {op!r}")
+    if spec is None:
+        return str(value)
+    try:
+        return format(value, spec)
+    except (TypeError, ValueError):
+        raise FigureError(f"{source}: {key!r}: cannot format {value!r} with {spec!r}") from None
+
+
+def _reader(root: Path) -> Callable[[str], Any]:
+    cache: dict[str, Any] = {}
+
+    def load(name: str) -> Any:
+        if name not in cache:
+            path = root / name
+            try:
+                cache[name] = json.loads(path.read_text())
+            except FileNotFoundError:
+                raise FigureError(f"no results file {name!r}") from None
+            except json.JSONDecodeError as err:
+                raise FigureError(f"{name}: not JSON: {err}") from None
+        return cache[name]
+
+    return load
+
+
+def figures(text: str, page: Path) -> list[Figure]:
+    """The marked figures of a page's text, in order."""
+    return [
+        Figure(page, text.count("\n", 0, m.start()) + 1, m.group("spec").strip(), m.group("shown"))
+        for m in MARKER.finditer(text)
+    ]
+
+
+def pages(root: Path = REPO) -> list[Path]:
+    """The pages that :data:`PAGES` names, in a fixed order."""
+    found: list[Path] = []
+    for pattern in PAGES:
+        found += sorted(p for p in root.glob(pattern) if p.is_file())
+    return found
+
+
+def fill(text: str, root: Path = REPO, keep_markers: bool = True, page: Path | None = None) -> str:
+    """``text`` with every marked figure replaced by its file's value; without ``keep_markers``
+    the comments go too (what the site shows)."""
+    load = _reader(root)
+    where = page or Path("<text>")
+
+    def replace(match: re.Match[str]) -> str:
+        figure = Figure(where, text.count("\n", 0, match.start()) + 1, match.group("spec").strip(), match.group("shown"))
+        value = figure.expected(load)
+        return f"<!-- fig {figure.spec} -->{value}<!-- /fig -->" if keep_markers else value
+
+    return MARKER.sub(replace, text)
+
+
+def check(root: Path = REPO, paths: Iterable[Path] | None = None) -> list[str]:
+    """One line per figure that disagrees with its file (or names none); empty when all agree."""
+    load = _reader(root)
+    problems = []
+    for path in pages(root) if paths is None else paths:
+        for figure in figures(path.read_text(), path):
+            try:
+                expected = figure.expected(load)
+            except FigureError as err:
+                problems.append(f"{figure.where}: {err}")
+                continue
+            if figure.shown != expected:
+                problems.append(f"{figure.where}: states {figure.shown!r}, {figure.spec.split()[0]} gives {expected!r}")
+    return problems
+
+
+def write(root: Path = REPO, paths: Iterable[Path] | None = None) -> list[Path]:
+    """Rewrite each page's stale figures from their files; returns the pages changed."""
+    changed = []
+    for path in pages(root) if paths is None else paths:
+        text = path.read_text()
+        new = fill(text, root, page=path)
+        if new != text:
+            path.write_text(new)
+            changed.append(path)
+    return changed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m big2_env.devtools.figures",
+        description="Check (or --write) the figures the README and the docs quote from the benchmarks' results files.",
+    )
+    parser.add_argument("--write", action="store_true", help="rewrite stale figures in place from their files")
+    parser.add_argument("--root", type=Path, default=REPO, help="the repository root (default: this checkout)")
+    args = parser.parse_args(argv)
+    if args.write:
+        try:
+            changed = write(args.root)
+        except FigureError as err:
+            print(f"figures: {err}", file=sys.stderr)
+            return 1
+        for path in changed:
+            print(f"updated {path.relative_to(args.root)}")
+        return 0
+    problems = check(args.root)
+    for line in problems:
+        print(line, file=sys.stderr)
+    if problems:
+        print(f"{len(problems)} figure(s) disagree with their files: python -m big2_env.devtools.figures --write",
+              file=sys.stderr)
+        return 1
+    print(f"every marked figure agrees with its file ({sum(len(figures(p.read_text(), p)) for p in pages(args.root))})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""The stated figures have one source: each marked figure of the README and the docs equals what its
+results file gives (:mod:`big2_env.devtools.figures`), and the site fills them in from the files."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from big2_env.devtools import figures
+from big2_env.devtools.figures import FigureError, check, fill, main, render_value, write
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_every_marked_figure_agrees_with_its_results_file():
+    assert not check(), "\n".join(check())
+
+
+def test_the_headline_tables_are_marked():
+    # the README's and the home page's headline figures come from results files, not from typing
+    for page, least in (("README.md", 20), ("docs/index.md", 8)):
+        found = figures.figures((REPO / page).read_text(), REPO / page)
+        assert len(found) >= least, f"{page}: {len(found)} marked figures"
+
+
+@pytest.fixture
+def tree(tmp_path):
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "bench" / "speed.json").write_text(json.dumps({"rows": [{"rate": 190418.49}], "ratio": 3.3801}))
+    (tmp_path / "docs").mkdir()
+    page = tmp_path / "README.md"
+    page.write_text(
+        "speed <!-- fig bench/speed.json rows.0.rate ,.0f -->190,418<!-- /fig --> a second, "
+        "<!-- fig bench/speed.json ratio .2f -->2.25<!-- /fig -->x\n"
+    )
+    return tmp_path, page
+
+
+def test_a_figure_that_drifted_from_its_file_is_reported(tree):
+    root, page = tree
+    problems = check(root)
+    assert len(problems) == 1 and problems[0].endswith(":1: states '2.25', bench/speed.json gives '3.38'")
+    assert main(["--root", str(root)]) == 1
+
+
+def test_write_refreshes_the_stale_figure_in_place(tree):
+    root, page = tree
+    assert write(root) == [page]
+    assert "-->3.38<!-- /fig -->x" in page.read_text()
+    assert check(root) == [] and main(["--root", str(root)]) == 0
+
+
+def test_a_missing_file_or_key_is_named(tree):
+    root, page = tree
+    page.write_text("<!-- fig bench/gone.json rate -->1<!-- /fig --> <!-- fig bench/speed.json rows.3.rate -->1<!-- /fig -->")
+    problems = check(root)
+    assert "no results file 'bench/gone.json'" in problems[0]
+    assert "index 3 is outside a list of 1" in problems[1]
+
+
+def test_scalings_and_formats():
+    assert render_value({"x": 6573090.4}, "x", ["/1e6", ".2f"]) == "6.57"
+    assert render_value({"x": 0.55}, "x", ["*100", ".0f"]) == "55"
+    assert render_value({"x": -0.528}, "x", ["+.2f"]) == "-0.53"
+    assert render_value({"x": {"e/a": 33.5}}, "x.e/a", [".0f"]) == "34"
+    with pytest.raises(FigureError, match="cannot format"):
+        render_value({"x": "fast"}, "x", [".1%"])
+
+
+def test_fill_without_markers_is_what_the_site_shows(tree):
+    root, page = tree
+    assert fill(page.read_text(), root, keep_markers=False) == "speed 190,418 a second, 3.38x\n"
+
+
+def _hooks():
+    spec = importlib.util.spec_from_file_location("docs_hooks", REPO / "docs" / "hooks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_site_hook_fills_each_page_from_the_files():
+    pytest.importorskip("mkdocs")
+    hooks = _hooks()
+    text = (REPO / "docs" / "index.md").read_text()
+    page = SimpleNamespace(file=SimpleNamespace(abs_src_path=str(REPO / "docs" / "index.md"), src_uri="index.md"))
+    built = hooks.on_page_markdown(text.replace("-->190,418<", "-->1<"), page, None, None)
+    assert "<!-- fig" not in built and "190,418 decisions/s" in built
+
+
+def test_the_hook_file_is_not_published():
+    pytest.importorskip("mkdocs")
+    from mkdocs.config import load_config
+    from mkdocs.structure.files import get_files
+
+    config = load_config(str(REPO / "mkdocs.yml"))
+    found = get_files(config).get_file_from_path("hooks.py")
+    assert found is None or found.inclusion.is_excluded()
