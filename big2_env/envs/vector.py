@@ -7,7 +7,9 @@ next movers' observations.
 
 * ``reset(seed=None)`` returns ``(obs, infos)``; ``obs`` is a dict of numpy arrays:
   ``"observation"`` float32 ``(N, 277)`` (the paper's numbers, :mod:`big2_env.observations.paper`;
-  ``(N, 315)`` with ``observation="extended"``, :mod:`big2_env.observations.extended`),
+  ``(N, 315)`` with ``observation="extended"``, :mod:`big2_env.observations.extended`; ``(N, 412)``
+  with ``observation="charlesworth"``: the numbers Charlesworth's network reads,
+  :func:`big2_env.players.charlesworth.network_input`),
   ``"action_mask"`` bool ``(N, 1695)`` and ``"current_player"`` int64 ``(N,)``.
 * ``step(actions)`` takes an int array ``(N,)`` and returns ``(obs, rewards, terminations,
   truncations, infos)``: ``rewards`` float32 ``(N, 4)`` in seat order (the final scores of a
@@ -28,9 +30,12 @@ naming the game, and the state is unchanged.
 
 ``candidates()`` gives every mover's legal actions as the card-aware networks read them (the 80
 candidate features and action indices, in :class:`~big2_env.observations.decision.Decision`'s
-order); ``big2 train --env vector`` trains on it (:mod:`agents.vector_rollout`). Both views are
-compiled: the paper's and the extended one (``observation="extended"``). The single-agent form, one learner against
-core heuristics, is :mod:`big2_env.envs.vector_opponents` (``gymnasium.make_vec("Big2-v0")``).
+order); ``big2 train --env vector`` trains on it (:mod:`agents.vector_rollout`). ``hands()`` gives
+every game's four hands (the full state, for a critic; never for a policy). All three views are
+compiled: the paper's, the extended one (``observation="extended"``) and Charlesworth's
+(``observation="charlesworth"``, kept up to date move by move in the state, as his game does).
+The single-agent form, one learner against core heuristics, is
+:mod:`big2_env.envs.vector_opponents` (``gymnasium.make_vec("Big2-v0")``).
 
 Example:
     >>> import numpy as np
@@ -111,9 +116,22 @@ LEARNER = TURNS + 1  # the learner's seat (the single-agent vector env's; -1 in 
 TRICK_PLAYER = LEARNER + 1  # who made the active trick (-1 when a player leads): the extended view's control
 PASSED = TRICK_PLAYER + 1  # bitmask of the seats that passed in this round
 DECLINED = PASSED + 1  # per seat x trick size 1..5: the weakest strength it passed on (-1: none)
-STATE_SIZE = DECLINED + 20
+CW_FLAGS = DECLINED + 20  # Charlesworth's view, per seat: the kind flags of its block, bit f - 21 for flag f (21..26)
+CW_LAST = CW_FLAGS + 4  # per viewer: his last-play section (numbers 383..411), bit i for number 383 + i
+CW_PASSES = CW_LAST + 4  # his pass counter (0..2)
+STATE_SIZE = CW_PASSES + 1
 VIEWS = ("paper", "extended")
+"""The views both vector envs give (this one and :mod:`big2_env.envs.vector_opponents`)."""
+SELF_PLAY_VIEWS = ("paper", "charlesworth", "extended")
+"""The views of :class:`Big2VectorEnv`: also Charlesworth's 412 numbers."""
 EXTENDED_SIZE = OBS_SIZE + 38
+CHARLESWORTH_SIZE = 412  # big2_env.players.charlesworth.INPUT_SIZE
+VIEW_SIZES = {"paper": OBS_SIZE, "extended": EXTENDED_SIZE, "charlesworth": CHARLESWORTH_SIZE}
+# his sections and last-play numbers (big2_env.players.charlesworth): hand, other players, record, last play
+_CW_OTHERS, _CW_RECORD, _CW_LAST = 286, 367, 383
+_SUIT_BITS = 0x1111111111111  # the diamonds' bits (shift by the suit for the others)
+_CW_CONTROL, _CW_NO_PASS, _CW_ONE_PASS, _CW_TWO_PASSES = 17, 26, 27, 28
+_CW_SINGLE, _CW_TWO_PAIR, _CW_QUADS, _CW_STRAIGHT, _CW_FLUSH, _CW_FULL_HOUSE = 18, 21, 22, 23, 24, 25
 _STRENGTH_MAX = (51.0, 51.0, 51.0, 112.0, 4519.0)  # big2_env.observations.extended.STRENGTH_MAX
 
 
@@ -172,7 +190,11 @@ def _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_si
 @njit(cache=True)
 def write_view(state, g, player, out):  # pragma: no cover - compiled
     """``player``'s view of game ``g`` into ``out``: the paper's 277 numbers, and the extended view's 38
-    more when ``out`` has room for them (:mod:`big2_env.observations.extended`)."""
+    more when ``out`` has room for them (:mod:`big2_env.observations.extended`); Charlesworth's 412
+    when ``out`` has 412 (:func:`write_charlesworth`)."""
+    if out.shape[0] == CHARLESWORTH_SIZE:
+        write_charlesworth(state, g, player, out)
+        return
     write_observation(state[g, H0 : H0 + 4], state[g, P0 : P0 + 4], state[g, T0 + T_MASK], state[g, T0 + T_PASSES], player,
                       out)
     if out.shape[0] < EXTENDED_SIZE:
@@ -191,10 +213,135 @@ def write_view(state, g, player, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def write_charlesworth(state, g, player, out):  # pragma: no cover - compiled
+    """``player``'s 412 numbers of game ``g`` into ``out``, as Charlesworth's game computes them
+    (:func:`big2_env.players.charlesworth.network_input`): his hand's 13 slots of 22, the three other
+    players (next, across, previous) from their hands' sizes, cards played and the kind flags
+    :func:`_charlesworth_move` kept, the sixteen cards Q-D .. 2-S anyone played, and the last-play
+    section it kept for ``player``."""
+    out[:] = 0.0
+    hand = state[g, H0 + player]
+    in_run = 0  # bit r: rank r is in a run of five or more consecutive ranks held
+    start = 0
+    for r in range(14):
+        if r == 13 or (hand >> (4 * r)) & 15 == 0:
+            if r - start >= 5:
+                in_run |= ((1 << (r - start)) - 1) << start
+            start = r + 1
+    slot = 0
+    for c in range(52):
+        if (hand >> c) & 1:
+            base = 22 * slot
+            r = c >> 2
+            held = popcount((hand >> (4 * r)) & 15)
+            out[base + r] = 1.0
+            out[base + 13 + (c & 3)] = 1.0
+            out[base + 17] = 1.0 if held >= 2 else 0.0
+            out[base + 18] = 1.0 if held >= 3 else 0.0
+            out[base + 19] = 1.0 if held == 4 else 0.0
+            out[base + 20] = (in_run >> r) & 1
+            out[base + 21] = 1.0 if popcount(hand & (_SUIT_BITS << (c & 3))) >= 5 else 0.0
+            slot += 1
+    played = 0
+    for seat in range(4):
+        played |= state[g, P0 + seat]
+    for k in range(3):
+        seat = (player + 1 + k) % 4
+        block = _CW_OTHERS + 27 * k
+        left = popcount(state[g, H0 + seat])
+        if left:
+            out[block + left - 1] = 1.0
+        mine = state[g, P0 + seat]
+        for c in range(44, 52):  # A-D .. 2-S
+            out[block + 13 + c - 44] = (mine >> c) & 1
+        flags = state[g, CW_FLAGS + seat]
+        for f in range(6):
+            out[block + 21 + f] = (flags >> f) & 1
+    for c in range(36, 52):  # Q-D .. 2-S
+        out[_CW_RECORD + c - 36] = (played >> c) & 1
+    last = state[g, CW_LAST + player]
+    for i in range(29):
+        out[_CW_LAST + i] = (last >> i) & 1
+
+
+@njit(cache=True)
+def _nth_card(cards, n):  # pragma: no cover - compiled
+    """The ``n``-th lowest card id of the bitmask ``cards`` (0: the lowest)."""
+    for _ in range(n):
+        cards &= cards - 1
+    return popcount((cards & -cards) - 1)
+
+
+@njit(cache=True)
+def _charlesworth_move(state, g, player, play):  # pragma: no cover - compiled
+    """Keep Charlesworth's view up to date for the mover ``player`` playing ``play`` (0: a pass), as
+    his game does (``_Inputs.play`` and ``_Inputs.pass_`` of :mod:`big2_env.players.charlesworth`,
+    quirks included): the mover's kind flags, every viewer's last-play section, the pass counter."""
+    if play == 0:
+        passes = state[g, CW_PASSES]
+        for k in range(1, 4):
+            viewer = (player + k) % 4
+            if passes < 2:
+                last = state[g, CW_LAST + viewer] & ~(7 << _CW_NO_PASS)
+                state[g, CW_LAST + viewer] = last | (1 << (_CW_ONE_PASS if passes == 0 else _CW_TWO_PASSES))
+            else:
+                state[g, CW_LAST + viewer] = 0
+        if passes < 2:
+            state[g, CW_PASSES] = passes + 1
+        else:  # the third pass: the player after the passer takes control
+            state[g, CW_LAST + (player + 1) % 4] = 1 << _CW_CONTROL
+            state[g, CW_PASSES] = 0
+        return
+    n = popcount(play)
+    top = 63 - leading_zeros(play)
+    flags = 0
+    key = top >> 2  # the key card's value - 1 (a bit of the section), and its suit slot (-1: none)
+    suit = top & 3
+    if n <= 3:  # kind: the bits of the section's kind slots
+        kind = 1 << (_CW_SINGLE + n - 1)  # single, pair, triple
+        if n >= 2:
+            flags = 1 << (n - 2)
+    elif n == 4:
+        flags = 1 << 2
+        r0, r1, r2 = _nth_card(play, 0) >> 2, _nth_card(play, 1) >> 2, _nth_card(play, 2) >> 2
+        kind = 1 << (_CW_TWO_PAIR if r0 == r1 and r2 == top >> 2 and r0 != r2 else _CW_QUADS)
+    else:
+        rank_bits = 0
+        suit_bits = 0
+        for c in range(52):
+            if (play >> c) & 1:
+                rank_bits |= 1 << (c >> 2)
+                suit_bits |= 1 << (c & 3)
+        low = popcount((rank_bits & -rank_bits) - 1)
+        kind = 0
+        if rank_bits == 31 << low:  # five consecutive values
+            flags |= 1 << 3
+            kind |= 1 << _CW_STRAIGHT
+        if popcount(suit_bits) == 1:
+            flags |= 1 << 4
+            kind |= 1 << _CW_FLUSH
+        else:  # a full house, or (his quirk) a plain straight: keyed by the middle card, no suit
+            flags |= 1 << 5
+            kind |= 1 << _CW_FULL_HOUSE
+            key = _nth_card(play, 2) >> 2
+            suit = -1
+    section = kind | (1 << key) | (1 << _CW_NO_PASS)
+    if suit >= 0:
+        section |= 1 << (13 + suit)
+    for k in range(1, 4):
+        state[g, CW_LAST + (player + k) % 4] = section
+    state[g, CW_LAST + player] = 0
+    state[g, CW_FLAGS + player] |= flags
+    state[g, CW_PASSES] = 0
+
+
+@njit(cache=True)
 def _play(state, g, play, size, strength, category):  # pragma: no cover - compiled
     """The mover plays ``play`` (0: passes); returns whether that ended the game. Also keeps the
-    extended view's public record: who made the trick, who passed in this round and on what."""
+    extended view's public record: who made the trick, who passed in this round and on what, and
+    Charlesworth's (:func:`_charlesworth_move`)."""
     player = state[g, T0 + T_PLAYER]
+    _charlesworth_move(state, g, player, play)
     if play == 0:
         column = DECLINED + 5 * player + state[g, T0 + T_SIZE] - 1
         if state[g, column] < 0 or state[g, T0 + T_STRENGTH] < state[g, column]:
@@ -332,12 +479,14 @@ MAX_ENVS = 1 << 20
 """The most games one vector env holds."""
 
 
-def check_settings(num_envs: Any, observation: Any) -> int:
-    """``num_envs`` as an int after checking it (1 to :data:`MAX_ENVS`) and ``observation`` (one of :data:`VIEWS`)."""
+def check_settings(num_envs: Any, observation: Any, views: tuple[str, ...] = VIEWS) -> int:
+    """``num_envs`` as an int after checking it (1 to :data:`MAX_ENVS`) and ``observation`` (one of
+    ``views``: :data:`VIEWS`, or :data:`SELF_PLAY_VIEWS` for :class:`Big2VectorEnv`)."""
     if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or not 1 <= num_envs <= MAX_ENVS:
         raise ValueError(f"num_envs must be an int in 1..{MAX_ENVS:,}; got {num_envs!r}")
-    if observation not in VIEWS:
-        raise ValueError(f"observation must be 'paper' (277 numbers) or 'extended' (315); got {observation!r}")
+    if not isinstance(observation, str) or observation not in views:
+        named = [f"{v!r} ({VIEW_SIZES[v]}{' numbers' if i == 0 else ''})" for i, v in enumerate(views)]
+        raise ValueError(f"observation must be {', '.join(named[:-1])} or {named[-1]}; got {observation!r}")
     return int(num_envs)
 
 
@@ -372,16 +521,17 @@ class Big2VectorEnv:
         num_envs: how many games (1 to 1,048,576).
         seed: ``None``, a non-negative int or a ``numpy.random.Generator``: the deals' source.
         rules: a :class:`~big2_env.engine.rules.Rules`, preset name, dict or ``None``.
-        observation: ``"paper"`` (the 277 numbers, default) or ``"extended"`` (the 315 of
+        observation: ``"paper"`` (the 277 numbers, default), ``"extended"`` (the 315 of
             :mod:`big2_env.observations.extended`: also who holds control, who passed in this round
-            and on what).
+            and on what) or ``"charlesworth"`` (the 412 numbers Charlesworth's network reads,
+            :func:`big2_env.players.charlesworth.network_input`, quirks included).
     """
 
     MAX_ENVS = MAX_ENVS
 
     def __init__(self, num_envs: int, seed: Any = None, rules: Rules | str | dict | None = None,
                  observation: str = "paper") -> None:
-        self.num_envs = check_settings(num_envs, observation)
+        self.num_envs = check_settings(num_envs, observation, SELF_PLAY_VIEWS)
         self.observation = observation
         self.rules = Rules.coerce(rules)
         self._rules = rules_array(self.rules)
@@ -389,7 +539,7 @@ class Big2VectorEnv:
         n = self.num_envs
         self._state = np.zeros((n, STATE_SIZE), dtype=np.int64)
         self._next_decks = np.zeros((n, 52), dtype=np.int64)
-        self._observations = np.zeros((n, OBS_SIZE if observation == "paper" else EXTENDED_SIZE), dtype=np.float32)
+        self._observations = np.zeros((n, VIEW_SIZES[observation]), dtype=np.float32)
         self._masks = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
         self._players = np.zeros(n, dtype=np.int64)
         self._ready = False
@@ -495,7 +645,7 @@ def warm_up() -> float:
     import time
 
     started = time.perf_counter()
-    for view in VIEWS:
+    for view in SELF_PLAY_VIEWS:
         env = Big2VectorEnv(2, seed=0, observation=view)
         obs, _ = env.reset()
         env.step(obs["action_mask"].argmax(axis=1))
