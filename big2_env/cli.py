@@ -8,6 +8,8 @@ Subcommands:
     big2 eval --agent AGENT --opponent AGENT [--trust-model] [--games N] [--duplicate] [--seed S]
               [--argmax | --temperature T] [--rho R] [--jobs N]
                                                                    the paper's evaluation protocol, as a table
+    big2 arena AGENT AGENT ... --out DIR [--deals N] [--seed S] [--jobs J] [--rules PRESET] [--tables all|sampled]
+               [--resume]                                          rate agents at mixed four-seat tables, duplicate deals
     big2 serve [--host 127.0.0.1] [--port 8000] [--opponents AGENT ...] [--rules PRESET] [--no-browser]
                                                                    the web table (big2_env.web), in the browser
     big2 train [--algo ppo|mcq|sarsa|qlearning|dmc|distill] [--curriculum self] [--entropy 0.05] [--batches N]
@@ -51,6 +53,7 @@ from . import __version__
 from .engine.cards import format_play
 from .engine.game import Game
 from .errors import LoadError
+from .evaluation.arena.command import add_arena_command
 from .evaluation.loading import agent_choices, load_agent
 from .players.base import Policy
 from .players.random import RandomPolicy
@@ -471,6 +474,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--replays", default=None, metavar="DIR",
                     help="write every game's replay into DIR as game-NNNNN.json (big2 serve loads them)")
     ev.set_defaults(func=cmd_eval)
+    add_arena_command(sub)  # big2 arena (big2_env.evaluation.arena.command)
 
     for name, add in command_plugins().items():  # big2 train, big2 plot (the agents package) and other plugins'
         if name not in sub.choices:

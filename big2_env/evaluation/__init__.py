@@ -1,7 +1,10 @@
-"""Measuring agents: the paper's protocol (one agent against three opponents) and the resolver of agent specs.
+"""Measuring agents: the paper's protocol (one agent against three opponents), the arena (every agent of a pool
+rated at mixed four-seat tables) and the resolver of agent specs.
 May import: big2_env.engine, observations, players, errors and plugins (never the envs or agents).
 
-Modules: :mod:`~big2_env.evaluation.versus` (the paper's protocol, one agent versus three copies of an
+Modules: :mod:`~big2_env.evaluation.arena` (``big2 arena``: :func:`~big2_env.evaluation.arena.run_arena`,
+OpenSkill ratings from duplicate games at tables of mixed agents, a head-to-head matrix),
+:mod:`~big2_env.evaluation.versus` (the paper's protocol, one agent versus three copies of an
 opponent: :func:`evaluate`, :class:`EvaluationResult`, the confidence intervals),
 :mod:`~big2_env.evaluation.loading` (:func:`load_agent`: heuristics, the search, SB3 ``.zip`` models
 and the specs plugins add, such as ``pretrained``), :mod:`~big2_env.evaluation.progress` (the progress

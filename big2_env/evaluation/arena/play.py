@@ -1,0 +1,109 @@
+"""Play one chunk of arena games: all its games stepped together, each agent's decisions batched.
+
+Each round every unfinished game of the chunk makes one move; the decisions of all games where an
+agent is on move (in any of its seats) go to that agent in one ``act_batch`` call, so a network
+runs one forward pass per round. Before the chunk each agent is reseeded
+(:func:`~big2_env.evaluation.arena.schedule.chunk_seed`), so a chunk gives the same games in any
+process and after any other chunk.
+
+Worker processes (``jobs > 1``) load each agent once, from its spec, and keep it for their next
+chunks (:func:`play_chunk_in_worker`).
+
+Example:
+    >>> from big2_env.engine.rules import Rules
+    >>> from big2_env.evaluation.arena.schedule import Schedule
+    >>> from big2_env.evaluation.loading import load_agent
+    >>> schedule = Schedule.build(n_agents=2, deals=1, seed=0)
+    >>> records = play_chunk(["random", "greedy"], [load_agent("random"), load_agent("greedy")], Rules(),
+    ...                      schedule.chunks()[0], schedule.deal_seeds, seed=0, chunk=0)
+    >>> len(records), all(sum(r.scores) == 0 for r in records)
+    (12, True)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ...engine.game import Game
+from ...engine.rules import Rules
+from ...observations.decision import Decision, PolicyObservation
+from ...players.base import policy_actions
+from ..loading import load_agent
+from .records import GameRecord, finishing_order
+from .schedule import ScheduledGame, chunk_seed
+
+__all__ = ["play_chunk", "play_chunk_in_worker"]
+
+
+def play_chunk(
+    names: Sequence[str],
+    policies: Sequence[Any],
+    rules: Rules,
+    games: Sequence[ScheduledGame],
+    deal_seeds: Sequence[int],
+    seed: int,
+    chunk: int,
+    report: Callable[[int], None] | None = None,
+) -> list[GameRecord]:
+    """Play ``games`` (one chunk; ``policies[i]`` is agent ``names[i]``), reseeding each agent first.
+
+    ``report(n)`` is called as games finish. Returns the records in game-number order.
+    """
+    for agent, policy in enumerate(policies):
+        if hasattr(policy, "seed"):
+            policy.seed(chunk_seed(seed, chunk, agent))
+    dealt: dict[int, Game] = {}
+    active: list[tuple[ScheduledGame, Game]] = []
+    for scheduled in games:
+        if scheduled.deal not in dealt:
+            dealt[scheduled.deal] = Game(rules, seed=deal_seeds[scheduled.deal])
+        active.append((scheduled, dealt[scheduled.deal].copy()))  # duplicate play: the same cards in every rotation
+    records: dict[int, GameRecord] = {}
+    while active:
+        moves: dict[int, list[tuple[ScheduledGame, Game, Decision]]] = {}
+        for scheduled, game in active:
+            decision = Decision(game)
+            moves.setdefault(scheduled.seats[decision.player], []).append((scheduled, game, decision))
+        finished = 0
+        for agent in sorted(moves):
+            batch = moves[agent]
+            actions = policy_actions(policies[agent], [PolicyObservation(d) for _, _, d in batch])
+            for (scheduled, game, decision), action in zip(batch, actions):
+                game._apply(decision.require_entry(action, f"agent {names[agent]!r} in game {scheduled.game}"))
+                if game.winner is not None:
+                    records[scheduled.game] = _record(scheduled, game, names, deal_seeds)
+                    finished += 1
+        if finished:
+            active = [(s, g) for s, g in active if g.winner is None]
+            if report is not None:
+                report(finished)
+    return [records[g.game] for g in games]
+
+
+def _record(scheduled: ScheduledGame, game: Game, names: Sequence[str], deal_seeds: Sequence[int]) -> GameRecord:
+    winner = game.winner
+    assert winner is not None
+    return GameRecord(
+        game=scheduled.game, deal=scheduled.deal, deal_seed=int(deal_seeds[scheduled.deal]), table=scheduled.table,
+        rotation=scheduled.rotation, agents=tuple(names[a] for a in scheduled.seats),
+        order=finishing_order(winner, [game.cards_left(s) for s in range(4)]), scores=tuple(game.scores()),
+        turns=game.turn,
+    )
+
+
+_LOADED: dict[tuple[str, str, bool], Any] = {}
+"""A worker process's agents, loaded once: (spec, rules as JSON, trust) -> policy."""
+
+
+def play_chunk_in_worker(task: tuple[Any, ...]) -> tuple[int, list[GameRecord]]:
+    """One chunk in a worker process: ``(names, rules, trust, games, deal_seeds, seed, chunk)`` -> ``(chunk, records)``."""
+    names, rules, trust, games, deal_seeds, seed, chunk = task
+    key = json.dumps(rules.to_dict(), sort_keys=True)
+    policies = []
+    for name in names:
+        if (name, key, trust) not in _LOADED:
+            _LOADED[(name, key, trust)] = load_agent(name, rules, trust=trust)
+        policies.append(_LOADED[(name, key, trust)])
+    return chunk, play_chunk(names, policies, rules, games, deal_seeds, seed, chunk)

@@ -1,0 +1,68 @@
+"""The arena's results as text: the printed table, ``ratings.json`` and ``head_to_head.json``.
+
+``ratings.json`` is a list, best first, one object per agent: ``rank``, ``agent``, ``mu``,
+``sigma``, ``interval`` (``mu +- 1.96 sigma``), ``games``, ``wins``, ``win_rate``,
+``win_rate_ci``, ``mean_score``, ``mean_score_ci`` and ``deals``.
+
+Example:
+    >>> from big2_env.evaluation.arena.ratings import AgentRating
+    >>> row = AgentRating("smart", 27.5, 0.9, 80, 30, 0.375, (0.3, 0.45), 1.2, (0.4, 2.0), 20)
+    >>> print(ratings_table([row]))  # doctest: +NORMALIZE_WHITESPACE
+    rank  agent   mu     95% interval    games  wins  win rate  mean score  95% interval
+       1  smart  27.50  [25.74, 29.26]     80    30    37.5%      +1.20    [+0.40, +2.00]
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Sequence
+
+from .ratings import AgentRating, HeadToHead
+
+__all__ = ["head_to_head_table", "ratings_table", "write_json"]
+
+
+def _width(texts: Sequence[str], header: str) -> int:
+    return max([len(header), *(len(t) for t in texts)])
+
+
+def ratings_table(rows: Sequence[AgentRating]) -> str:
+    """One line per agent, best first: rank, rating with its interval, games, wins, win rate and mean score."""
+    names = [r.agent for r in rows]
+    width = _width(names, "agent")
+    lines = [f"rank  {'agent':<{width}}  {'mu':>5}     95% interval    games  wins  win rate  mean score  95% interval"]
+    for rank, r in enumerate(rows, start=1):
+        lo, hi = r.interval
+        slo, shi = r.mean_score_ci
+        score_ci = "-" if math.isnan(slo) else f"[{slo:+.2f}, {shi:+.2f}]"
+        lines.append(
+            f"{rank:>4}  {r.agent:<{width}}  {r.mu:5.2f}  [{lo:5.2f}, {hi:5.2f}]  {r.games:>5}  {r.wins:>4}  "
+            f"{r.win_rate:8.1%}  {r.mean_score:+10.2f}    {score_ci}"
+        )
+    return "\n".join(lines)
+
+
+def head_to_head_table(matrix: HeadToHead, order: Sequence[str]) -> str:
+    """The head-to-head matrix in ``order`` (best first): row minus column, mean score difference."""
+    index = {a: i for i, a in enumerate(matrix.agents)}
+    width = max(8, *(len(a) for a in order))
+    lines = ["mean score difference, row minus column, on the deals both played:",
+             " " * width + "".join(f"  {a[:width]:>{width}}" for a in order)]
+    for a in order:
+        cells = []
+        for b in order:
+            value = matrix.mean[index[a]][index[b]]
+            cells.append(f"  {'-' if math.isnan(value) else f'{value:+.2f}':>{width}}")
+        lines.append(f"{a:<{width}}" + "".join(cells))
+    return "\n".join(lines)
+
+
+def write_json(path: str | os.PathLike[str], data: object) -> None:
+    """``data`` as indented JSON (strict: no NaN), through a temporary file."""
+    temporary = f"{os.fspath(path)}.tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2, allow_nan=False)
+        handle.write("\n")
+    os.replace(temporary, path)

@@ -1,0 +1,156 @@
+"""Who plays which deal in which seat: the arena's tables, duplicate seat rotations and work chunks.
+
+A **table** seats four agents of the pool (indices into the agent list), in slot order. A pool of
+five or more gives every 4-subset as a table; a pool of two to four gives every way to fill the
+four seats with each agent at least once (``A A A B``, ``A A B B``, ``A B B B`` for two agents), so
+an agent may fill more than one seat. Each table's slot order is a seeded shuffle, so that no agent
+always plays right after another.
+
+A **match** is one deal at one table, played as four games, the seat rotations ``r = 0..3``: in
+rotation ``r`` seat ``s`` is held by the table's slot ``(s - r) % 4``. Over a match every slot
+holds every seat's hand once: duplicate play, and seats balanced exactly.
+
+``tables="all"`` plays every deal at every table; ``tables="sampled"`` plays each deal at one
+table, the tables taken in seeded shuffled rounds so that each is used equally often (for a large
+pool, where every table for every deal would take too long).
+
+Matches are ordered by deal, then table, and cut into **chunks** of :data:`CHUNK_MATCHES`
+consecutive matches: the unit of work of a worker process, of seeding (each agent is reseeded at
+the start of each chunk, from the seed, the chunk and the agent) and of resuming. The cut depends
+only on the schedule, never on the number of processes, so the results do not either.
+
+Example:
+    >>> schedule = Schedule.build(n_agents=2, deals=3, seed=0)
+    >>> sorted(sorted(t.slots) for t in schedule.tables)
+    [[0, 0, 0, 1], [0, 0, 1, 1], [0, 1, 1, 1]]
+    >>> len(schedule.matches), len(schedule.games())
+    (9, 36)
+    >>> game = schedule.games()[1]          # the first match's rotation 1
+    >>> game.rotation, game.seats == tuple(schedule.tables[game.table].slots[(s - 1) % 4] for s in range(4))
+    (1, True)
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["CHUNK_MATCHES", "MAX_ALL_TABLES", "Match", "Schedule", "ScheduledGame", "Table", "TABLE_MODES"]
+
+SEATS = 4
+CHUNK_MATCHES = 16
+"""Matches (4 games each) per chunk: 64 games stepped together, their decisions batched per agent."""
+MAX_ALL_TABLES = 35
+"""The default ``tables`` is ``"all"`` up to this many tables (a pool of seven), else ``"sampled"``."""
+TABLE_MODES = ("all", "sampled")
+
+
+@dataclass(frozen=True)
+class Table:
+    """Four agents (indices into the pool) in slot order."""
+
+    index: int
+    slots: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Match:
+    """One deal (its index) at one table (its index): four games, one per seat rotation."""
+
+    deal: int
+    table: int
+
+
+@dataclass(frozen=True)
+class ScheduledGame:
+    """One game: its number (``4 * match + rotation``), deal, table, rotation and the agent in each seat."""
+
+    game: int
+    deal: int
+    table: int
+    rotation: int
+    seats: tuple[int, ...]
+
+    @property
+    def chunk(self) -> int:
+        return self.game // (SEATS * CHUNK_MATCHES)
+
+
+def _compositions(n_agents: int) -> list[tuple[int, ...]]:
+    """Every table of a pool: the 4-subsets (five agents or more), or the 4-seat fillings that use every agent."""
+    if n_agents >= SEATS:
+        return list(itertools.combinations(range(n_agents), SEATS))
+    return [c for c in itertools.combinations_with_replacement(range(n_agents), SEATS) if len(set(c)) == n_agents]
+
+
+def table_count(n_agents: int) -> int:
+    """How many tables ``tables="all"`` gives a pool of ``n_agents`` (2 to 4 agents: 3, 3, 1)."""
+    return len(_compositions(n_agents)) if n_agents < SEATS else math.comb(n_agents, SEATS)
+
+
+def default_table_mode(n_agents: int) -> str:
+    """``"all"`` when the pool has at most :data:`MAX_ALL_TABLES` tables, else ``"sampled"``."""
+    return "all" if table_count(n_agents) <= MAX_ALL_TABLES else "sampled"
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The arena's tables, deals and matches (see the module docstring); build it with :meth:`build`."""
+
+    tables: tuple[Table, ...]
+    deal_seeds: tuple[int, ...]
+    matches: tuple[Match, ...]
+    mode: str
+
+    @classmethod
+    def build(cls, n_agents: int, deals: int, seed: int, mode: str | None = None) -> "Schedule":
+        """The schedule for a pool of ``n_agents``, ``deals`` deals and ``seed`` (``mode``: see the module docstring;
+        ``None``: :func:`default_table_mode`)."""
+        mode = default_table_mode(n_agents) if mode is None else mode
+        if mode not in TABLE_MODES:
+            raise ValueError(f"tables must be one of {', '.join(TABLE_MODES)}; got {mode!r}")
+        deal_seq, table_seq, sample_seq = np.random.SeedSequence(seed).spawn(3)
+        deal_seeds = tuple(int(s) for s in deal_seq.generate_state(deals, np.uint64))
+        order_rng = np.random.default_rng(table_seq)
+        tables = tuple(
+            Table(index, tuple(int(a) for a in order_rng.permutation(np.array(members))))
+            for index, members in enumerate(_compositions(n_agents))
+        )
+        if mode == "all":
+            matches = tuple(Match(deal, table.index) for deal in range(deals) for table in tables)
+        else:
+            sample_rng = np.random.default_rng(sample_seq)
+            picks: list[int] = []
+            while len(picks) < deals:  # whole shuffled rounds of the tables: each used equally often
+                picks.extend(int(t) for t in sample_rng.permutation(len(tables)))
+            matches = tuple(Match(deal, picks[deal]) for deal in range(deals))
+        return cls(tables, deal_seeds, matches, mode)
+
+    def games(self) -> list[ScheduledGame]:
+        """Every game, in game-number order (match by match, rotations 0..3)."""
+        out = []
+        for number, match in enumerate(self.matches):
+            slots = self.tables[match.table].slots
+            for rotation in range(SEATS):
+                seats = tuple(slots[(seat - rotation) % SEATS] for seat in range(SEATS))
+                out.append(ScheduledGame(SEATS * number + rotation, match.deal, match.table, rotation, seats))
+        return out
+
+    def chunks(self) -> list[list[ScheduledGame]]:
+        """The games cut into chunks of :data:`CHUNK_MATCHES` matches, in order."""
+        games = self.games()
+        size = SEATS * CHUNK_MATCHES
+        return [games[lo:lo + size] for lo in range(0, len(games), size)]
+
+
+def chunk_seed(seed: int, chunk: int, agent: int) -> int:
+    """The seed agent ``agent`` gets at the start of chunk ``chunk`` (the same whichever process plays it).
+
+    >>> chunk_seed(1, 0, 0) == chunk_seed(1, 0, 0) != chunk_seed(1, 1, 0)
+    True
+    """
+    sequence = np.random.SeedSequence(seed, spawn_key=(3, chunk, agent))
+    return int(sequence.generate_state(1, np.uint64)[0])

@@ -1,0 +1,306 @@
+"""big2 arena (big2_env.evaluation.arena): schedule, duplicate seats, golden results, jobs, resume, refusals."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from big2_env.cli import main
+from big2_env.errors import LoadError
+from big2_env.evaluation.arena import ArenaError, Schedule, run_arena
+from big2_env.evaluation.arena import run as arena_run
+from big2_env.evaluation.arena.ratings import head_to_head, rate
+from big2_env.evaluation.arena.records import GameRecord, finishing_order, read_games
+from big2_env.evaluation.arena.schedule import CHUNK_MATCHES
+
+
+def _rows(folder: Path) -> list[dict[str, str]]:
+    with open(folder / "games.csv", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+# ---------------------------------------------------------------- schedule
+
+
+@pytest.mark.parametrize("pool, tables", [(2, 3), (3, 3), (4, 1), (5, 5), (6, 15)])
+def test_every_table_of_a_pool(pool, tables):
+    schedule = Schedule.build(pool, deals=2, seed=3)
+    assert len(schedule.tables) == tables
+    members = [tuple(sorted(t.slots)) for t in schedule.tables]
+    assert len(set(members)) == tables  # no table twice
+    for table in members:
+        assert set(table) == set(range(pool)) if pool <= 4 else len(set(table)) == 4  # every agent sits when it can
+
+
+@pytest.mark.parametrize("pool, mode", [(2, "all"), (3, "all"), (5, "all"), (6, "sampled")])
+def test_duplicate_seats_are_balanced_exactly(pool, mode):
+    """In every match each slot holds every seat once, so per deal every agent holds every seat equally often."""
+    schedule = Schedule.build(pool, deals=5, seed=1, mode=mode)
+    games = schedule.games()
+    assert len(games) == 4 * len(schedule.matches)
+    for number in range(len(schedule.matches)):
+        rotations = games[4 * number: 4 * number + 4]
+        assert {g.deal for g in rotations} == {schedule.matches[number].deal}
+        slots = schedule.tables[rotations[0].table].slots
+        for slot in range(4):
+            held = sorted(next(s for s in range(4) if (s - g.rotation) % 4 == slot) for g in rotations)
+            assert held == [0, 1, 2, 3]
+        per_agent = Counter((agent, seat) for g in rotations for seat, agent in enumerate(g.seats))
+        for agent in set(slots):
+            assert {per_agent[(agent, seat)] for seat in range(4)} == {slots.count(agent)}
+
+
+def test_sampled_tables_are_used_equally_often():
+    schedule = Schedule.build(6, deals=30, seed=0, mode="sampled")  # 15 tables: each exactly twice
+    assert [m.deal for m in schedule.matches] == list(range(30))
+    assert set(Counter(m.table for m in schedule.matches).values()) == {2}
+
+
+def test_same_seed_same_schedule_another_seed_another():
+    a, b, c = (Schedule.build(5, deals=3, seed=s) for s in (7, 7, 8))
+    assert a == b
+    assert a.deal_seeds != c.deal_seeds
+
+
+def test_finishing_order_ties_by_cards_then_seat_after_the_winner():
+    assert finishing_order(1, [4, 0, 2, 9]) == (1, 2, 0, 3)
+    assert finishing_order(2, [3, 3, 0, 3]) == (2, 3, 0, 1)  # all tied: seat order after the winner
+    assert finishing_order(0, [0, 5, 5, 1]) == (0, 3, 1, 2)
+
+
+# ---------------------------------------------------------------- golden results
+
+
+def test_golden_two_agents_one_deal(tmp_path):
+    """random vs greedy, one deal, seed 0: 3 tables (AAAB, AABB, ABBB in shuffled slot orders) x 4 rotations."""
+    result = run_arena(["random", "greedy"], deals=1, seed=0, out=tmp_path, picture=False)
+    rows = _rows(tmp_path)
+    assert len(rows) == 12
+    assert {r["deal_seed"] for r in rows} == {"8668861027912758289"}
+    assert rows[0] == {
+        "game": "0", "deal": "0", "deal_seed": "8668861027912758289", "table": "0", "rotation": "0",
+        "seat0": "random", "seat1": "random", "seat2": "greedy", "seat3": "random", "order": "2 1 3 0",
+        "score0": "-7", "score1": "-1", "score2": "11", "score3": "-3", "turns": "74",
+    }
+    assert all(sum(int(r[f"score{s}"]) for s in range(4)) == 0 for r in rows)
+    # counted by hand from the 12 rows: greedy wins games 0, 1, 5, 6, 7, 8, 9, 10, 11
+    winners = [r[f"seat{r['order'].split()[0]}"] for r in rows]
+    assert winners.count("greedy") == 9 and winners.count("random") == 3
+    best, worst = result.ratings
+    assert (best.agent, best.games, best.wins, best.win_rate) == ("greedy", 24, 9, 0.375)
+    assert (worst.agent, worst.games, worst.wins) == ("random", 24, 3)
+    # two agents: every game's scores sum to zero, so their mean scores are opposite (24 seats each)
+    greedy_total = sum(int(r[f"score{s}"]) for r in rows for s in range(4) if r[f"seat{s}"] == "greedy")
+    assert best.mean_score == greedy_total / 24 == 2.25 and worst.mean_score == -2.25
+    assert round(best.mu, 2) == 26.22 and round(worst.mu, 2) == 22.90
+    assert math.isnan(best.mean_score_ci[0]) and math.isnan(best.win_rate_ci[0])  # one deal: no interval
+
+
+def test_ratings_json_and_head_to_head(tmp_path):
+    result = run_arena(["random", "greedy", "smart"], deals=2, seed=1, out=tmp_path, picture=False)
+    saved = json.loads((tmp_path / "ratings.json").read_text())
+    assert [row["rank"] for row in saved] == [1, 2, 3]
+    assert [row["agent"] for row in saved] == [r.agent for r in result.ratings]
+    mus = [row["mu"] for row in saved]
+    assert mus == sorted(mus, reverse=True)  # best first
+    for row in saved:
+        assert {"agent", "mu", "sigma", "games", "wins", "mean_score"} <= set(row)
+        assert row["games"] == 24 * 4 // 3  # 3 tables x 2 deals x 4 rotations x 4 seats, shared by 3 agents
+    assert sum(row["wins"] for row in saved) == 24
+    matrix = json.loads((tmp_path / "head_to_head.json").read_text())
+    mean = matrix["mean_score_difference"]
+    for i in range(3):
+        assert mean[i][i] is None
+        for j in range(3):
+            if i != j:
+                assert mean[i][j] == pytest.approx(-mean[j][i])
+                assert matrix["low"][i][j] <= mean[i][j] <= matrix["high"][i][j]
+    assert matrix["deals"][0][1] == 2
+
+
+def test_one_game_of_four_agents_is_openskills_own_update():
+    from openskill.models import PlackettLuce
+
+    record = GameRecord(0, 0, 1, 0, 0, ("a", "b", "c", "d"), (2, 0, 3, 1), (-1, -5, 9, -3), 50)
+    model = PlackettLuce(tau=0.0)
+    expected = model.rate([[model.rating()] for _ in range(4)], ranks=[2, 4, 1, 3])
+    rows = {r.agent: r for r in rate(["a", "b", "c", "d"], [record])}
+    for seat, agent in enumerate("abcd"):
+        assert rows[agent].mu == pytest.approx(expected[seat][0].mu)
+        assert rows[agent].sigma == pytest.approx(expected[seat][0].sigma)
+    assert [r.agent for r in rate(["a", "b", "c", "d"], [record])] == ["c", "a", "d", "b"]
+    assert head_to_head(["a", "b", "c", "d"], [record]).mean[2][1] == 14.0
+
+
+def test_two_seats_of_one_agent_both_count():
+    """An agent in two seats gets both seats' updates: the sum of their changes of mu."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce(tau=0.0)
+    fresh = model.rate([[model.rating()] for _ in range(4)], ranks=[1, 2, 3, 4])
+    change = [team[0].mu - 25.0 for team in fresh]
+    first_and_second = GameRecord(0, 0, 1, 0, 0, ("a", "a", "b", "c"), (0, 1, 2, 3), (6, -1, -2, -3), 50)
+    first_and_last = GameRecord(0, 0, 1, 0, 0, ("a", "b", "c", "a"), (0, 1, 2, 3), (6, -1, -2, -3), 50)
+    top = {r.agent: r.mu for r in rate(["a", "b", "c"], [first_and_second])}
+    split = {r.agent: r.mu for r in rate(["a", "b", "c"], [first_and_last])}
+    assert top["a"] == pytest.approx(25.0 + change[0] + change[1])
+    assert split["a"] == pytest.approx(25.0 + change[0] + change[3])  # last place costs more than first gains
+    assert top["a"] > 25.0 > split["a"] and top["c"] == pytest.approx(25.0 + change[3])
+
+
+# ---------------------------------------------------------------- jobs and resume
+
+
+def test_the_same_results_with_one_job_or_two(tmp_path):
+    agents = ["random", "greedy", "smart"]
+    run_arena(agents, deals=6, seed=5, out=tmp_path / "one", jobs=1, picture=False)  # 18 matches: two chunks
+    run_arena(agents, deals=6, seed=5, out=tmp_path / "two", jobs=2, picture=False)
+    for name in ("games.csv", "ratings.json", "head_to_head.json"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
+
+
+def test_resume_equals_one_straight_run(tmp_path, monkeypatch):
+    agents = ["random", "greedy", "smart"]
+    straight = tmp_path / "straight"
+    run_arena(agents, deals=12, seed=2, out=straight, picture=False)  # 36 matches: chunks of 16, 16, 4
+
+    real = arena_run.play_chunk
+
+    def interrupted(*args, **kwargs):
+        if args[6] == 1:  # the second chunk: the run is stopped there
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    resumed = tmp_path / "resumed"
+    monkeypatch.setattr(arena_run, "play_chunk", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_arena(agents, deals=12, seed=2, out=resumed, picture=False)
+    monkeypatch.setattr(arena_run, "play_chunk", real)
+    assert len(_rows(resumed)) == 4 * CHUNK_MATCHES and not (resumed / "ratings.json").exists()
+    with open(resumed / "games.csv", "a") as handle:  # and a line cut short, as a kill while writing leaves
+        handle.write("64,5,123,0,0,random,gre")
+    result = run_arena(agents, deals=12, seed=2, out=resumed, resume=True, picture=False)
+    assert result.resumed == 4 * CHUNK_MATCHES
+    for name in ("games.csv", "ratings.json", "head_to_head.json"):
+        assert (straight / name).read_bytes() == (resumed / name).read_bytes(), name
+
+
+def test_resume_drops_a_chunk_cut_short(tmp_path):
+    agents = ["random", "greedy"]
+    run_arena(agents, deals=6, seed=4, out=tmp_path, picture=False)  # 18 matches: chunks of 16 and 2
+    full = (tmp_path / "games.csv").read_text()
+    lines = full.splitlines(keepends=True)
+    (tmp_path / "games.csv").write_text("".join(lines[: 1 + 4 * CHUNK_MATCHES + 3]))  # 3 games of the second chunk
+    result = run_arena(agents, deals=6, seed=4, out=tmp_path, resume=True, picture=False)
+    assert result.resumed == 4 * CHUNK_MATCHES
+    assert (tmp_path / "games.csv").read_text() == full
+
+
+def test_resume_refuses_a_run_asked_differently(tmp_path):
+    run_arena(["random", "greedy"], deals=1, seed=0, out=tmp_path, picture=False)
+    with pytest.raises(ArenaError, match="seed = 0; this one asks for 1"):
+        run_arena(["random", "greedy"], deals=1, seed=1, out=tmp_path, resume=True)
+    with pytest.raises(ArenaError, match="already holds an arena run"):
+        run_arena(["random", "greedy"], deals=1, seed=0, out=tmp_path)
+
+
+def test_resume_refuses_games_of_another_schedule(tmp_path):
+    run_arena(["random", "greedy"], deals=1, seed=0, out=tmp_path, picture=False)
+    text = (tmp_path / "games.csv").read_text().replace(",random,random,greedy,random,", ",random,random,smart,random,", 1)
+    (tmp_path / "games.csv").write_text(text)
+    with pytest.raises(ArenaError, match="game 0 .* does not match"):
+        run_arena(["random", "greedy"], deals=1, seed=0, out=tmp_path, resume=True)
+
+
+def test_read_games_names_a_bad_line(tmp_path):
+    run_arena(["random", "greedy"], deals=1, seed=0, out=tmp_path, picture=False)
+    lines = (tmp_path / "games.csv").read_text().splitlines(keepends=True)
+    lines[3] = lines[3].replace(",", ",x", 1)
+    (tmp_path / "games.csv").write_text("".join(lines))
+    with pytest.raises(ValueError, match="line 4"):
+        read_games(tmp_path / "games.csv")
+
+
+# ---------------------------------------------------------------- refusals
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        ({"agents": ["random"]}, ArenaError, "at least two agents .* got 1: random"),
+        ({"agents": []}, ArenaError, "at least two agents .* got 0: none"),
+        ({"agents": "random greedy"}, ArenaError, "a list of agent specs"),
+        ({"agents": ["random", "random"]}, ArenaError, "random is named more than once"),
+        ({"agents": ["random", "wizard"]}, LoadError, "must be one of greedy, random, search, smart.*got 'wizard'"),
+        ({"agents": ["random", "charlesworth:HIS_FILE"]}, LoadError, "plays under the 'charlesworth' rules"),
+        ({"deals": 0}, ArenaError, "deals must be a positive integer; got 0"),
+        ({"deals": -3}, ArenaError, "deals must be a positive integer; got -3"),
+        ({"deals": 2.5}, ArenaError, "deals must be a positive integer; got 2.5"),
+        ({"jobs": 0}, ArenaError, "jobs must be a positive integer; got 0"),
+        ({"seed": -1}, ArenaError, "seed must be a non-negative integer"),
+        ({"tables": "some"}, ArenaError, "tables must be one of all, sampled; got 'some'"),
+    ],
+)
+def test_refusals(tmp_path, kwargs, error, message):
+    his_file = tmp_path / "modelParameters0"  # a file that is there: the refusal is the rules'
+    his_file.write_bytes(b"not read")
+    arguments = {"agents": ["random", "greedy"], "deals": 1, "out": tmp_path / "arena"} | kwargs
+    if isinstance(arguments["agents"], list):
+        arguments["agents"] = [a.replace("HIS_FILE", str(his_file)) for a in arguments["agents"]]
+    with pytest.raises(error, match=message):
+        run_arena(**arguments)
+    assert not (tmp_path / "arena").exists()  # refused before anything is written
+
+
+def test_refuses_a_folder_that_is_not_an_arenas(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(ArenaError, match="exists and is not an arena folder"):
+        run_arena(["random", "greedy"], deals=1, out=tmp_path)
+    with pytest.raises(ArenaError, match="is a file"):
+        run_arena(["random", "greedy"], deals=1, out=tmp_path / "notes.txt")
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+# ---------------------------------------------------------------- command line
+
+
+def test_command_line_run(tmp_path, capsys):
+    out = tmp_path / "arena"
+    assert main(["arena", "random", "greedy", "smart", "--deals", "2", "--seed", "1", "--out", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "rank  agent" in printed and "head_to_head.json" in printed and "mean score difference" in printed
+    ranked = [row["agent"] for row in json.loads((out / "ratings.json").read_text())]
+    assert printed.index(ranked[0]) < printed.index(ranked[-1])
+    assert (out / "ratings.png").stat().st_size > 1000  # matplotlib is in [test]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["random"], "at least two agents"),
+        (["random", "wizard"], "must be one of"),
+        (["random", "charlesworth:HIS_FILE"], "plays under the 'charlesworth' rules"),
+        (["random", "greedy", "--deals", "0"], "argument --deals: expected a positive integer, got '0'"),
+        (["random", "greedy", "--jobs", "-2"], "argument --jobs: expected a positive integer, got '-2'"),
+        (["random", "greedy", "--tables", "half"], "argument --tables: invalid choice: 'half'"),
+    ],
+)
+def test_command_line_refusals(tmp_path, capsys, argv, message):
+    his_file = tmp_path / "modelParameters0"
+    his_file.write_bytes(b"not read")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["arena", *[a.replace("HIS_FILE", str(his_file)) for a in argv], "--out", str(tmp_path / "arena")])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert re_search(message, err), err
+
+
+def re_search(pattern: str, text: str) -> bool:
+    import re
+
+    return re.search(pattern, text) is not None
