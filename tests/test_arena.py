@@ -67,6 +67,19 @@ def test_same_seed_same_schedule_another_seed_another():
     assert a.deal_seeds != c.deal_seeds
 
 
+def test_a_chunk_reports_every_game_once():
+    from big2_env.engine.rules import Rules
+    from big2_env.evaluation.arena.play import play_chunk
+    from big2_env.evaluation.loading import load_agent
+
+    schedule = Schedule.build(2, deals=2, seed=0)
+    chunk = schedule.chunks()[0]
+    reports: list[int] = []
+    play_chunk(["random", "smart"], [load_agent("random"), load_agent("smart")], Rules(), chunk, schedule.deal_seeds,
+               seed=0, chunk=0, report=reports.append)
+    assert sum(reports) == len(chunk) == 24 and len(reports) > 1 and min(reports) > 0
+
+
 def test_finishing_order_ties_by_cards_then_seat_after_the_winner():
     assert finishing_order(1, [4, 0, 2, 9]) == (1, 2, 0, 3)
     assert finishing_order(2, [3, 3, 0, 3]) == (2, 3, 0, 1)  # all tied: seat order after the winner

@@ -34,7 +34,10 @@ from ..loading import load_agent
 from .records import GameRecord, finishing_order
 from .schedule import ScheduledGame, chunk_seed
 
-__all__ = ["play_chunk", "play_chunk_in_worker"]
+__all__ = ["EXPECTED_TURNS", "play_chunk", "play_chunk_in_worker"]
+
+EXPECTED_TURNS = 60
+"""About how many moves a game takes, for the progress within unfinished games."""
 
 
 def play_chunk(
@@ -49,7 +52,8 @@ def play_chunk(
 ) -> list[GameRecord]:
     """Play ``games`` (one chunk; ``policies[i]`` is agent ``names[i]``), reseeding each agent first.
 
-    ``report(n)`` is called as games finish. Returns the records in game-number order.
+    ``report(n)`` is called as the games progress (``n`` games' worth; ``len(games)`` in all by the end).
+    Returns the records in game-number order.
     """
     for agent, policy in enumerate(policies):
         if hasattr(policy, "seed"):
@@ -61,6 +65,7 @@ def play_chunk(
             dealt[scheduled.deal] = Game(rules, seed=deal_seeds[scheduled.deal])
         active.append((scheduled, dealt[scheduled.deal].copy()))  # duplicate play: the same cards in every rotation
     records: dict[int, GameRecord] = {}
+    reported = 0  # whole games reported so far
     while active:
         moves: dict[int, list[tuple[ScheduledGame, Game, Decision]]] = {}
         for scheduled, game in active:
@@ -77,8 +82,13 @@ def play_chunk(
                     finished += 1
         if finished:
             active = [(s, g) for s, g in active if g.winner is None]
-            if report is not None:
-                report(finished)
+        if report is not None:
+            # the chunk's games step together and finish near its end: count the unfinished games' moves too
+            # (never a whole game for one not yet over), so that the bar and its time left move from the start
+            progress = int(len(records) + sum(min(g.turn / EXPECTED_TURNS, 0.95) for _, g in active))
+            if progress > reported:
+                report(progress - reported)
+                reported = progress
     return [records[g.game] for g in games]
 
 
