@@ -12,6 +12,8 @@ Modules (all but :mod:`agents.config` and :mod:`agents.plugin` import torch; ``i
   encoder, dot-product scorer and value head (paper section 3.2, appendix B);
 * :mod:`agents.policy`: :class:`~agents.policy.NetworkPolicy`, a network as a
   :class:`big2_env.players.Policy` (one batched forward pass per ``act_batch``);
+* :mod:`agents.critic`: :class:`~agents.critic.FullCritic`, PPO's critic that also sees the other
+  three hands (``--critic full``; training only, never in a policy file);
 Collection (playing the games a batch learns from):
 
 * :mod:`agents.vector_rollout`: self-play on the compiled vector env, the network batched over

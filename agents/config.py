@@ -48,13 +48,24 @@ MAX_WIDTH = 4096
 :func:`agents.network.check_size` also bounds the total parameter count before anything is allocated."""
 
 
-DESIGNS = ("paper", "plus", "mlp")
+DESIGNS = ("paper", "plus", "mlp", "charlesworth")
 """The network designs (:class:`NetworkConfig.design`)."""
 
-OBSERVATIONS = ("paper", "extended")
-"""The observations a network may read (:class:`NetworkConfig.observation`)."""
+OBSERVATIONS = ("paper", "extended", "charlesworth")
+"""The observations a network may read (:class:`NetworkConfig.observation`): the paper's 277 numbers,
+the extended 315, or Charlesworth's 412 (:func:`big2_env.players.charlesworth.network_input`)."""
+
+CRITICS = ("observation", "full")
+"""PPO's critics (``TrainArgs.critic``): the value head on the policy's own inputs, or a separate
+network that also reads the other three hands (:mod:`agents.critic`; training only)."""
+
+LR_SCHEDULES = ("cosine", "linear")
+"""PPO's learning-rate schedules (``TrainArgs.lr_schedule``, :func:`agents.learners.ppo.lr_at`)."""
 
 _CHOICES = {"design": DESIGNS, "observation": OBSERVATIONS}
+
+CHARLESWORTH_INPUTS = 412
+"""The width of Charlesworth's input (:data:`big2_env.players.charlesworth.INPUT_SIZE`)."""
 
 MAX_SCORER_BLOCKS = 16
 """The most residual blocks :attr:`NetworkConfig.scorer_blocks` may ask for."""
@@ -83,13 +94,17 @@ class NetworkConfig:
         action_dim: width of the candidate embedding (and of the projected state).
         value_hidden: hidden width of the value head.
         value_head: build PPO's value head (False: a Q-network, scores only).
-        design: ``"paper"`` (default: the paper's network, unchanged), ``"mlp"`` (an MLP with a
+        design: ``"paper"`` (default: the paper's network, unchanged), ``"charlesworth"`` (his network:
+            412 inputs, a 512-unit ReLU layer, then 256 and a masked 1695-way policy, and from the first
+            layer a 256-unit branch to the value; orthogonal initialisation as his baselines code; it reads
+            ``observation="charlesworth"``), ``"mlp"`` (an MLP with a
             fixed 1695-way action head, see ``mlp_hidden``) or ``"plus"`` (the
             stronger network of :mod:`agents.network`: candidates scored by an MLP over the
             state, the candidate and the hand it would leave; a full-rank path for the card
             sets; own hand size).
-        observation: ``"paper"`` (default: the 277 numbers) or ``"extended"`` (the 315 numbers
-            of :mod:`big2_env.observations.extended`: who passed on what, cards left, who holds control).
+        observation: ``"paper"`` (default: the 277 numbers), ``"extended"`` (the 315 numbers
+            of :mod:`big2_env.observations.extended`: who passed on what, cards left, who holds control)
+            or ``"charlesworth"`` (his 412 numbers, for ``design="charlesworth"``).
         scorer_hidden: hidden width of the ``"plus"`` design's candidate scorer.
         mlp_hidden: first hidden width of the ``"mlp"`` design (a plain MLP over the state's
             368 binary numbers, ``mlp_hidden`` then ``state_dim`` wide, with a fixed 1695-way head
@@ -146,6 +161,9 @@ class NetworkConfig:
             raise ValueError(f"hand_heads ({self.hand_heads}) must divide card_dim ({self.card_dim})")
         if self.scorer_blocks and self.design != "plus":
             raise ValueError(f"NetworkConfig.scorer_blocks applies to design='plus' only; got design={self.design!r}")
+        if (self.design == "charlesworth") != (self.observation == "charlesworth"):
+            raise ValueError("NetworkConfig design='charlesworth' and observation='charlesworth' go together (his network "
+                             f"reads his 412 numbers); got design={self.design!r}, observation={self.observation!r}")
         if self.design == "mlp" and self.observation != "paper":
             raise ValueError("NetworkConfig design='mlp' reads the paper's 277 numbers only; got observation="
                              f"{self.observation!r}")
@@ -185,6 +203,7 @@ class PPOConfig:
     epochs: int = 2
     minibatch: int = 4096
     reward_scale: float = 1.0 / 13.0
+    win_bonus: float = 0.0
 
 
 PAPER_PPO = PPOConfig(lr=3e-5, min_lr_fraction=0.0, epochs=4, minibatch=256, reward_scale=1.0)
@@ -246,10 +265,48 @@ DMC_DEFAULTS = {"gamma": 1.0, "epsilon_start": 0.01, "epsilon_end": 0.01}
 """Deep Monte Carlo's own defaults (seed ``004``): the undiscounted Monte Carlo return and a
 constant exploration of 0.01."""
 
-PRESETS = ("default", "paper")
-"""The hyperparameter presets (``TrainArgs.preset``): ``default``, the recipe that learns, and
-``paper``, the paper's exact settings. They differ for PPO only (the other learners' defaults
-are the paper's in both)."""
+PRESETS = ("default", "paper", "charlesworth")
+"""The hyperparameter presets (``TrainArgs.preset``): ``default``, the recipe that learns,
+``paper``, the paper's exact settings, and ``charlesworth``, Charlesworth's recipe
+(:data:`CHARLESWORTH_PRESET`). ``default`` and ``paper`` differ for PPO only (the other learners'
+defaults are the paper's in both)."""
+
+CHARLESWORTH_HORIZON = 781_250
+"""His planned updates: ``1e9`` decisions at 1,280 a batch (``mainBig2PPOSimulation.py``). His learning
+rate and clip fall linearly over them; his published file is update 136,500 (about 3M games), where
+both were still at 82.5% of their start."""
+
+CHARLESWORTH_PRESET: dict[str, Any] = {
+    "rules": "charlesworth",
+    "model": {"design": "charlesworth", "observation": "charlesworth"},
+    "env": "vector",
+    "games_per_batch": 64,
+    "steps_per_batch": 20,
+    "train_forced": True,
+    "batches": CHARLESWORTH_HORIZON,
+    "lr": 2.5e-4,
+    "lr_schedule": "linear",
+    "warmup_fraction": 0.0,
+    "min_lr_fraction": 0.004,
+    "clip": 0.2,
+    "clip_anneal": True,
+    "entropy": 0.01,
+    "gamma": 0.995,
+    "gae_lambda": 0.95,
+    "reward_scale": 0.2,
+    "value_coef": 0.5,
+    "max_grad_norm": 0.5,
+    "epochs": 5,
+    "minibatch": 320,
+    "eval_every": 2000,
+}
+"""``--preset charlesworth``: his recipe, read from his ``mainBig2PPOSimulation.py`` and ``PPONetwork.py``,
+for the fields a run does not set itself. His rules; his network on his 412 inputs; 64 games stepped
+20 decisions each per batch (1,280 decisions; games run on across batches, every decision learned,
+forced passes too); 5 epochs of 4 minibatches of 320; Adam at 2.5e-4 falling linearly (floor 1e-6)
+with the clip 0.2 falling alike over his 781,250 planned updates; entropy 0.01, gamma 0.995,
+lambda 0.95, rewards / 5, value coefficient 0.5, gradient clip 0.5. Not reproduced: his advantages
+are normalised per minibatch (ours per batch) and his Adam epsilon is 1e-5 (ours 1e-8)."""
 
 GAMES_PER_BATCH = {"vector": 512, "engine": 64}
 """PPO's default games per batch on each env (the paper's 64 with ``--preset paper``, and for
@@ -287,6 +344,15 @@ defaults of :class:`PPOConfig` (the recipe that learns), :class:`DistillConfig` 
 PAPER_DEFAULTS: dict[str, dict[str, float]] = {
     **ALGO_DEFAULTS, "ppo": _algo_defaults("ppo", PAPER_PPO)
 }
+
+PRESET_DEFAULTS: dict[str, dict[str, dict[str, float]]] = {
+    "default": ALGO_DEFAULTS,
+    "paper": PAPER_DEFAULTS,
+    "charlesworth": {**ALGO_DEFAULTS, "ppo": {**ALGO_DEFAULTS["ppo"], **{
+        k: v for k, v in CHARLESWORTH_PRESET.items() if k in ALGO_DEFAULTS["ppo"]}}},
+}
+"""The values of the ``None`` fields under each preset (``--preset charlesworth`` also sets
+fields that have plain defaults: :func:`args_from_mapping` applies :data:`CHARLESWORTH_PRESET`)."""
 """:data:`ALGO_DEFAULTS` under ``--preset paper``: PPO takes :data:`PAPER_PPO`."""
 
 LEGACY_PPO = {"reward_scale": 1.0}
@@ -308,6 +374,7 @@ FLOAT_RANGES: dict[str, tuple[float, float, bool]] = {
     "epsilon_start": (0.0, 1.0, False),
     "epsilon_end": (0.0, 1.0, False),
     "win_coef": (0.0, 100.0, False),
+    "win_bonus": (0.0, 100.0, False),
     "soft_targets": (0.0, 1e6, False),
     "leaf_value": (0.0, 1.0, False),
     "snapshot_current_prob": (0.0, 1.0, False),
@@ -347,7 +414,9 @@ class TrainArgs:
         "hyperparameter preset for the fields left unset: default (the recipe that learns: lr 1e-3 decaying to a "
         "tenth, scores / 13, 2 epochs of 4096-decision minibatches, 512 games per batch on the vector env) or paper "
         "(the paper's exact "
-        "PPO settings: lr 3e-5 decaying to 0, raw scores, minibatches of 256, 64 games per batch)",
+        "PPO settings: lr 3e-5 decaying to 0, raw scores, minibatches of 256, 64 games per batch) or charlesworth "
+        "(his recipe: his rules, network and 412 inputs, 64 games x 20 decisions a batch, 5 epochs of 4 minibatches, "
+        "lr 2.5e-4 and clip 0.2 falling linearly, entropy 0.01, gamma 0.995, rewards / 5; any flag given overrides it)",
     )
     algo: str = _arg(
         "ppo",
@@ -373,6 +442,26 @@ class TrainArgs:
     min_lr_fraction: float | None = _arg(
         None, "the cosine decay ends at this fraction of --lr (None: 0.1 for PPO, 0 with --preset paper and otherwise)",
         type=float,
+    )
+    lr_schedule: str = _arg(
+        "cosine", "PPO's learning-rate schedule over the planned batches: cosine (warm-up, then cosine decay to "
+        "--min-lr-fraction) or linear (Charlesworth's: lr x (1 - batch / batches), floored at --min-lr-fraction)"
+    )
+    clip_anneal: bool = _arg(
+        False, "PPO: the clip (policy ratio and value) falls linearly to 0 over the planned batches, as his does"
+    )
+    win_bonus: float = _arg(
+        0.0, "PPO: the winner's training reward gets this many points more than its score (x --reward-scale); the "
+        "scores the games report, and the evaluations, are unchanged (0: the score alone, the paper's reward)"
+    )
+    critic: str = _arg(
+        "observation",
+        "PPO's critic: observation (the network's own value head) or full (a separate network that also reads the "
+        "other three hands, for the advantages; training only: model.pt never holds it; --env vector)",
+    )
+    steps_per_batch: int = _arg(
+        0, "--env vector: 0 plays each batch's games to the end; N steps each of the --games-per-batch games N "
+        "decisions per batch, the games running on across batches (Charlesworth's 20), the values bootstrapped"
     )
     gamma: float | None = _arg(None, "discount (None: 0.99, 1 for dmc)", type=float)
     gae_lambda: float = _arg(0.95, "GAE lambda")
@@ -485,7 +574,7 @@ class TrainArgs:
         its value, or the algorithm's default under the preset when ``None``."""
         value = getattr(self, name)
         if value is None:
-            value = (PAPER_DEFAULTS if self.preset == "paper" else ALGO_DEFAULTS)[self.algo][name]
+            value = PRESET_DEFAULTS.get(self.preset, ALGO_DEFAULTS)[self.algo][name]
         return float(value)
 
     def algo_int(self, name: str) -> int:
@@ -496,7 +585,7 @@ class TrainArgs:
         """Whether the compiled vector env can play this run's games: current-policy self-play
         (``--curriculum self``) of a network that reads the paper's 277 numbers, not distill."""
         return (self.algo not in DISTILLING and self.curriculum == "self"
-                and self.model.get("observation", "paper") == "paper")
+                and self.model.get("observation", "paper") in ("paper", "charlesworth"))
 
     def env_in_use(self) -> str:
         """``env``, with ``auto`` resolved: ``vector`` where :meth:`vector_applies`, else ``engine``."""
@@ -508,7 +597,7 @@ class TrainArgs:
         """``games_per_batch``, or its default: :data:`GAMES_PER_BATCH` for PPO's default preset, else 64."""
         if self.games_per_batch is not None:
             return self.games_per_batch
-        if self.algo == "ppo" and self.preset != "paper":
+        if self.algo == "ppo" and self.preset == "default":
             return GAMES_PER_BATCH[self.env_in_use()]
         return 64
 
@@ -566,6 +655,7 @@ class TrainArgs:
             epochs=self.algo_int("epochs"),
             minibatch=self.algo_int("minibatch"),
             reward_scale=self.algo_default("reward_scale"),
+            win_bonus=self.win_bonus,
         )
 
     def validate(self) -> "TrainArgs":
@@ -611,8 +701,26 @@ class TrainArgs:
         if self.env == "vector":
             if self.algo in DISTILLING or self.curriculum != "self":
                 raise ValueError("--env vector plays current-policy self-play: it needs --curriculum self and no distill")
-            if self.model.get("observation", "paper") != "paper":
-                raise ValueError("--env vector gives the paper's 277 numbers: it cannot train model observation=extended")
+            if self.model.get("observation", "paper") == "extended":
+                raise ValueError("--env vector gives the paper's 277 numbers or Charlesworth's 412: it cannot train model "
+                                 "observation=extended")
+        if self.model.get("observation", "paper") == "charlesworth" and self.env_in_use() != "vector":
+            raise ValueError("model observation=charlesworth (his 412 numbers) is computed by the compiled vector env: "
+                             "train it with --env vector (or auto) and --curriculum self")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}; got {self.lr_schedule!r}")
+        if self.critic not in CRITICS:
+            raise ValueError(f"critic must be one of {', '.join(CRITICS)}; got {self.critic!r}")
+        if self.critic == "full" and (self.algo != "ppo" or self.env_in_use() != "vector"):
+            raise ValueError("--critic full is PPO's on the compiled vector env (--algo ppo, --env vector or auto, "
+                             f"--curriculum self); got algo {self.algo!r} on env {self.env_in_use()!r}")
+        if isinstance(self.steps_per_batch, bool) or not isinstance(self.steps_per_batch, int) or self.steps_per_batch < 0:
+            raise ValueError(f"steps_per_batch must be a non-negative int; got {self.steps_per_batch!r}")
+        if self.steps_per_batch and (self.algo != "ppo" or self.env_in_use() != "vector"):
+            raise ValueError("--steps-per-batch runs games on across batches in the compiled vector env: PPO with --env "
+                             f"vector (or auto) only; got algo {self.algo!r} on env {self.env_in_use()!r}")
+        if not isinstance(self.clip_anneal, bool):
+            raise ValueError(f"clip_anneal must be True or False; got {self.clip_anneal!r}")
         if self.algo not in DISTILLING and (self.replay != 1 or self.soft_targets != 0):
             raise ValueError(
                 f"replay and soft_targets are distill's and exit's (learning a teacher's moves); algo {self.algo!r} takes neither"
@@ -657,6 +765,9 @@ def args_from_mapping(data: Mapping[str, Any], base: TrainArgs | None = None) ->
     unknown = sorted(set(data) - set(known))
     if unknown:
         raise ValueError(f"unknown training argument(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    if data.get("preset") == "charlesworth":  # his recipe beneath what the run sets itself
+        data = {**CHARLESWORTH_PRESET, **data,
+                "model": {**CHARLESWORTH_PRESET["model"], **dict(data.get("model", {}))}}
     values = (base or TrainArgs()).to_dict()
     values.update({k: (list(v) if k == "eval_opponents" else (dict(v) if k == "model" else v)) for k, v in data.items()})
     return TrainArgs(**values)

@@ -90,7 +90,7 @@ from torch import nn
 from big2_env.observations.compiled import NUM_ACTIONS, PASS_ACTION, SLOT_INDEX
 from big2_env.observations.extended import EXTENDED_SIZE
 
-from .config import NetworkConfig
+from .config import CHARLESWORTH_INPUTS, NetworkConfig
 
 __all__ = ["MAX_PARAMETERS", "Big2Net", "HandEncoder", "NetworkConfig", "count_parameters", "pack_candidates", "parameter_count"]
 
@@ -109,6 +109,8 @@ _COUNT_INPUT = 4 * _COUNT_VALUES
 _EXTRA = slice(OBS_SIZE, EXTENDED_SIZE)  # the extended observation's 38 extra numbers
 _RAW_SETS = 6 * NUM_CARDS  # hand, trick, seen, played by next, across, previous: the plus design's full-rank path
 _MLP_INPUT = NUM_CARDS + 104 + _COUNT_INPUT + 156  # hand, trick and seen, counts one-hot, each opponent's plays
+_CW_BRANCH = 256  # Charlesworth's network: the width of its policy and value branches
+_CW_HAND = 13 * 22  # his inputs open with 13 hand slots of 22 numbers: value one-hot (13), suit one-hot (4), flags
 _KEY_BLOCK = 16
 """The hand attention's keys are padded to a multiple of this (see :meth:`HandEncoder.forward_ids`)."""
 
@@ -211,6 +213,7 @@ class Big2Net(nn.Module):
 
     _count_values: torch.Tensor  # the buffer 0..13 the counts are one-hot encoded against
     _slot_index: torch.Tensor  # the "mlp" design's table: action index of each 13-bit set of hand slots
+    value: nn.Module | None  # the value head (None for the value learners' Q-networks)
 
     def __init__(self, config: NetworkConfig | None = None) -> None:
         super().__init__()
@@ -220,7 +223,25 @@ class Big2Net(nn.Module):
         self.outputs = 2 if cfg.win_head else 1  # per candidate: the score, then (win_head) the win logit
         self.plus = cfg.design == "plus"
         self.mlp = cfg.design == "mlp"
-        self.obs_size = EXTENDED_SIZE if cfg.observation == "extended" else OBS_SIZE
+        self.charlesworth = cfg.design == "charlesworth"
+        self.obs_size = {"extended": EXTENDED_SIZE, "charlesworth": CHARLESWORTH_INPUTS}.get(cfg.observation, OBS_SIZE)
+        if self.charlesworth:  # his network exactly: 412 -> 512 -> 256 -> 1695 logits; 512 -> 256 -> 1 value
+            self.trunk = nn.Sequential(nn.Linear(CHARLESWORTH_INPUTS, cfg.mlp_hidden), nn.ReLU())
+            self.policy_branch = nn.Sequential(nn.Linear(cfg.mlp_hidden, _CW_BRANCH), nn.ReLU())
+            self.action_head = nn.Linear(_CW_BRANCH, NUM_ACTIONS * self.outputs)
+            self.register_buffer("_slot_index", torch.from_numpy(SLOT_INDEX.copy()), persistent=False)
+            value_layers = (nn.Linear(cfg.mlp_hidden, _CW_BRANCH), nn.Linear(_CW_BRANCH, 1))
+            self.value = nn.Sequential(value_layers[0], nn.ReLU(), value_layers[1]) if cfg.value_head else None
+            # his baselines fc layers: orthogonal weights (gain sqrt 2; the policy 0.01, the value 1), zero biases
+            first, second = self.trunk[0], self.policy_branch[0]
+            assert isinstance(first, nn.Linear) and isinstance(second, nn.Linear)
+            gains = [(first, math.sqrt(2)), (second, math.sqrt(2)), (self.action_head, 0.01)]
+            if self.value is not None:
+                gains += [(value_layers[0], math.sqrt(2)), (value_layers[1], 1.0)]
+            for layer, gain in gains:
+                nn.init.orthogonal_(layer.weight, gain)
+                nn.init.zeros_(layer.bias)
+            return
         if self.mlp:  # Charlesworth's kind of network: an MLP and a fixed head over the 1695 actions
             self.trunk = nn.Sequential(
                 nn.Linear(_MLP_INPUT, cfg.mlp_hidden), nn.ReLU(), nn.Linear(cfg.mlp_hidden, cfg.state_dim), nn.ReLU()
@@ -286,13 +307,22 @@ class Big2Net(nn.Module):
             )
 
     def hand_indicator(self, obs: torch.Tensor) -> torch.Tensor:
-        """(B, 52) indicator of the hand held (from the card ids of slots 0:13)."""
+        """(B, 52) indicator of the hand held (from the card ids of slots 0:13, or from the value and
+        suit one-hots of Charlesworth's 13 hand slots)."""
+        if self.charlesworth:
+            slots = obs[:, :_CW_HAND].reshape(obs.shape[0], 13, 22)
+            held = slots[:, :, :13].sum(-1) > 0.5
+            cards = slots[:, :, :13].argmax(-1) * 4 + slots[:, :, 13:17].argmax(-1)
+            ids = torch.where(held, cards, torch.full_like(cards, NUM_CARDS))
+            return obs.new_zeros(obs.shape[0], NUM_CARDS + 1).scatter_(1, ids, 1.0)[:, :NUM_CARDS]
         ids = obs[:, _HAND].long()
         return obs.new_zeros(obs.shape[0], NUM_CARDS + 1).scatter_(1, ids, 1.0)[:, :NUM_CARDS]
 
     def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
         """(B, 277) information states (or (B, 315) extended ones) -> (B, state_dim) state embeddings."""
         self.check_obs(obs)
+        if self.charlesworth:
+            return self.trunk(obs)
         if self.mlp:
             return self.trunk(self.mlp_inputs(obs))
         batch = obs.shape[0]
@@ -359,8 +389,16 @@ class Big2Net(nn.Module):
     ) -> torch.Tensor:
         """What the network says of every candidate row: (M,) scores, or (M, 2) scores and win
         logits for a ``win_head`` network (arguments as for :meth:`score_candidates`)."""
-        if self.mlp:
-            logits = self.action_head(state).view(state.shape[0], self.outputs, NUM_ACTIONS)
+        if self.charlesworth and self.outputs == 1:
+            # only the candidates' rows of the 1695-way head: the same logits, a fraction of the work
+            # (the head is half his network's weights, and a decision has a handful of legal actions)
+            index = self.action_indices(obs, features, owner)
+            hidden = self.policy_branch(state).index_select(0, owner)
+            weight = self.action_head.weight.index_select(0, index)
+            return (hidden * weight).sum(-1) + self.action_head.bias.index_select(0, index)
+        if self.mlp or self.charlesworth:
+            hidden = self.policy_branch(state) if self.charlesworth else state
+            logits = self.action_head(hidden).view(state.shape[0], self.outputs, NUM_ACTIONS)
             picked = logits.index_select(0, owner).gather(
                 2, self.action_indices(obs, features, owner).view(-1, 1, 1).expand(-1, self.outputs, 1)
             ).squeeze(-1)  # (M, outputs)
@@ -381,7 +419,7 @@ class Big2Net(nn.Module):
     def encode_actions(self, features: torch.Tensor) -> torch.Tensor:
         """(..., 80) candidate features -> (..., action_dim) candidate embeddings (the ``"mlp"``
         design scores actions by their index: the features themselves)."""
-        if self.mlp:
+        if self.mlp or self.charlesworth:
             return features
         return self.action_encoder(features)
 
@@ -435,7 +473,7 @@ class Big2Net(nn.Module):
         actions = self.encode_actions(features)
         if feature_index is not None:
             actions = actions.index_select(0, feature_index)
-            if self.plus or self.mlp:
+            if self.plus or self.mlp or self.charlesworth:
                 features = features.index_select(0, feature_index)
         flat = self.candidate_outputs(state, obs, actions, features, owner)
         padded = flat.new_full((obs.shape[0], max_candidates) + flat.shape[1:], -math.inf).index_put((owner, slot), flat)
@@ -506,6 +544,14 @@ def parameter_count(config: NetworkConfig) -> int:
         return inputs * outputs + outputs
 
     c = config
+    if c.design == "charlesworth":
+        count = linear(CHARLESWORTH_INPUTS, c.mlp_hidden) + linear(c.mlp_hidden, _CW_BRANCH)
+        count += linear(_CW_BRANCH, NUM_ACTIONS * (2 if c.win_head else 1))
+        if c.value_head:
+            count += linear(c.mlp_hidden, _CW_BRANCH) + linear(_CW_BRANCH, 1)
+        if count > MAX_PARAMETERS:
+            raise ValueError(f"this model config has {count:,} parameters, more than the {MAX_PARAMETERS:,} allowed: {config}")
+        return count
     if c.design == "mlp":
         count = linear(_MLP_INPUT, c.mlp_hidden) + linear(c.mlp_hidden, c.state_dim)
         count += linear(c.state_dim, NUM_ACTIONS * (2 if c.win_head else 1))

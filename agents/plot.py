@@ -100,7 +100,8 @@ def _save(fig: Any, plt: Any, output: Path) -> Path:
 _HEALTH = (
     ("approx_kl", "approximate KL per minibatch", True),
     ("clip_fraction", "clip fraction", False),
-    ("explained_variance", "explained variance of the value head", False),
+    ("explained_variance", "explained variance of the advantages' critic", False),
+    ("policy_explained_variance", "explained variance of the policy's own value head (--critic full)", False),
     ("entropy", "entropy over legal moves (nats)", False),
     ("grad_ratio", "value / policy gradient on the shared layers", True),
     ("lr", "learning rate", True),

@@ -22,7 +22,9 @@ import numpy as np
 import torch
 
 from big2_env.observations.paper import FEATURE_SIZE, OBS_HAND, PAD_CARD, action_cards, play_features
+from big2_env.observations.extended import history_moves
 from big2_env.players.base import Policy
+from big2_env.players.charlesworth import network_input
 from big2_env.engine.rules import Rules
 
 from .config import check_rho
@@ -49,6 +51,17 @@ def alphadou_scores(scores: torch.Tensor, win: torch.Tensor, rho: float) -> torc
     best = scores.max(dim=1, keepdim=True).values
     band = scores >= best - rho * best.abs()
     return torch.where(band, win, torch.full_like(win, -math.inf))
+
+
+def charlesworth_input(obs: Mapping[str, Any]) -> np.ndarray:
+    """His 412 numbers for the player on move of an extended observation (its ``"history"`` and hand):
+    :func:`big2_env.players.charlesworth.network_input`, what the vector env computes in the core."""
+    if "history" not in obs:
+        raise ValueError("this network reads Charlesworth's 412 numbers, rebuilt from the move history: give it the "
+                         "extended view (observation='extended'), as evaluate() and the envs' opponents do")
+    vector = np.asarray(obs["observation"])
+    hand = [int(c) for c in vector[OBS_HAND].tolist() if c != PAD_CARD]
+    return network_input(history_moves(obs["history"]), hand)
 
 
 def score_numpy(
@@ -100,7 +113,7 @@ def choose(
       probability ``epsilon`` a slot uniform over the row's ``counts`` candidates,
       otherwise the argmax (two uniforms per row, drawn whatever the outcome).
 
-    >>> logp = np.log(np.array([[0.1, 0.9, 0.0], [0.7, 0.2, 0.1]]))
+    >>> logp = np.array([[np.log(0.1), np.log(0.9), -np.inf], np.log([0.7, 0.2, 0.1])])  # -inf: a padded slot
     >>> choose(logp, np.array([2, 3]), None).tolist()
     [1, 0]
     >>> choose(logp, np.array([2, 3]), np.random.default_rng(0), epsilon=0.0).tolist()
@@ -147,7 +160,8 @@ class NetworkPolicy(Policy):
 
     @property
     def observation_kind(self) -> str:  # type: ignore[override]
-        return "extended" if self.model.config.observation == "extended" else "paper"
+        # Charlesworth's 412 numbers are rebuilt from the extended view's move history
+        return "paper" if self.model.config.observation == "paper" else "extended"
 
     def __init__(
         self,
@@ -188,7 +202,10 @@ class NetworkPolicy(Policy):
 
     def _vector(self, obs: Mapping[str, Any]) -> np.ndarray:
         """The observation numbers this network reads: an extended view (315) starts with the
-        paper's 277, so a paper network takes that prefix; an extended network needs all 315."""
+        paper's 277, so a paper network takes that prefix; an extended network needs all 315;
+        Charlesworth's 412 are rebuilt from the extended view's move history and hand."""
+        if self.model.config.observation == "charlesworth":
+            return charlesworth_input(obs)
         vector = np.asarray(obs["observation"], dtype=np.float32)
         width = self.model.obs_size
         if vector.shape[-1] < width:

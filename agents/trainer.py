@@ -33,13 +33,13 @@ from .checkpoint import CHECKPOINT_KIND, FORMAT_VERSION, atomic_save, check_conf
 from .config import DISTILLING, VALUE_ALGOS, NetworkConfig, TrainArgs, check_device
 from .curriculum import make_curriculum
 from .learners.distill import TeacherPool, distill_update, network_payload
-from .learners.ppo import entropy_at, lr_at, make_optimizer, ppo_update
+from .learners.ppo import entropy_at, linear_lr_at, lr_at, make_optimizer, ppo_update
 from .learners.value import epsilon_at, value_update
 from .network import Big2Net, count_parameters
 from .parallel import RolloutPool, TrainHelpers, parallel_plans
 from .policy import NetworkPolicy
 from .rollout import Rollout, collect, concat_rollouts
-from .vector_rollout import collect_vector
+from .vector_rollout import SteppedCollector, collect_vector
 
 CHECKPOINT_NAME = "checkpoint.pt"
 MODEL_NAME = "model.pt"
@@ -132,6 +132,14 @@ class Trainer:
         self.model = self.actor if self.device.type == "cpu" else deepcopy(self.actor).to(self.device)  # the learner
         self.target = deepcopy(self.model).eval() if self.value is not None and self.value.uses_target else None
         self.optimizer = make_optimizer(self.model, args.algo_default("lr"))
+        self.critic: Any = None  # --critic full: the value function that also reads the other hands (agents.critic)
+        self.critic_optimizer: torch.optim.Optimizer | None = None
+        if args.critic == "full":
+            from .critic import FullCritic
+
+            self.critic = FullCritic(self.actor.obs_size).to(self.device)
+            self.critic_optimizer = make_optimizer(self.critic, args.algo_default("lr"))
+        self._stepper: SteppedCollector | None = None  # --steps-per-batch: the games under way
         self.game_rng = np.random.default_rng(game_seq)
         self.action_rng = np.random.default_rng(action_seq)
         self.shuffle_rng = np.random.default_rng(shuffle_seq)
@@ -196,7 +204,15 @@ class Trainer:
         schedule = self.ppo or self.distill
         if schedule is None:
             return self.args.algo_default("lr")
+        if self.args.lr_schedule == "linear":
+            return linear_lr_at(batch, self.args.batches, schedule.lr, schedule.min_lr_fraction)
         return lr_at(batch, self.args.batches, schedule.lr, schedule.warmup_fraction, schedule.min_lr_fraction)
+
+    def clip_at(self, batch: int) -> float:
+        """PPO's clip at ``batch``: ``clip``, or (``clip_anneal``) ``clip x (1 - batch / batches)`` as his."""
+        if not self.args.clip_anneal:
+            return self.args.clip
+        return self.args.clip * max(0.0, 1.0 - batch / max(1, self.args.batches))
 
     @property
     def process_count(self) -> int:
@@ -216,8 +232,9 @@ class Trainer:
         args = self.args
         self.lr = self.lr_at(self.batch)
         self.epsilon = self.epsilon_at(self.batch)
-        for group in self.optimizer.param_groups:
-            group["lr"] = self.lr
+        for optimizer in (self.optimizer, self.critic_optimizer):
+            for group in optimizer.param_groups if optimizer is not None else ():
+                group["lr"] = self.lr
         start = time.perf_counter()
         timing: dict[str, float] = {}
         seeds = self.game_rng.integers(0, 2**63, size=args.games_in_batch())
@@ -225,9 +242,13 @@ class Trainer:
         helpers = self.helpers()
         skip_forced = not args.train_forced
         models = self.curriculum.models(self.actor)
-        if args.env == "vector":
+        if args.env == "vector" and args.steps_per_batch:
+            if self._stepper is None:
+                self._stepper = SteppedCollector(self.vector_env(), int(seeds[0]))
+            rollout = self._stepper.collect(self.actor, self.action_rng, args.steps_per_batch, self.critic is not None)
+        elif args.env == "vector":
             rollout = collect_vector(self.vector_env(), self.actor, self.action_rng, int(seeds[0]),
-                                     skip_forced=skip_forced, epsilon=self.epsilon)
+                                     skip_forced=skip_forced, epsilon=self.epsilon, record_hands=self.critic is not None)
         elif self.distill is not None:
             prior = network_payload(self.actor) if self.args.algo == "exit" else None  # expert iteration
             rollout = self.teachers().collect(seeds.tolist(), prior)
@@ -238,6 +259,9 @@ class Trainer:
         else:
             games = [Game(self.rules, seed=int(s)) for s in seeds]
             rollout = collect(games, plans, models, self.action_rng, skip_forced=skip_forced, epsilon=self.epsilon)
+        if self.critic is not None:  # the advantages' baseline: the critic that sees every hand
+            assert rollout.hands is not None
+            rollout.critic_value = self.critic.values(rollout.obs, rollout.hands, rollout.seat)
         collected = time.perf_counter()
         self.last_rollout = rollout  # what this batch played (benchmarks read it)
         # helper processes add CPU gradients to PPO's (not Ray actors, nor with the learner on a GPU)
@@ -247,8 +271,9 @@ class Trainer:
             torch.set_num_threads(self.update_threads)  # the local workers are idle: the learner takes their cores
         try:
             if self.ppo is not None:
-                config = replace(self.ppo, entropy_coef=self.entropy_at(self.batch))
-                stats = ppo_update(self.model, self.optimizer, rollout, config, self.shuffle_rng, gradient_helpers)
+                config = replace(self.ppo, entropy_coef=self.entropy_at(self.batch), clip=self.clip_at(self.batch))
+                stats = ppo_update(self.model, self.optimizer, rollout, config, self.shuffle_rng, gradient_helpers,
+                                   critic=self.critic, critic_optimizer=self.critic_optimizer)
                 stats["entropy_coef"] = config.entropy_coef
             elif self.distill is not None:
                 learned = concat_rollouts(list(self._replay))  # this batch and the replay - 1 before it
@@ -266,14 +291,15 @@ class Trainer:
         if self.target is not None and self.value is not None and self.batch % self.value.target_sync == 0:
             self.target.load_state_dict(self.model.state_dict())
         self.curriculum.after_batch(self.batch, self.actor)
-        self.games += args.games_in_batch()
+        ended = rollout.ended if rollout.ended is not None else np.ones(len(rollout.turns), dtype=bool)
+        self.games += int(ended.sum()) if rollout.ended is not None else args.games_in_batch()
         self.decisions += rollout.decisions
         self.elapsed_s += done - start
         stats.update(
             lr=self.lr,
             batch_decisions=rollout.decisions,
-            trained_decisions=len(rollout),
-            mean_game_turns=float(rollout.turns.mean()),
+            trained_decisions=len(rollout) - (0 if rollout.cut is None else int(rollout.cut.sum())),
+            mean_game_turns=float(rollout.turns[ended].mean()) if ended.any() else float("nan"),
             rollout_s=collected - start,
             update_s=done - collected,
             decisions_per_s=rollout.decisions / max(done - start, 1e-9),
@@ -318,7 +344,8 @@ class Trainer:
             # pool) resets that runtime's thread count to every core: without this, torch then ran on every
             # core whatever --threads said, and two runs side by side at --threads 1 were 10x slower
             torch.set_num_threads(torch_threads)
-            self._vector_env = Big2VectorEnv(self.args.games_in_batch(), rules=self.rules)
+            view = "charlesworth" if self.config.observation == "charlesworth" else "paper"
+            self._vector_env = Big2VectorEnv(self.args.games_in_batch(), rules=self.rules, observation=view)
         return self._vector_env
 
     def teachers(self) -> TeacherPool:
@@ -380,6 +407,8 @@ class Trainer:
             "target_state": (
                 None if self.target is None else {k: v.detach().clone() for k, v in self.target.state_dict().items()}
             ),
+            "critic_state": None if self.critic is None else {k: v.detach().clone() for k, v in self.critic.state_dict().items()},
+            "critic_optimizer_state": None if self.critic_optimizer is None else self.critic_optimizer.state_dict(),
             "processes": self.process_count,
             "rollout_split": self.rollout_split,
             "info": {"parameters": count_parameters(self.model), "torch": str(torch.__version__)},
@@ -390,6 +419,7 @@ class Trainer:
         optimiser's moment tensors), so that it can be saved after training has moved on."""
         state = self.state_dict()
         state["optimizer_state"] = deepcopy(state["optimizer_state"])
+        state["critic_optimizer_state"] = deepcopy(state["critic_optimizer_state"])
         return state
 
     def sync_actor(self) -> None:
@@ -420,6 +450,9 @@ class Trainer:
         self.rollout_split = str(state.get("rollout_split", "self"))
         if self.target is not None:
             self.target.load_state_dict(state["target_state"])
+        if self.critic is not None and self.critic_optimizer is not None:
+            self.critic.load_state_dict(state["critic_state"])
+            self.critic_optimizer.load_state_dict(state["critic_optimizer_state"])
 
     def save(self, out: Path, state: Mapping[str, Any] | None = None) -> None:
         """Write ``model.pt`` and then ``checkpoint.pt`` (each atomically) from ``state``

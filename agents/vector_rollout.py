@@ -22,7 +22,7 @@ from big2_env.envs.vector import Big2VectorEnv
 
 from .network import Big2Net
 from .policy import choose, score_numpy
-from .rollout import Rollout, _Recorder, candidate_rows
+from .rollout import Rollout, _Recorder, candidate_rows, concat_rollouts, select_rows
 
 
 def collect_vector(
@@ -32,6 +32,7 @@ def collect_vector(
     seed: int,
     skip_forced: bool = False,
     epsilon: float | None = None,
+    record_hands: bool = False,
 ) -> Rollout:
     """Play ``venv.num_envs`` self-play games of ``model`` (all four seats) and record every decision.
 
@@ -42,9 +43,9 @@ def collect_vector(
         seed: the deals' seed for this batch.
         skip_forced: a decision with one legal action is played without a forward pass and not recorded.
         epsilon: ``None`` samples the softmax (PPO); a number plays epsilon-greedy (value learners).
+        record_hands: also record every seat's hand at each decision (``Rollout.hands``, for the full critic).
     """
-    if getattr(model.config, "observation", "paper") != "paper":
-        raise ValueError("the vector env gives the paper's 277 numbers; this network reads the extended view")
+    check_view(venv, model)
     n = venv.num_envs
     obs, _ = venv.reset(seed=seed)
     active = np.ones(n, dtype=bool)
@@ -52,7 +53,8 @@ def collect_vector(
     scores = np.zeros((n, 4), dtype=np.int64)
     turns = np.zeros(n, dtype=np.int64)
     winners = np.full(n, -1, dtype=np.int64)
-    recorder = _Recorder(277)
+    recorder = _Recorder(model.obs_size)
+    recorder.recording_hands = record_hands
     decisions = 0
     games = np.arange(n, dtype=np.int64)
     while active.any():
@@ -72,7 +74,8 @@ def collect_vector(
             actions[index] = picked
             values = value if value is not None else np.zeros(len(index), np.float32)
             recorder.add(state, chosen_features, candidates[rows], chosen_counts, choice, picked, games[index],
-                         obs["current_player"][index], turn[index], logp[np.arange(len(index)), choice], values)
+                         obs["current_player"][index], turn[index], logp[np.arange(len(index)), choice], values,
+                         venv.hands()[index] if record_hands else None)
         obs, rewards, terminations, _, infos = venv.step(actions)
         turn[active] += 1
         ended = active & terminations
@@ -82,3 +85,88 @@ def collect_vector(
             winners[ended] = infos["winner"][ended]
             active &= ~terminations
     return recorder.build(scores, turns, winners, decisions, decisions, [])
+
+
+def check_view(venv: Big2VectorEnv, model: Big2Net) -> None:
+    """``ValueError`` unless the vector env gives the numbers the network reads (277 or Charlesworth's 412)."""
+    wanted = getattr(model.config, "observation", "paper")
+    if wanted == "extended" or venv.observation != wanted:
+        raise ValueError(f"the vector env gives the {venv.observation} view; this network reads the {wanted} view")
+
+
+class SteppedCollector:
+    """Charlesworth's cadence: each of the vector env's games is stepped ``steps`` decisions a batch,
+    and the games run on across batches (``big2 train --steps-per-batch N``).
+
+    Every decision is recorded. A seat's trajectory in a game still going at the batch's end has no
+    next value yet: its last decision is marked ``cut`` (its value bootstraps the decisions before it)
+    and is held back to be learned in the next batch, where what follows it is known. His trainer does
+    the same with the last four decisions of each game. Game ids are the batch's own (0..G-1, the held
+    rows' games first); ``Rollout.ended`` says which games ended in it.
+
+    The env is reset once, with ``seed``, at the first batch; :meth:`state_dict` and
+    :meth:`load_state_dict` do not cover the games under way (a resumed run starts new deals).
+    """
+
+    def __init__(self, venv: Big2VectorEnv, seed: int) -> None:
+        self.venv = venv
+        self.obs, _ = venv.reset(seed=seed)
+        n = venv.num_envs
+        self.uid = np.arange(n, dtype=np.int64)  # each slot's game, numbered across batches
+        self.next_uid = n
+        self.turn = np.zeros(n, dtype=np.int64)
+        self.held: Rollout | None = None  # the cut rows of the last batch (their games are still under way)
+
+    def collect(self, model: Big2Net, rng: np.random.Generator | None, steps: int, record_hands: bool = False) -> Rollout:
+        """Step every game ``steps`` decisions with ``model`` in all four seats; see the class docstring."""
+        check_view(self.venv, model)
+        venv, n = self.venv, self.venv.num_envs
+        recorder = _Recorder(model.obs_size)
+        recorder.recording_hands = record_hands
+        results: dict[int, tuple[np.ndarray, int, int]] = {}  # uid -> scores, turns, winner
+        slots = np.arange(n, dtype=np.int64)
+        for _ in range(steps):
+            features, candidates, counts = venv.candidates()
+            offsets = np.cumsum(counts) - counts
+            state = self.obs["observation"]
+            logp, value = score_numpy(model, state, features, counts)
+            choice = choose(logp, counts, rng, None)
+            picked = candidates[offsets + choice]
+            values = value if value is not None else np.zeros(n, np.float32)
+            recorder.add(state, features, candidates, counts, choice, picked, self.uid.copy(), self.obs["current_player"],
+                         self.turn.copy(), logp[slots, choice], values, venv.hands() if record_hands else None)
+            self.obs, rewards, terminations, _, infos = venv.step(picked)
+            self.turn += 1
+            for g in np.flatnonzero(terminations).tolist():
+                results[int(self.uid[g])] = (rewards[g].astype(np.int64), int(infos["turns"][g]), int(infos["winner"][g]))
+                self.uid[g] = self.next_uid
+                self.next_uid += 1
+                self.turn[g] = 0
+        fresh = recorder.build(np.zeros((0, 4), np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), steps * n,
+                               steps * n, [])
+        fresh.cut = np.zeros(len(fresh), dtype=bool)
+        rollout = fresh if self.held is None else concat_rollouts([self.held, fresh])
+        if self.held is not None:  # concat_rollouts renumbers games per part: keep the numbering across batches
+            rollout.game = np.concatenate([self.held.game, fresh.game])
+        rollout.decisions = rollout.model_decisions = steps * n
+        # batch-local game ids, the per-game arrays, and the cut rows: each seat's last in a game under way
+        uids, local = np.unique(rollout.game, return_inverse=True)
+        rollout.game = local.astype(np.int64)
+        ended = np.array([int(u) in results for u in uids], dtype=bool)
+        rollout.ended = ended
+        rollout.scores = np.zeros((len(uids), 4), dtype=np.int64)
+        rollout.turns = np.zeros(len(uids), dtype=np.int64)
+        rollout.winners = np.full(len(uids), -1, dtype=np.int64)
+        for i in np.flatnonzero(ended).tolist():
+            rollout.scores[i], rollout.turns[i], rollout.winners[i] = results[int(uids[i])]
+        order = np.lexsort((rollout.turn, rollout.seat, rollout.game))
+        last = np.ones(len(order), dtype=bool)
+        last[:-1] = (rollout.game[order][1:] != rollout.game[order][:-1]) | (rollout.seat[order][1:] != rollout.seat[order][:-1])
+        cut = np.zeros(len(order), dtype=bool)
+        cut[order[last]] = ~ended[rollout.game[order[last]]]
+        rollout.cut = cut
+        held = select_rows(rollout, np.flatnonzero(cut))
+        held.game = uids[held.game]  # back to the numbering across batches
+        held.cut = np.zeros(len(held), dtype=bool)
+        self.held = held
+        return rollout

@@ -93,9 +93,8 @@ def plot(points: dict[tuple[str, str], list[dict]], output: Path) -> None:
                 axis.errorbar(x, y, yerr=[low, high], marker="o", capsize=3, color=colours[design], label=DESIGNS[design])
         row[0].axhline(0.25, color="grey", linestyle=":", label="parity (25%, 0)")
         row[1].axhline(0.0, color="grey", linestyle=":", label="parity (25%, 0)")
-        if opponent == "charlesworth":
-            row[1].axhline(1.84, color="tab:blue", linestyle="--", linewidth=0.8,
-                           label="seed 004's DMC against his network (+1.84)")
+        # (no line for seed 004's "+1.84 a game against his PPO": its code unmasks only the first legal
+        # move, so that opponent always played its first legal move; see docs/opponents.md)
         for axis, label in zip(row, ("win rate", "mean score a game")):
             axis.set_xscale("log")
             axis.set_xticks(seconds, [f"{t:g}" for t in seconds])

@@ -31,7 +31,7 @@ import torch
 
 from ..config import PPOConfig
 from ..network import Big2Net
-from ..rollout import Rollout, candidate_rows
+from ..rollout import Rollout, candidate_rows, select_rows
 
 
 def lr_at(batch: int, total: int, peak: float, warmup_fraction: float = 0.02, min_fraction: float = 0.0) -> float:
@@ -55,6 +55,16 @@ def lr_at(batch: int, total: int, peak: float, warmup_fraction: float = 0.02, mi
     return floor + (peak - floor) * 0.5 * (1.0 + math.cos(math.pi * progress))
 
 
+def linear_lr_at(batch: int, total: int, peak: float, min_fraction: float = 0.0) -> float:
+    """Charlesworth's schedule (``--lr-schedule linear``): ``peak x (1 - batch / total)``, never below
+    ``min_fraction x peak``.
+
+    >>> [round(linear_lr_at(b, 4, 1.0, 0.1), 2) for b in range(5)]
+    [1.0, 0.75, 0.5, 0.25, 0.1]
+    """
+    return max(min_fraction * peak, peak * (1.0 - batch / max(1, int(total))))
+
+
 def entropy_at(batch: int, total: int, coef: float, anneal_fraction: float = 0.0) -> float:
     """Entropy coefficient for 0-based ``batch`` of ``total`` planned batches: ``coef``, then,
     over the last ``a = ceil(anneal_fraction * total)`` batches, linear down to 0
@@ -71,21 +81,27 @@ def entropy_at(batch: int, total: int, coef: float, anneal_fraction: float = 0.0
 
 
 def gae(
-    rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, gamma: float = 0.99, lam: float = 0.95
+    rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, gamma: float = 0.99, lam: float = 0.95,
+    cuts: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Generalised advantage estimates over concatenated trajectories.
 
     ``dones[t]`` is True at the last step of a trajectory (nothing is bootstrapped
-    past it); the next step, if any, starts a new trajectory. Returns
-    ``(advantages, returns)`` with ``returns = advantages + values`` (float64).
+    past it); the next step, if any, starts a new trajectory. ``cuts[t]`` (optional) marks a
+    trajectory's last step that is not its end: the trajectory goes on past the data, so step
+    ``t`` only gives its value to bootstrap the steps before it (its own advantage is 0, unused).
+    Returns ``(advantages, returns)`` with ``returns = advantages + values`` (float64).
 
     >>> adv, ret = gae(np.array([0.0, 1.0]), np.array([0.5, 0.5]), np.array([False, True]), 0.5, 0.5)
     >>> adv.tolist(), ret.tolist()
     ([-0.125, 0.5], [0.375, 1.0])
+    >>> gae(np.zeros(2), np.array([0.5, 2.0]), np.array([False, True]), 0.5, 0.5, np.array([False, True]))[0].tolist()
+    [0.5, 0.0]
     """
     rewards = np.asarray(rewards, dtype=np.float64)
     values = np.asarray(values, dtype=np.float64)
     dones = np.asarray(dones, dtype=bool)
+    cut = np.zeros(len(rewards), dtype=bool) if cuts is None else np.asarray(cuts, dtype=bool)
     n = len(rewards)
     advantages = np.zeros(n, dtype=np.float64)
     next_adv = 0.0
@@ -94,6 +110,9 @@ def gae(
         if dones[t]:
             next_adv = 0.0
             next_value = 0.0
+        if cut[t]:  # the trajectory goes on after the data: this value bootstraps the step before
+            next_value = values[t]
+            continue
         delta = rewards[t] + gamma * next_value - values[t]
         next_adv = delta + gamma * lam * next_adv
         advantages[t] = next_adv
@@ -101,13 +120,16 @@ def gae(
     return advantages, advantages + values
 
 
-def seat_trajectories(rollout: Rollout, reward_scale: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def seat_trajectories(
+    rollout: Rollout, reward_scale: float = 1.0, win_bonus: float = 0.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Order the recorded decisions by (game, seat, time) and give each seat its own rewards.
 
     Returns ``(order, rewards, dones)``: ``order`` indexes the rollout's rows so that
     each (game, seat) trajectory is contiguous and in time order; ``rewards[i]`` and
     ``dones[i]`` belong to row ``order[i]``: the seat's final score (times
-    ``reward_scale``) and True at its last decision, 0 and False elsewhere.
+    ``reward_scale``; the winner's plus ``win_bonus`` points) and True at its last decision, 0 and
+    False elsewhere (a ``cut`` row, whose game goes on into the next batch, gets no reward).
     """
     order = np.lexsort((rollout.turn, rollout.seat, rollout.game))
     game = rollout.game[order]
@@ -117,14 +139,25 @@ def seat_trajectories(rollout: Rollout, reward_scale: float = 1.0) -> tuple[np.n
     if n > 1:
         dones[:-1] = (game[1:] != game[:-1]) | (seat[1:] != seat[:-1])
     rewards = np.zeros(n, dtype=np.float64)
-    rewards[dones] = rollout.scores[game[dones], seat[dones]] * reward_scale
+    won = rollout.winners[game[dones]] == seat[dones]
+    rewards[dones] = (rollout.scores[game[dones], seat[dones]] + win_bonus * won) * reward_scale
+    if rollout.cut is not None:
+        rewards[rollout.cut[order]] = 0.0
     return order, rewards, dones
 
 
+def baseline(rollout: Rollout) -> np.ndarray:
+    """The values the advantages are taken against: the full critic's when the rollout has them,
+    else the policy network's own value head's."""
+    return rollout.value if rollout.critic_value is None else rollout.critic_value
+
+
 def advantages_and_returns(rollout: Rollout, config: PPOConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row advantages (not yet normalised) and returns, in the rollout's row order."""
-    order, rewards, dones = seat_trajectories(rollout, config.reward_scale)
-    adv_sorted, ret_sorted = gae(rewards, rollout.value[order], dones, config.gamma, config.gae_lambda)
+    """Per-row advantages (not yet normalised) and returns, in the rollout's row order (0 and the
+    value itself at ``cut`` rows, which are not learned in this batch)."""
+    order, rewards, dones = seat_trajectories(rollout, config.reward_scale, config.win_bonus)
+    cuts = None if rollout.cut is None else rollout.cut[order]
+    adv_sorted, ret_sorted = gae(rewards, baseline(rollout)[order], dones, config.gamma, config.gae_lambda, cuts)
     advantages = np.empty(len(order), dtype=np.float64)
     returns = np.empty(len(order), dtype=np.float64)
     advantages[order] = adv_sorted
@@ -157,7 +190,8 @@ class UpdateData:
     ``obs`` (N, 277), the candidates' ``features`` (M, 80) with their
     :func:`candidate_keys` ``keys`` (M,), ``counts`` / ``offsets`` (N,) locating each
     decision's candidates, ``choice``, behaviour ``old_logp`` and ``old_value``, and the
-    normalised ``advantages`` and ``returns`` (N,).
+    normalised ``advantages`` and ``returns`` (N,). With the full critic: ``hidden`` (N, 156), the
+    other three hands (:func:`agents.critic.hidden_hands`), and ``old_critic`` (N,), its values.
     """
 
     obs: np.ndarray
@@ -170,12 +204,25 @@ class UpdateData:
     old_value: np.ndarray
     advantages: np.ndarray
     returns: np.ndarray
+    hidden: np.ndarray | None = None
+    old_critic: np.ndarray | None = None
 
     @classmethod
     def from_rollout(cls, rollout: Rollout, config: PPOConfig) -> "UpdateData":
-        """GAE over the rollout's per-seat trajectories, advantages normalised over the batch."""
+        """GAE over the rollout's per-seat trajectories, advantages normalised over the batch; the
+        ``cut`` rows (learned in the next batch) left out."""
         advantages, returns = advantages_and_returns(rollout, config)
+        if rollout.cut is not None and rollout.cut.any():
+            keep = np.flatnonzero(~rollout.cut)
+            advantages, returns = advantages[keep], returns[keep]
+            rollout = select_rows(rollout, keep)
         advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        hidden = None
+        if rollout.critic_value is not None:
+            from ..critic import hidden_hands
+
+            assert rollout.hands is not None, "the full critic's values come with the hands they read"
+            hidden = hidden_hands(rollout.hands, rollout.seat)
         return cls(
             obs=rollout.obs,
             features=rollout.features,
@@ -187,7 +234,20 @@ class UpdateData:
             old_value=rollout.value,
             advantages=advantages.astype(np.float32),
             returns=returns.astype(np.float32),
+            hidden=hidden,
+            old_critic=rollout.critic_value,
         )
+
+
+def critic_loss(critic: Any, data: UpdateData, index: np.ndarray, clip: float) -> torch.Tensor:
+    """The full critic's clipped value loss on the decisions ``index`` (the form of :func:`loss_terms`)."""
+    assert data.hidden is not None and data.old_critic is not None
+    device = next(critic.parameters()).device
+    value = critic(torch.from_numpy(data.obs[index]).to(device), torch.from_numpy(data.hidden[index]).to(device))
+    ret = torch.from_numpy(data.returns[index]).to(device)
+    old = torch.from_numpy(data.old_critic[index]).to(device)
+    clipped = old + (value - old).clamp(-clip, clip)
+    return 0.5 * torch.max((value - ret).square(), (clipped - ret).square()).mean()
 
 
 def split_minibatch(index: np.ndarray, parts: int) -> list[np.ndarray]:
@@ -361,6 +421,8 @@ def ppo_update(
     rng: np.random.Generator,
     workers: GradientHelpers | None = None,
     probe: bool = True,
+    critic: Any = None,
+    critic_optimizer: torch.optim.Optimizer | None = None,
 ) -> dict[str, float]:
     """Run the PPO epochs on one collected batch; returns mean statistics.
 
@@ -371,18 +433,23 @@ def ppo_update(
     (``mean((r - 1) - log r)``), ``clip_fraction``, ``grad_norm`` (before
     clipping), ``explained_variance``, ``minibatches`` and ``grad_ratio`` (:func:`gradient_ratio`
     on the first minibatch's first :data:`GRADIENT_PROBE` decisions, before any step; ``nan``
-    when ``probe`` is False).
+    when ``probe`` is False). With ``critic`` (:class:`agents.critic.FullCritic`; the rollout then
+    carries its ``critic_value``) the advantages come from it, and each minibatch also steps
+    ``critic_optimizer`` on its clipped value loss (``critic_loss``; ``explained_variance`` is then
+    the critic's, ``policy_explained_variance`` the policy's own value head's).
     """
-    n = len(rollout)
+    data = UpdateData.from_rollout(rollout, config)
+    n = len(data.obs)
     if n == 0:
         return {"minibatches": 0}
-    data = UpdateData.from_rollout(rollout, config)
     if workers is not None:
         workers.set_data(data, config)
     parts_per_step = 1 + (len(workers) if workers is not None else 0)
     params = [p for p in model.parameters() if p.requires_grad]
     flat_grad = attach_flat_grad(params)
     sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0, "grad_norm": 0.0}
+    if critic is not None:
+        sums["critic_loss"] = 0.0
     steps = 0
     model.train()
     ratio = float("nan")
@@ -405,6 +472,14 @@ def ppo_update(
         if grad_norm > config.max_grad_norm:  # global gradient-norm clipping (as torch.nn.utils.clip_grad_norm_)
             flat_grad.mul_(config.max_grad_norm / (grad_norm + 1e-6))
         optimizer.step()
+        if critic is not None:
+            assert critic_optimizer is not None
+            critic_optimizer.zero_grad(set_to_none=True)
+            loss_c = critic_loss(critic, data, index, config.clip)
+            (config.value_coef * loss_c).backward()
+            torch.nn.utils.clip_grad_norm_(critic.parameters(), config.max_grad_norm)
+            critic_optimizer.step()
+            sums["critic_loss"] += float(loss_c.detach())
         for weight, part in shares:
             for key, value in part.items():
                 sums[key] += weight * value
@@ -413,7 +488,13 @@ def ppo_update(
     stats_out = {key: value / steps for key, value in sums.items()}
     returns = data.returns.astype(np.float64)
     var = float(np.var(returns))
-    stats_out["explained_variance"] = float(1.0 - np.var(returns - rollout.value) / var) if var > 0 else float("nan")
+
+    def explained(values: np.ndarray) -> float:
+        return float(1.0 - np.var(returns - values) / var) if var > 0 else float("nan")
+
+    stats_out["explained_variance"] = explained(data.old_value if data.old_critic is None else data.old_critic)
+    if data.old_critic is not None:
+        stats_out["policy_explained_variance"] = explained(data.old_value)
     stats_out["minibatches"] = steps
     stats_out["grad_ratio"] = ratio
     return stats_out

@@ -45,17 +45,21 @@ def ratings_table(rows: Sequence[AgentRating]) -> str:
 
 
 def head_to_head_table(matrix: HeadToHead, order: Sequence[str]) -> str:
-    """The head-to-head matrix in ``order`` (best first): row minus column, mean score difference."""
+    """The head-to-head matrix in ``order`` (best first): row minus column, mean score difference.
+
+    The columns are headed by the agents' places in ``order`` (``#1``, ``#2``...), so long specs keep the table narrow.
+    """
     index = {a: i for i, a in enumerate(matrix.agents)}
-    width = max(8, *(len(a) for a in order))
+    labels = [f"#{place} {agent}" for place, agent in enumerate(order, start=1)]
+    width = max(len(label) for label in labels)
     lines = ["mean score difference, row minus column, on the deals both played:",
-             " " * width + "".join(f"  {a[:width]:>{width}}" for a in order)]
-    for a in order:
+             " " * width + "".join(f"  {f'#{place}':>7}" for place in range(1, len(order) + 1))]
+    for label, a in zip(labels, order):
         cells = []
         for b in order:
             value = matrix.mean[index[a]][index[b]]
-            cells.append(f"  {'-' if math.isnan(value) else f'{value:+.2f}':>{width}}")
-        lines.append(f"{a:<{width}}" + "".join(cells))
+            cells.append(f"  {'-' if math.isnan(value) else f'{value:+.2f}':>7}")
+        lines.append(f"{label:<{width}}" + "".join(cells))
     return "\n".join(lines)
 
 

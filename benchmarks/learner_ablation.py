@@ -1,0 +1,184 @@
+"""The learner ablation under Charlesworth's rules (issue 44): each row's run measured the same way.
+
+Each row is a ``big2 train`` run under his rules at an equal budget of games:
+
+* ``measure``: the row's model at argmax against three Random, Greedy and Smart (``--games`` each, seed 0)
+  and in the duel against three copies of his network (``--deals`` deals x 4 seats, seed 0, as
+  ``benchmarks/charlesworth_duel.py``); written to ``DIR/ROW.json`` with the run's games, decisions/s and
+  the explained variance of its critic over its last tenth.
+* ``collect``: the run's logs, curves, health plot and latest checkpoint copied to ``DIR/ROW/`` (so any
+  machine can ``--resume`` it).
+* ``plot``: every row's evaluation curves against games (win rate and mean score against Smart, from
+  each run's ``metrics.csv``) in ``DIR/curves.png``, and the table of ``DIR/*.json`` printed.
+
+Usage:
+    python benchmarks/learner_ablation.py measure --row b --run RUN --params PATH [--games 1000] [--deals 1000]
+    python benchmarks/learner_ablation.py collect --row b --run RUN
+    python benchmarks/learner_ablation.py plot [--dir benchmarks/learner]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent / "learner"
+OPPONENTS = ("random", "greedy", "smart")
+ROWS = {
+    "a": "(a) the default recipe",
+    "b": "(b) the default with the full critic",
+    "c": "(c) his recipe (--preset charlesworth)",
+    "d": "(d) his features in our network",
+    "e": "(e) the full critic with the best recipe",
+}
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def run_health(run: Path) -> dict[str, float]:
+    """The run's games and decisions, its decisions/s and the critic's explained variance (mean of its
+    last tenth of batches)."""
+    rows = read_csv(run / "train_log.csv")
+    tail = rows[-max(1, len(rows) // 10):]
+
+    def mean(key: str) -> float:
+        values = [float(r[key]) for r in tail if r.get(key) not in (None, "")]
+        return sum(values) / len(values) if values else float("nan")
+
+    return {"batches": int(rows[-1]["batch"]), "games": int(rows[-1]["games"]), "decisions": int(rows[-1]["decisions"]),
+            "decisions_per_s": mean("decisions_per_s"), "explained_variance": mean("explained_variance"),
+            "policy_explained_variance": mean("policy_explained_variance"), "entropy": mean("entropy"),
+            "approx_kl": mean("approx_kl"), "clip_fraction": mean("clip_fraction")}
+
+
+def measure(row: str, run: Path, params: str, games: int, deals: int, jobs: int, out: Path) -> dict:
+    from big2_env import evaluate
+    from big2_env.evaluation.loading import load_agent
+
+    model = run / "model.pt"
+    figures: dict = {"row": row, "label": ROWS.get(row, row), "run": run.name, **run_health(run), "vs": {}}
+    for opponent in OPPONENTS:
+        agent = load_agent(str(model), "charlesworth", what="--agent")
+        agent.deterministic = True  # type: ignore[attr-defined]
+        result = evaluate(agent, opponent, n_games=games, seed=0, rules="charlesworth", jobs=jobs, progress=True)
+        figures["vs"][opponent] = {"games": games, "win_rate": result.win_rate, "win_rate_ci": list(result.win_rate_ci),
+                                   "mean_score": result.mean_score, "mean_score_ci": list(result.mean_score_ci)}
+        print(f"{row} vs {opponent}: {result.win_rate:.1%} {result.mean_score:+.2f}", flush=True)
+    if params:
+        agent = load_agent(str(model), "charlesworth", what="--agent")
+        agent.deterministic = True  # type: ignore[attr-defined]
+        result = evaluate(agent, f"charlesworth:{params}", n_games=deals, seed=0, rules="charlesworth", duplicate=True,
+                          jobs=jobs, progress=True)
+        figures["vs"]["charlesworth"] = {"deals": deals, "games": result.n_games, "win_rate": result.win_rate,
+                                         "win_rate_ci": list(result.win_rate_ci), "mean_score": result.mean_score,
+                                         "mean_score_ci": list(result.mean_score_ci)}
+        print(f"{row} vs his network: {result.win_rate:.1%} {result.mean_score:+.2f}", flush=True)
+    figures["command"] = (f"python benchmarks/learner_ablation.py measure --row {row} --run RUN --params PATH "
+                          f"--games {games} --deals {deals}")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{row}.json").write_text(json.dumps(figures, indent=2) + "\n")
+    return figures
+
+
+def collect(row: str, run: Path, out: Path) -> Path:
+    subprocess.run(["big2", "plot", str(run)], check=True, stdout=subprocess.DEVNULL)
+    target = out / row
+    target.mkdir(parents=True, exist_ok=True)
+    for name in ("args.json", "metrics.csv", "train_log.csv", "learning_curves.png", "training_health.png",
+                 "checkpoint.pt", "model.pt"):
+        if (run / name).is_file():
+            shutil.copy2(run / name, target / name)
+    return target
+
+
+def curves(folder: Path) -> dict[str, list[dict[str, str]]]:
+    """Each collected row's evaluation rows against Smart (from its ``metrics.csv``)."""
+    found = {}
+    for row in sorted(ROWS):
+        path = folder / row / "metrics.csv"
+        if path.is_file():
+            found[row] = [r for r in read_csv(path) if r["opponent"] == "smart"]
+    return found
+
+
+def plot(folder: Path, output: Path, limit: int) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for row, rows in curves(folder).items():
+        rows = [r for r in rows if int(r["games"]) <= limit]
+        games = [int(r["games"]) for r in rows]
+        for axis, key in zip(axes, ("win_rate", "mean_score")):
+            axis.plot(games, [float(r[key]) for r in rows], marker="o", markersize=3, label=ROWS[row])
+    for axis, label in zip(axes, ("win rate", "mean score a game")):
+        axis.set_xlabel("games of self-play")
+        axis.set_ylabel(f"{label} against three Smart\n(argmax, 600 games, seed 12345)")
+        axis.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    figure.suptitle("The learner ablation under Charlesworth's rules")
+    figure.tight_layout()
+    figure.savefig(output, dpi=110)
+    plt.close(figure)
+    return output
+
+
+def table(folder: Path) -> str:
+    lines = ["| row | games | vs Random | vs Greedy | vs Smart | vs three of his network (duel) | critic's explained variance |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for path in sorted(folder.glob("*.json")):
+        f = json.loads(path.read_text())
+        if "row" not in f:
+            continue
+        cells = []
+        for opponent in (*OPPONENTS, "charlesworth"):
+            v = f["vs"].get(opponent)
+            cells.append("-" if v is None else f"{v['win_rate']:.1%} [{v['win_rate_ci'][0]:.1%}, {v['win_rate_ci'][1]:.1%}], "
+                                               f"{v['mean_score']:+.2f}")
+        lines.append(f"| {f['label']} | {f['games']:,} | " + " | ".join(cells) + f" | {f['explained_variance']:.2f} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    m = sub.add_parser("measure")
+    m.add_argument("--row", required=True)
+    m.add_argument("--run", required=True, type=Path)
+    m.add_argument("--params", default="", help="his parameter file (modelParameters136500) for the duel")
+    m.add_argument("--games", type=int, default=1000)
+    m.add_argument("--deals", type=int, default=1000)
+    m.add_argument("--jobs", type=int, default=1)
+    c = sub.add_parser("collect")
+    c.add_argument("--row", required=True)
+    c.add_argument("--run", required=True, type=Path)
+    p = sub.add_parser("plot")
+    p.add_argument("--limit", type=int, default=10**9, help="leave out evaluations past this many games")
+    for s in (m, c, p):
+        s.add_argument("--dir", type=Path, default=HERE)
+    args = parser.parse_args(argv)
+    if args.command == "measure":
+        if not (args.run / "model.pt").is_file():
+            sys.exit(f"no model.pt in {str(args.run)!r}: is it a big2 train run folder?")
+        if args.games < 1 or args.deals < 1 or args.jobs < 1:
+            parser.error("--games, --deals and --jobs must be at least 1")
+        measure(args.row, args.run, args.params, args.games, args.deals, args.jobs, args.dir)
+    elif args.command == "collect":
+        print(collect(args.row, args.run, args.dir))
+    else:
+        print(plot(args.dir, args.dir / "curves.png", args.limit))
+        print(table(args.dir))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,164 @@
+"""Charlesworth's recipe in our trainer (``--preset charlesworth``): his network on his 412 inputs,
+his cadence (games stepped 20 decisions a batch, running on across batches) and his schedules."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.config import CHARLESWORTH_PRESET, NetworkConfig, args_from_mapping  # noqa: E402
+from agents.learners.ppo import PPOConfig, UpdateData, advantages_and_returns, seat_trajectories  # noqa: E402
+from agents.network import Big2Net  # noqa: E402
+from agents.policy import NetworkPolicy  # noqa: E402
+from agents.train import train  # noqa: E402
+from agents.trainer import Trainer  # noqa: E402
+from agents.vector_rollout import SteppedCollector  # noqa: E402
+from big2_env.envs.vector import Big2VectorEnv  # noqa: E402
+from big2_env.evaluation.versus import evaluate  # noqa: E402
+from big2_env.players.charlesworth import PARAMETER_SHAPES, CharlesworthNetwork, network_input  # noqa: E402
+
+HIS = NetworkConfig(design="charlesworth", observation="charlesworth")
+
+
+def his_arrays(seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [rng.normal(size=shape).astype(np.float32) * 0.05 for shape in PARAMETER_SHAPES]
+
+
+def load_his(model: Big2Net, arrays: list[np.ndarray]) -> None:
+    """His ten arrays (fc1, fc2, pi, fc3, vf; weights stored inputs x outputs) into our design."""
+    w1, b1, w2, b2, wp, bp, w3, b3, wv, bv = (torch.from_numpy(a) for a in arrays)
+    layers = [model.trunk[0], model.policy_branch[0], model.action_head, model.value[0], model.value[2]]
+    with torch.no_grad():
+        for layer, (w, b) in zip(layers, [(w1, b1), (w2, b2), (wp, bp), (w3, b3), (wv, bv)]):
+            layer.weight.copy_(w.T)
+            layer.bias.copy_(b)
+
+
+def test_the_design_is_his_network_weight_for_weight():
+    model = Big2Net(HIS)
+    assert [tuple(p.shape) for p in model.parameters()] == [
+        (512, 412), (512,), (256, 512), (256,), (1695, 256), (1695,), (256, 512), (256,), (1, 256), (1,)]
+    arrays = his_arrays()
+    load_his(model, arrays)
+    his = CharlesworthNetwork(arrays)
+    rng = np.random.default_rng(1)
+    hands = [sorted(rng.choice(52, size=13, replace=False).tolist()) for _ in range(6)]
+    x = np.stack([network_input([], h) for h in hands])
+    with torch.no_grad():
+        state = model.encode_state(torch.from_numpy(x))
+        assert np.allclose(model.state_value(state).numpy(), his.value(x), atol=1e-4)
+    # the logits of every legal action, through the ragged interface: his masked logits
+    env = Big2VectorEnv(6, seed=3, rules="charlesworth", observation="charlesworth")
+    obs, _ = env.reset()
+    features, actions, counts = env.candidates()
+    owner = np.repeat(np.arange(6), counts)
+    slot = np.concatenate([np.arange(c) for c in counts])
+    with torch.no_grad():
+        scores, _ = model(torch.from_numpy(obs["observation"]), torch.from_numpy(features), torch.from_numpy(owner),
+                          torch.from_numpy(slot), int(counts.max()))
+    logits = his.logits(obs["observation"])
+    assert np.allclose(scores.numpy()[owner, slot], logits[owner, actions], atol=1e-4)
+
+
+def test_the_hand_is_read_back_from_his_inputs():
+    rng = np.random.default_rng(2)
+    model = Big2Net(HIS)
+    for size in (13, 7, 1):
+        hand = sorted(rng.choice(52, size=size, replace=False).tolist())
+        indicator = model.hand_indicator(torch.from_numpy(network_input([], hand)[None]))[0]
+        assert np.flatnonzero(indicator.numpy()).tolist() == hand
+
+
+def test_a_network_of_his_design_plays_legal_games_from_the_table_view():
+    policy = NetworkPolicy(Big2Net(HIS), rules="charlesworth", seed=0)
+    assert policy.observation_kind == "extended"
+    result = evaluate(policy, "random", n_games=8, seed=0, rules="charlesworth")
+    assert result.n_games == 8
+
+
+def test_the_preset_is_his_recipe_and_flags_override_it():
+    args = args_from_mapping({"preset": "charlesworth"}).validate().resolved()
+    assert (args.rules, args.env, args.games_per_batch, args.steps_per_batch, args.epochs, args.minibatch) == (
+        "charlesworth", "vector", 64, 20, 5, 320)
+    assert (args.lr, args.lr_schedule, args.clip, args.clip_anneal, args.entropy) == (2.5e-4, "linear", 0.2, True, 0.01)
+    assert (args.gamma, args.gae_lambda, args.reward_scale, args.train_forced) == (0.995, 0.95, 0.2, True)
+    assert args.model == {"design": "charlesworth", "observation": "charlesworth"}
+    assert args.batches == CHARLESWORTH_PRESET["batches"] == 781_250
+    mine = args_from_mapping({"preset": "charlesworth", "lr": 1e-3, "critic": "full"}).validate().resolved()
+    assert mine.lr == 1e-3 and mine.critic == "full" and mine.epochs == 5
+
+
+def test_his_schedules_fall_linearly():
+    trainer = Trainer(args_from_mapping({"preset": "charlesworth", "batches": 10, "eval_opponents": [], "progress": False,
+                                         "out": "unused", "threads": 1}))
+    assert [round(trainer.lr_at(b) / 2.5e-4, 3) for b in (0, 5, 10)] == [1.0, 0.5, 0.004]
+    assert [round(trainer.clip_at(b), 3) for b in (0, 5, 10)] == [0.2, 0.1, 0.0]
+
+
+def stepped_batches(batches: int, games: int = 6, steps: int = 20, seed: int = 0):
+    torch.manual_seed(0)
+    venv = Big2VectorEnv(games, rules="charlesworth", observation="charlesworth")
+    collector = SteppedCollector(venv, seed)
+    model = Big2Net(HIS)
+    rng = np.random.default_rng(seed)
+    return collector, [collector.collect(model, rng, steps, record_hands=True) for _ in range(batches)]
+
+
+def test_every_decision_is_learned_exactly_once_across_batches():
+    collector, rollouts = stepped_batches(6)
+    learned = []
+    for rollout in rollouts:
+        assert rollout.cut is not None and rollout.decisions == 6 * 20
+        keep = ~rollout.cut
+        learned += [row.tobytes() + bytes(str(lp), "ascii") for row, lp in zip(rollout.obs[keep], rollout.logp[keep])]
+    assert collector.held is not None
+    held = [row.tobytes() + bytes(str(lp), "ascii") for row, lp in zip(collector.held.obs, collector.held.logp)]
+    assert len(learned) + len(held) == 6 * 6 * 20  # every decision made, learned once or still held
+    assert len(set(learned + held)) == len(learned) + len(held)
+
+
+def test_cut_rows_are_each_seats_last_decision_in_a_game_still_under_way():
+    _, rollouts = stepped_batches(4)
+    for rollout in rollouts:
+        assert rollout.ended is not None and rollout.cut is not None
+        for g in range(len(rollout.ended)):
+            for seat in range(4):
+                rows = np.flatnonzero((rollout.game == g) & (rollout.seat == seat))
+                if not len(rows):
+                    continue
+                last = rows[np.argmax(rollout.turn[rows])]
+                assert rollout.cut[rows].tolist() == [(r == last and not rollout.ended[g]) for r in rows]
+        order, rewards, dones = seat_trajectories(rollout, 0.2)
+        rewarded = order[rewards != 0]
+        assert rollout.ended[rollout.game[rewarded]].all()  # only games that ended pay out
+        assert not rollout.cut[rewarded].any()
+
+
+def test_a_cut_row_bootstraps_the_decision_before_it():
+    _, rollouts = stepped_batches(2)
+    rollout = rollouts[1]
+    config = PPOConfig(gamma=0.995, gae_lambda=0.95, reward_scale=0.2)
+    advantages, returns = advantages_and_returns(rollout, config)
+    cuts = np.flatnonzero(rollout.cut)
+    assert len(cuts)
+    for c in cuts[:10]:
+        same = np.flatnonzero((rollout.game == rollout.game[c]) & (rollout.seat == rollout.seat[c]))
+        before = same[rollout.turn[same] < rollout.turn[c]]
+        if not len(before):
+            continue
+        prev = before[np.argmax(rollout.turn[before])]
+        assert advantages[prev] == pytest.approx(0.995 * rollout.value[c] - rollout.value[prev], abs=1e-5)
+    data = UpdateData.from_rollout(rollout, config)
+    assert len(data.obs) == len(rollout) - len(cuts)  # the cut rows are learned in the next batch
+
+
+def test_games_are_counted_when_they_end(tmp_path):
+    result = train(args_from_mapping({
+        "preset": "charlesworth", "out": str(tmp_path / "run"), "games_per_batch": 4, "minibatch": 40,
+        "epochs": 1, "stop_after": 3, "eval_opponents": [], "progress": False, "tensorboard": False,
+        "checkpoint_every": 0, "threads": 1}))
+    assert result.decisions == 3 * 4 * 20
+    assert 0 <= result.games <= 4 * 2  # a game lasts more than 20 decisions: at most two per slot in 60
