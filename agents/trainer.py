@@ -272,8 +272,8 @@ class Trainer:
         try:
             if self.ppo is not None:
                 config = replace(self.ppo, entropy_coef=self.entropy_at(self.batch), clip=self.clip_at(self.batch))
-                stats = ppo_update(self.model, self.optimizer, rollout, config, self.shuffle_rng, gradient_helpers,
-                                   critic=self.critic, critic_optimizer=self.critic_optimizer)
+                extra = {} if self.critic is None else {"critic": self.critic, "critic_optimizer": self.critic_optimizer}
+                stats = ppo_update(self.model, self.optimizer, rollout, config, self.shuffle_rng, gradient_helpers, **extra)
                 stats["entropy_coef"] = config.entropy_coef
             elif self.distill is not None:
                 learned = concat_rollouts(list(self._replay))  # this batch and the replay - 1 before it
