@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,9 @@ RUN_MODEL_FILE = "model.pt"
 
 PRETRAINED_SPECS = {"pretrained": "shipped", "pretrained-paper": "paper", "pretrained-charlesworth": "charlesworth"}
 """The packaged networks' agent specs and their ``load_pretrained(which=...)``."""
+
+TRAINED_RULES = {"pretrained": "paper", "pretrained-paper": "paper", "pretrained-charlesworth": "charlesworth"}
+"""The rules preset each packaged network was trained under (``big2 eval`` warns when it plays under others)."""
 
 
 def load_spec(spec: str | os.PathLike[str], rules: Rules | None, what: str, seed: int | None) -> Policy | None:
@@ -96,6 +100,7 @@ def _load_pretrained(rules: Rules, what: str, seed: int | None, spec: str = "pre
     except (FileNotFoundError, checkpoint_error) as err:
         raise LoadError(f"{what}: {err}") from None
     policy.rules = rules
+    setattr(policy, "trained_rules", TRAINED_RULES[spec])  # the command line warns when rules differ
     return policy
 
 
@@ -205,9 +210,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         train_args = args_from_mapping(values)
         if not args.resume:
             train_args.validate()
+        _check_out(train_args.out)
         result = train(train_args, resume=args.resume, explicit=set(values))
     except (CheckpointError, ValueError) as err:
-        raise CommandError(str(err)) from None
+        raise CommandError(flag_names(str(err))) from None
     if result.already_finished:
         print(
             f"the run in {result.out} already finished (batch {result.batch}, all its planned batches); nothing to do. "
@@ -222,6 +228,38 @@ def cmd_train(args: argparse.Namespace) -> int:
         )
     print(f"model: {result.out / 'model.pt'}  checkpoint: {result.out / 'checkpoint.pt'}  metrics: {result.out / 'metrics.csv'}")
     return 0
+
+
+def flag_names(message: str) -> str:
+    """A training error in the command line's words: each :class:`~agents.config.TrainArgs` field that
+    a message names as the subject of a complaint ("lr must be ...") becomes its flag ("--lr must be ...").
+
+    >>> flag_names("lr must be a positive number; got -1.0")
+    '--lr must be a positive number; got -1.0'
+    >>> flag_names("games_per_batch must be a positive int; got 0")
+    '--games-per-batch must be a positive int; got 0'
+    """
+    from dataclasses import fields
+
+    names = sorted((f.name for f in fields(TrainArgs)), key=len, reverse=True)
+    pattern = re.compile(r"(?<![\w.-])(" + "|".join(map(re.escape, names)) + r")(?=:? (must|applies|needs)\b|: unknown)")
+    return pattern.sub(lambda m: "--" + m.group(1).replace("_", "-"), message)
+
+
+def _check_out(out: str) -> None:
+    """Refuse an ``--out`` that cannot be a run folder, before anything runs: a file, a path through a
+    file, or a place that cannot be written (a clear error, not a traceback from ``mkdir``)."""
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise CommandError(f"--out {out!r} is a file, not a folder: give a new folder (or a run's folder to --resume)")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise CommandError(f"--out {out!r}: a part of that path is a file, not a folder") from None
+    except OSError as err:
+        raise CommandError(f"--out {out!r}: cannot make that folder ({err.strerror or err})") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise CommandError(f"--out {out!r}: no permission to write in that folder")
 
 
 def cmd_plot(args: argparse.Namespace) -> int:

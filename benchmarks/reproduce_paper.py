@@ -296,7 +296,8 @@ def write_report(
         f"{batches / 5000:.0%} of the paper's 5,000 batches.** Every run has the same budget; results at this budget "
         "say nothing certain about the paper's full budget, where the learners are much further along.",
         f"* Training seed {options['seed']} for every run (one seed per condition, as in the paper), default rules, "
-        "64 games per batch, the paper's hyperparameters (`big2 train` defaults). PPO: lr 3e-5 with warm-up and cosine "
+        "64 games per batch, the paper's hyperparameters (`big2 train --preset paper`; the defaults are the newer recipe). "
+        "PPO: lr 3e-5 with warm-up and cosine "
         "decay over the run's own budget. Value learners: constant lr 3e-5, epsilon 0.5 -> 0 linearly over the run's budget.",
         f"* Evaluation: {options['eval_games']:,} seat-randomised games against each of Random, Greedy and Smart "
         f"(seed {options['eval_seed']}, the same deals for every run); PPO samples from its policy, the value learners play "

@@ -71,15 +71,18 @@ def _view(text: str) -> str | int:
         return text
     if text.isdigit() and 0 <= int(text) <= 3:
         return int(text)
-    raise argparse.ArgumentTypeError(f"--view must be all, none, current or a seat 0..3; got {text!r}")
+    raise argparse.ArgumentTypeError(f"must be all, none, current or a seat 0..3; got {text!r}")  # argparse names the flag
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Play one seeded game between four random players, printing the table after every play."""
     from .observations.decision import Decision
 
-    game = Game(Rules.preset(args.rules), seed=args.seed)
-    players = [RandomPolicy(seed=args.seed * 4 + seat) for seat in range(4)]
+    seed = args.seed if args.seed is not None else _random_seed()
+    if args.seed is None:
+        print(f"seed {seed} (big2 demo --seed {seed} replays this game)")
+    game = Game(Rules.preset(args.rules), seed=seed)
+    players = [RandomPolicy(seed=seed * 4 + seat) for seat in range(4)]
     print(render_table(game, args.view))
     while not game.is_over:
         decision = Decision(game)
@@ -94,6 +97,24 @@ def cmd_demo(args: argparse.Namespace) -> int:
     scores = game.scores()
     print("\nFinal scores: " + ", ".join(f"player_{i} {s:+d}" for i, s in enumerate(scores)))
     return 0
+
+
+def _random_seed() -> int:
+    """A fresh seed for a command given none (printed, so that the game can be replayed)."""
+    return int.from_bytes(os.urandom(4), "little")
+
+
+def _check_writable(path: str, flag: str) -> None:
+    """Refuse, before a game is played, a file path that cannot be written: its folder missing,
+    a file where its folder should be, or no permission."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise CliError(f"cannot write the replay to {path!r}: it is a folder ({flag} takes a file name)")
+    if not os.path.isdir(folder):
+        what = "is a file, not a folder" if os.path.exists(folder) else "does not exist"
+        raise CliError(f"cannot write the replay to {path!r}: {folder!r} {what}")
+    if not os.access(folder, os.W_OK | os.X_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise CliError(f"cannot write the replay to {path!r}: no permission to write there")
 
 
 PLAY_HELP = """Type a play as card text, e.g. '3D' or '8H 8S' (ranks 3-9 T J Q K A 2, suits D C H S),
@@ -206,8 +227,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     from .players.base import policy_actions
 
     rules = Rules.preset(args.rules)
-    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
+    seed = args.seed if args.seed is not None else _random_seed()
     human = args.seat
+    if args.replay:
+        _check_writable(args.replay, "--replay")
     opponents = _play_opponents(args.opponent, seed, rules, human, args.trust_model)
     game = Game(rules, seed=seed)
     names = _seat_names(human)
@@ -267,7 +290,7 @@ def _write_play_replay(args: argparse.Namespace, game: Game, seed: int, human: i
 def _seat(text: str) -> int:
     if text.isdigit() and 0 <= int(text) <= 3:
         return int(text)
-    raise argparse.ArgumentTypeError(f"--seat must be 0, 1, 2 or 3; got {text!r}")
+    raise argparse.ArgumentTypeError(f"must be 0, 1, 2 or 3; got {text!r}")  # argparse names the flag
 
 
 def _seed(text: str) -> int:
@@ -283,9 +306,22 @@ def _seed(text: str) -> int:
 def _load_agent(spec: str, rules: Rules, what: str, trust: bool = False, seed: int | None = None) -> Policy:
     """:func:`big2_env.evaluation.loading.load_agent`, its refusals reported as ``big2 COMMAND: error: ...``."""
     try:
-        return load_agent(spec, rules, trust=trust, what=what, seed=seed)
+        policy = load_agent(spec, rules, trust=trust, what=what, seed=seed)
     except LoadError as err:  # also MissingDependencyError and UntrustedModelError
         raise CliError(str(err)) from None
+    _warn_other_rules(policy, spec, rules, what)
+    return policy
+
+
+def _warn_other_rules(policy: Policy, spec: str, rules: Rules, what: str) -> None:
+    """A warning (not a refusal) when a network plays under other rules than it was trained under
+    (``trained_rules``, which the pretrained specs carry): it still plays, but its measured strength is
+    for its own rules."""
+    trained = getattr(policy, "trained_rules", None)
+    if trained is None or Rules.coerce(trained) == rules:
+        return
+    print(f"warning: {what} {spec} was trained under the {trained!r} rules and plays here under others "
+          f"(--rules {trained} plays it under its own)", file=sys.stderr)
 
 
 def _play_opponents(spec: str, seed: int, rules: Rules, human: int, trust: bool = False) -> dict[int, Policy]:
@@ -306,12 +342,17 @@ def cmd_eval(args: argparse.Namespace) -> int:
     opponent = _load_agent(args.opponent, rules, "--opponent", trust=args.trust_model)
     if args.argmax and args.temperature is not None:
         raise CliError("--argmax and --temperature exclude each other (--temperature samples)")
-    for policy in (agent, opponent):
-        if hasattr(policy, "temperature") and hasattr(policy, "deterministic"):  # a network (agents.policy.NetworkPolicy)
-            if args.argmax:
-                policy.deterministic = True
-            elif args.temperature is not None:
-                policy.deterministic, policy.temperature = False, args.temperature
+    networks = [p for p in (agent, opponent) if hasattr(p, "temperature") and hasattr(p, "deterministic")]
+    if (args.argmax or args.temperature is not None) and not networks:
+        flag = "--argmax" if args.argmax else "--temperature"
+        print(f"warning: {flag} changes nothing here: it applies to trained networks, and neither {args.agent} nor "
+              f"{args.opponent} is one (the search and the heuristics have no argmax or temperature)", file=sys.stderr)
+    for policy in networks:  # networks (agents.policy.NetworkPolicy)
+        if args.argmax:
+            setattr(policy, "deterministic", True)
+        elif args.temperature is not None:
+            setattr(policy, "deterministic", False)
+            setattr(policy, "temperature", args.temperature)
     if args.rho is not None:
         config_of = lambda p: getattr(getattr(p, "model", None), "config", None)  # noqa: E731
         wins = [p for p in (agent, opponent) if getattr(config_of(p), "win_head", False)]
@@ -427,7 +468,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     demo = sub.add_parser("demo", help="play and render one seeded game between random players")
-    demo.add_argument("--seed", type=_seed, default=0, help="deal and players' seed, a non-negative integer (default 0)")
+    demo.add_argument("--seed", type=_seed, default=None,
+                      help="deal and players' seed, a non-negative integer (default: a random one, printed)")
     demo.add_argument("--rules", default="paper", choices=Rules.PRESETS, help="rules preset (default paper)")
     demo.add_argument("--view", type=_view, default="all", help="whose hands to show: all, none, current or a seat 0..3")
     demo.set_defaults(func=cmd_demo)
@@ -515,6 +557,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     _tolerant_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
+    from .engine.compile_notice import CompileNotice
+
+    notice = CompileNotice().start()  # the first run after an install compiles the core: say so, and for how long
     try:
         return int(args.func(args) or 0)
     except CliError as err:
@@ -524,6 +569,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    finally:
+        notice.finish()
 
 
 if __name__ == "__main__":

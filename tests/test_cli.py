@@ -57,7 +57,7 @@ def test_the_table_explains_the_opening_rule(capsys):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["demo", "--view", "9"], "--view must be"),
+        (["demo", "--view", "9"], "argument --view: must be all, none, current or a seat"),
         (["demo", "--rules", "house"], "invalid choice"),
         (["demo", "--seed", "x"], "argument --seed: must be a non-negative integer; got 'x'"),
         (["demo", "--seed", "-1"], "argument --seed: must be a non-negative integer; got '-1'"),

@@ -120,8 +120,30 @@ def test_the_setup_commands_are_what_ci_runs():
                 )
 
 
+SETUP = ("pip install", "python -m venv", ". .venv/bin/activate")
+"""The set-up steps: the test runs in the environment they make, so it does not repeat them."""
+
+
 def _runnable(page: Path) -> list[tuple[str, int]]:
-    return [(c, line) for c, line in _commands(page) if not c.startswith("pip install") and "pytest" not in c]
+    return [(c, line) for c, line in _commands(page) if not c.startswith(SETUP) and "pytest" not in c]
+
+
+def test_the_setup_starts_from_a_virtual_environment():
+    # a fresh machine's Python may be externally managed: the README's first command makes a venv
+    first = _commands()[0][0]
+    assert first == "python -m venv .venv", first
+    assert _commands()[1][0] == ". .venv/bin/activate"
+
+
+def test_the_readme_training_example_is_short_and_timed():
+    # the example's run finishes in minutes and says how long; the full run comes after it, with its time
+    train = next((c, line) for c, line in _commands() if c.startswith("big2 train"))
+    argv = shlex.split(train[0])
+    assert "--batches" in argv and int(argv[argv.index("--batches") + 1]) <= 50, train
+    text = README.read_text()
+    block = next(code for language, code, _, _ in blocks() if language == "bash" and "big2 train" in code)
+    assert re.search(r"\d+ (s|seconds|minutes?)\b", block), "the training example states no time"
+    assert re.search(r"full run is `big2 train[^`]*`[\s\S]{0,300}?hours", text), "the full run and its time follow the example"
 
 
 def test_training_command_order_is_kept():

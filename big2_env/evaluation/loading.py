@@ -140,11 +140,14 @@ def load_agent(
         from ..players.charlesworth import CharlesworthPolicy
 
         kind, file = text.split(":", 1)
+        if not file:
+            raise LoadError(f"{what} {text!r}: give the path of his parameter file, charlesworth:PATH")
+        if not Path(file).is_file():  # the file first: a missing file is the first thing to mend
+            raise LoadError(f"{what} {text!r}: cannot read his parameter file {file!r}: no such file "
+                            "(download it from his repository)")
         if rules != Rules.preset("charlesworth"):
             raise LoadError(f"{what} {text!r}: Charlesworth's network plays under the 'charlesworth' rules; "
                             f"give rules='charlesworth' (--rules charlesworth)")
-        if not file:
-            raise LoadError(f"{what} {text!r}: give the path of his parameter file, charlesworth:PATH")
         return CharlesworthPolicy(file, greedy=kind == "charlesworth-greedy", seed=seed)
     for plugin in agent_spec_plugins():
         policy = plugin.load(spec, rules=rules, what=what, seed=seed)

@@ -36,7 +36,7 @@ from typing import Any, Mapping, Sequence
 from ..engine.game import NUM_PLAYERS, Game, IllegalPlayError
 from ..engine.rules import Rules
 from ..errors import LoadError, MissingDependencyError, UntrustedModelError
-from ..evaluation.loading import load_agent
+from ..evaluation.loading import agent_choices, load_agent
 from ..observations.decision import Decision, PolicyObservation
 from ..players.base import Policy, policy_actions, policy_view
 from ..engine.replay import replay_dict
@@ -228,17 +228,16 @@ class TableStore:
         from ..players.registry import POLICIES
 
         for spec in self.allowed:
-            if spec in POLICIES or spec.startswith("search:"):
+            if spec in POLICIES or spec.split(":", 1)[0] in ("search", "ismcts", "fast", "fast-sample"):
                 try:
                     load_agent(spec, self.default_rules, what="--opponents")
                 except LoadError as err:
                     raise ValueError(str(err)) from None
             elif spec not in ("pretrained", "pretrained-paper", "pretrained-charlesworth"):
                 path = spec.split(":", 1)[1] if spec.startswith(("charlesworth:", "charlesworth-greedy:")) else spec
-                if not os.path.exists(path):
-                    raise ValueError(f"--opponents {spec!r}: no such agent name or file (names: "
-                                     f"{', '.join(sorted(POLICIES))}, search:N, pretrained, pretrained-paper, "
-                                     "pretrained-charlesworth)")
+                if not os.path.exists(path):  # the same list of forms as big2 eval gives
+                    raise ValueError(f"--opponents {spec!r}: no such agent name or file; an agent is one of "
+                                     f"{agent_choices()}")
 
     def get(self, table_id: Any) -> Table:
         """The table with this id (404 if there is none, or it expired)."""

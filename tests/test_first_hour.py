@@ -1,0 +1,178 @@
+"""The rough edges a newcomer met in the first hour (issue 46), each mended and kept mended: clear
+errors instead of tracebacks, warnings where rules or flags are ignored, a word while the core
+compiles, help and pages that agree."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from big2_env import cli
+from big2_env.errors import LoadError
+from big2_env.evaluation.loading import load_agent
+
+REPO = Path(__file__).resolve().parents[1]
+README = (REPO / "README.md").read_text()
+GETTING_STARTED = (REPO / "docs" / "getting-started.md").read_text()
+
+
+def _run(argv: list[str], capsys) -> tuple[int, str, str]:
+    try:
+        code = cli.main(argv)
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ------------------------------------------------------------------ big2 train --out, and its errors' names
+def test_train_out_an_existing_file_is_a_clear_error(tmp_path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    code, _, err = _run(["train", "--batches", "1", "--out", str(afile)], capsys)
+    assert code == 2 and "is a file, not a folder" in err and "Traceback" not in err
+
+
+def test_train_out_through_a_file_is_a_clear_error(tmp_path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    code, _, err = _run(["train", "--batches", "1", "--out", str(afile / "sub")], capsys)
+    assert code == 2 and "a part of that path is a file" in err
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc, where no folder can be made")
+def test_train_out_where_no_folder_can_be_made_is_a_clear_error(capsys):
+    code, _, err = _run(["train", "--batches", "1", "--out", "/proc/big2-no-such/run"], capsys)
+    assert code == 2 and "cannot make that folder" in err
+
+
+def test_train_errors_name_the_flag_not_the_field(tmp_path, capsys):
+    code, _, err = _run(["train", "--games-per-batch", "0", "--out", str(tmp_path / "run")], capsys)
+    assert code == 2 and "--games-per-batch must be" in err and " games_per_batch must" not in err
+
+
+# ------------------------------------------------------------------ flags' own messages
+def test_a_bad_seat_names_the_flag_once(capsys):
+    code, _, err = _run(["play", "--seat", "5"], capsys)
+    error = err.strip().splitlines()[-1]  # the usage line above it names every flag
+    assert code == 2 and error.count("--seat") == 1 and "must be 0, 1, 2 or 3" in error
+
+
+def test_serve_lists_every_agent_form_as_eval_does(capsys):
+    code, _, err = _run(["serve", "--opponents", "foo", "--no-browser"], capsys)
+    assert code == 2
+    for form in ("ismcts", "fast", "charlesworth:PATH", "pretrained-charlesworth", ".zip"):
+        assert form in err, form
+
+
+def test_charlesworth_names_the_missing_file_before_the_rules():
+    with pytest.raises(LoadError, match="cannot read his parameter file '/nonexistent': no such file"):
+        load_agent("charlesworth:/nonexistent")  # under the default (paper) rules
+
+
+# ------------------------------------------------------------------ big2 play --replay, big2 demo's seed
+def test_play_refuses_an_unwritable_replay_before_playing(tmp_path, capsys, monkeypatch):
+    (tmp_path / "afile").write_text("x")
+    monkeypatch.setattr("builtins.input", lambda *_: pytest.fail("a game was started"))
+    code, out, err = _run(["play", "--seed", "1", "--replay", str(tmp_path / "afile" / "x.json")], capsys)
+    assert code == 2 and "is a file, not a folder" in err and "Big 2:" not in out
+
+
+def test_demo_without_a_seed_prints_one_that_replays_the_game(capsys):
+    code, out, _ = _run(["demo", "--view", "none"], capsys)
+    first, rest = out.split("\n", 1)
+    seed = int(re.fullmatch(r"seed (\d+) \(big2 demo --seed \1 replays this game\)", first).group(1))
+    assert code == 0
+    assert _run(["demo", "--view", "none", "--seed", str(seed)], capsys)[1] == rest
+
+
+# ------------------------------------------------------------------ rules and flags that change nothing warn
+@pytest.mark.parametrize("spec, rules, trained", [("pretrained", "charlesworth", "paper"),
+                                                   ("pretrained-charlesworth", "paper", "charlesworth")])
+def test_a_network_under_other_rules_than_its_training_warns(spec, rules, trained, capsys):
+    pytest.importorskip("torch")
+    code, _, err = _run(["eval", "--agent", spec, "--opponent", "random", "--rules", rules, "--games", "1",
+                         "--no-progress"], capsys)
+    assert code == 0 and f"warning: --agent {spec} was trained under the {trained!r} rules" in err
+
+
+def test_a_network_under_its_own_rules_does_not_warn(capsys):
+    pytest.importorskip("torch")
+    code, _, err = _run(["eval", "--agent", "pretrained-charlesworth", "--opponent", "random", "--rules",
+                         "charlesworth", "--games", "1", "--no-progress"], capsys)
+    assert code == 0 and "warning" not in err
+
+
+def test_argmax_for_agents_without_one_warns(capsys):
+    code, _, err = _run(["eval", "--agent", "search:4", "--opponent", "random", "--games", "1", "--argmax",
+                         "--no-progress"], capsys)
+    assert code == 0 and "warning: --argmax changes nothing here" in err
+
+
+# ------------------------------------------------------------------ the first run's compile is announced
+def test_the_command_line_says_when_it_compiles_and_how_long(monkeypatch, capsys):
+    numba = pytest.importorskip("numba")
+
+    def compiling(args):  # stands for a first run: something compiles (a fresh function, never cached)
+        numba.njit(lambda x: x * 2)(3)
+        numba.njit(lambda x: x * 3)(3)
+        return 0
+
+    monkeypatch.setattr(cli, "cmd_rules", compiling)
+    code, _, err = _run(["rules"], capsys)
+    assert code == 0
+    assert err.count("big2: compiling the game's core") == 1  # once, however many kernels compile
+    assert re.search(r"big2: compiling took \d+\.\d s \(cached now", err)
+
+
+def test_nothing_is_said_when_nothing_compiles(capsys):
+    code, _, err = _run(["rules"], capsys)
+    assert code == 0 and "compil" not in err
+
+
+# ------------------------------------------------------------------ the pages agree with the code
+def test_the_summaries_name_every_agent_form_and_algo():
+    pytest.importorskip("torch")
+    from agents.config import ALGOS
+
+    for page, text in (("README.md", README), ("docs/getting-started.md", GETTING_STARTED)):
+        for form in ("ismcts", "fast", "search"):
+            assert f"`{form}" in text or f"| {form}" in text, f"{page} does not name the agent {form}"
+    assert all(f"--algo {algo}" in README or f"|{algo}" in README or f"`{algo}`" in README
+               for algo in ("distill", "exit")), "README.md omits a learner"
+    synopsis = re.search(r"big2 train --algo (\S+)", GETTING_STARTED).group(1).split("|")
+    assert synopsis == list(ALGOS), synopsis
+
+
+_NUMBERS = {"four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+
+
+def test_the_readme_counts_the_rule_options():
+    from big2_env.engine.rules import RULE_MEANINGS
+
+    word = re.search(r"(\w+) rule options", README).group(1).lower()
+    assert _NUMBERS[word] == len(RULE_MEANINGS)
+
+
+def test_the_core_dependencies_are_all_named():
+    dependencies = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = [re.match(r"[A-Za-z0-9_.-]+", d).group(0) for d in dependencies]
+    for page, text in (("README.md", README), ("docs/getting-started.md", GETTING_STARTED)):
+        sentence = re.search(r"The core needs only (.*?);", text, re.S).group(1)
+        for name in names:
+            assert f"`{name}`" in sentence, f"{page}: the core's dependencies omit {name}"
+
+
+def test_the_reproduction_report_does_not_call_the_paper_settings_the_defaults():
+    for path in (REPO / "benchmarks" / "reproduce_paper.py", REPO / "benchmarks" / "reproduction" / "REPORT.md"):
+        assert "(`big2 train` defaults)" not in path.read_text(), path
+
+
+def test_replaced_agents_are_marked_as_history_with_dates():
+    text = (REPO / "agents" / "data" / "README.md").read_text()
+    for heading in re.findall(r"^#+ .*(?:replaced|shipped before|[Ll]ater experiments).*$", text, re.M):
+        assert heading.startswith(("## History", "### History")) and re.search(r"\d{4}-\d{2}-\d{2}", heading), heading
+    assert "The figures below\nthis line, until the next heading" not in text
