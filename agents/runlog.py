@@ -147,6 +147,8 @@ class Progress:
         if not self.enabled:
             return
         if self.bar is not None:
+            # an evaluation shows its name and the time it has taken, not the training's game counter
+            self.bar.bar_format = None if text == "train" else "{desc}: {elapsed}"
             self.bar.set_description_str(text)  # redraws at once: an evaluation no longer looks like a frozen bar
         elif text != "train":
             print(f"train: {text} ...", file=sys.stderr)
