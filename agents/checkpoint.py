@@ -158,6 +158,15 @@ def algo_of(data: Mapping[str, Any]) -> str:
     return str(info.get("algo") or args.get("algo") or "ppo")
 
 
+def rules_of(data: Mapping[str, Any]) -> str | None:
+    """The rules preset a file's network was trained under: a model file's ``info["rules"]``, a
+    checkpoint's ``args["rules"]``; ``None`` for files that do not say."""
+    info = data.get("info") or {}
+    args = data.get("args") or {}
+    rules = info.get("rules") or args.get("rules")
+    return str(rules) if rules else None
+
+
 def check_config(data: Mapping[str, Any], expected: NetworkConfig, path: str | os.PathLike) -> None:
     """Refuse (``CheckpointError``) a file whose model config is not ``expected``, naming the differences."""
     found = config_of(data)

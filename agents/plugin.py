@@ -44,7 +44,8 @@ PRETRAINED_SPECS = {"pretrained": "shipped", "pretrained-paper": "paper", "pretr
 """The packaged networks' agent specs and their ``load_pretrained(which=...)``."""
 
 TRAINED_RULES = {"pretrained": "paper", "pretrained-paper": "paper", "pretrained-charlesworth": "charlesworth"}
-"""The rules preset each packaged network was trained under (``big2 eval`` warns when it plays under others)."""
+"""The rules preset each packaged network was trained under (``big2 eval`` warns when it plays under others;
+``.pt`` files and run folders say it in their own file: :func:`agents.checkpoint.rules_of`)."""
 
 
 def load_spec(spec: str | os.PathLike[str], rules: Rules | None, what: str, seed: int | None) -> Policy | None:

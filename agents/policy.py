@@ -157,6 +157,8 @@ class NetworkPolicy(Policy):
     """
 
     name = "network"
+    trained_rules: str | None = None
+    """The rules preset the network was trained under, when its file says (:meth:`from_file`)."""
 
     @property
     def observation_kind(self) -> str:  # type: ignore[override]
@@ -273,12 +275,14 @@ class NetworkPolicy(Policy):
         ``sarsa``, ``qlearning``) plays greedily, as the paper evaluates them, and a
         PPO policy samples.
         """
-        from .checkpoint import algo_of, load_model
+        from .checkpoint import algo_of, load_model, rules_of
 
         model, data = load_model(path)
         kwargs.setdefault("name", f"network({path})")
         kwargs.setdefault("deterministic", algo_of(data) != "ppo")
-        return cls(model, **kwargs)
+        policy = cls(model, **kwargs)
+        policy.trained_rules = rules_of(data)  # the command line warns when it plays under other rules
+        return policy
 
     def __repr__(self) -> str:
         rho = "" if self.rho is None else f", rho={self.rho}"

@@ -315,11 +315,17 @@ def _load_agent(spec: str, rules: Rules, what: str, trust: bool = False, seed: i
 
 def _warn_other_rules(policy: Policy, spec: str, rules: Rules, what: str) -> None:
     """A warning (not a refusal) when a network plays under other rules than it was trained under
-    (``trained_rules``, which the pretrained specs carry): it still plays, but its measured strength is
+    (``trained_rules``, which the pretrained specs, ``.pt`` files and run folders carry: a model file's
+    ``info["rules"]``, a checkpoint's ``args["rules"]``): it still plays, but its measured strength is
     for its own rules."""
     trained = getattr(policy, "trained_rules", None)
-    if trained is None or Rules.coerce(trained) == rules:
+    if trained is None:
         return
+    try:
+        if Rules.coerce(trained) == rules:
+            return
+    except (TypeError, ValueError):  # a file naming rules this release does not know: say so all the same
+        pass
     print(f"warning: {what} {spec} was trained under the {trained!r} rules and plays here under others "
           f"(--rules {trained} plays it under its own)", file=sys.stderr)
 

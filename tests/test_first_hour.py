@@ -106,6 +106,44 @@ def test_a_network_under_its_own_rules_does_not_warn(capsys):
     assert code == 0 and "warning" not in err
 
 
+def _model_file(path: Path, rules: str | None) -> Path:
+    """The shipped network's file, saying it was trained under ``rules`` (or saying nothing)."""
+    torch = pytest.importorskip("torch")
+    data = torch.load(REPO / "agents" / "data" / "pretrained.pt", map_location="cpu", weights_only=True)
+    data["info"] = {k: v for k, v in data["info"].items() if k != "rules"} | ({"rules": rules} if rules else {})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(data, path)
+    return path
+
+
+@pytest.mark.parametrize("form", ["file", "run folder"])
+def test_a_model_file_under_other_rules_than_its_training_warns(form, tmp_path, capsys):
+    model = _model_file(tmp_path / "run" / "model.pt", "charlesworth")
+    spec = str(model if form == "file" else model.parent)
+    code, _, err = _run(["eval", "--agent", spec, "--opponent", "random", "--rules", "paper", "--games", "1",
+                         "--no-progress"], capsys)
+    assert code == 0 and f"warning: --agent {spec} was trained under the 'charlesworth' rules" in err
+    code, _, err = _run(["eval", "--agent", "random", "--opponent", spec, "--rules", "charlesworth", "--games", "1",
+                         "--no-progress"], capsys)
+    assert code == 0 and "warning" not in err  # its own rules
+
+
+def test_a_model_file_that_names_no_rules_does_not_warn(tmp_path, capsys):
+    spec = str(_model_file(tmp_path / "old.pt", None))
+    code, _, err = _run(["eval", "--agent", spec, "--opponent", "random", "--rules", "charlesworth", "--games", "1",
+                         "--no-progress"], capsys)
+    assert code == 0 and "warning" not in err
+
+
+def test_a_checkpoint_names_its_rules_in_its_args():
+    pytest.importorskip("torch")
+    from agents.checkpoint import rules_of
+
+    assert rules_of({"args": {"rules": "charlesworth"}}) == "charlesworth"
+    assert rules_of({"info": {"rules": "paper"}, "args": {"rules": "charlesworth"}}) == "paper"
+    assert rules_of({"info": {"algo": "ppo"}}) is None
+
+
 def test_argmax_for_agents_without_one_warns(capsys):
     code, _, err = _run(["eval", "--agent", "search:4", "--opponent", "random", "--games", "1", "--argmax",
                          "--no-progress"], capsys)
