@@ -48,6 +48,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from . import __version__
 from .engine.cards import format_play
@@ -104,17 +105,17 @@ def _random_seed() -> int:
     return int.from_bytes(os.urandom(4), "little")
 
 
-def _check_writable(path: str, flag: str) -> None:
+def _check_writable(path: str, flag: str, what: str = "the replay") -> None:
     """Refuse, before a game is played, a file path that cannot be written: its folder missing,
     a file where its folder should be, or no permission."""
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
-        raise CliError(f"cannot write the replay to {path!r}: it is a folder ({flag} takes a file name)")
+        raise CliError(f"cannot write {what} to {path!r}: it is a folder ({flag} takes a file name)")
     if not os.path.isdir(folder):
-        what = "is a file, not a folder" if os.path.exists(folder) else "does not exist"
-        raise CliError(f"cannot write the replay to {path!r}: {folder!r} {what}")
+        why = "is a file, not a folder" if os.path.exists(folder) else "does not exist"
+        raise CliError(f"cannot write {what} to {path!r}: {folder!r} {why}")
     if not os.access(folder, os.W_OK | os.X_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise CliError(f"cannot write the replay to {path!r}: no permission to write there")
+        raise CliError(f"cannot write {what} to {path!r}: no permission to write there")
 
 
 PLAY_HELP = """Type a play as card text, e.g. '3D' or '8H 8S' (ranks 3-9 T J Q K A 2, suits D C H S),
@@ -373,6 +374,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             os.makedirs(args.replays, exist_ok=True)
         except OSError as err:
             raise CliError(f"cannot write the replays to {args.replays!r}: {err}") from None
+    if args.json:
+        _check_writable(args.json, "--json", "the figures")
     result = evaluate(
         agent, opponent, n_games=args.games, seed=args.seed, rules=rules, duplicate=args.duplicate,
         progress=not args.no_progress, jobs=args.jobs, replays=args.replays,
@@ -380,7 +383,64 @@ def cmd_eval(args: argparse.Namespace) -> int:
     print(result.to_table())
     if args.replays:
         print(f"replays written to {args.replays}")
+    if args.json:
+        _write_json(args.json, eval_figures(args, result))
+        print(f"figures written to {args.json}")
     return 0
+
+
+def eval_command(args: argparse.Namespace) -> str:
+    """The ``big2 eval`` command line that repeats an evaluation (its flags that change the games)."""
+    import shlex
+
+    words = ["big2", "eval", "--agent", args.agent, "--opponent", args.opponent, "--games", str(args.games),
+             "--seed", str(args.seed), "--rules", args.rules]
+    words += ["--duplicate"] * bool(args.duplicate) + ["--argmax"] * bool(args.argmax)
+    if args.temperature is not None:
+        words += ["--temperature", str(args.temperature)]
+    if args.rho is not None:
+        words += ["--rho", str(args.rho)]
+    if args.jobs != 1:  # the same seed and jobs give the same games
+        words += ["--jobs", str(args.jobs)]
+    return shlex.join(words)
+
+
+def eval_figures(args: argparse.Namespace, result: Any) -> dict[str, Any]:
+    """What ``big2 eval --json`` writes: the agents as given, the rules preset, the games, seed and
+    settings, the win rate and mean score with their 95% intervals, per seat, and the command."""
+    import datetime
+
+    figures = result.to_dict()
+    figures.update(
+        agent=args.agent, opponent=args.opponent, agent_name=result.agent, opponent_name=result.opponent,
+        rules=args.rules, rule_options=result.rules.to_dict(), games=result.n_games, argmax=bool(args.argmax),
+        temperature=args.temperature, command=eval_command(args),
+        date=datetime.date.today().isoformat(),
+    )
+    order = ("agent", "opponent", "rules", "games", "seed", "duplicate", "argmax", "temperature", "win_rate",
+             "win_rate_ci", "mean_score", "mean_score_ci", "command", "date")
+    return {key: figures[key] for key in order} | {k: v for k, v in figures.items() if k not in order}
+
+
+def _strict(value: Any) -> Any:
+    """``value`` with every NaN (one game has no spread) as ``None``: strict JSON has no NaN."""
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, dict):
+        return {k: _strict(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict(v) for v in value]
+    return value
+
+
+def _write_json(path: str, data: dict[str, Any]) -> None:
+    import json
+
+    try:
+        with open(path, "w") as handle:
+            handle.write(json.dumps(_strict(data), indent=2, allow_nan=False) + "\n")
+    except OSError as err:
+        raise CliError(f"cannot write the figures to {path!r}: {err}") from None
 
 
 def _temperature(text: str) -> float:
@@ -521,6 +581,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--replays", default=None, metavar="DIR",
                     help="write every game's replay into DIR as game-NNNNN.json (big2 serve loads them)")
+    ev.add_argument("--json", default=None, metavar="FILE",
+                    help="also write the figures to FILE as JSON: agent, opponent, rules, games, seed, win rate and "
+                    "mean score with their 95%% intervals, per seat, and the command that repeats the run")
     ev.set_defaults(func=cmd_eval)
     add_arena_command(sub)  # big2 arena (big2_env.evaluation.arena.command)
 

@@ -4,7 +4,9 @@ compiles, help and pages that agree."""
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
 import tomllib
 from pathlib import Path
 
@@ -214,3 +216,37 @@ def test_replaced_agents_are_marked_as_history_with_dates():
     for heading in re.findall(r"^#+ .*(?:replaced|shipped before|[Ll]ater experiments).*$", text, re.M):
         assert heading.startswith(("## History", "### History")) and re.search(r"\d{4}-\d{2}-\d{2}", heading), heading
     assert "The figures below\nthis line, until the next heading" not in text
+
+
+# ------------------------------------------------------------------ big2 eval --json: the figures as a results file
+def test_eval_json_writes_the_figures_and_the_command_that_repeats_them(tmp_path, capsys):
+    out = tmp_path / "eval.json"
+    code, printed, _ = _run(["eval", "--agent", "smart", "--opponent", "greedy", "--games", "6", "--seed", "5",
+                             "--no-progress", "--json", str(out)], capsys)
+    assert code == 0 and f"figures written to {out}" in printed
+    data = json.loads(out.read_text())
+    assert (data["agent"], data["opponent"], data["rules"], data["games"], data["seed"]) == ("smart", "greedy", "paper", 6, 5)
+    assert data["win_rate_ci"][0] <= data["win_rate"] <= data["win_rate_ci"][1]
+    assert data["mean_score_ci"][0] <= data["mean_score"] <= data["mean_score_ci"][1]
+    assert f"{data['win_rate']:.1%}" in printed and f"{data['mean_score']:+.2f}" in printed
+    command = shlex.split(data["command"])
+    assert command[:2] == ["big2", "eval"]
+    again = tmp_path / "again.json"
+    assert _run(command[1:] + ["--no-progress", "--json", str(again)], capsys)[0] == 0
+    repeated = json.loads(again.read_text())
+    assert all(repeated[key] == data[key] for key in ("win_rate", "win_rate_ci", "mean_score", "mean_score_ci", "command"))
+
+
+def test_eval_json_of_one_game_is_strict_json(tmp_path, capsys):
+    out = tmp_path / "one.json"
+    assert _run(["eval", "--agent", "smart", "--opponent", "random", "--games", "1", "--no-progress", "--json",
+                 str(out)], capsys)[0] == 0
+    data = json.loads(out.read_text(), parse_constant=lambda c: pytest.fail(f"{c} in strict JSON"))
+    assert data["mean_score_ci"] == [None, None]
+
+
+def test_eval_json_to_an_unwritable_path_fails_before_the_games(tmp_path, capsys):
+    (tmp_path / "afile").write_text("x")
+    code, out, err = _run(["eval", "--agent", "smart", "--opponent", "random", "--games", "1", "--no-progress",
+                           "--json", str(tmp_path / "afile" / "x.json")], capsys)
+    assert code == 2 and "cannot write the figures" in err and "is a file, not a folder" in err and "win rate" not in out
