@@ -20,11 +20,14 @@ Each point is one JSON file in ``benchmarks/search/``, written by the command th
 
 with ``<T>`` a time such as 0.1s, 0.25s or 1s (``taskset`` keeps each run on its own core, so
 that a time budget buys the same rollouts as on an idle machine). This script reads them,
-prints the table of the docs (docs/opponents.md) and draws ``strength_vs_time.png``: win rate
+prints the table of the docs (docs/opponents.md), writes ``curve_summary.json`` (every point, and
+the range each design's win rate and mean score span, which the README quotes) and draws
+``strength_vs_time.png``: win rate
 and mean score against the time per decision, one line per design, one row per opponent, with
 95% intervals and the parity lines::
 
     python benchmarks/search_curve.py [--dir benchmarks/search] [--plot benchmarks/search/strength_vs_time.png]
+        [--json benchmarks/search/curve_summary.json] [--no-plot]
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ def read_points(folder: Path) -> dict[tuple[str, str], list[dict]]:
             continue
         figures = json.loads(path.read_text())
         figures["seconds"] = seconds
+        figures["source"] = path.name
         points.setdefault((parts[1], parts[2]), []).append(figures)
     order = {key: n for n, key in enumerate((d, o) for o in OPPONENTS for d in DESIGNS)}
     return {key: sorted(found, key=lambda f: f["seconds"]) for key, found in sorted(points.items(), key=lambda kv: order[kv[0]])}
@@ -68,6 +72,25 @@ def table(points: dict[tuple[str, str], list[dict]]) -> str:
             lines.append(f"| {OPPONENTS[opponent]} | {design} | {f['seconds']:g} s | {f['games']} | {f['win_rate']:.1%} "
                          f"[{low:.1%}, {high:.1%}] | {f['mean_score']:+.2f} [{s_low:+.2f}, {s_high:+.2f}] |")
     return "\n".join(lines)
+
+
+def summary(points: dict[tuple[str, str], list[dict]], folder: Path) -> dict:
+    """The curves in one results file (``DIR/curve_summary.json``, which the pages quote): per design
+    and opponent, each point (time, games, win rate and mean score with their intervals, its file) and
+    the range the win rate and the mean score span over the times."""
+    designs: dict[str, dict[str, dict]] = {}
+    for (design, opponent), found in points.items():
+        rates, scores = [f["win_rate"] for f in found], [f["mean_score"] for f in found]
+        designs.setdefault(design, {})[opponent] = {
+            "seconds": [f["seconds"] for f in found],
+            "win_rate_min": min(rates), "win_rate_max": max(rates),
+            "mean_score_min": min(scores), "mean_score_max": max(scores),
+            "games": sum(f["games"] for f in found),
+            "points": [{key: f[key] for key in ("seconds", "games", "win_rate", "win_rate_ci", "mean_score",
+                                                "mean_score_ci", "source")} for f in found],
+        }
+    return {"designs": designs, "command": f"python benchmarks/search_curve.py --dir {folder.as_posix()}",
+            "note": "read from the curve_*s.json files, each written by the command that measured it (the module's docstring)"}
 
 
 def plot(points: dict[tuple[str, str], list[dict]], output: Path) -> None:
@@ -119,12 +142,19 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", default="benchmarks/search", help="where the curve_*.json files are")
     parser.add_argument("--plot", default=None, help="write the picture here (default: DIR/strength_vs_time.png)")
+    parser.add_argument("--json", default=None, help="write the summary here (default: DIR/curve_summary.json)")
+    parser.add_argument("--no-plot", action="store_true", help="the table and the summary only (no matplotlib)")
     args = parser.parse_args(argv)
     folder = Path(args.dir)
     points = read_points(folder)
     if not points:
         parser.error(f"no curve_*s.json points in {folder}")
     print(table(points))
+    summary_path = Path(args.json) if args.json else folder / "curve_summary.json"
+    summary_path.write_text(json.dumps(summary(points, folder), indent=2) + "\n")
+    print(f"wrote {summary_path}")
+    if args.no_plot:
+        return
     output = Path(args.plot) if args.plot else folder / "strength_vs_time.png"
     plot(points, output)
     print(f"wrote {output}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -101,3 +102,33 @@ def test_the_hook_file_is_not_published():
     config = load_config(str(REPO / "mkdocs.yml"))
     found = get_files(config).get_file_from_path("hooks.py")
     assert found is None or found.inclusion.is_excluded()
+
+
+def _strip_markers(text: str) -> str:
+    return figures.MARKER.sub("", text)
+
+
+def test_the_readme_headline_table_types_no_measured_figure():
+    # every win rate, time and speed of the headline table stands in a marker; parity is a definition
+    section = (REPO / "README.md").read_text().split("## Headline figures", 1)[1].split("\n## ", 1)[0]
+    for row in _strip_markers(section).splitlines():
+        if row.startswith("|"):
+            typed = re.findall(r"\d[\d,.]*\s*(?:%|ms\b|x\b|k\b)", row.replace("parity 25%", ""))
+            assert not typed, f"README.md's headline table types {typed} by hand: {row[:80]}"
+
+
+def _benchmark(name: str):
+    spec = importlib.util.spec_from_file_location(name, REPO / "benchmarks" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_search_curve_summary_is_what_search_curve_writes():
+    # the README quotes curve_summary.json: it must be today's reading of the curve_*s.json points
+    curve = _benchmark("search_curve")
+    folder = REPO / "benchmarks" / "search"
+    written = json.loads((folder / "curve_summary.json").read_text())
+    expected = json.loads(json.dumps(curve.summary(curve.read_points(folder), Path("benchmarks/search"))))
+    assert written == expected, "python benchmarks/search_curve.py rewrites benchmarks/search/curve_summary.json"
