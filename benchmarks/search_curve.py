@@ -62,15 +62,25 @@ def read_points(folder: Path) -> dict[tuple[str, str], list[dict]]:
     return {key: sorted(found, key=lambda f: f["seconds"]) for key, found in sorted(points.items(), key=lambda kv: order[kv[0]])}
 
 
-def table(points: dict[tuple[str, str], list[dict]]) -> str:
-    """The Markdown table of the docs."""
+def table(points: dict[tuple[str, str], list[dict]], marked: str | None = None) -> str:
+    """The Markdown table of the docs; with ``marked`` (the summary's path from the repository root),
+    each figure stands in a marker of :mod:`big2_env.devtools.figures` that quotes the summary."""
     lines = ["| opponents | design | time a decision | games | win rate [95% CI] | mean score [95% CI] |",
              "| --- | --- | --- | --- | --- | --- |"]
     for (design, opponent), found in points.items():
-        for f in found:
+        for n, f in enumerate(found):
+            def fig(key: str, spec: str, value: object) -> str:
+                shown = format(value, spec)
+                if marked is None:
+                    return shown
+                return f"<!-- fig {marked} designs.{design}.{opponent}.points.{n}.{key} {spec} -->{shown}<!-- /fig -->"
+
             (low, high), (s_low, s_high) = f["win_rate_ci"], f["mean_score_ci"]
-            lines.append(f"| {OPPONENTS[opponent]} | {design} | {f['seconds']:g} s | {f['games']} | {f['win_rate']:.1%} "
-                         f"[{low:.1%}, {high:.1%}] | {f['mean_score']:+.2f} [{s_low:+.2f}, {s_high:+.2f}] |")
+            lines.append(f"| {OPPONENTS[opponent]} | {design} | {fig('seconds', 'g', f['seconds'])} s | "
+                         f"{fig('games', 'd', f['games'])} | {fig('win_rate', '.1%', f['win_rate'])} "
+                         f"[{fig('win_rate_ci.0', '.1%', low)}, {fig('win_rate_ci.1', '.1%', high)}] | "
+                         f"{fig('mean_score', '+.2f', f['mean_score'])} "
+                         f"[{fig('mean_score_ci.0', '+.2f', s_low)}, {fig('mean_score_ci.1', '+.2f', s_high)}] |")
     return "\n".join(lines)
 
 
@@ -143,13 +153,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dir", default="benchmarks/search", help="where the curve_*.json files are")
     parser.add_argument("--plot", default=None, help="write the picture here (default: DIR/strength_vs_time.png)")
     parser.add_argument("--json", default=None, help="write the summary here (default: DIR/curve_summary.json)")
+    parser.add_argument("--marked", default=None, metavar="SUMMARY",
+                        help="print the table with figure markers quoting SUMMARY (the summary's path from the "
+                        "repository root, as docs/opponents.md has it: benchmarks/search/curve_summary.json)")
     parser.add_argument("--no-plot", action="store_true", help="the table and the summary only (no matplotlib)")
     args = parser.parse_args(argv)
     folder = Path(args.dir)
     points = read_points(folder)
     if not points:
         parser.error(f"no curve_*s.json points in {folder}")
-    print(table(points))
+    print(table(points, marked=args.marked))
     summary_path = Path(args.json) if args.json else folder / "curve_summary.json"
     summary_path.write_text(json.dumps(summary(points, folder), indent=2) + "\n")
     print(f"wrote {summary_path}")

@@ -132,3 +132,23 @@ def test_the_search_curve_summary_is_what_search_curve_writes():
     written = json.loads((folder / "curve_summary.json").read_text())
     expected = json.loads(json.dumps(curve.summary(curve.read_points(folder), Path("benchmarks/search"))))
     assert written == expected, "python benchmarks/search_curve.py rewrites benchmarks/search/curve_summary.json"
+
+
+def test_the_result_pages_quote_their_results_files():
+    # the measured tables of these pages stand in markers wherever a results file holds them
+    for page, least in (("docs/opponents.md", 300), ("docs/performance.md", 60), ("docs/evaluation.md", 36)):
+        found = figures.figures((REPO / page).read_text(), REPO / page)
+        assert len(found) >= least, f"{page}: {len(found)} marked figures"
+
+
+def test_the_search_time_per_decision_is_quoted_or_dated():
+    # docs/opponents.md once gave 27, 2.8 and 214 ms as if one figure: the default's time is quoted from
+    # benchmarks/core/search_speed.json, and each other time says what it measured and when
+    text = (REPO / "docs" / "opponents.md").read_text()
+    quoted = "benchmarks/core/search_speed.json default_nested_search_ms_per_decision"
+    assert text.count(quoted) >= 4
+    bare = _strip_markers(text)
+    assert not re.search(r"\b27 ms", bare) and not re.search(r"\b214 ms", bare)
+    for paragraph in re.split(r"\n\s*\n", bare):
+        for typed in re.findall(r"\b\d[\d.]* ms (?:a|per) decision", paragraph):
+            assert re.search(r"20\d\d-\d\d-\d\d", paragraph), f"{typed!r} in a paragraph without a date"

@@ -260,3 +260,12 @@ def test_the_shipped_networks_figures_are_what_big2_eval_json_wrote():
         flags = dict(zip(command[2::2], command[3::2]))
         assert (flags["--agent"], flags["--opponent"], int(flags["--games"]), int(flags["--seed"])) == (
             data["agent"], opponent, data["games"], data["seed"])
+
+
+def test_the_test_counts_are_dated_and_agree():
+    testing = (REPO / "docs" / "testing.md").read_text()
+    counted = r"(\d[\d,]*) tests when counted on\s+(\d{4}-\d{2}-\d{2})"
+    stated = {page: re.findall(counted, text) for page, text in (("README.md", README), ("docs/testing.md", testing))}
+    assert len(stated["docs/testing.md"]) == 2 and sorted(stated["README.md"]) == sorted(stated["docs/testing.md"]), stated
+    undated = re.findall(r"(?:about|the other) \d[\d,]* tests", testing + README)
+    assert not undated, f"test counts without a date: {undated}"
