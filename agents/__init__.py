@@ -14,14 +14,15 @@ Modules (all but :mod:`agents.config` and :mod:`agents.plugin` import torch; ``i
   :class:`big2_env.players.Policy` (one batched forward pass per ``act_batch``);
 * :mod:`agents.critic`: :class:`~agents.critic.FullCritic`, PPO's critic that also sees the other
   three hands (``--critic full``; training only, never in a policy file);
-Collection (playing the games a batch learns from):
-
-* :mod:`agents.vector_rollout`: self-play on the compiled vector env, the network batched over
-  every game on move (the default);
-* :mod:`agents.rollout`: games on the Python engine stepped together, one forward pass per step;
-* :mod:`agents.parallel` and :mod:`agents.ray_workers`: helper processes and Ray actors that
-  play rollouts and share PPO's gradients;
 * :mod:`agents.curriculum`: self, checkpoint, OSFP, mixed and fixed-opponent curricula;
+
+Collection (playing the games a batch learns from): :mod:`agents.collect`:
+
+* :mod:`~agents.collect.vector`: self-play on the compiled vector env, the network batched over
+  every game on move (the default);
+* :mod:`~agents.collect.rollout`: games on the Python engine stepped together, one forward pass per step;
+* :mod:`~agents.collect.parallel` and :mod:`~agents.collect.ray_workers`: helper processes and Ray actors that
+  play rollouts and share PPO's gradients;
 
 The learners: :mod:`agents.learners`: :mod:`~agents.learners.ppo` (per-seat GAE and the clipped
 PPO update, appendix C), :mod:`~agents.learners.value` (Monte Carlo Q, SARSA, Q-learning, Deep

@@ -40,7 +40,7 @@ ALGOS = ("ppo",) + VALUE_ALGOS + DISTILLING
 
 BACKENDS = ("process", "ray")
 ENVS = ("auto", "engine", "vector")
-"""Where rollout workers run (``TrainArgs.backend``): :mod:`agents.parallel`, :mod:`agents.ray_workers`."""
+"""Where rollout workers run (``TrainArgs.backend``): :mod:`agents.collect.parallel`, :mod:`agents.collect.ray_workers`."""
 
 
 MAX_WIDTH = 4096
@@ -528,8 +528,9 @@ class TrainArgs:
     )
     backend: str = _arg(
         "process",
-        "where the rollout workers run: process (helper processes on this machine sharing the weights, agents.parallel) "
-        "or ray (Ray actors on this machine or the cluster at --ray-address, agents.ray_workers; pip install -e '.[ray]')",
+        "where the rollout workers run: process (helper processes on this machine sharing the weights, "
+        "agents.collect.parallel) or ray (Ray actors on this machine or the cluster at --ray-address, "
+        "agents.collect.ray_workers; pip install -e '.[ray]')",
     )
     ray_address: str | None = _arg(
         None, "--backend ray: the Ray cluster to join (e.g. auto or ray://HEAD:10001); default: start Ray on this machine",

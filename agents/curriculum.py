@@ -2,7 +2,7 @@
 
 A curriculum decides, for every game of a batch, who plays each seat and which
 seats' decisions train the policy (a list of four seats per game, see
-:mod:`agents.rollout`). Seat assignment is drawn from the curriculum's own RNG,
+:mod:`agents.collect.rollout`). Seat assignment is drawn from the curriculum's own RNG,
 independently of the deal; the holder of 3D still starts every game.
 
 * ``"self"`` (:class:`SelfPlay`): the current policy in all four seats; every
@@ -51,7 +51,7 @@ from big2_env.engine.rules import Rules
 
 from .config import CURRICULA
 from .network import Big2Net
-from .rollout import ModelSeat, PolicySeat, Seat
+from .collect.rollout import ModelSeat, PolicySeat, Seat
 
 CURRENT = "current"
 LEARNER = ModelSeat(CURRENT, train=True)

@@ -10,7 +10,7 @@ features, runs the network once and picks one candidate per observation
 rebuilt from the mask and the hand.
 
 The numpy helpers :func:`score_numpy` and :func:`choose` are shared with the
-training rollouts (:mod:`agents.rollout`).
+training rollouts (:mod:`agents.collect.rollout`).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ batch, minibatches of 256). Fields set explicitly override either preset; a run 
 arguments with every default made concrete, so it resumes with the same ones.
 
 Each batch: the curriculum seats ``games_per_batch`` fresh deals
-(:mod:`agents.curriculum`), :func:`agents.rollout.collect` plays them with one
+(:mod:`agents.curriculum`), :func:`agents.collect.rollout.collect` plays them with one
 batched forward pass per step (PPO samples from its policy, the value learners
 play epsilon-greedy), then :func:`agents.learners.ppo.ppo_update` runs the PPO epochs or
 :func:`agents.learners.value.value_update` takes the value learner's one step (``mcq``,

@@ -3,8 +3,8 @@
 A trainer holds the network (the CPU actor and, on a GPU, the learner), the optimiser, the
 random streams and the curriculum. :meth:`Trainer.train_batch` collects one batch of games
 from the collector that fits the run (collection lives in its own modules:
-:mod:`agents.vector_rollout`, the compiled vector env; :mod:`agents.rollout`, the Python
-engine; :mod:`agents.parallel`, helper processes; :mod:`agents.ray_workers`, Ray actors;
+:mod:`agents.collect.vector`, the compiled vector env; :mod:`agents.collect.rollout`, the Python
+engine; :mod:`agents.collect.parallel`, helper processes; :mod:`agents.collect.ray_workers`, Ray actors;
 :mod:`agents.learners.distill`, a search teacher's games) and runs the learner's update
 (:mod:`agents.learners`). It also evaluates, and gives and takes its whole state for the
 checkpoints. :func:`process_layout` and :func:`idle_cores` decide processes and threads.
@@ -30,16 +30,16 @@ from big2_env.engine.game import Game
 from big2_env.engine.rules import Rules
 
 from .checkpoint import CHECKPOINT_KIND, FORMAT_VERSION, atomic_save, check_config, weights_payload
+from .collect.parallel import RolloutPool, TrainHelpers, parallel_plans
+from .collect.rollout import Rollout, collect, concat_rollouts
+from .collect.vector import SteppedCollector, collect_vector
 from .config import DISTILLING, VALUE_ALGOS, NetworkConfig, TrainArgs, check_device
 from .curriculum import make_curriculum
 from .learners.distill import TeacherPool, distill_update, network_payload
 from .learners.ppo import entropy_at, linear_lr_at, lr_at, make_optimizer, ppo_update
 from .learners.value import epsilon_at, value_update
 from .network import Big2Net, count_parameters
-from .parallel import RolloutPool, TrainHelpers, parallel_plans
 from .policy import NetworkPolicy
-from .rollout import Rollout, collect, concat_rollouts
-from .vector_rollout import SteppedCollector, collect_vector
 
 CHECKPOINT_NAME = "checkpoint.pt"
 MODEL_NAME = "model.pt"
@@ -315,14 +315,14 @@ class Trainer:
 
     def helpers(self) -> RolloutPool | None:
         """The rollout workers (started on first use) when more than one process shares the batch
-        (:attr:`process_count`), else ``None``: helper processes (:mod:`agents.parallel`, which also
-        share PPO's gradients) or Ray actors (:mod:`agents.ray_workers`, ``backend="ray"``). They
+        (:attr:`process_count`), else ``None``: helper processes (:mod:`agents.collect.parallel`, which also
+        share PPO's gradients) or Ray actors (:mod:`agents.collect.ray_workers`, ``backend="ray"``). They
         play their share of every batch's games."""
         if self.distill is not None or self.process_count <= 1 or self.args.env == "vector":
             return None
         if self._helpers is None:
             if self.args.backend == "ray":
-                from .ray_workers import RayWorkers
+                from .collect.ray_workers import RayWorkers
 
                 self._helpers = RayWorkers(self.actor, self.processes - 1, self.process_threads, self.args.ray_address)
             else:

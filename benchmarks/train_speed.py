@@ -2,8 +2,8 @@
 
 Runs training batches exactly as ``big2 train`` does (same Trainer, no evaluation
 or checkpoint writes), for each setting: a backend (``--backends``: ``process``,
-the helper processes of :mod:`agents.parallel`; ``ray``, the Ray actors of
-:mod:`agents.ray_workers`; ``legacy``, the process backend as it was before workers
+the helper processes of :mod:`agents.collect.parallel`; ``ray``, the Ray actors of
+:mod:`agents.collect.ray_workers`; ``legacy``, the process backend as it was before workers
 played every curriculum: only all-current-policy games are shared, the rest play in
 the trainer) and a worker count (``--workers``). The settings take turns batch by
 batch, so that they meet the same machine load, and each gets one warm-up batch
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     layouts = {(b, w): (w, 1) if b == "ray" else process_layout(w, args.threads) for b, w in settings}
     actors = sum(w - 1 for b, w in settings if b == "ray")
     if actors:  # one local Ray for every ray setting, with a CPU for each of their actors
-        from agents.ray_workers import import_ray, start_ray
+        from agents.collect.ray_workers import import_ray, start_ray
 
         start_ray(None, actors)
     trainers = {}
@@ -204,7 +204,7 @@ def learner_ceiling(trainer: Trainer, repeats: int) -> dict[str, float]:
     model = deepcopy(trainer.model)
     optimizer = type(trainer.optimizer)(model.parameters(), **trainer.optimizer.defaults)
     rng = np.random.default_rng(0)
-    from agents.rollout import collect
+    from agents.collect.rollout import collect
     from big2_env.engine.game import Game
 
     plans = trainer.curriculum.plan(trainer.args.games_per_batch)

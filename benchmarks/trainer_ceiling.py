@@ -44,7 +44,7 @@ import torch  # noqa: E402
 
 from agents.config import TrainArgs  # noqa: E402
 from agents.learners.ppo import UpdateData, minibatches  # noqa: E402
-from agents.rollout import Rollout, candidate_rows  # noqa: E402
+from agents.collect.rollout import Rollout, candidate_rows  # noqa: E402
 from agents.train import Trainer, free_cores  # noqa: E402
 
 

@@ -1,9 +1,9 @@
 """Self-play collection for training: the Python engine's collector against the compiled vector env's.
 
 Both play ``--games`` games of the paper's network (default size, untrained) in all four seats,
-sampling its policy, and record every decision for PPO: (a) ``agents.rollout.collect`` on
+sampling its policy, and record every decision for PPO: (a) ``agents.collect.rollout.collect`` on
 ``Game`` objects (the network batched over the games, one process), (b)
-``agents.vector_rollout.collect_vector`` on ``Big2VectorEnv`` (the rules, views and candidate
+``agents.collect.vector.collect_vector`` on ``Big2VectorEnv`` (the rules, views and candidate
 rows in the compiled core, every core). Then whole PPO batches (collect and update) through
 ``agents.train`` with ``--env engine --workers 1`` and ``--env vector``. Decisions/s, with the ratio.
 
@@ -22,9 +22,9 @@ import torch
 
 from agents.config import TrainArgs
 from agents.network import Big2Net, NetworkConfig
-from agents.rollout import ModelSeat, collect
+from agents.collect.rollout import ModelSeat, collect
 from agents.train import train
-from agents.vector_rollout import collect_vector
+from agents.collect.vector import collect_vector
 from big2_env import Game, Rules
 from big2_env.envs.vector import Big2VectorEnv
 

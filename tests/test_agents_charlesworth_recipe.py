@@ -14,7 +14,7 @@ from agents.network import Big2Net  # noqa: E402
 from agents.policy import NetworkPolicy  # noqa: E402
 from agents.train import train  # noqa: E402
 from agents.trainer import Trainer  # noqa: E402
-from agents.vector_rollout import SteppedCollector  # noqa: E402
+from agents.collect.vector import SteppedCollector  # noqa: E402
 from big2_env.envs.vector import Big2VectorEnv  # noqa: E402
 from big2_env.evaluation.versus import evaluate  # noqa: E402
 from big2_env.players.charlesworth import PARAMETER_SHAPES, CharlesworthNetwork, network_input  # noqa: E402

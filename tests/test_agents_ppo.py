@@ -15,7 +15,7 @@ from agents.curriculum import SelfPlay  # noqa: E402
 from agents.config import NetworkConfig  # noqa: E402
 from agents.network import Big2Net, pack_candidates  # noqa: E402
 from agents.learners.ppo import advantages_and_returns, candidate_keys, gae, lr_at, seat_trajectories  # noqa: E402
-from agents.rollout import collect  # noqa: E402
+from agents.collect.rollout import collect  # noqa: E402
 from agents.train import Trainer  # noqa: E402
 from big2_env import Game  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""The Ray backend (agents.ray_workers): a local Ray with two workers trains reproducibly, plays
+"""The Ray backend (agents.collect.ray_workers): a local Ray with two workers trains reproducibly, plays
 the process backend's games, resumes exactly, and survives (or reports) a killed actor."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from agents.curriculum import CheckpointPlay, FixedOpponent  # noqa: E402
 from agents.learners.distill import TeacherPool  # noqa: E402
 from agents.config import NetworkConfig  # noqa: E402
 from agents.network import Big2Net  # noqa: E402
-from agents.ray_workers import RayWorkers  # noqa: E402
+from agents.collect.ray_workers import RayWorkers  # noqa: E402
 from agents.train import train  # noqa: E402
 from big2_env.engine.rules import Rules  # noqa: E402
 from deadline import deadline  # noqa: E402

@@ -103,7 +103,7 @@ def test_gradient_ratio_and_health_are_logged_and_plotted(tmp_path):
 def test_gradient_ratio_measures_the_shared_layers():
     from agents.learners.ppo import UpdateData, gradient_ratio
     from agents.network import Big2Net, NetworkConfig
-    from agents.vector_rollout import collect_vector
+    from agents.collect.vector import collect_vector
     from big2_env.envs.vector import Big2VectorEnv
     import numpy as np
 
@@ -209,7 +209,7 @@ def test_the_mlp_design_scores_each_candidate_by_its_1695_action_index(rules):
 
     from agents.network import Big2Net
     from agents.config import NetworkConfig
-    from agents.vector_rollout import collect_vector
+    from agents.collect.vector import collect_vector
     from big2_env import Rules
     from big2_env.envs.vector import Big2VectorEnv
 

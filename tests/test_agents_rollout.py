@@ -12,7 +12,7 @@ from gymnasium.utils import seeding  # noqa: E402
 from agents.curriculum import CheckpointPlay, FixedOpponent, SelfPlay, make_curriculum  # noqa: E402
 from agents.config import NetworkConfig  # noqa: E402
 from agents.network import Big2Net  # noqa: E402
-from agents.rollout import ModelSeat, PolicySeat, collect  # noqa: E402
+from agents.collect.rollout import ModelSeat, PolicySeat, collect  # noqa: E402
 from big2_env import Game, raw_env  # noqa: E402
 from big2_env.observations.paper import action_index  # noqa: E402
 from big2_env.players.smart import SmartPolicy  # noqa: E402

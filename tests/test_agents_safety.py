@@ -29,7 +29,7 @@ from agents.checkpoint import CheckpointError, atomic_save, load_model, read_fil
 from agents.config import TrainArgs  # noqa: E402
 from agents.config import NetworkConfig  # noqa: E402
 from agents.network import Big2Net  # noqa: E402
-from agents.parallel import TrainHelpers  # noqa: E402
+from agents.collect.parallel import TrainHelpers  # noqa: E402
 from agents.train import MODEL_NAME, TrainingDiverged, free_cores, train  # noqa: E402
 
 SMALL = {"card_dim": 16, "hand_heads": 2, "hand_ff": 32, "field_dim": 16, "count_dim": 16, "state_dim": 32, "state_ff": 64,
@@ -96,7 +96,7 @@ HELPER_SCRIPT = textwrap.dedent(
     """
     import sys, time
     from agents.network import Big2Net, NetworkConfig
-    from agents.parallel import TrainHelpers
+    from agents.collect.parallel import TrainHelpers
 
     if __name__ == "__main__":
         helpers = TrainHelpers(Big2Net(NetworkConfig(**{small})), 2)
@@ -160,7 +160,7 @@ def test_helpers_work_with_several_torch_threads_each():
             from big2_env.engine.rules import Rules
 
             from agents.curriculum import CURRENT
-            from agents.rollout import ModelSeat
+            from agents.collect.rollout import ModelSeat
             import numpy as np
 
             plans = [[ModelSeat(CURRENT)] * 4 for _ in range(4)]

@@ -21,7 +21,7 @@ from agents.curriculum import CURRENT, OSFPPlay, make_curriculum  # noqa: E402
 from agents.config import NetworkConfig  # noqa: E402
 from agents.network import Big2Net, count_parameters, pack_candidates, parameter_count  # noqa: E402
 from agents.policy import NetworkPolicy, alphadou_scores, score_numpy  # noqa: E402
-from agents.rollout import collect  # noqa: E402
+from agents.collect.rollout import collect  # noqa: E402
 from agents.train import Trainer, train  # noqa: E402
 from agents.learners.value import q_targets, value_update, won_games  # noqa: E402
 from big2_env import Game  # noqa: E402

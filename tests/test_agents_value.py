@@ -16,7 +16,7 @@ from agents.curriculum import SelfPlay  # noqa: E402
 from agents.config import NetworkConfig  # noqa: E402
 from agents.network import Big2Net, pack_candidates  # noqa: E402
 from agents.policy import NetworkPolicy, choose  # noqa: E402
-from agents.rollout import Rollout, collect  # noqa: E402
+from agents.collect.rollout import Rollout, collect  # noqa: E402
 from agents.train import Trainer, train  # noqa: E402
 from agents.learners.value import chosen_q, epsilon_at, max_q, q_targets, value_update  # noqa: E402
 from big2_env import Game  # noqa: E402

@@ -8,7 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.network import Big2Net, NetworkConfig  # noqa: E402
-from agents.vector_rollout import collect_vector  # noqa: E402
+from agents.collect.vector import collect_vector  # noqa: E402
 from big2_env import Game, Rules, action_cards, observation  # noqa: E402
 from big2_env.envs.vector import Big2VectorEnv  # noqa: E402
 from big2_env.observations.decision import Decision  # noqa: E402

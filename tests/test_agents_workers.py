@@ -1,4 +1,4 @@
-"""Rollout workers for every curriculum (agents.parallel): helper processes play snapshot and
+"""Rollout workers for every curriculum (agents.collect.parallel): helper processes play snapshot and
 heuristic seats exactly as an in-process worker does, die loudly, and old runs resume as they were."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from agents.config import TrainArgs  # noqa: E402
 from agents.curriculum import CheckpointPlay, FixedOpponent, MixedPlay  # noqa: E402
 from agents.config import NetworkConfig  # noqa: E402
 from agents.network import Big2Net  # noqa: E402
-from agents.parallel import CollectRequest, RolloutPool, RolloutWorker, TrainHelpers  # noqa: E402
-from agents.rollout import Rollout  # noqa: E402
+from agents.collect.parallel import CollectRequest, RolloutPool, RolloutWorker, TrainHelpers  # noqa: E402
+from agents.collect.rollout import Rollout  # noqa: E402
 from agents.train import Trainer, train  # noqa: E402
 from big2_env.engine.rules import Rules  # noqa: E402
 from deadline import deadline  # noqa: E402

@@ -1,5 +1,5 @@
 """The learners: PPO (appendix C), the value learners and Deep Monte Carlo, and learning from the search.
-May import: torch, big2_env, and agents' config, network, policy and rollout modules (never agents.train).
+May import: torch, big2_env, agents' config, network, policy and critic modules, and agents.collect (never agents.train).
 
 Modules: :mod:`~agents.learners.ppo`, :mod:`~agents.learners.value` (Monte Carlo Q, SARSA,
 Q-learning, Deep Monte Carlo), :mod:`~agents.learners.distill` (a network imitating a teacher) and

@@ -64,7 +64,7 @@ from big2_env.engine.rules import Rules
 from ..config import DistillConfig, NetworkConfig
 from ..network import OBS_SIZE, Big2Net
 from .ppo import attach_flat_grad, candidate_keys, minibatches
-from ..rollout import Rollout, _Recorder, concat_rollouts
+from ..collect.rollout import Rollout, _Recorder, concat_rollouts
 
 __all__ = ["Payload", "TeacherPool", "distill_update", "network_payload", "payload_network", "soft_targets", "teacher_rollout"]
 
@@ -94,7 +94,7 @@ def teacher_rollout(
     """Play one game per seed with ``teacher`` (an agent spec) in all four seats; record every
     decision with more than one legal action (forced moves are played, not recorded).
 
-    The :class:`~agents.rollout.Rollout`'s ``choice`` is the teacher's pick (its position in the
+    The :class:`~agents.collect.rollout.Rollout`'s ``choice`` is the teacher's pick (its position in the
     ascending legal list), ``obs`` the 277 numbers (315 with ``extended``); ``logp`` and
     ``value`` are 0 (no network played). For a search teacher, ``candidate_values`` holds
     its mean final score of every candidate (``last_stats["means"]``; NaN where it searched
@@ -166,7 +166,7 @@ class TeacherPool:
 
     :meth:`collect` cuts the seeds into ``4 x processes`` consecutive chunks, plays them in
     the workers and joins the results in seed order: the same seeds give the same
-    :class:`~agents.rollout.Rollout` whatever the process count. :meth:`close` stops the
+    :class:`~agents.collect.rollout.Rollout` whatever the process count. :meth:`close` stops the
     workers (also on errors: the trainer closes it in a ``finally``).
     """
 
@@ -180,7 +180,7 @@ class TeacherPool:
         self._ray: Any = None
         self._started_ray = False
         if processes > 1 and backend == "ray":
-            from ..ray_workers import import_ray, start_ray
+            from ..collect.ray_workers import import_ray, start_ray
 
             self._ray = import_ray()
             self._started_ray = start_ray(address, processes)

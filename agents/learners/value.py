@@ -66,7 +66,7 @@ import torch
 from ..config import ValueConfig
 from ..network import Big2Net
 from .ppo import minibatches, seat_trajectories
-from ..rollout import Rollout
+from ..collect.rollout import Rollout
 
 TARGET_CHUNK = 4096
 """Decisions per no-grad forward pass when computing bootstrap targets."""

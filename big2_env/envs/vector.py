@@ -30,7 +30,7 @@ naming the game, and the state is unchanged.
 
 ``candidates()`` gives every mover's legal actions as the card-aware networks read them (the 80
 candidate features and action indices, in :class:`~big2_env.observations.decision.Decision`'s
-order); ``big2 train --env vector`` trains on it (:mod:`agents.vector_rollout`). ``hands()`` gives
+order); ``big2 train --env vector`` trains on it (:mod:`agents.collect.vector`). ``hands()`` gives
 every game's four hands (the full state, for a critic; never for a policy). All three views are
 compiled: the paper's, the extended one (``observation="extended"``) and Charlesworth's
 (``observation="charlesworth"``, kept up to date move by move in the state, as his game does).

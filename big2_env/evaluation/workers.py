@@ -13,5 +13,5 @@ import multiprocessing
 __all__ = ["START_METHOD"]
 
 START_METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-"""How worker processes start (evaluation and arena workers here, training helpers in :mod:`agents.parallel`):
+"""How worker processes start (evaluation and arena workers here, training helpers in :mod:`agents.collect.parallel`):
 never by forking a process whose torch/OpenMP thread pool may be running, which can deadlock."""

@@ -33,8 +33,8 @@ from big2_env.players.base import policy_actions
 from big2_env.engine.game import NUM_PLAYERS, Game
 from big2_env.players.base import Policy
 
-from .network import Big2Net
-from .policy import choose, score_numpy
+from ..network import Big2Net
+from ..policy import choose, score_numpy
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ class Rollout:
     (card bitmasks) at the decision, which the full critic reads (:mod:`agents.critic`);
     ``critic_value`` (N,) float32, that critic's value, which the advantages then use instead of
     ``value``; ``cut`` (N,) bool, a seat's last decision in a game that goes on into the next
-    batch (:func:`agents.vector_rollout.SteppedCollector`): its value bootstraps the decisions
+    batch (:func:`agents.collect.vector.SteppedCollector`): its value bootstraps the decisions
     before it, and it is learned in the next batch, not in this one; ``ended`` (G,) bool, the games
     that ended (only their ``scores``, ``turns`` and ``winners`` are set).
     """

@@ -10,7 +10,7 @@ just wrote; nothing is copied per step) and do two things:
 * **Rollouts** (every curriculum): the batch's games are split into ``n + 1`` parts;
   the trainer plays the first part with its action RNG while each helper plays
   another with its own RNG (seeded from the trainer's action RNG, so the run stays
-  reproducible); the parts are concatenated (:func:`agents.rollout.concat_rollouts`).
+  reproducible); the parts are concatenated (:func:`agents.collect.rollout.concat_rollouts`).
   A helper plays its games with a :class:`RolloutWorker`: the current policy on the
   shared weights, the snapshot networks its games need (each snapshot's weights
   travel once, then stay cached until the pool drops it) and copies of the heuristic
@@ -62,10 +62,10 @@ from big2_env.evaluation.workers import START_METHOD
 from big2_env.engine.game import Game
 from big2_env.engine.rules import Rules
 
-from .config import NetworkConfig, PPOConfig
-from .learners.ppo import attach_flat_grad, minibatch_loss, split_minibatch
-from .curriculum import CURRENT
-from .network import Big2Net
+from ..config import NetworkConfig, PPOConfig
+from ..learners.ppo import attach_flat_grad, minibatch_loss, split_minibatch
+from ..curriculum import CURRENT
+from ..network import Big2Net
 from .rollout import ModelSeat, PolicySeat, Rollout, SeatPlan, collect, concat_rollouts
 
 __all__ = ["CollectRequest", "MissingSnapshots", "RolloutPool", "RolloutWorker", "TrainHelpers", "split_minibatch"]
@@ -195,7 +195,7 @@ class RolloutPool:
         skip_forced: bool,
         epsilon: float | None,
     ) -> Rollout:
-        """:func:`agents.rollout.collect` of fresh games dealt from ``seeds``, shared with the
+        """:func:`agents.collect.rollout.collect` of fresh games dealt from ``seeds``, shared with the
         workers; ``models`` maps the plans' keys to networks (``"current"`` is the trainer's
         actor, whose weights the workers act with). The trainer plays the first part with ``rng``.
 

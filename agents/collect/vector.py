@@ -1,6 +1,6 @@
 """Self-play rollouts on the compiled vector env: every game's mover in one batched forward pass.
 
-:func:`collect_vector` is :func:`agents.rollout.collect` for the commonest curriculum (the
+:func:`collect_vector` is :func:`agents.collect.rollout.collect` for the commonest curriculum (the
 current policy in all four seats, every decision recorded) on
 :class:`big2_env.envs.vector.Big2VectorEnv`: the rules, the observations and the candidate rows
 are computed in the compiled core, parallel over games, and the network scores the mover of
@@ -8,7 +8,7 @@ every unfinished game in one forward pass per step. Each of the env's ``num_envs
 played once from a fresh deal; a game that has ended is stepped with its first legal action
 (the env deals it again) and nothing of it is recorded.
 
-The result is the same :class:`agents.rollout.Rollout` as the engine's collector gives, so
+The result is the same :class:`agents.collect.rollout.Rollout` as the engine's collector gives, so
 every learner trains on it unchanged (``big2 train --env vector``). The deals come from the
 vector env's generator (seeded per batch), not from ``Game(rules, seed=...)``: the two
 collectors play different deals, each reproducibly.
@@ -20,8 +20,8 @@ import numpy as np
 
 from big2_env.envs.vector import Big2VectorEnv
 
-from .network import Big2Net
-from .policy import choose, score_numpy
+from ..network import Big2Net
+from ..policy import choose, score_numpy
 from .rollout import Rollout, _Recorder, candidate_rows, concat_rollouts, select_rows
 
 
@@ -39,7 +39,7 @@ def collect_vector(
     Args:
         venv: the vector env (paper observation); it is reset with ``seed``.
         model: the network in every seat (its decisions are all recorded).
-        rng: draws the sampled actions (``None``: argmax), as in :func:`agents.rollout.collect`.
+        rng: draws the sampled actions (``None``: argmax), as in :func:`agents.collect.rollout.collect`.
         seed: the deals' seed for this batch.
         skip_forced: a decision with one legal action is played without a forward pass and not recorded.
         epsilon: ``None`` samples the softmax (PPO); a number plays epsilon-greedy (value learners).

@@ -1,6 +1,6 @@
 """Rollout workers as Ray actors: ``big2 train --backend ray [--ray-address ADDR] --workers N``.
 
-The same :class:`agents.parallel.RolloutWorker` that a helper process runs, wrapped
+The same :class:`agents.collect.parallel.RolloutWorker` that a helper process runs, wrapped
 in a Ray actor, so that a run spreads over the machines of a Ray cluster with no
 code change. The trainer (the learner, on ``--device``) plays the first part of
 every batch itself, as with the process backend, and ``N - 1`` actors (one CPU
@@ -9,7 +9,7 @@ each) play the others:
 * **Weights.** Actors act on CPU copies of the current policy: its weights go
   into Ray's object store once per batch (``ray.put``) and every actor loads
   them before playing. A snapshot opponent's weights travel to an actor once and
-  stay cached there until the pool drops it (:class:`agents.parallel.RolloutPool`).
+  stay cached there until the pool drops it (:class:`agents.collect.parallel.RolloutPool`).
 * **Reproducibility.** A part's games depend only on its request (deals, seat
   plans, a seed drawn from the trainer's action RNG, the weights), so a run is
   exactly reproducible and resumable for a given ``--workers``; the rollouts are
@@ -46,9 +46,9 @@ from typing import Any, Hashable, Mapping
 import numpy as np
 import torch
 
-from .curriculum import CURRENT
-from .config import NetworkConfig
-from .network import Big2Net
+from ..curriculum import CURRENT
+from ..config import NetworkConfig
+from ..network import Big2Net
 from .parallel import CollectRequest, MissingSnapshots, RolloutPool, RolloutWorker, numpy_weights
 from .rollout import Rollout
 
