@@ -100,10 +100,13 @@ def collect(row: str, run: Path, out: Path) -> Path:
 
 
 def curves(folder: Path) -> dict[str, list[dict[str, str]]]:
-    """Each collected row's evaluation rows against Smart (from its ``metrics.csv``)."""
+    """Each row's evaluation rows against Smart, from ``metrics.csv`` in its collected folder ``DIR/ROW``
+    or, for a row kept elsewhere (the default's long run), in the folder its JSON names."""
     found = {}
     for row in sorted(ROWS):
         path = folder / row / "metrics.csv"
+        if not path.is_file() and (folder / f"{row}.json").is_file():
+            path = HERE.parents[1] / json.loads((folder / f"{row}.json").read_text())["run"] / "metrics.csv"
         if path.is_file():
             found[row] = [r for r in read_csv(path) if r["opponent"] == "smart"]
     return found

@@ -67,12 +67,24 @@ def measure(runs: Path, weights: list[float], games: int, out: Path) -> dict:
             print(f"{label} vs {opponent}: {result.win_rate:.1%} {result.mean_score:+.2f}", flush=True)
         rows.append(row)
     figures = {"rows": rows, "paper": {k: {"win_rate": v[0], "mean_score": v[1]} for k, v in PAPER.items()},
-               "games": games, "seed": 2026, "fork_games": None, "date": time.strftime("%Y-%m-%d"),
+               "games": games, "seed": 2026, "fork_games": fork_games(runs, weights), "date": time.strftime("%Y-%m-%d"),
                "command": f"python benchmarks/win_bonus.py measure --runs RUNS --weights {','.join(f'{w:g}' for w in weights)}"}
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(figures, indent=2) + "\n")
     print(table(figures))
     return figures
+
+
+def fork_games(runs: Path, weights: list[float]) -> dict[str, int]:
+    """The self-play games each fork trained (its ``train_log.csv``'s last row)."""
+    import csv
+
+    found = {}
+    for weight in weights:
+        with (runs / f"bonus_{weight:g}" / "train_log.csv").open(newline="") as handle:
+            rows = list(csv.DictReader(handle))
+        found[f"{weight:g}"] = int(rows[-1]["games"]) if rows else 0
+    return found
 
 
 def table(figures: dict) -> str:
