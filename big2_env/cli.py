@@ -58,7 +58,7 @@ from .evaluation.arena.command import add_arena_command
 from .evaluation.loading import agent_choices, load_agent
 from .players.base import Policy
 from .players.random import RandomPolicy
-from .plugins import CommandError, command_plugins
+from .plugins import CommandError, command_plugins, positive_int, seed_int
 from .render.text import render_table
 from .engine.rules import Rules
 
@@ -294,15 +294,6 @@ def _seat(text: str) -> int:
     raise argparse.ArgumentTypeError(f"must be 0, 1, 2 or 3; got {text!r}")  # argparse names the flag
 
 
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer; got {text!r}")
-    return value
-
 
 def _load_agent(spec: str, rules: Rules, what: str, trust: bool = False, seed: int | None = None) -> Policy:
     """:func:`big2_env.evaluation.loading.load_agent`, its refusals reported as ``big2 COMMAND: error: ...``."""
@@ -463,15 +454,6 @@ def _rho(text: str) -> float:
     return value
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
 
 def _port(text: str) -> int:
     try:
@@ -534,7 +516,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     demo = sub.add_parser("demo", help="play and render one seeded game between random players")
-    demo.add_argument("--seed", type=_seed, default=None,
+    demo.add_argument("--seed", type=seed_int, default=None,
                       help="deal and players' seed, a non-negative integer (default: a random one, printed)")
     demo.add_argument("--rules", default="paper", choices=Rules.PRESETS, help="rules preset (default paper)")
     demo.add_argument("--view", type=_view, default="all", help="whose hands to show: all, none, current or a seat 0..3")
@@ -547,7 +529,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     play.add_argument("--rules", default="paper", choices=Rules.PRESETS, help="rules preset (default paper)")
-    play.add_argument("--seed", type=_seed, default=None, help="deal seed, a non-negative integer (default: random)")
+    play.add_argument("--seed", type=seed_int, default=None, help="deal seed, a non-negative integer (default: random)")
     play.add_argument("--replay", default=None, metavar="FILE",
                       help="write the game's replay (JSON; big2 serve loads it) to FILE at the end")
     play.set_defaults(func=cmd_play)
@@ -556,9 +538,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--agent", required=True, metavar="AGENT", help=f"the evaluated agent: {agent_choices()}")
     ev.add_argument("--opponent", required=True, metavar="AGENT", help="the three opponents, same forms as --agent")
     ev.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
-    ev.add_argument("--games", type=_positive_int, default=1000, help="games (deals with --duplicate), default 1000")
+    ev.add_argument("--games", type=positive_int, default=1000, help="games (deals with --duplicate), default 1000")
     ev.add_argument("--duplicate", action="store_true", help="replay every deal with the agent in each of the four seats")
-    ev.add_argument("--seed", type=_seed, default=0, help="seed of deals, seats and policies, a non-negative integer (default 0)")
+    ev.add_argument("--seed", type=seed_int, default=0,
+                    help="seed of deals, seats and policies, a non-negative integer (default 0)")
     ev.add_argument("--rules", default="paper", choices=Rules.PRESETS, help="rules preset (default paper)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
     ev.add_argument(
@@ -576,7 +559,7 @@ def build_parser() -> argparse.ArgumentParser:
         "is within R x |best| of the best (R in [0, 1]; default the network's own, 0.05; 0: by expected score alone)",
     )
     ev.add_argument(
-        "--jobs", type=_positive_int, default=1,
+        "--jobs", type=positive_int, default=1,
         help="processes to spread the games over (default 1); the same --seed and --jobs give the same result",
     )
     ev.add_argument("--replays", default=None, metavar="DIR",
@@ -600,7 +583,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     web.add_argument("--rules", default="paper", choices=Rules.PRESETS, help="the page's default rules preset (default paper)")
     web.add_argument("--no-browser", action="store_true", help="do not open a browser")
-    web.add_argument("--max-games", type=_positive_int, default=100, help="games held at once (default 100)")
+    web.add_argument("--max-games", type=positive_int, default=100, help="games held at once (default 100)")
     web.add_argument("--idle-minutes", type=_positive_float, default=30.0, help="a game idle this long is forgotten (default 30)")
     web.add_argument("--exit-after", type=_positive_float, default=None, metavar="SECONDS",
                      help="stop after this many seconds (for scripts and tests; default: run until Ctrl+C)")

@@ -35,6 +35,8 @@ Example:
 
 from __future__ import annotations
 
+import argparse
+
 import importlib.metadata
 import warnings
 from collections.abc import Callable
@@ -132,3 +134,33 @@ def _unavailable(name: str, value: str, err: ImportError) -> Callable[[Any], Non
         parser.set_defaults(func=fail)
 
     return add
+
+
+def positive_int(text: str) -> int:
+    """An :mod:`argparse` type shared by the ``big2`` subcommands: a positive integer.
+
+    >>> positive_int("3")
+    3
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def seed_int(text: str) -> int:
+    """An :mod:`argparse` type shared by the ``big2`` subcommands: a seed, a non-negative integer.
+
+    >>> seed_int("0")
+    0
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer; got {text!r}")
+    return value

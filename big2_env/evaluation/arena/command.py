@@ -17,7 +17,7 @@ from typing import Any
 
 from ...engine.rules import Rules
 from ...errors import LoadError
-from ...plugins import CommandError
+from ...plugins import CommandError, positive_int, seed_int
 from ..loading import agent_choices
 from .run import ArenaError, run_arena
 from .schedule import MAX_ALL_TABLES, TABLE_MODES
@@ -25,24 +25,6 @@ from .schedule import MAX_ALL_TABLES, TABLE_MODES
 __all__ = ["add_arena_command", "cmd_arena"]
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer; got {text!r}")
-    return value
 
 
 def cmd_arena(args: argparse.Namespace) -> int:
@@ -69,9 +51,9 @@ def add_arena_command(sub: Any) -> None:
         "every agent holds every hand; the finishing orders give OpenSkill (Plackett-Luce) ratings.",
     )
     arena.add_argument("agents", nargs="+", metavar="AGENT", help=f"two or more agents: {agent_choices()}")
-    arena.add_argument("--deals", type=_count, default=100,
+    arena.add_argument("--deals", type=positive_int, default=100,
                        help="deals each table plays (with --tables sampled: deals in all, one table each); default 100")
-    arena.add_argument("--seed", type=_seed, default=0, help="seed of deals, seat orders and agents (default 0)")
+    arena.add_argument("--seed", type=seed_int, default=0, help="seed of deals, seat orders and agents (default 0)")
     arena.add_argument("--out", required=True, metavar="DIR",
                        help="folder for ratings.json, head_to_head.json, games.csv and ratings.png (new or empty; "
                        "an earlier arena's with --resume)")
@@ -79,7 +61,7 @@ def add_arena_command(sub: Any) -> None:
     arena.add_argument("--tables", default=None, choices=TABLE_MODES,
                        help=f"all: every table plays every deal; sampled: each deal at one table, in turn "
                        f"(default: all up to {MAX_ALL_TABLES} tables, i.e. seven agents, else sampled)")
-    arena.add_argument("--jobs", type=_count, default=1,
+    arena.add_argument("--jobs", type=positive_int, default=1,
                        help="worker processes (default 1); the results are the same whatever --jobs")
     arena.add_argument("--resume", action="store_true", help="continue the run in --out from its games.csv")
     arena.add_argument("--no-progress", action="store_true", help="no progress bar")
