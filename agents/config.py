@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from big2_env.engine.rules import Rules
+from big2_env.players.charlesworth import INPUT_SIZE
 
 CURRICULA = ("self", "checkpoint", "osfp", "fixed:smart", "fixed:greedy", "fixed:random", "mixed")
 """The curricula of :func:`agents.curriculum.make_curriculum`."""
@@ -64,7 +65,7 @@ LR_SCHEDULES = ("cosine", "linear")
 
 _CHOICES = {"design": DESIGNS, "observation": OBSERVATIONS}
 
-CHARLESWORTH_INPUTS = 412
+CHARLESWORTH_INPUTS = INPUT_SIZE
 """The width of Charlesworth's input (:data:`big2_env.players.charlesworth.INPUT_SIZE`)."""
 
 MAX_SCORER_BLOCKS = 16

@@ -22,9 +22,8 @@ import numpy as np
 import torch
 
 from big2_env.observations.paper import FEATURE_SIZE, OBS_HAND, PAD_CARD, action_cards, play_features
-from big2_env.observations.extended import history_moves
 from big2_env.players.base import Policy
-from big2_env.players.charlesworth import network_input
+from big2_env.players.charlesworth import observation_input
 from big2_env.engine.rules import Rules
 
 from .config import check_rho
@@ -51,17 +50,6 @@ def alphadou_scores(scores: torch.Tensor, win: torch.Tensor, rho: float) -> torc
     best = scores.max(dim=1, keepdim=True).values
     band = scores >= best - rho * best.abs()
     return torch.where(band, win, torch.full_like(win, -math.inf))
-
-
-def charlesworth_input(obs: Mapping[str, Any]) -> np.ndarray:
-    """His 412 numbers for the player on move of an extended observation (its ``"history"`` and hand):
-    :func:`big2_env.players.charlesworth.network_input`, what the vector env computes in the core."""
-    if "history" not in obs:
-        raise ValueError("this network reads Charlesworth's 412 numbers, rebuilt from the move history: give it the "
-                         "extended view (observation='extended'), as evaluate() and the envs' opponents do")
-    vector = np.asarray(obs["observation"])
-    hand = [int(c) for c in vector[OBS_HAND].tolist() if c != PAD_CARD]
-    return network_input(history_moves(obs["history"]), hand)
 
 
 def score_numpy(
@@ -207,7 +195,7 @@ class NetworkPolicy(Policy):
         paper's 277, so a paper network takes that prefix; an extended network needs all 315;
         Charlesworth's 412 are rebuilt from the extended view's move history and hand."""
         if self.model.config.observation == "charlesworth":
-            return charlesworth_input(obs)
+            return observation_input(obs)
         vector = np.asarray(obs["observation"], dtype=np.float32)
         width = self.model.obs_size
         if vector.shape[-1] < width:

@@ -52,6 +52,8 @@ __all__ = [
     "agent_spec_plugins",
     "command_plugins",
     "entry_points",
+    "positive_int",
+    "seed_int",
 ]
 
 AGENT_SPECS_GROUP = "big2_env.agent_specs"

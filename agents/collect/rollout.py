@@ -262,8 +262,7 @@ class _Recorder:
             decisions=decisions,
             model_decisions=model_decisions,
             seat_plans=list(plans),
-            hands=(np.concatenate(self.hands) if self.hands else np.zeros((0, 4), np.int64))
-            if len(self.hands) == len(self.obs) and (self.hands or self.recording_hands) else None,
+            hands=(np.concatenate(self.hands) if self.hands else np.zeros((0, 4), np.int64)) if self.recording_hands else None,
         )
 
 

@@ -97,6 +97,7 @@ from ..observations.compiled import (
     write_observation,
 )
 from ..observations.paper import ACTION_SLOTS, FEATURE_SIZE
+from ..players.charlesworth import INPUT_SIZE
 
 __all__ = ["Big2VectorEnv", "vector_env"]
 
@@ -125,7 +126,7 @@ VIEWS = ("paper", "extended")
 SELF_PLAY_VIEWS = ("paper", "charlesworth", "extended")
 """The views of :class:`Big2VectorEnv`: also Charlesworth's 412 numbers."""
 EXTENDED_SIZE = OBS_SIZE + 38
-CHARLESWORTH_SIZE = 412  # big2_env.players.charlesworth.INPUT_SIZE
+CHARLESWORTH_SIZE = INPUT_SIZE
 VIEW_SIZES = {"paper": OBS_SIZE, "extended": EXTENDED_SIZE, "charlesworth": CHARLESWORTH_SIZE}
 # his sections and last-play numbers (big2_env.players.charlesworth): hand, other players, record, last play
 _CW_OTHERS, _CW_RECORD, _CW_LAST = 286, 367, 383

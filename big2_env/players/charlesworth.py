@@ -78,6 +78,7 @@ __all__ = [
     "CharlesworthPolicy",
     "load_parameters",
     "network_input",
+    "observation_input",
     "write_parameters",
 ]
 
@@ -405,6 +406,19 @@ def network_input(history: Sequence[tuple[int, Sequence[int]]], hand: Sequence[i
     return x
 
 
+def observation_input(obs: Observation) -> np.ndarray:
+    """His 412 numbers for the player on move of an extended observation (its ``"history"`` and the
+    hand in its ``"observation"``): what :class:`CharlesworthPolicy` and a network trained on his
+    inputs (``agents``, ``NetworkConfig(observation="charlesworth")``) read at the table."""
+    if "history" not in obs:
+        raise ValueError("Charlesworth's network reads the move history: give it the extended view (observation_kind)")
+    vector = np.asarray(obs["observation"])
+    hand = [int(c) for c in vector[OBS_HAND] if c != PAD_CARD]
+    if any(not 0 <= c < NUM_CARDS for c in hand) or len(set(hand)) != len(hand):
+        raise ValueError("the observation's hand slots must hold distinct card ids 0..51, then padding")
+    return network_input(history_moves(obs["history"]), hand)
+
+
 # ----------------------------------------------------------------------------- the player
 class CharlesworthPolicy(Policy):
     """Charlesworth's network as a :class:`~big2_env.players.base.Policy` (``charlesworth:PATH``).
@@ -463,19 +477,13 @@ class CharlesworthPolicy(Policy):
         return int(actions[int(np.argmax(logits + gumbel))])
 
     def _read(self, obs: Observation) -> tuple[np.ndarray, np.ndarray]:
-        if "history" not in obs:
-            raise ValueError("Charlesworth's network reads the move history: give it the extended view (observation_kind)")
         mask = np.asarray(obs["action_mask"])
         if mask.shape != (NUM_ACTIONS,):
             raise ValueError(f"action_mask must have shape ({NUM_ACTIONS},); got {mask.shape}")
         actions = np.flatnonzero(mask)
         if not len(actions):
             raise ValueError("the observation has no legal action: is this agent on move?")
-        vector = np.asarray(obs["observation"])
-        hand = [int(c) for c in vector[OBS_HAND] if c != PAD_CARD]
-        if any(not 0 <= c < NUM_CARDS for c in hand) or len(set(hand)) != len(hand):
-            raise ValueError("the observation's hand slots must hold distinct card ids 0..51, then padding")
-        return actions, network_input(history_moves(obs["history"]), hand)
+        return actions, observation_input(obs)
 
     def __repr__(self) -> str:
         source = self.path if self.path is not None else "arrays"
