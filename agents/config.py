@@ -105,11 +105,14 @@ class NetworkConfig:
             sets; own hand size).
         observation: ``"paper"`` (default: the 277 numbers), ``"extended"`` (the 315 numbers
             of :mod:`big2_env.observations.extended`: who passed on what, cards left, who holds control)
-            or ``"charlesworth"`` (his 412 numbers, for ``design="charlesworth"``).
+            or ``"charlesworth"`` (his 412 numbers: read by ``design="charlesworth"``, or by
+            ``design="paper"``, whose state embedding then starts from a ``mlp_hidden``-unit ReLU
+            layer over them in place of the card encoders; candidates are scored as always).
         scorer_hidden: hidden width of the ``"plus"`` design's candidate scorer.
         mlp_hidden: first hidden width of the ``"mlp"`` design (a plain MLP over the state's
             368 binary numbers, ``mlp_hidden`` then ``state_dim`` wide, with a fixed 1695-way head
-            masked to the legal actions, like Charlesworth's network).
+            masked to the legal actions, like Charlesworth's network), of the ``"charlesworth"``
+            design, and of the ``"paper"`` design's first layer over Charlesworth's 412 inputs.
         scorer_blocks: residual blocks stacked on the ``"plus"`` scorer's hidden layer (0 to
             :data:`MAX_SCORER_BLOCKS`; default 0): each ``h = relu(h + W2 relu(W1 h))`` at width
             ``scorer_hidden``, the wide residual stack of the Big 2 Deep Monte Carlo study
@@ -162,9 +165,12 @@ class NetworkConfig:
             raise ValueError(f"hand_heads ({self.hand_heads}) must divide card_dim ({self.card_dim})")
         if self.scorer_blocks and self.design != "plus":
             raise ValueError(f"NetworkConfig.scorer_blocks applies to design='plus' only; got design={self.design!r}")
-        if (self.design == "charlesworth") != (self.observation == "charlesworth"):
-            raise ValueError("NetworkConfig design='charlesworth' and observation='charlesworth' go together (his network "
-                             f"reads his 412 numbers); got design={self.design!r}, observation={self.observation!r}")
+        if self.design == "charlesworth" and self.observation != "charlesworth":
+            raise ValueError("NetworkConfig design='charlesworth' reads observation='charlesworth' (his 412 numbers); got "
+                             f"observation={self.observation!r}")
+        if self.observation == "charlesworth" and self.design not in ("charlesworth", "paper"):
+            raise ValueError("NetworkConfig observation='charlesworth' (his 412 numbers) is read by design='charlesworth' "
+                             f"(his network) or design='paper' (ours on his inputs); got design={self.design!r}")
         if self.design == "mlp" and self.observation != "paper":
             raise ValueError("NetworkConfig design='mlp' reads the paper's 277 numbers only; got observation="
                              f"{self.observation!r}")

@@ -71,6 +71,13 @@ candidate a second output, the logit of the probability that the player wins the
 dot product), the plus design a second output of its scorer. :meth:`Big2Net.forward_heads`
 returns it beside the scores.
 
+``NetworkConfig(observation="charlesworth")`` (the paper design; or his own network, above) reads
+Charlesworth's 412 hand-made numbers (:mod:`big2_env.players.charlesworth`): one ReLU layer
+(``mlp_hidden`` wide) over them takes the place of the card embedding, the hand attention and the
+card-set and count encoders; the projection to the state embedding, its residual block, the
+candidate encoder, the dot-product scorer and the value head are the paper design's. It is row (d)
+of the learner ablation: his inputs, our network.
+
 ``NetworkConfig(observation="extended")`` (either design) reads the 315-number
 extended observation (:mod:`big2_env.observations.extended`): its 38 extra numbers (own cards
 left, who holds control, who passed on what) go through their own linear layer and
@@ -214,6 +221,7 @@ class Big2Net(nn.Module):
     _count_values: torch.Tensor  # the buffer 0..13 the counts are one-hot encoded against
     _slot_index: torch.Tensor  # the "mlp" design's table: action index of each 13-bit set of hand slots
     value: nn.Module | None  # the value head (None for the value learners' Q-networks)
+    his_inputs: nn.Module | None  # the paper design's layer over Charlesworth's 412 inputs (None: the 277 numbers)
 
     def __init__(self, config: NetworkConfig | None = None) -> None:
         super().__init__()
@@ -250,14 +258,19 @@ class Big2Net(nn.Module):
             self.register_buffer("_slot_index", torch.from_numpy(SLOT_INDEX.copy()), persistent=False)
             self.value = self._value_head(cfg)
             return
-        self.card_embedding = nn.Embedding(NUM_CARDS + 1, cfg.card_dim, padding_idx=PAD_CARD)
-        self.hand = HandEncoder(cfg.card_dim, cfg.hand_heads, cfg.hand_ff)
-        # Card-set encoders (Linear + ReLU each, applied together in encode_state).
-        self.trick_encoder = nn.Linear(cfg.card_dim, cfg.field_dim)
-        self.seen_encoder = nn.Linear(cfg.card_dim, cfg.field_dim)
-        self.opponent_encoder = nn.Linear(cfg.card_dim, cfg.field_dim)  # shared by the three opponents
-        self.count_encoder = nn.Sequential(nn.Linear(_COUNT_INPUT, cfg.count_dim), nn.ReLU())
-        joined = cfg.card_dim + 5 * cfg.field_dim + cfg.count_dim
+        # Our network on Charlesworth's 412 inputs (design "paper"): one ReLU layer over them in
+        # place of the card encoders below; the state embedding and the candidates as always.
+        self.his_inputs = (nn.Sequential(nn.Linear(CHARLESWORTH_INPUTS, cfg.mlp_hidden), nn.ReLU())
+                           if cfg.observation == "charlesworth" else None)
+        if self.his_inputs is None:
+            self.card_embedding = nn.Embedding(NUM_CARDS + 1, cfg.card_dim, padding_idx=PAD_CARD)
+            self.hand = HandEncoder(cfg.card_dim, cfg.hand_heads, cfg.hand_ff)
+            # Card-set encoders (Linear + ReLU each, applied together in encode_state).
+            self.trick_encoder = nn.Linear(cfg.card_dim, cfg.field_dim)
+            self.seen_encoder = nn.Linear(cfg.card_dim, cfg.field_dim)
+            self.opponent_encoder = nn.Linear(cfg.card_dim, cfg.field_dim)  # shared by the three opponents
+            self.count_encoder = nn.Sequential(nn.Linear(_COUNT_INPUT, cfg.count_dim), nn.ReLU())
+        joined = cfg.mlp_hidden if self.his_inputs is not None else cfg.card_dim + 5 * cfg.field_dim + cfg.count_dim
         extra = _extra_inputs(cfg)
         self.raw_sets = nn.Linear(_RAW_SETS, cfg.field_dim) if self.plus else None
         self.extra_encoder = nn.Sequential(nn.Linear(extra, cfg.count_dim), nn.ReLU()) if extra else None
@@ -309,7 +322,7 @@ class Big2Net(nn.Module):
     def hand_indicator(self, obs: torch.Tensor) -> torch.Tensor:
         """(B, 52) indicator of the hand held (from the card ids of slots 0:13, or from the value and
         suit one-hots of Charlesworth's 13 hand slots)."""
-        if self.charlesworth:
+        if self.obs_size == CHARLESWORTH_INPUTS:
             slots = obs[:, :_CW_HAND].reshape(obs.shape[0], 13, 22)
             held = slots[:, :, :13].sum(-1) > 0.5
             cards = slots[:, :, :13].argmax(-1) * 4 + slots[:, :, 13:17].argmax(-1)
@@ -325,6 +338,9 @@ class Big2Net(nn.Module):
             return self.trunk(obs)
         if self.mlp:
             return self.trunk(self.mlp_inputs(obs))
+        if self.his_inputs is not None:
+            state = self.norm(self.project(self.his_inputs(obs)))
+            return state + self.residual(state)
         batch = obs.shape[0]
         hand = self.hand.forward_ids(obs[:, _HAND].long(), self.card_embedding)
         # The five card sets (trick, seen, played by each opponent) through the shared table ...
@@ -560,11 +576,14 @@ def parameter_count(config: NetworkConfig) -> int:
         if count > MAX_PARAMETERS:
             raise ValueError(f"this model config has {count:,} parameters, more than the {MAX_PARAMETERS:,} allowed: {config}")
         return count
-    count = (NUM_CARDS + 1) * c.card_dim  # card embedding
-    count += linear(c.card_dim, 3 * c.card_dim) + linear(c.card_dim, c.card_dim) + 4 * c.card_dim  # attention, 2 norms
-    count += linear(c.card_dim, c.hand_ff) + linear(c.hand_ff, c.card_dim)  # hand feed-forward
-    count += 3 * linear(c.card_dim, c.field_dim) + linear(_COUNT_INPUT, c.count_dim)  # card-set and count encoders
-    count += linear(c.card_dim + 5 * c.field_dim + c.count_dim, c.state_dim) + 2 * c.state_dim  # projection, norm
+    if c.observation == "charlesworth":  # the paper design on his 412 inputs: one layer over them, projected
+        count = linear(CHARLESWORTH_INPUTS, c.mlp_hidden) + linear(c.mlp_hidden, c.state_dim) + 2 * c.state_dim
+    else:
+        count = (NUM_CARDS + 1) * c.card_dim  # card embedding
+        count += linear(c.card_dim, 3 * c.card_dim) + linear(c.card_dim, c.card_dim) + 4 * c.card_dim  # attention, norms
+        count += linear(c.card_dim, c.hand_ff) + linear(c.hand_ff, c.card_dim)  # hand feed-forward
+        count += 3 * linear(c.card_dim, c.field_dim) + linear(_COUNT_INPUT, c.count_dim)  # card-set and count encoders
+        count += linear(c.card_dim + 5 * c.field_dim + c.count_dim, c.state_dim) + 2 * c.state_dim  # projection, norm
     count += linear(c.state_dim, c.state_ff) + linear(c.state_ff, c.state_dim)  # residual block
     count += linear(FEATURE_SIZE, c.action_hidden) + linear(c.action_hidden, c.action_dim)  # candidate MLP
     extra = _extra_inputs(c)

@@ -79,6 +79,49 @@ def test_a_network_of_his_design_plays_legal_games_from_the_table_view():
     assert result.n_games == 8
 
 
+OURS_ON_HIS = NetworkConfig(observation="charlesworth")  # row (d): his 412 inputs, our network
+
+
+def test_our_network_reads_his_inputs_and_scores_candidates_as_ours():
+    model = Big2Net(OURS_ON_HIS)
+    assert model.obs_size == 412 and model.config.design == "paper"
+    assert not hasattr(model, "card_embedding")  # his inputs replace the card encoders
+    env = Big2VectorEnv(6, seed=4, rules="charlesworth", observation="charlesworth")
+    obs, _ = env.reset()
+    features, _, counts = env.candidates()
+    owner = np.repeat(np.arange(6), counts)
+    slot = np.concatenate([np.arange(c) for c in counts])
+    x = torch.from_numpy(obs["observation"])
+    with torch.no_grad():
+        scores, value = model(x, torch.from_numpy(features), torch.from_numpy(owner), torch.from_numpy(slot),
+                              int(counts.max()))
+        # the paper design's scorer: <action embedding, W s> / sqrt(action_dim) on the state from his inputs
+        state = model.encode_state(x)
+        expected = (model.encode_actions(torch.from_numpy(features))
+                    * model.state_to_action(state)[torch.from_numpy(owner)]).sum(-1) * model.score_scale
+        assert torch.allclose(scores[torch.from_numpy(owner), torch.from_numpy(slot)], expected, atol=1e-5)
+        assert value is not None and value.shape == (6,)
+        # every one of his 412 numbers reaches the state: a change in any input moves it
+        moved = model.encode_state(x + torch.eye(412)[torch.arange(6) * 70])
+        assert (moved - state).abs().amax(1).gt(0).all()
+    with pytest.raises(ValueError, match="412-number observations"):
+        model.encode_state(torch.zeros(2, 277))
+
+
+def test_our_network_on_his_inputs_plays_legal_games_from_the_table_view():
+    policy = NetworkPolicy(Big2Net(OURS_ON_HIS), rules="charlesworth", seed=0)
+    result = evaluate(policy, "random", n_games=8, seed=0, rules="charlesworth")
+    assert result.n_games == 8
+
+
+def test_his_inputs_are_read_by_his_design_or_ours_only():
+    for design in ("plus", "mlp"):
+        with pytest.raises(ValueError, match="design='charlesworth' .his network. or design='paper'"):
+            NetworkConfig(design=design, observation="charlesworth")
+    with pytest.raises(ValueError, match="design='charlesworth' reads observation='charlesworth'"):
+        NetworkConfig(design="charlesworth")
+
+
 def test_the_preset_is_his_recipe_and_flags_override_it():
     args = args_from_mapping({"preset": "charlesworth"}).validate().resolved()
     assert (args.rules, args.env, args.games_per_batch, args.steps_per_batch, args.epochs, args.minibatch) == (

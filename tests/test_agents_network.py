@@ -278,11 +278,13 @@ def test_a_huge_config_is_refused_before_anything_is_allocated():
         NetworkConfig(state_ff=10**9)
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(6))
 def test_parameter_count_formula_matches_built_networks_of_every_design(seed):
     rng = np.random.default_rng(seed)
+    design, observation = [("paper", "paper"), ("plus", "paper"), ("paper", "extended"), ("plus", "extended"),
+                           ("paper", "charlesworth"), ("paper", "charlesworth")][seed]
     config = NetworkConfig(
-        design=("paper", "plus")[seed % 2], observation=("paper", "extended")[seed // 2],
+        design=design, observation=observation, mlp_hidden=int(rng.integers(1, 40)),
         state_dim=int(rng.integers(1, 40)), action_dim=int(rng.integers(1, 40)), scorer_hidden=int(rng.integers(1, 40)),
         count_dim=int(rng.integers(1, 40)), field_dim=int(rng.integers(1, 40)), value_head=bool(seed % 3),
     )
