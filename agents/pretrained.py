@@ -11,8 +11,10 @@ see :mod:`agents.checkpoint`):
   the run with the paper's exact settings and budget (5,000 batches, lr 3e-5, unscaled
   scores), kept for the reproduction (``agents/data/README.md`` has both records);
 * ``agents/data/pretrained_charlesworth.pt`` (``which="charlesworth"``, agent spec
-  ``"pretrained-charlesworth"``): the default recipe trained under Charlesworth's rules (the
-  ``charlesworth`` preset), for play under his rules and as a model of strong play there.
+  ``"pretrained-charlesworth"``): his recipe (``big2 train --preset charlesworth``: his network on
+  his 412 inputs, his cadence and hyperparameters) trained by self-play under his rules, for play
+  under his rules and as a model of strong play there (since 2026-11-27; before, the default
+  recipe's 3M-game network, which it beats in the duel against his network).
 
 Example:
     >>> from agents.pretrained import load_pretrained

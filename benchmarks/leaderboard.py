@@ -123,8 +123,10 @@ def write_page(params_note: str) -> None:
         "",
         "Read the ratings with their intervals. With so few games (48 to 80 seats an agent, sampled tables, so "
         "that agents met different opponents) the rating's order can disagree with the mean score's: on the "
-        "Charlesworth board his network has the highest win rate and mean score yet the fifth rating, and Smart "
-        "rates third with a negative mean score. The rating counts finishing places only, not the points won, "
+        "Charlesworth board his network has the highest win rate and mean score yet the second rating, and "
+        "`pretrained` rates fifth with the second mean score (an earlier run of the same board, with the "
+        "`pretrained-charlesworth` shipped before, rated his network fifth). The rating counts finishing places "
+        "only, not the points won, "
         "and OpenSkill's one pass over the games is an approximation that more deals settle. For a sharp "
         "comparison of two agents use `big2 eval --duplicate` or a larger arena; the runs below took about 10 "
         "minutes each on a shared 2-core machine.",

@@ -67,14 +67,17 @@ def test_the_shipped_network_plays_its_argmax_by_default_and_other_files_sample(
 
 
 def test_the_charlesworth_rules_network_ships_under_its_own_name(monkeypatch):
-    # issue 36: the default recipe trained under Charlesworth's rules, played at its argmax
+    # issues 36 and 44: his recipe trained by self-play under Charlesworth's rules, played at its argmax
     from agents.pretrained import CHARLESWORTH_RULES_PATH
     from big2_env import Rules
 
     monkeypatch.delenv("BIG2_PRETRAINED", raising=False)
-    assert CHARLESWORTH_RULES_PATH.is_file() and CHARLESWORTH_RULES_PATH.stat().st_size < 2_000_000
-    info = read_file(CHARLESWORTH_RULES_PATH)["info"]
+    # his network's 909,984 weights in float32 (3.6 MB)
+    assert CHARLESWORTH_RULES_PATH.is_file() and CHARLESWORTH_RULES_PATH.stat().st_size < 4_000_000
+    data = read_file(CHARLESWORTH_RULES_PATH)
+    info = data["info"]
     assert info["algo"] == "ppo" and info["curriculum"] == "self" and info["rules"] == "charlesworth"
+    assert data["model_config"]["design"] == "charlesworth" and not info.get("init")  # never started from his moves
     policy = load_agent("pretrained-charlesworth", rules=Rules.preset("charlesworth"), seed=0)
     assert policy.name == "pretrained-charlesworth" and policy.deterministic is True
     assert load_pretrained(which="charlesworth").name == "pretrained-charlesworth"
