@@ -88,6 +88,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.from_log is not None:
         if not args.segment:
             parser.error("--from-log needs at least one --segment NAME=FIRST-LAST")
+        if not args.from_log.is_file():
+            parser.error(f"--from-log: no such file {str(args.from_log)!r} (a run's train_log.csv)")
         rows = logged_speed(args.from_log, args.segment)
         command = "python benchmarks/recipe_speed.py --from-log " + str(args.from_log) + "".join(
             f' --segment "{n}={a}-{b}"' for n, a, b in args.segment)
