@@ -151,7 +151,8 @@ def plot_health(run_dir: str | Path, output: str | Path | None = None, title: st
     window = max(1, len(games) // 50)
     for ax, (key, label, logy) in zip(axes.flat, panels):
         values = log[key]
-        ax.plot(games, values, color="tab:blue", alpha=0.25, linewidth=0.8)
+        seen = [(g, v) for g, v in zip(games, values) if math.isfinite(v)]  # sparse series (grad_ratio) joined up
+        ax.plot([g for g, _ in seen], [v for _, v in seen], color="tab:blue", alpha=0.25, linewidth=0.8)
         ax.plot(games, rolling_mean(values, window), color="tab:blue", linewidth=1.5)
         if key == "clip_fraction":
             ax.axhline(1e-3, color="tab:red", linestyle="--", linewidth=0.8, label="not learning below")

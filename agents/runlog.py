@@ -108,10 +108,15 @@ def tensorboard_writer(out: Path, enabled: bool, purge_step: int | None):
 
 
 class Progress:
-    """tqdm bar over games (rate = games/s, with ETA), or a line every ~2% without tqdm."""
+    """tqdm bar over games (rate = games/s, with ETA), or a line every ~2% without tqdm.
 
-    def __init__(self, total: int, initial: int, enabled: bool) -> None:
+    ``unit`` names what it counts: ``game``, or ``batch`` for runs whose batches are a number of
+    steps (``--steps-per-batch``), where games run on across batches and a batch ends no fixed
+    number of them."""
+
+    def __init__(self, total: int, initial: int, enabled: bool, unit: str = "game") -> None:
         self.bar = None
+        self.plural = "batches" if unit == "batch" else f"{unit}s"
         self.enabled = enabled
         self.total = total
         self.done = initial
@@ -124,7 +129,7 @@ class Progress:
             except ImportError:
                 pass
             else:
-                self.bar = tqdm(total=total, initial=initial, unit="game", desc="train", dynamic_ncols=True, smoothing=0.05)
+                self.bar = tqdm(total=total, initial=initial, unit=unit, desc="train", dynamic_ncols=True, smoothing=0.05)
 
     def update(self, n: int, postfix: Mapping[str, Any]) -> None:
         self.done += n
@@ -139,7 +144,8 @@ class Progress:
             rate = (self.done - self.start_done) / max(now - self.start, 1e-9)
             eta = (self.total - self.done) / rate if rate > 0 else math.inf
             extra = " ".join(f"{k}={v}" for k, v in postfix.items())
-            print(f"train: {self.done}/{self.total} games, {rate:.1f} games/s, ETA {eta / 60:.1f} min {extra}", file=sys.stderr)
+            print(f"train: {self.done}/{self.total} {self.plural}, {rate:.1f} {self.plural}/s, ETA {eta / 60:.1f} min {extra}",
+                  file=sys.stderr)
             self.next_print = now + 30.0
 
     def phase(self, text: str) -> None:

@@ -280,7 +280,8 @@ def _loop(
     train_log = CsvLog(out / TRAIN_LOG_NAME, TRAIN_LOG_FIELDS, keep)
     writer = tensorboard_writer(out, args.tensorboard, purge_step=start_batch if state is not None else None)
     stop = min(args.batches, args.stop_after) if args.stop_after else args.batches
-    bar = Progress(args.batches * args.games_in_batch(), start_batch * args.games_in_batch(), args.progress)
+    per_bar = 1 if args.steps_per_batch else args.games_in_batch()  # a step-based batch ends no fixed number of games
+    bar = Progress(args.batches * per_bar, start_batch * per_bar, args.progress, "batch" if args.steps_per_batch else "game")
     if start_batch == 0:
         who = f"teacher {args.teacher} in all four seats" if trainer.distill else f"curriculum {trainer.curriculum.describe()}"
         bar.write(
@@ -370,7 +371,7 @@ def _loop(
                 shown = {"eps": f"{trainer.epsilon:.3f}"}
             if "wait_share" in stats:  # the share of the batch spent waiting on workers
                 shown["wait"] = f"{stats['wait_share']:.0%}"
-            bar.update(args.games_in_batch(), {"dec/s": f"{stats['decisions_per_s']:.0f}"} | shown)
+            bar.update(per_bar, {"dec/s": f"{stats['decisions_per_s']:.0f}"} | shown)
             final = trainer.batch == stop
             if (args.eval_every and trainer.batch % args.eval_every == 0) or (trainer.batch == args.batches):
                 run_eval()

@@ -36,7 +36,7 @@ from .collect.vector import SteppedCollector, collect_vector
 from .config import DISTILLING, VALUE_ALGOS, NetworkConfig, TrainArgs, check_device
 from .curriculum import make_curriculum
 from .learners.distill import TeacherPool, distill_update, network_payload
-from .learners.ppo import entropy_at, linear_lr_at, lr_at, make_optimizer, ppo_update
+from .learners.ppo import entropy_at, linear_lr_at, lr_at, make_optimizer, ppo_update, probe_due
 from .learners.value import epsilon_at, value_update
 from .network import Big2Net, count_parameters
 from .policy import NetworkPolicy
@@ -273,7 +273,9 @@ class Trainer:
             if self.ppo is not None:
                 config = replace(self.ppo, entropy_coef=self.entropy_at(self.batch), clip=self.clip_at(self.batch))
                 extra = {} if self.critic is None else {"critic": self.critic, "critic_optimizer": self.critic_optimizer}
-                stats = ppo_update(self.model, self.optimizer, rollout, config, self.shuffle_rng, gradient_helpers, **extra)
+                probe = probe_due(self.decisions, self.decisions + rollout.decisions)
+                stats = ppo_update(self.model, self.optimizer, rollout, config, self.shuffle_rng, gradient_helpers,
+                                   probe=probe, **extra)
                 stats["entropy_coef"] = config.entropy_coef
             elif self.distill is not None:
                 learned = concat_rollouts(list(self._replay))  # this batch and the replay - 1 before it

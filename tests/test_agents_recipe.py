@@ -91,13 +91,26 @@ def test_gradient_ratio_and_health_are_logged_and_plotted(tmp_path):
                     progress=False, tensorboard=False))
     with open(out / "train_log.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
+    ratio = float(rows[0]["grad_ratio"])  # the first batch is probed; the second, a few hundred decisions on, is not
+    assert math.isfinite(ratio) and ratio > 0
+    assert rows[1]["grad_ratio"] == ""
     for row in rows:
-        ratio = float(row["grad_ratio"])
-        assert math.isfinite(ratio) and ratio > 0
         assert math.isfinite(float(row["explained_variance"])) and float(row["approx_kl"]) >= 0
     assert (out / "training_health.png").stat().st_size > 10_000
     path = plot_health(out, tmp_path / "again.png")
     assert path.is_file()
+
+
+def test_the_gradient_ratio_is_probed_once_every_16384_decisions():
+    from agents.learners.ppo import GRADIENT_PROBE_EVERY, probe_due
+
+    # his recipe's batches of 1,280 decisions: the first batch, then those that cross a multiple
+    counts = [1280 * i for i in range(40)]
+    probed = [i for i, (a, b) in enumerate(zip(counts, counts[1:])) if probe_due(a, b)]
+    assert probed == [0, 12, 25, 38]
+    assert all(probe_due(d, d + GRADIENT_PROBE_EVERY) for d in range(0, 100_000, 977))  # the default's: every batch
+    with pytest.raises(ValueError, match="every must be a positive"):
+        probe_due(0, 10, every=0)
 
 
 def test_gradient_ratio_measures_the_shared_layers():

@@ -339,7 +339,25 @@ def minibatch_loss(
 
 
 GRADIENT_PROBE = 1024
-"""Decisions of each batch's first minibatch on which :func:`gradient_ratio` is measured."""
+"""Decisions of a probed batch's first minibatch on which :func:`gradient_ratio` is measured."""
+
+GRADIENT_PROBE_EVERY = 16_384
+"""Decisions played between two probes of :func:`gradient_ratio` (see :func:`probe_due`)."""
+
+
+def probe_due(decisions_before: int, decisions_after: int, every: int = GRADIENT_PROBE_EVERY) -> bool:
+    """Whether the batch that takes a run from ``decisions_before`` to ``decisions_after`` decisions
+    measures :func:`gradient_ratio`: the first batch, and each batch that crosses a multiple of
+    ``every``. Batches of ``every`` decisions or more (the default's 512 games) are all probed; his
+    recipe's 1,280-decision batches one in 13, where probing each cost about a tenth of its update.
+    It depends on the decision counts alone, so a resumed run probes the same batches.
+
+    >>> [probe_due(0, 1280), probe_due(1280, 2560), probe_due(15360, 16640), probe_due(0, 30000, 16384)]
+    [True, False, True, True]
+    """
+    if every < 1:
+        raise ValueError(f"every must be a positive number of decisions; got {every}")
+    return decisions_before == 0 or decisions_after // every > decisions_before // every
 
 
 def gradient_ratio(model: Big2Net, data: UpdateData, index: np.ndarray, config: PPOConfig) -> float:
@@ -432,7 +450,7 @@ def ppo_update(
     Statistics: ``policy_loss``, ``value_loss``, ``entropy``, ``approx_kl``
     (``mean((r - 1) - log r)``), ``clip_fraction``, ``grad_norm`` (before
     clipping), ``explained_variance``, ``minibatches`` and ``grad_ratio`` (:func:`gradient_ratio`
-    on the first minibatch's first :data:`GRADIENT_PROBE` decisions, before any step; ``nan``
+    on the first minibatch's first :data:`GRADIENT_PROBE` decisions, before any step; absent
     when ``probe`` is False). With ``critic`` (:class:`agents.critic.FullCritic`; the rollout then
     carries its ``critic_value``) the advantages come from it, and each minibatch also steps
     ``critic_optimizer`` on its clipped value loss (``critic_loss``; ``explained_variance`` is then
@@ -496,5 +514,6 @@ def ppo_update(
     if data.old_critic is not None:
         stats_out["policy_explained_variance"] = explained(data.old_value)
     stats_out["minibatches"] = steps
-    stats_out["grad_ratio"] = ratio
+    if probe:
+        stats_out["grad_ratio"] = ratio
     return stats_out
