@@ -359,7 +359,8 @@ PRESET_DEFAULTS: dict[str, dict[str, dict[str, float]]] = {
         k: v for k, v in CHARLESWORTH_PRESET.items() if k in ALGO_DEFAULTS["ppo"]}}},
 }
 """The values of the ``None`` fields under each preset (``--preset charlesworth`` also sets
-fields that have plain defaults: :func:`args_from_mapping` applies :data:`CHARLESWORTH_PRESET`)."""
+fields that have plain defaults: :func:`args_from_mapping` and :meth:`TrainArgs.from_preset` apply
+:data:`CHARLESWORTH_PRESET`)."""
 """:data:`ALGO_DEFAULTS` under ``--preset paper``: PPO takes :data:`PAPER_PPO`."""
 
 LEGACY_PPO = {"reward_scale": 1.0}
@@ -566,6 +567,19 @@ class TrainArgs:
         {}, "NetworkConfig fields that differ from the defaults (FIELD=VALUE, e.g. design=plus, observation=extended)"
     )
 
+    @classmethod
+    def from_preset(cls, preset: str, **fields: Any) -> "TrainArgs":
+        """A run under ``preset`` with ``fields`` set on top, as ``big2 train --preset NAME`` builds it.
+
+        ``charlesworth`` sets fields that have plain defaults too (his rules, network, cadence):
+        build it here, not with ``TrainArgs(preset="charlesworth")``, which :meth:`validate` refuses.
+
+        >>> args = TrainArgs.from_preset("charlesworth", out="runs/his", rules="paper")
+        >>> args.rules, args.steps_per_batch, args.entropy, args.model["design"]
+        ('paper', 20, 0.01, 'charlesworth')
+        """
+        return args_from_mapping({"preset": preset, **fields})
+
     def network_config(self) -> NetworkConfig:
         """The model: defaults, ``model`` overrides; the value head exactly for PPO."""
         wanted = self.algo in ("ppo",) + DISTILLING
@@ -670,6 +684,12 @@ class TrainArgs:
         """Check every field (type and range); ``ValueError`` naming the field, the value and what is allowed."""
         if self.preset not in PRESETS:
             raise ValueError(f"preset must be one of {', '.join(PRESETS)}; got {self.preset!r}")
+        if self.preset == "charlesworth" and not self.model:  # built directly: his plain-default fields never applied
+            raise ValueError(
+                "TrainArgs(preset='charlesworth') applies only the fields left at None; his rules, network and cadence "
+                "were not set (model is empty). Build it with TrainArgs.from_preset('charlesworth', FIELD=VALUE, ...), "
+                "as big2 train --preset charlesworth does"
+            )
         if self.algo not in ALGOS:
             raise ValueError(f"algo must be one of {', '.join(ALGOS)}; got {self.algo!r}")
         if self.curriculum not in CURRICULA:

@@ -5,14 +5,17 @@ Run it as ``big2 train`` (see ``big2 train --help``) or from Python::
     from agents.train import TrainArgs, train
     train(TrainArgs(algo="ppo", batches=1000, out="runs/ppo"))                    # the recipe that learns
     train(TrainArgs(algo="ppo", preset="paper", batches=5000, out="runs/paper"))  # the paper's exact settings
+    train(TrainArgs.from_preset("charlesworth", stop_after=2000, out="runs/his"))  # his recipe, his rules
     train(TrainArgs(algo="mcq", curriculum="self", batches=5000, out="runs/mcq"))
 
 The defaults (``preset="default"``) are PPO on the compiled vector env, 512 games per
 batch, lr 1e-3 with warm-up and cosine decay to a tenth, scores / 13, 2 epochs of
 4096-decision minibatches, torch threads on the idle cores. ``preset="paper"`` takes the
 paper's exact hyperparameters instead (lr 3e-5 decaying to 0, raw scores, 64 games per
-batch, minibatches of 256). Fields set explicitly override either preset; a run saves its
-arguments with every default made concrete, so it resumes with the same ones.
+batch, minibatches of 256). ``charlesworth``, his recipe, also sets fields that have plain
+defaults (rules, network, cadence): build it with :meth:`TrainArgs.from_preset`. Fields set
+explicitly override any preset; a run saves its arguments with every default made concrete, so
+it resumes with the same ones.
 
 Each batch: the curriculum seats ``games_per_batch`` fresh deals
 (:mod:`agents.curriculum`), :func:`agents.collect.rollout.collect` plays them with one

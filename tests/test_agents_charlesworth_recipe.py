@@ -134,6 +134,17 @@ def test_the_preset_is_his_recipe_and_flags_override_it():
     assert mine.lr == 1e-3 and mine.critic == "full" and mine.epochs == 5
 
 
+def test_built_in_python_the_preset_is_the_same_recipe_and_a_direct_build_is_refused():
+    from agents.config import TrainArgs
+
+    assert TrainArgs.from_preset("charlesworth", rules="paper") == args_from_mapping(
+        {"preset": "charlesworth", "rules": "paper"})
+    assert TrainArgs.from_preset("charlesworth", rules="paper").validate().resolved().rules == "paper"
+    with pytest.raises(ValueError, match=r"TrainArgs.from_preset\('charlesworth'"):
+        TrainArgs(preset="charlesworth").validate()  # would train a hybrid: paper rules, our network, entropy 0.05
+    assert TrainArgs.from_preset("paper") == TrainArgs(preset="paper")
+
+
 def test_his_schedules_fall_linearly():
     trainer = Trainer(args_from_mapping({"preset": "charlesworth", "batches": 10, "eval_opponents": [], "progress": False,
                                          "out": "unused", "threads": 1}))
