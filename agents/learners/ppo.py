@@ -349,7 +349,7 @@ def probe_due(decisions_before: int, decisions_after: int, every: int = GRADIENT
     """Whether the batch that takes a run from ``decisions_before`` to ``decisions_after`` decisions
     measures :func:`gradient_ratio`: the first batch, and each batch that crosses a multiple of
     ``every``. Batches of ``every`` decisions or more (the default's 512 games) are all probed; his
-    recipe's 1,280-decision batches one in 13, where probing each cost about a tenth of its update.
+    recipe's 1,280-decision batches one in 13 (probing each cost 2-4% of its update).
     It depends on the decision counts alone, so a resumed run probes the same batches.
 
     >>> [probe_due(0, 1280), probe_due(1280, 2560), probe_due(15360, 16640), probe_due(0, 30000, 16384)]
