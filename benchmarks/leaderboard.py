@@ -6,6 +6,11 @@ Two boards:
 * ``charlesworth``: the same plus pretrained-charlesworth and, given ``--params``, Charlesworth's own network
   (his parameter file, ``modelParameters136500``, which you download from his repository), under his rules.
 
+and ``check``, the arena's four-agent check (random, greedy, smart and the search at its default budget,
+paper rules, one table), which the page's introduction cites. The sentences that read the results (how
+many seats an agent held, where the rating's order and the mean score's disagree) are written from the
+stored files too.
+
 Each board is one arena run (:func:`big2_env.evaluation.arena.run_arena`) into ``--runs/BOARD``; its
 ratings, the command that measured it, the date and the deals go to ``benchmarks/leaderboard/BOARD.json``,
 and the page is written from those files (``--page-only`` rewrites it without measuring).
@@ -13,6 +18,7 @@ and the page is written from those files (``--page-only`` rewrites it without me
 Usage:
     python benchmarks/leaderboard.py --board paper --deals 35 --tables sampled
     python benchmarks/leaderboard.py --board charlesworth --deals 36 --tables sampled --params PATH
+    python benchmarks/leaderboard.py --board check --deals 40 --seed 1 --tables all
     python benchmarks/leaderboard.py --page-only            # the page from the stored results
 """
 
@@ -34,10 +40,16 @@ RESULTS = HERE / "leaderboard"
 PAGE = HERE.parent / "docs" / "leaderboard.md"
 BOARDS = ("paper", "charlesworth")
 TITLES = {"paper": "Paper rules", "charlesworth": "Charlesworth's rules"}
+BOARD_NAMES = {"paper": "paper-rules", "charlesworth": "Charlesworth"}
+CHECK = "check"
+"""The four-agent check: not a board of the page, a sentence of its introduction."""
+RULES = {"paper": "paper", "charlesworth": "charlesworth", CHECK: "paper"}
 
 
 def pool(board: str, search: str, ismcts: str, params: str | None) -> list[str]:
     """The board's agents (his network only with his parameter file)."""
+    if board == CHECK:
+        return ["random", "greedy", "smart", "search"]
     agents = ["random", "greedy", "smart", "pretrained", search, ismcts, "fast"]
     if board == "charlesworth":
         agents.append("pretrained-charlesworth")
@@ -49,7 +61,7 @@ def pool(board: str, search: str, ismcts: str, params: str | None) -> list[str]:
 def measure(args: argparse.Namespace, board: str) -> dict[str, Any]:
     agents = pool(board, args.search, args.ismcts, args.params)
     out = Path(args.runs) / board
-    result = run_arena(agents, deals=args.deals, out=out, seed=args.seed, rules=board, tables=args.tables,
+    result = run_arena(agents, deals=args.deals, out=out, seed=args.seed, rules=RULES[board], tables=args.tables,
                        jobs=args.jobs, resume=out.exists(), progress=True)
     print(result.to_table())
     shown = [a if not a.startswith("charlesworth:") else "charlesworth:PATH" for a in agents]
@@ -59,7 +71,7 @@ def measure(args: argparse.Namespace, board: str) -> dict[str, Any]:
     return {
         "board": board,
         "command": command,
-        "arena_command": f"big2 arena {' '.join(shown)} --rules {board} --deals {args.deals} --seed {args.seed} "
+        "arena_command": f"big2 arena {' '.join(shown)} --rules {RULES[board]} --deals {args.deals} --seed {args.seed} "
                          f"--tables {result.schedule.mode} --out runs/leaderboard/{board}",
         "date": datetime.date.today().isoformat(),
         "deals": args.deals,
@@ -106,7 +118,73 @@ def board_section(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + ", and " + items[-1]
+
+
+def _load(path: Path) -> dict[str, Any] | None:
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def order_disagreements(data: dict[str, Any]) -> list[str]:
+    """Where a board's rating order and its mean-score order part: the best mean score when it is not
+    rated first, and each agent two places or more apart in the two orders.
+
+    >>> rows = [dict(rank=1, agent_shown="a", mean_score=1.0), dict(rank=2, agent_shown="b", mean_score=3.0),
+    ...         dict(rank=3, agent_shown="c", mean_score=0.5), dict(rank=4, agent_shown="d", mean_score=2.0)]
+    >>> for note in order_disagreements({"ratings": rows}):
+    ...     print(note)
+    `a` rates 1st with the 3rd mean score
+    `b` has the best mean score yet the 2nd rating
+    `d` rates 4th with the 2nd mean score
+    """
+    by_score = sorted(data["ratings"], key=lambda r: -r["mean_score"])
+    score_rank = {r["agent_shown"]: i for i, r in enumerate(by_score, start=1)}
+    notes = []
+    for row in data["ratings"]:
+        name, rank, by = row["agent_shown"], row["rank"], score_rank[row["agent_shown"]]
+        if by == 1 and rank != 1:
+            notes.append(f"`{name}` has the best mean score yet the {_ordinal(rank)} rating")
+        elif abs(rank - by) >= 2:
+            notes.append(f"`{name}` rates {_ordinal(rank)} with the {_ordinal(by)} mean score")
+    return notes
+
+
+def reading_note(boards: dict[str, dict[str, Any]]) -> str:
+    """The introduction's paragraph on reading the ratings, from the stored boards."""
+    seats = [r["games"] for data in boards.values() for r in data["ratings"]]
+    sampled = any(data["tables"] == "sampled" for data in boards.values())
+    held = (f"{min(seats)} to {max(seats)} seats an agent" if seats else "a few dozen seats an agent") + (
+        ", sampled tables, so that agents met different opponents" if sampled else "")
+    parts = [f"on the {BOARD_NAMES[board]} board " + _listed(notes)
+             for board, data in boards.items() if (notes := order_disagreements(data))]
+    where = ("; ".join(parts) + ".") if parts else "on these runs no agent is two places apart in the two orders."
+    return (
+        f"Read the ratings with their intervals. With so few games ({held}) the rating's order can disagree "
+        f"with the mean score's: {where} The rating counts finishing places only, not the points won, and "
+        "OpenSkill's one pass over the games is an approximation that more deals settle. For a sharp comparison "
+        "of two agents use `big2 eval --duplicate` or a larger arena."
+    )
+
+
+def check_note(data: dict[str, Any] | None) -> str:
+    """The introduction's sentence on the arena's four-agent check, from ``check.json``."""
+    if data is None:
+        return ("The arena's four-agent check is not measured yet: run "
+                "`python benchmarks/leaderboard.py --board check --deals 40 --seed 1 --tables all`.")
+    rows = data["ratings"]
+    ranks = ", ".join(f"{r['agent_shown']} {r['mu']:.1f}" for r in rows)
+    scores = ", ".join(f"{r['mean_score']:+.2f}" for r in rows)
+    return (f"The arena's four-agent check (`{data['arena_command']}`, measured {data['date']}, the search at its "
+            f"default budget of 640 rollouts, {data['games']} games) ranks {ranks} (mean scores {scores}).")
+
+
 def write_page(params_note: str) -> None:
+    stored = {board: data for board in BOARDS if (data := _load(RESULTS / f"{board}.json")) is not None}
     lines = [
         "# Leaderboard",
         "",
@@ -121,25 +199,14 @@ def write_page(params_note: str) -> None:
         "`--deals` when an agent ships). The search and ISMCTS play at the budgets in the agent names: "
         "`search:64` is 64 rollouts a decision (the default `search` has 640), `ismcts:64` 64 iterations.",
         "",
-        "Read the ratings with their intervals. With so few games (48 to 80 seats an agent, sampled tables, so "
-        "that agents met different opponents) the rating's order can disagree with the mean score's: on the "
-        "Charlesworth board his network has the highest win rate and mean score yet the second rating, and "
-        "`pretrained` rates fifth with the second mean score (an earlier run of the same board, with the "
-        "`pretrained-charlesworth` shipped before, rated his network fifth). The rating counts finishing places "
-        "only, not the points won, "
-        "and OpenSkill's one pass over the games is an approximation that more deals settle. For a sharp "
-        "comparison of two agents use `big2 eval --duplicate` or a larger arena; the runs below took about 10 "
-        "minutes each on a shared 2-core machine.",
+        reading_note(stored),
         "",
-        "The four-agent check of the issue (`big2 arena random greedy smart search --deals 40 --seed 1`, default "
-        "search budget 640, paper rules, 160 games) ranks search 32.3, smart 25.1, greedy 23.4, random 18.4 "
-        "(mean scores +9.82, -0.66, -3.38, -5.78).",
+        check_note(_load(RESULTS / f"{CHECK}.json")),
         "",
     ]
     for board in BOARDS:
-        path = RESULTS / f"{board}.json"
-        if path.is_file():
-            lines += board_section(json.loads(path.read_text()))
+        if board in stored:
+            lines += board_section(stored[board])
         else:
             lines += [f"## {TITLES[board]}", "", "Not measured yet: run `python benchmarks/leaderboard.py "
                       f"--board {board}`.", ""]
@@ -151,7 +218,8 @@ def write_page(params_note: str) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--board", choices=(*BOARDS, "both"), default="both")
+    parser.add_argument("--board", choices=(*BOARDS, "both", CHECK), default="both",
+                        help="a board, both, or check (the introduction's four-agent check)")
     parser.add_argument("--deals", type=int, default=35)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tables", choices=("all", "sampled"), default="sampled")
@@ -166,7 +234,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(f"no such file {args.params!r}: download modelParameters136500 from his repository")
     if not args.page_only:
         RESULTS.mkdir(exist_ok=True)
-        for board in BOARDS if args.board == "both" else (args.board,):
+        for board in BOARDS if args.board == "both" else (args.board,):  # check too
             data = measure(args, board)
             (RESULTS / f"{board}.json").write_text(json.dumps(data, indent=2) + "\n")
     stored = RESULTS / "charlesworth.json"
