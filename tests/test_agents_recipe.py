@@ -114,11 +114,12 @@ def test_the_gradient_ratio_is_probed_once_every_16384_decisions():
 
 
 def test_gradient_ratio_measures_the_shared_layers():
+    import numpy as np
+
+    from agents.collect.vector import collect_vector
     from agents.learners.ppo import UpdateData, gradient_ratio
     from agents.network import Big2Net, NetworkConfig
-    from agents.collect.vector import collect_vector
     from big2_env.envs.vector import Big2VectorEnv
-    import numpy as np
 
     model = Big2Net(NetworkConfig(**SMALL))
     rollout = collect_vector(Big2VectorEnv(4), model, np.random.default_rng(0), 0, skip_forced=True)
@@ -190,15 +191,10 @@ def test_the_vector_trainer_runs_in_one_process_with_every_thread(tmp_path, monk
 
 
 def test_the_ceiling_benchmark_leaves_the_trainer_as_it_was(tmp_path):
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "trainer_ceiling.py"
-    spec = importlib.util.spec_from_file_location("trainer_ceiling", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     import numpy as np
+    from scripts import load_script
+
+    module = load_script("benchmarks/trainer_ceiling.py")
 
     trainer = Trainer(TrainArgs(games_per_batch=4, minibatch=16, model=dict(SMALL), out=str(tmp_path)))
     trainer.train_batch()
@@ -220,9 +216,9 @@ MLP = {"design": "mlp", "mlp_hidden": 32, "state_dim": 16, "value_hidden": 8}
 def test_the_mlp_design_scores_each_candidate_by_its_1695_action_index(rules):
     import numpy as np
 
-    from agents.network import Big2Net
-    from agents.config import NetworkConfig
     from agents.collect.vector import collect_vector
+    from agents.config import NetworkConfig
+    from agents.network import Big2Net
     from big2_env import Rules
     from big2_env.envs.vector import Big2VectorEnv
 

@@ -84,15 +84,11 @@ def test_the_network_as_the_searchs_leaf_value():
 
 
 def test_the_paired_benchmark_puts_a_network_into_the_search(tmp_path, capsys):
-    import importlib.util
     import json
-    from pathlib import Path
 
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "search_paired.py"
-    spec = importlib.util.spec_from_file_location("search_paired", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    from scripts import load_script
+
+    module = load_script("benchmarks/search_paired.py")
     assert set(module.network_options("pretrained", "both")) == {"prior", "value"}
     assert set(module.network_options("pretrained", "value")) == {"value"}
     assert module.network_options(None, "both") == {}

@@ -10,8 +10,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_search import VARIANTS, swap_hidden
 
 from big2_env import Game, Rules, evaluate
+from big2_env.observations.decision import Decision, PolicyObservation
+from big2_env.observations.extended import history_array, history_moves
+from big2_env.observations.paper import PAD_CARD
 from big2_env.players.beliefs import (
     MODELS,
     MOVE_MODELS,
@@ -21,16 +25,10 @@ from big2_env.players.beliefs import (
     seat_log_likelihoods,
 )
 from big2_env.players.fast import FastModel, FastPolicy
-from big2_env.observations.decision import Decision
-from big2_env.observations.paper import PAD_CARD
-from big2_env.observations.decision import PolicyObservation
-from big2_env.observations.extended import history_array, history_moves
 from big2_env.players.greedy import greedy_choice
 from big2_env.players.registry import make_policy
-from big2_env.players.smart import smart_choice
 from big2_env.players.search import SearchPolicy, deal_consistent, public_state, tempered_weights
-
-from test_search import VARIANTS, swap_hidden
+from big2_env.players.smart import smart_choice
 
 TREMBLE = 0.05
 
@@ -444,15 +442,9 @@ def test_bad_inference_arguments_are_rejected(kwargs, match):
 
 # ----------------------------------------------------------------------------- the benchmark
 def load_options_benchmark():
-    import importlib.util
-    from pathlib import Path
+    from scripts import load_script
 
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "search_options.py"
-    spec = importlib.util.spec_from_file_location("search_options", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/search_options.py")
 
 
 def test_the_options_benchmark_plays_the_same_deals_and_its_oracle_sees_the_true_hands():

@@ -3,13 +3,13 @@ results file gives (:mod:`big2_env.devtools.figures`), and the site fills them i
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from scripts import load_script
 
 from big2_env.devtools import figures
 from big2_env.devtools.figures import FigureError, check, fill, main, render_value, write
@@ -78,11 +78,7 @@ def test_fill_without_markers_is_what_the_site_shows(tree):
 
 
 def _hooks():
-    spec = importlib.util.spec_from_file_location("docs_hooks", REPO / "docs" / "hooks.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("docs/hooks.py")
 
 
 def test_the_site_hook_fills_each_page_from_the_files():
@@ -118,11 +114,7 @@ def test_the_readme_headline_table_types_no_measured_figure():
 
 
 def _benchmark(name: str):
-    spec = importlib.util.spec_from_file_location(name, REPO / "benchmarks" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(f"benchmarks/{name}.py")
 
 
 def test_the_search_curve_summary_is_what_search_curve_writes():

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
+
+from scripts import load_script
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def _leaderboard():
-    spec = importlib.util.spec_from_file_location("leaderboard", REPO / "benchmarks" / "leaderboard.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/leaderboard.py")
 
 
 def _board(scores: list[tuple[str, float, int]], tables: str = "sampled") -> dict:

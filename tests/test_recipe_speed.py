@@ -4,21 +4,17 @@ from __future__ import annotations
 
 import argparse
 import csv
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+from scripts import load_script
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def _recipe_speed():
-    spec = importlib.util.spec_from_file_location("recipe_speed", REPO / "benchmarks" / "recipe_speed.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/recipe_speed.py")
 
 
 def _write_log(path: Path, rows: list[tuple[int, int, float, float]]) -> None:

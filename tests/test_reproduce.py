@@ -2,27 +2,23 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from scripts import load_script
 
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "reproduce_paper.py"
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("reproduce_paper", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+def load_reproduce():
+    return load_script("benchmarks/reproduce_paper.py")
 
 
 def test_ordering_verdicts_follow_the_two_proportion_z_test():
-    rp = load_script()
+    rp = load_reproduce()
     # 45% vs 40% over 1000 games each: z = 0.05 / sqrt(0.425 * 0.575 * 0.002) = 2.26
     assert rp.z_test(0.45, 0.40, 1000, 1000) == pytest.approx(2.26, abs=0.01)
     assert rp.verdict(2.26) == "holds (significant)"

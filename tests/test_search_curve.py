@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+from scripts import load_script
 
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "search_curve.py"
 
 
 def load():
-    spec = importlib.util.spec_from_file_location("search_curve", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/search_curve.py")
 
 
 def point(win: float, games: int) -> dict:
@@ -62,10 +59,7 @@ DESIGNS_SCRIPT = SCRIPT.parent / "search_designs.py"
 
 
 def load_designs():
-    spec = importlib.util.spec_from_file_location("search_designs", DESIGNS_SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/search_designs.py")
 
 
 def test_each_design_is_built_with_its_time_and_rollouts():
