@@ -5,7 +5,9 @@ Each row is a ``big2 train`` run under his rules at an equal budget of games:
 * ``measure``: the row's model at argmax against three Random, Greedy and Smart (``--games`` each, seed 0)
   and in the duel against three copies of his network (``--deals`` deals x 4 seats, seed 0, as
   ``benchmarks/charlesworth_duel.py``); written to ``DIR/ROW.json`` with the run's games, decisions/s and
-  the explained variance of its critic over its last tenth.
+  the explained variance of its critic over its last tenth. Under the rules the run trained on (its
+  ``args.json``): his recipe's run under the paper's rules (``--dir benchmarks/learner/paper_rules``) is
+  measured against the three heuristics under those, and has no duel, which is under his rules.
 * ``collect``: the run's logs, curves, health plot and latest checkpoint copied to ``DIR/ROW/`` (so any
   machine can ``--resume`` it).
 * ``plot``: every row's evaluation curves against games (win rate and mean score against Smart, from
@@ -64,11 +66,16 @@ def measure(row: str, run: Path, params: str, games: int, deals: int, jobs: int,
     from big2_env.evaluation.loading import load_agent
 
     model = run / "model.pt"
-    figures: dict = {"row": row, "label": ROWS.get(row, row), "run": run.name, **run_health(run), "vs": {}}
+    rules = run_rules(run)
+    if params and rules != "charlesworth":
+        raise SystemExit(f"the duel against his network is under his rules; {str(run)!r} trained under {rules!r}: "
+                         "leave out --params")
+    figures: dict = {"row": row, "label": ROWS.get(row, row), "run": run.name, "rules": rules, **run_health(run),
+                     "vs": {}}
     for opponent in OPPONENTS:
-        agent = load_agent(str(model), "charlesworth", what="--agent")
+        agent = load_agent(str(model), rules, what="--agent")
         agent.deterministic = True  # type: ignore[attr-defined]
-        result = evaluate(agent, opponent, n_games=games, seed=0, rules="charlesworth", jobs=jobs, progress=True)
+        result = evaluate(agent, opponent, n_games=games, seed=0, rules=rules, jobs=jobs, progress=True)
         figures["vs"][opponent] = {"games": games, "win_rate": result.win_rate, "win_rate_ci": list(result.win_rate_ci),
                                    "mean_score": result.mean_score, "mean_score_ci": list(result.mean_score_ci)}
         print(f"{row} vs {opponent}: {result.win_rate:.1%} {result.mean_score:+.2f}", flush=True)
@@ -81,11 +88,19 @@ def measure(row: str, run: Path, params: str, games: int, deals: int, jobs: int,
                                          "win_rate_ci": list(result.win_rate_ci), "mean_score": result.mean_score,
                                          "mean_score_ci": list(result.mean_score_ci)}
         print(f"{row} vs his network: {result.win_rate:.1%} {result.mean_score:+.2f}", flush=True)
-    figures["command"] = (f"python benchmarks/learner_ablation.py measure --row {row} --run RUN --params PATH "
-                          f"--games {games} --deals {deals}")
+    root, folder = HERE.parents[1], out.resolve()
+    where = "" if folder == HERE else f" --dir {folder.relative_to(root) if folder.is_relative_to(root) else out}"
+    figures["command"] = (f"python benchmarks/learner_ablation.py measure --row {row} --run RUN "
+                          + (f"--params PATH --games {games} --deals {deals}" if params else f"--games {games}") + where)
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{row}.json").write_text(json.dumps(figures, indent=2) + "\n")
     return figures
+
+
+def run_rules(run: Path) -> str:
+    """The rules a run trained under, from its ``args.json`` (his, for a run folder without one)."""
+    path = run / "args.json"
+    return str(json.loads(path.read_text()).get("rules", "charlesworth")) if path.is_file() else "charlesworth"
 
 
 def collect(row: str, run: Path, out: Path) -> Path:
