@@ -15,6 +15,7 @@ Each row is a ``big2 train`` run under his rules at an equal budget of games:
 
 Usage:
     python benchmarks/learner_ablation.py measure --row b --run RUN --params PATH [--games 1000] [--deals 1000]
+    python benchmarks/learner_ablation.py measure --row c_1m --label "(c) at 1M games" --run RUN --params PATH
     python benchmarks/learner_ablation.py collect --row b --run RUN
     python benchmarks/learner_ablation.py plot [--dir benchmarks/learner]
 """
@@ -61,7 +62,7 @@ def run_health(run: Path) -> dict[str, float]:
             "approx_kl": mean("approx_kl"), "clip_fraction": mean("clip_fraction")}
 
 
-def measure(row: str, run: Path, params: str, games: int, deals: int, jobs: int, out: Path) -> dict:
+def measure(row: str, run: Path, params: str, games: int, deals: int, jobs: int, out: Path, label: str = "") -> dict:
     from big2_env import evaluate
     from big2_env.evaluation.loading import load_agent
 
@@ -70,7 +71,7 @@ def measure(row: str, run: Path, params: str, games: int, deals: int, jobs: int,
     if params and rules != "charlesworth":
         raise SystemExit(f"the duel against his network is under his rules; {str(run)!r} trained under {rules!r}: "
                          "leave out --params")
-    figures: dict = {"row": row, "label": ROWS.get(row, row), "run": run.name, "rules": rules, **run_health(run),
+    figures: dict = {"row": row, "label": label or ROWS.get(row, row), "run": run.name, "rules": rules, **run_health(run),
                      "vs": {}}
     for opponent in OPPONENTS:
         agent = load_agent(str(model), rules, what="--agent")
@@ -91,7 +92,8 @@ def measure(row: str, run: Path, params: str, games: int, deals: int, jobs: int,
     root, folder = HERE.parents[1], out.resolve()
     where = "" if folder == HERE else f" --dir {folder.relative_to(root) if folder.is_relative_to(root) else out}"
     figures["command"] = (f"python benchmarks/learner_ablation.py measure --row {row} --run RUN "
-                          + (f"--params PATH --games {games} --deals {deals}" if params else f"--games {games}") + where)
+                          + (f"--params PATH --games {games} --deals {deals}" if params else f"--games {games}") + where
+                          + (f' --label "{label}"' if label else ""))
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{row}.json").write_text(json.dumps(figures, indent=2) + "\n")
     return figures
@@ -177,6 +179,7 @@ def main(argv: list[str] | None = None) -> None:
     m.add_argument("--games", type=int, default=1000)
     m.add_argument("--deals", type=int, default=1000)
     m.add_argument("--jobs", type=int, default=1)
+    m.add_argument("--label", default="", help="the row's name in the table (default: the ablation's name of --row)")
     c = sub.add_parser("collect")
     c.add_argument("--row", required=True)
     c.add_argument("--run", required=True, type=Path)
@@ -190,7 +193,7 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(f"no model.pt in {str(args.run)!r}: is it a big2 train run folder?")
         if args.games < 1 or args.deals < 1 or args.jobs < 1:
             parser.error("--games, --deals and --jobs must be at least 1")
-        measure(args.row, args.run, args.params, args.games, args.deals, args.jobs, args.dir)
+        measure(args.row, args.run, args.params, args.games, args.deals, args.jobs, args.dir, args.label)
     elif args.command == "collect":
         print(collect(args.row, args.run, args.dir))
     else:
