@@ -18,6 +18,7 @@ Usage:
     python benchmarks/learner_ablation.py measure --row c_1m --label "(c) at 1M games" --run RUN --params PATH
     python benchmarks/learner_ablation.py collect --row b --run RUN
     python benchmarks/learner_ablation.py plot [--dir benchmarks/learner]
+    python benchmarks/learner_ablation.py plot --dir benchmarks/learner/paper_rules --also "the default=benchmarks/long/paper"
 """
 
 from __future__ import annotations
@@ -129,24 +130,31 @@ def curves(folder: Path) -> dict[str, list[dict[str, str]]]:
     return found
 
 
-def plot(folder: Path, output: Path, limit: int) -> Path:
+def plot(folder: Path, output: Path, limit: int, also: tuple[tuple[str, Path], ...] = ()) -> Path:
+    """Each row's curve against Smart, and each ``also`` (a label and a run folder: another run to set
+    beside them, such as the default's long run under the same rules)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    found = {ROWS[row]: rows for row, rows in curves(folder).items()}
+    for label, run in also:
+        found[label] = [r for r in read_csv(run / "metrics.csv") if r["opponent"] == "smart"]
+    rules = {run_rules(folder / row) for row in ROWS if (folder / row).is_dir()} | {run_rules(run) for _, run in also}
     figure, axes = plt.subplots(1, 2, figsize=(11, 4))
-    for row, rows in curves(folder).items():
+    for label, rows in found.items():
         rows = [r for r in rows if int(r["games"]) <= limit]
         games = [int(r["games"]) for r in rows]
         for axis, key in zip(axes, ("win_rate", "mean_score")):
-            axis.plot(games, [float(r[key]) for r in rows], marker="o", markersize=3, label=ROWS[row])
+            axis.plot(games, [float(r[key]) for r in rows], marker="o", markersize=3, label=label)
     for axis, label in zip(axes, ("win rate", "mean score a game")):
         axis.set_xlabel("games of self-play")
         axis.set_ylabel(f"{label} against three Smart\n(argmax, 600 games, seed 12345)")
         axis.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
-    figure.suptitle("The learner ablation under Charlesworth's rules")
+    named = {"charlesworth": "Charlesworth's rules", "paper": "the paper's rules"}
+    figure.suptitle("The learner under " + " and ".join(named.get(r, r) for r in sorted(rules)))
     figure.tight_layout()
     figure.savefig(output, dpi=110)
     plt.close(figure)
@@ -185,6 +193,9 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--run", required=True, type=Path)
     p = sub.add_parser("plot")
     p.add_argument("--limit", type=int, default=10**9, help="leave out evaluations past this many games")
+    p.add_argument("--also", action="append", default=[], metavar="LABEL=RUN",
+                   help="another run's curve beside the rows' (its metrics.csv), e.g. 'the default=benchmarks/long/paper'")
+    p.add_argument("--output", type=Path, default=None, help="the figure (default DIR/curves.png)")
     for s in (m, c, p):
         s.add_argument("--dir", type=Path, default=HERE)
     args = parser.parse_args(argv)
@@ -197,7 +208,13 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "collect":
         print(collect(args.row, args.run, args.dir))
     else:
-        print(plot(args.dir, args.dir / "curves.png", args.limit))
+        also = []
+        for item in args.also:
+            label, sep, run = item.partition("=")
+            if not sep or not (Path(run) / "metrics.csv").is_file():
+                parser.error(f"--also takes LABEL=RUN, a run folder with a metrics.csv; got {item!r}")
+            also.append((label, Path(run)))
+        print(plot(args.dir, args.output or args.dir / "curves.png", args.limit, tuple(also)))
         print(table(args.dir))
 
 

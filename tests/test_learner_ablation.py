@@ -28,3 +28,21 @@ def test_no_duel_for_a_run_under_the_papers_rules(tmp_path):
     with pytest.raises(SystemExit, match="the duel against his network is under his rules"):
         ablation.measure("c", run, "PATH", games=1, deals=1, jobs=1, out=tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_the_curves_set_another_run_beside_the_rows(tmp_path):
+    pytest.importorskip("matplotlib")
+    ablation = load_script("benchmarks/learner_ablation.py")
+    header = "batch,games,decisions,elapsed_s,opponent,eval_games,win_rate,win_rate_lo,win_rate_hi,mean_score\n"
+    folder = tmp_path / "paper_rules"
+    (folder / "c").mkdir(parents=True)
+    (folder / "c" / "args.json").write_text(json.dumps({"rules": "paper"}))
+    (folder / "c" / "metrics.csv").write_text(header + "0,0,0,0,smart,600,0.03,0,0,-5\n10,500,0,0,smart,600,0.3,0,0,1\n")
+    other = _run(tmp_path, "paper")
+    (other / "metrics.csv").write_text(header + "0,0,0,0,smart,600,0.04,0,0,-4\n5,900,0,0,greedy,600,0.5,0,0,3\n")
+    found = ablation.curves(folder)
+    assert list(found) == ["c"] and [r["games"] for r in found["c"]] == ["0", "500"]
+    out = ablation.plot(folder, tmp_path / "curves.png", 10**9, (("the default", other),))
+    assert out.stat().st_size > 10_000
+    with pytest.raises(SystemExit):
+        ablation.main(["plot", "--dir", str(folder), "--also", "no equals sign"])
