@@ -55,6 +55,22 @@ def test_write_refreshes_the_stale_figure_in_place(tree):
     assert check(root) == [] and main(["--root", str(root)]) == 0
 
 
+def test_a_figure_from_a_csv_log_names_its_row_by_its_fields(tree):
+    root, page = tree
+    (root / "bench" / "metrics.csv").write_text(
+        "batch,games,opponent,win_rate\n0,0,smart,0.03\n2000,52215,smart,0.3667\n2000,52215,greedy,0.525\n")
+    page.write_text("<!-- fig bench/metrics.csv games=52215,opponent=smart.win_rate .1% -->36.7%<!-- /fig --> at "
+                    "<!-- fig bench/metrics.csv games=52215,opponent=smart.games ,d -->52,215<!-- /fig --> games\n")
+    assert check(root) == []
+    page.write_text("<!-- fig bench/metrics.csv games=52215.win_rate .1% -->36.7%<!-- /fig -->\n"
+                    "<!-- fig bench/metrics.csv games=7.win_rate .1% -->1%<!-- /fig -->\n"
+                    "<!-- fig bench/metrics.csv opponent.win_rate -->1<!-- /fig -->\n")
+    problems = check(root)
+    assert "2 items match 'games=52215'; a figure names exactly one" in problems[0]
+    assert "0 items match 'games=7'" in problems[1]
+    assert "no 'opponent'" in problems[2]
+
+
 def test_a_missing_file_or_key_is_named(tree):
     root, page = tree
     page.write_text("<!-- fig bench/gone.json rate -->1<!-- /fig --> <!-- fig bench/speed.json rows.3.rate -->1<!-- /fig -->")

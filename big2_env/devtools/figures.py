@@ -5,9 +5,11 @@ source, which GitHub and the site both hide::
 
     <!-- fig benchmarks/core/env_speed.json rows.8.decisions_per_s ,.0f -->190,418<!-- /fig -->
 
-The opening comment holds the results file (relative to the repository root), the key (dotted:
+The opening comment holds the results file (relative to the repository root; JSON, or a CSV
+log such as a run's ``metrics.csv``, read as a list of rows), the key (dotted:
 ``rows.8.decisions_per_s`` is ``data["rows"][8]["decisions_per_s"]``; a number picks a list
-item, a word a mapping key) and, optionally, scalings (``*100``, ``/1e6``) then one Python format
+item, ``FIELD=VALUE[,FIELD=VALUE]`` the one list item whose fields have those values, a word a
+mapping key) and, optionally, scalings (``*100``, ``/1e6``) then one Python format
 spec (``,.0f``, ``.2f``, ``.1%``, ``+.2f``; without one the value is written as ``str`` would).
 Between the comments stands the figure as the file gives it.
 
@@ -25,11 +27,15 @@ Example:
     '27.1%'
     >>> render_value({"rate": 6573090.4}, "rate", ["/1e6", ".2f"])
     '6.57'
+    >>> rows = [{"games": 512, "opponent": "smart", "win_rate": 0.3}, {"games": 512, "opponent": "greedy", "win_rate": 0.5}]
+    >>> render_value(rows, "games=512,opponent=greedy.win_rate", [".0%"])
+    '50%'
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import re
 import sys
@@ -82,7 +88,9 @@ class Figure:
 def _lookup(data: Any, key: str, source: str) -> Any:
     value = data
     for part in key.split("."):
-        if isinstance(value, list) and part.lstrip("-").isdigit():
+        if isinstance(value, list) and "=" in part:
+            value = _select(value, part, key, source)
+        elif isinstance(value, list) and part.lstrip("-").isdigit():
             index = int(part)
             if not -len(value) <= index < len(value):
                 raise FigureError(f"{source}: {key!r}: index {index} is outside a list of {len(value)}")
@@ -92,6 +100,36 @@ def _lookup(data: Any, key: str, source: str) -> Any:
         else:
             raise FigureError(f"{source}: no {part!r} at {key!r}")
     return value
+
+
+def _select(items: list[Any], part: str, key: str, source: str) -> Any:
+    """The one item of ``items`` whose fields equal ``part``'s ``FIELD=VALUE`` pairs (compared as text)."""
+    try:
+        wanted = dict(pair.split("=", 1) for pair in part.split(","))
+    except ValueError:
+        raise FigureError(f"{source}: {key!r}: {part!r} is not FIELD=VALUE[,FIELD=VALUE]") from None
+    found = [item for item in items
+             if isinstance(item, dict) and all(k in item and str(item[k]) == v for k, v in wanted.items())]
+    if len(found) != 1:
+        raise FigureError(f"{source}: {key!r}: {len(found)} items match {part!r}; a figure names exactly one")
+    return found[0]
+
+
+def _number(text: str) -> Any:
+    """A CSV cell as the number it writes (int, else float), else the text."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _read(path: Path) -> Any:
+    if path.suffix == ".csv":
+        with path.open(newline="") as handle:
+            return [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(handle)]
+    return json.loads(path.read_text())
 
 
 def render_value(data: Any, key: str, ops: Iterable[str] = (), source: str = "the results") -> str:
@@ -125,7 +163,7 @@ def _reader(root: Path) -> Callable[[str], Any]:
         if name not in cache:
             path = root / name
             try:
-                cache[name] = json.loads(path.read_text())
+                cache[name] = _read(path)
             except FileNotFoundError:
                 raise FigureError(f"no results file {name!r}") from None
             except json.JSONDecodeError as err:
