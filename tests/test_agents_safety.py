@@ -311,8 +311,8 @@ def test_big2_train_rejects_bad_floats_with_a_clear_message(tmp_path, capsys, fl
 def test_divergence_stops_training_and_leaves_the_checkpoint_untouched(tmp_path, monkeypatch):
     real = trainer_module.ppo_update
 
-    def poisoned(model, optimizer, rollout, config, rng, helpers=None):
-        stats = real(model, optimizer, rollout, config, rng, helpers)
+    def poisoned(model, optimizer, rollout, config, rng, helpers=None, **options):
+        stats = real(model, optimizer, rollout, config, rng, helpers, **options)
         if poisoned.calls == 1:
             with torch.no_grad():
                 next(model.parameters()).fill_(math.nan)
