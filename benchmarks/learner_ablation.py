@@ -9,7 +9,9 @@ Each row is a ``big2 train`` run under his rules at an equal budget of games:
   ``args.json``): his recipe's run under the paper's rules (``--dir benchmarks/learner/paper_rules``) is
   measured against the three heuristics under those, and has no duel, which is under his rules.
 * ``collect``: the run's logs, curves, health plot and latest checkpoint copied to ``DIR/ROW/`` (so any
-  machine can ``--resume`` it).
+  machine can ``--resume`` it). The health plot is drawn from the whole ``train_log.csv``; the copy keeps
+  at most ``LOG_ROWS`` rows, each the mean of as many consecutive batches as that takes (his recipe logs
+  a row every 1,280 decisions: about 100,000 rows, 20 MB, over 3M games).
 * ``plot``: every row's evaluation curves against games (win rate and mean score against Smart, from
   each run's ``metrics.csv``) in ``DIR/curves.png``, and the table of ``DIR/*.json`` printed.
 
@@ -32,6 +34,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent / "learner"
+LOG_ROWS = 8000
+LOG_LAST = ("batch", "games", "decisions", "elapsed_s")  # counters: a thinned row keeps its window's last
 OPPONENTS = ("random", "greedy", "smart")
 ROWS = {
     "a": "(a) the default recipe",
@@ -110,11 +114,36 @@ def collect(row: str, run: Path, out: Path) -> Path:
     subprocess.run(["big2", "plot", str(run)], check=True, stdout=subprocess.DEVNULL)
     target = out / row
     target.mkdir(parents=True, exist_ok=True)
-    for name in ("args.json", "metrics.csv", "train_log.csv", "learning_curves.png", "training_health.png",
-                 "checkpoint.pt", "model.pt"):
+    for name in ("args.json", "metrics.csv", "learning_curves.png", "training_health.png", "checkpoint.pt", "model.pt"):
         if (run / name).is_file():
             shutil.copy2(run / name, target / name)
+    rows = read_csv(run / "train_log.csv")
+    with (target / "train_log.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else [], lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(thinned(rows, LOG_ROWS))
     return target
+
+
+def thinned(rows: list[dict[str, str]], max_rows: int) -> list[dict[str, str]]:
+    """``rows`` (a ``train_log.csv``) in at most ``max_rows`` rows: each the mean of ``k`` consecutive rows
+    (``k`` the fewest that fit; the last window may be shorter), the counters (``LOG_LAST``) its last row's
+    and a column blank in every row of the window (a probe not run) left blank."""
+    k = max(1, -(-len(rows) // max_rows))
+    if k == 1:
+        return list(rows)
+    out = []
+    for start in range(0, len(rows), k):
+        window = rows[start:start + k]
+        row = {}
+        for key in window[0]:
+            if key in LOG_LAST:
+                row[key] = window[-1][key]
+                continue
+            values = [float(r[key]) for r in window if r.get(key) not in ("", None)]
+            row[key] = f"{sum(values) / len(values):.6g}" if values else ""
+        out.append(row)
+    return out
 
 
 def curves(folder: Path) -> dict[str, list[dict[str, str]]]:

@@ -46,3 +46,27 @@ def test_the_curves_set_another_run_beside_the_rows(tmp_path):
     assert out.stat().st_size > 10_000
     with pytest.raises(SystemExit):
         ablation.main(["plot", "--dir", str(folder), "--also", "no equals sign"])
+
+
+def test_the_collected_log_is_thinned_to_window_means(tmp_path):
+    ablation = load_script("benchmarks/learner_ablation.py")
+    rows = [{"batch": str(b), "games": str(20 * b), "entropy": str(float(b)), "grad_ratio": "2.0" if b == 4 else ""}
+            for b in range(1, 8)]
+    assert ablation.thinned(rows, 10) == rows  # already short enough: unchanged
+    thin = ablation.thinned(rows, 3)  # windows of 3: batches 1-3, 4-6, 7
+    assert [r["batch"] for r in thin] == ["3", "6", "7"] and [r["games"] for r in thin] == ["60", "120", "140"]
+    assert [float(r["entropy"]) for r in thin] == [2.0, 5.0, 7.0]
+    assert [r["grad_ratio"] for r in thin] == ["", "2", ""]  # the probe's one value; blank where none ran
+
+
+def test_collect_copies_the_run_with_a_thinned_log(tmp_path, monkeypatch):
+    ablation = load_script("benchmarks/learner_ablation.py")
+    monkeypatch.setattr(ablation.subprocess, "run", lambda *a, **k: None)  # `big2 plot` of the whole log
+    monkeypatch.setattr(ablation, "LOG_ROWS", 2)
+    run = _run(tmp_path, "charlesworth")
+    (run / "train_log.csv").write_text("batch,games,entropy\n1,20,1\n2,40,3\n3,60,5\n4,80,7\n")
+    (run / "checkpoint.pt").write_bytes(b"weights")
+    target = ablation.collect("c", run, tmp_path / "out")
+    assert (target / "checkpoint.pt").read_bytes() == b"weights"
+    assert (target / "train_log.csv").read_text() == "batch,games,entropy\n2,40,2\n4,80,6\n"
+    assert (run / "train_log.csv").read_text().count("\n") == 5  # the run's own log untouched
