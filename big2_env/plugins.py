@@ -144,13 +144,7 @@ def positive_int(text: str) -> int:
     >>> positive_int("3")
     3
     """
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+    return _int_at_least(text, 1, "a positive integer")
 
 
 def seed_int(text: str) -> int:
@@ -159,10 +153,15 @@ def seed_int(text: str) -> int:
     >>> seed_int("0")
     0
     """
+    return _int_at_least(text, 0, "a non-negative integer")
+
+
+def _int_at_least(text: str, low: int, what: str) -> int:
+    """``int(text)`` if it is at least ``low``; else an :class:`argparse.ArgumentTypeError` naming ``what``."""
     try:
         value = int(text)
     except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer; got {text!r}")
+        value = low - 1
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be {what}; got {text!r}")
     return value

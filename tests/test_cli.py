@@ -170,7 +170,7 @@ def test_eval_loads_a_maskable_ppo_model(tmp_path):
         (["--agent", "missing.zip", "--opponent", "random"], "no such model file"),
         (["--agent", "random", "--opponent", "genius"], "--opponent must be one of greedy, random, search, smart, pretrained"),
         (["--agent", "random", "--opponent", "absent.pt"], "--opponent: no such model file 'absent.pt'"),
-        (["--agent", "random", "--opponent", "random", "--games", "0"], "expected a positive integer"),
+        (["--agent", "random", "--opponent", "random", "--games", "0"], "must be a positive integer; got '0'"),
         (["--opponent", "random"], "required"),
     ],
 )
