@@ -511,7 +511,12 @@ class TrainArgs:
     )
     eval_every: int = _arg(100, "evaluate every this many batches (0: only at the start and the end)")
     eval_games: int = _arg(200, "games per opponent at each evaluation")
-    eval_opponents: list = _arg(["random", "greedy", "smart"], "opponent classes to evaluate against (comma separated)")
+    eval_opponents: list = _arg(
+        ["random", "greedy", "smart"],
+        "opponent classes to evaluate against (comma separated): random, greedy, smart, and under his rules "
+        "charlesworth:PATH, three copies of Charlesworth's network (his parameter file) in a duplicate duel of "
+        "eval_games / 4 deals, each played four times",
+    )
     eval_seed: int = _arg(12345, "evaluation seed (the same deals at every evaluation)")
     eval_deterministic: bool = _arg(False, "evaluate the argmax policy instead of sampling")
     checkpoint_every: int = _arg(100, "write the checkpoint every this many batches (and at the end)")
@@ -721,8 +726,7 @@ class TrainArgs:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be a non-negative int; got {value!r}")
         for opponent in self.eval_opponents:
-            if opponent not in ("random", "greedy", "smart"):
-                raise ValueError(f"eval_opponents: unknown opponent {opponent!r} (random, greedy, smart)")
+            check_eval_opponent(opponent, self.rules)
         check_device(self.device)
         if self.env not in ENVS:
             raise ValueError(f"env must be one of {', '.join(ENVS)}; got {self.env!r}")
@@ -785,6 +789,45 @@ RESUME_MUTABLE = frozenset(
      "checkpoint_every", "checkpoint_minutes", "threads", "workers", "progress", "tensorboard", "stop_after", "device",
      "ray_address"}
 )
+
+
+EVAL_CLASSES = ("random", "greedy", "smart")
+"""The heuristic opponent classes a run evaluates against by name."""
+
+
+def check_eval_opponent(opponent: Any, rules: str) -> None:
+    """Refuse (``ValueError``) an evaluation opponent the trainer cannot play: one of
+    :data:`EVAL_CLASSES`, or ``charlesworth:PATH`` (his network's parameter file, which must exist)
+    under his rules.
+
+    >>> check_eval_opponent("smart", "paper")
+    >>> check_eval_opponent("charlesworth:PATH", "paper")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: eval_opponents: 'charlesworth:PATH' (his network) plays under his rules, ...; this run's rules are 'paper'
+    """
+    if opponent in EVAL_CLASSES:
+        return
+    if isinstance(opponent, str) and opponent.startswith("charlesworth:"):
+        if rules != "charlesworth":
+            raise ValueError(f"eval_opponents: {opponent!r} (his network) plays under his rules, rules='charlesworth'; "
+                             f"this run's rules are {rules!r}")
+        if not Path(opponent.split(":", 1)[1]).is_file():
+            raise ValueError(f"eval_opponents: {opponent!r}: no such file (charlesworth:PATH names his network's "
+                             "parameter file, e.g. modelParameters136500)")
+        return
+    raise ValueError(f"eval_opponents: unknown opponent {opponent!r} ({', '.join(EVAL_CLASSES)}, or "
+                     "charlesworth:PATH under his rules)")
+
+
+def eval_opponent_name(opponent: str) -> str:
+    """The name an evaluation opponent is logged under (``metrics.csv``, TensorBoard): ``charlesworth``
+    for ``charlesworth:PATH``, else the class.
+
+    >>> eval_opponent_name("charlesworth:/work/modelParameters136500"), eval_opponent_name("smart")
+    ('charlesworth', 'smart')
+    """
+    return opponent.split(":", 1)[0]
 
 
 def args_from_mapping(data: Mapping[str, Any], base: TrainArgs | None = None) -> TrainArgs:

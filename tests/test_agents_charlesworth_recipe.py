@@ -17,7 +17,7 @@ from agents.trainer import Trainer  # noqa: E402
 from agents.collect.vector import SteppedCollector  # noqa: E402
 from big2_env.envs.vector import Big2VectorEnv  # noqa: E402
 from big2_env.evaluation.versus import evaluate  # noqa: E402
-from big2_env.players.charlesworth import PARAMETER_SHAPES, CharlesworthNetwork, network_input  # noqa: E402
+from big2_env.players.charlesworth import PARAMETER_SHAPES, CharlesworthNetwork, network_input, write_parameters  # noqa: E402
 
 HIS = NetworkConfig(design="charlesworth", observation="charlesworth")
 
@@ -216,3 +216,36 @@ def test_games_are_counted_when_they_end(tmp_path):
         "checkpoint_every": 0, "threads": 1}))
     assert result.decisions == 3 * 4 * 20
     assert 0 <= result.games <= 4 * 2  # a game lasts more than 20 decisions: at most two per slot in 60
+
+
+def test_his_network_as_an_evaluation_opponent_is_checked_before_training(tmp_path):
+    params = tmp_path / "modelParameters0"
+    write_parameters(his_arrays(), params)
+    base = {"preset": "charlesworth", "out": str(tmp_path / "run")}
+    args_from_mapping({**base, "eval_opponents": ["smart", f"charlesworth:{params}"]}).validate()
+    with pytest.raises(ValueError, match="plays under his rules.*this run's rules are 'paper'"):
+        args_from_mapping({**base, "rules": "paper", "eval_opponents": [f"charlesworth:{params}"]}).validate()
+    with pytest.raises(ValueError, match="no such file"):
+        args_from_mapping({**base, "eval_opponents": [f"charlesworth:{tmp_path / 'missing'}"]}).validate()
+    with pytest.raises(ValueError, match=r"unknown opponent 'search:4' \(random, greedy, smart, or charlesworth:PATH"):
+        args_from_mapping({**base, "eval_opponents": ["search:4"]}).validate()
+
+
+def test_a_run_logs_its_duel_against_his_network(tmp_path):
+    import csv
+
+    params = tmp_path / "modelParameters0"
+    write_parameters(his_arrays(), params)
+    result = train(args_from_mapping({
+        "preset": "charlesworth", "out": str(tmp_path / "run"), "games_per_batch": 4, "minibatch": 40, "epochs": 1,
+        "batches": 2, "eval_every": 0, "eval_games": 8, "eval_opponents": ["random", f"charlesworth:{params}"],
+        "eval_deterministic": True, "progress": False, "tensorboard": False, "checkpoint_every": 0, "threads": 1}))
+    rows = list(csv.DictReader(open(tmp_path / "run" / "metrics.csv")))
+    assert [(r["batch"], r["opponent"], r["eval_games"]) for r in rows] == [
+        ("0", "random", "8"), ("0", "charlesworth", "8"), ("2", "random", "8"), ("2", "charlesworth", "8")]
+    assert set(result.last_eval) == {"random", "charlesworth"}
+    # the logged duel is the duplicate duel on eval_games / 4 deals that `evaluate` plays for the same model
+    duel = evaluate(NetworkPolicy.from_file(str(tmp_path / "run" / "model.pt"), deterministic=True), f"charlesworth:{params}",
+                    n_games=2, seed=12345, rules="charlesworth", duplicate=True)
+    assert float(rows[-1]["win_rate"]) == pytest.approx(duel.win_rate)
+    assert float(rows[-1]["mean_score"]) == pytest.approx(duel.mean_score)
