@@ -52,8 +52,8 @@ def read_csv(path: Path) -> list[dict[str, str]]:
 
 
 def run_health(run: Path) -> dict[str, float]:
-    """The run's games and decisions, its decisions/s and the critic's explained variance (mean of its
-    last tenth of batches)."""
+    """The run's games and decisions (and their ratio: a game's decisions, every forced pass counted), its
+    decisions/s and the critic's explained variance (mean of its last tenth of batches)."""
     rows = read_csv(run / "train_log.csv")
     tail = rows[-max(1, len(rows) // 10):]
 
@@ -61,7 +61,9 @@ def run_health(run: Path) -> dict[str, float]:
         values = [float(r[key]) for r in tail if r.get(key) not in (None, "")]
         return sum(values) / len(values) if values else float("nan")
 
-    return {"batches": int(rows[-1]["batch"]), "games": int(rows[-1]["games"]), "decisions": int(rows[-1]["decisions"]),
+    games, decisions = int(rows[-1]["games"]), int(rows[-1]["decisions"])
+    return {"batches": int(rows[-1]["batch"]), "games": games, "decisions": decisions,
+            "decisions_per_game": decisions / games if games else float("nan"),
             "decisions_per_s": mean("decisions_per_s"), "explained_variance": mean("explained_variance"),
             "policy_explained_variance": mean("policy_explained_variance"), "entropy": mean("entropy"),
             "approx_kl": mean("approx_kl"), "clip_fraction": mean("clip_fraction")}

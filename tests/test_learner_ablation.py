@@ -70,3 +70,12 @@ def test_collect_copies_the_run_with_a_thinned_log(tmp_path, monkeypatch):
     assert (target / "checkpoint.pt").read_bytes() == b"weights"
     assert (target / "train_log.csv").read_text() == "batch,games,entropy\n2,40,2\n4,80,6\n"
     assert (run / "train_log.csv").read_text().count("\n") == 5  # the run's own log untouched
+
+
+def test_run_health_reads_the_last_row_and_the_last_tenth(tmp_path):
+    ablation = load_script("benchmarks/learner_ablation.py")
+    rows = "".join(f"{b},{10 * b},{470 * b},{0.5 if b < 10 else 0.7}\n" for b in range(1, 11))
+    (tmp_path / "train_log.csv").write_text("batch,games,decisions,explained_variance\n" + rows)
+    health = ablation.run_health(tmp_path)
+    assert (health["batches"], health["games"], health["decisions"]) == (10, 100, 4700)
+    assert health["decisions_per_game"] == 47.0 and health["explained_variance"] == 0.7  # the last tenth: one row
