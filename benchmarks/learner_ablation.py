@@ -13,7 +13,8 @@ Each row is a ``big2 train`` run under his rules at an equal budget of games:
   at most ``LOG_ROWS`` rows, each the mean of as many consecutive batches as that takes (his recipe logs
   a row every 1,280 decisions: about 100,000 rows, 20 MB, over 3M games).
 * ``plot``: every row's evaluation curves against games (win rate and mean score against Smart, from
-  each run's ``metrics.csv``) in ``DIR/curves.png``, and the table of ``DIR/*.json`` printed.
+  each run's ``metrics.csv``, and the duel where a run logs it) in ``DIR/curves.png``, and the table of
+  ``DIR/*.json`` printed.
 
 Usage:
     python benchmarks/learner_ablation.py measure --row b --run RUN --params PATH [--games 1000] [--deals 1000]
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -148,40 +150,62 @@ def thinned(rows: list[dict[str, str]], max_rows: int) -> list[dict[str, str]]:
     return out
 
 
-def curves(folder: Path) -> dict[str, list[dict[str, str]]]:
-    """Each row's evaluation rows against Smart, from ``metrics.csv`` in its collected folder ``DIR/ROW``
-    or, for a row kept elsewhere (the default's long run), in the folder its JSON names."""
+def curves(folder: Path, opponent: str = "smart") -> dict[str, list[dict[str, str]]]:
+    """Each row's evaluation rows against ``opponent`` (``charlesworth``: the duel some runs log), from
+    ``metrics.csv`` in its collected folder ``DIR/ROW`` or, for a row kept elsewhere (the default's long
+    run), in the folder its JSON names; rows with none left out."""
     found = {}
     for row in sorted(ROWS):
         path = folder / row / "metrics.csv"
         if not path.is_file() and (folder / f"{row}.json").is_file():
             path = HERE.parents[1] / json.loads((folder / f"{row}.json").read_text())["run"] / "metrics.csv"
         if path.is_file():
-            found[row] = [r for r in read_csv(path) if r["opponent"] == "smart"]
+            rows = [r for r in read_csv(path) if r["opponent"] == opponent]
+            if rows or opponent == "smart":
+                found[row] = rows
     return found
 
 
 def plot(folder: Path, output: Path, limit: int, also: tuple[tuple[str, Path], ...] = ()) -> Path:
     """Each row's curve against Smart, and each ``also`` (a label and a run folder: another run to set
-    beside them, such as the default's long run under the same rules)."""
+    beside them, such as the default's long run under the same rules); a third panel draws the duel
+    against three copies of his network where a run logs it (``--eval-opponents ...,charlesworth:PATH``)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    found = {ROWS[row]: rows for row, rows in curves(folder).items()}
-    for label, run in also:
-        found[label] = [r for r in read_csv(run / "metrics.csv") if r["opponent"] == "smart"]
+    def series(opponent: str) -> dict[str, list[dict[str, str]]]:
+        found = {ROWS[row]: rows for row, rows in curves(folder, opponent).items()}
+        for label, run in also:
+            rows = [r for r in read_csv(run / "metrics.csv") if r["opponent"] == opponent]
+            if rows or opponent == "smart":
+                found[label] = rows
+        return {label: [r for r in rows if int(r["games"]) <= limit] for label, rows in found.items()}
+
+    smart, duel = series("smart"), series("charlesworth")
     rules = {run_rules(folder / row) for row in ROWS if (folder / row).is_dir()} | {run_rules(run) for _, run in also}
-    figure, axes = plt.subplots(1, 2, figsize=(11, 4))
-    for label, rows in found.items():
-        rows = [r for r in rows if int(r["games"]) <= limit]
-        games = [int(r["games"]) for r in rows]
-        for axis, key in zip(axes, ("win_rate", "mean_score")):
-            axis.plot(games, [float(r[key]) for r in rows], marker="o", markersize=3, label=label)
-    for axis, label in zip(axes, ("win rate", "mean score a game")):
+    panels = [(smart, "win_rate", "win rate against three Smart\n(argmax, 600 games, seed 12345)"),
+              (smart, "mean_score", "mean score a game against three Smart")]
+    measured = duel_points(folder)
+    if duel or measured:
+        panels.append((duel, "win_rate", "win rate against three of his network\n(lines: each run's own duel, "
+                       "150 deals x 4;\npoints: measured, 1000 deals x 4, 95% interval)"))
+    figure, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4), sharex=True)
+    colours = {label: f"C{i}" for i, label in enumerate(smart)}
+    for axis, (found, key, ylabel) in zip(axes, panels):
+        for label, rows in found.items():
+            axis.plot([int(r["games"]) for r in rows], [float(r[key]) for r in rows], marker="o", markersize=3,
+                      label=label, color=colours.get(label))
+        if key == "win_rate" and found is duel:
+            for row, at, rate, (lo, hi) in measured:
+                label = ROWS.get(row, row)
+                axis.errorbar([at], [rate], yerr=[[rate - lo], [hi - rate]], fmt="s", markersize=4, capsize=3,
+                              color=colours.get(label))
+            axis.axhline(0.25, color="grey", linestyle="--", linewidth=0.8, label="parity (25%)")
+            axis.legend(fontsize=8)
         axis.set_xlabel("games of self-play")
-        axis.set_ylabel(f"{label} against three Smart\n(argmax, 600 games, seed 12345)")
+        axis.set_ylabel(ylabel)
         axis.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
     named = {"charlesworth": "Charlesworth's rules", "paper": "the paper's rules"}
@@ -190,6 +214,20 @@ def plot(folder: Path, output: Path, limit: int, also: tuple[tuple[str, Path], .
     figure.savefig(output, dpi=110)
     plt.close(figure)
     return output
+
+
+def duel_points(folder: Path) -> list[tuple[str, int, float, tuple[float, float]]]:
+    """``(row, games, win rate, interval)`` of each ``DIR/*.json`` measured in the duel (its row's letter:
+    ``c_latest`` and ``c@200k`` are points of row ``c``), at the games its duel was played."""
+    points = []
+    for path in sorted(folder.glob("*.json")):
+        f = json.loads(path.read_text())
+        v = f.get("vs", {}).get("charlesworth") if "row" in f else None
+        if v is not None:
+            ci = v["win_rate_ci"]
+            points.append((re.split(r"[_@]", f["row"])[0], int(v.get("at_games", f["games"])), float(v["win_rate"]),
+                           (float(ci[0]), float(ci[1]))))
+    return points
 
 
 def table(folder: Path) -> str:

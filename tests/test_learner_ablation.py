@@ -40,8 +40,13 @@ def test_the_curves_set_another_run_beside_the_rows(tmp_path):
     (folder / "c" / "metrics.csv").write_text(header + "0,0,0,0,smart,600,0.03,0,0,-5\n10,500,0,0,smart,600,0.3,0,0,1\n")
     other = _run(tmp_path, "paper")
     (other / "metrics.csv").write_text(header + "0,0,0,0,smart,600,0.04,0,0,-4\n5,900,0,0,greedy,600,0.5,0,0,3\n")
+    (folder / "c" / "metrics.csv").write_text((folder / "c" / "metrics.csv").read_text()
+                                              + "10,500,0,0,charlesworth,600,0.2,0,0,-1\n")
     found = ablation.curves(folder)
     assert list(found) == ["c"] and [r["games"] for r in found["c"]] == ["0", "500"]
+    duel = ablation.curves(folder, "charlesworth")
+    assert list(duel) == ["c"] and [r["win_rate"] for r in duel["c"]] == ["0.2"]
+    assert ablation.curves(folder, "greedy") == {}  # no row logs it
     out = ablation.plot(folder, tmp_path / "curves.png", 10**9, (("the default", other),))
     assert out.stat().st_size > 10_000
     with pytest.raises(SystemExit):
@@ -79,3 +84,13 @@ def test_run_health_reads_the_last_row_and_the_last_tenth(tmp_path):
     health = ablation.run_health(tmp_path)
     assert (health["batches"], health["games"], health["decisions"]) == (10, 100, 4700)
     assert health["decisions_per_game"] == 47.0 and health["explained_variance"] == 0.7  # the last tenth: one row
+
+
+def test_duel_points_come_from_each_measured_row(tmp_path):
+    ablation = load_script("benchmarks/learner_ablation.py")
+    duel = {"win_rate": 0.2, "win_rate_ci": [0.19, 0.21]}
+    (tmp_path / "a.json").write_text(json.dumps({"row": "a", "games": 512, "vs": {"charlesworth": {**duel, "at_games": 547}}}))
+    (tmp_path / "c_200k.json").write_text(json.dumps({"row": "c@200k", "games": 200, "vs": {"charlesworth": duel}}))
+    (tmp_path / "p.json").write_text(json.dumps({"row": "p", "games": 9, "vs": {"smart": duel}}))  # no duel: no point
+    (tmp_path / "speed.json").write_text(json.dumps({"rows": []}))  # not a row
+    assert ablation.duel_points(tmp_path) == [("a", 547, 0.2, (0.19, 0.21)), ("c", 200, 0.2, (0.19, 0.21))]
