@@ -298,8 +298,8 @@ def test_command_line_run(tmp_path, capsys):
         (["random"], "at least two agents"),
         (["random", "wizard"], "must be one of"),
         (["random", "charlesworth:HIS_FILE"], "plays under the 'charlesworth' rules"),
-        (["random", "greedy", "--deals", "0"], "argument --deals: expected a positive integer, got '0'"),
-        (["random", "greedy", "--jobs", "-2"], "argument --jobs: expected a positive integer, got '-2'"),
+        (["random", "greedy", "--deals", "0"], "argument --deals: must be a positive integer; got '0'"),
+        (["random", "greedy", "--jobs", "-2"], "argument --jobs: must be a positive integer; got '-2'"),
         (["random", "greedy", "--tables", "half"], "argument --tables: invalid choice: 'half'"),
     ],
 )
