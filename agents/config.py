@@ -797,8 +797,8 @@ EVAL_CLASSES = ("random", "greedy", "smart")
 
 def check_eval_opponent(opponent: Any, rules: str) -> None:
     """Refuse (``ValueError``) an evaluation opponent the trainer cannot play: one of
-    :data:`EVAL_CLASSES`, or ``charlesworth:PATH`` (his network's parameter file, which must exist)
-    under his rules.
+    :data:`EVAL_CLASSES`, or ``charlesworth:PATH`` under his rules (his network's parameter file, read
+    by :func:`big2_env.evaluation.loading.load_agent` as the evaluation will).
 
     >>> check_eval_opponent("smart", "paper")
     >>> check_eval_opponent("charlesworth:PATH", "paper")  # doctest: +ELLIPSIS
@@ -812,9 +812,14 @@ def check_eval_opponent(opponent: Any, rules: str) -> None:
         if rules != "charlesworth":
             raise ValueError(f"eval_opponents: {opponent!r} (his network) plays under his rules, rules='charlesworth'; "
                              f"this run's rules are {rules!r}")
-        if not Path(opponent.split(":", 1)[1]).is_file():
-            raise ValueError(f"eval_opponents: {opponent!r}: no such file (charlesworth:PATH names his network's "
-                             "parameter file, e.g. modelParameters136500)")
+        from big2_env.errors import LoadError
+        from big2_env.evaluation.loading import load_agent
+
+        try:  # the loader's checks (the file exists, reads as his parameters), before a batch is trained
+            load_agent(opponent, rules, what="eval_opponents")
+        except LoadError as err:  # the file's own errors do not name the flag
+            named = str(err) if str(err).startswith("eval_opponents") else f"eval_opponents {opponent!r}: {err}"
+            raise ValueError(named) from None
         return
     raise ValueError(f"eval_opponents: unknown opponent {opponent!r} ({', '.join(EVAL_CLASSES)}, or "
                      "charlesworth:PATH under his rules)")

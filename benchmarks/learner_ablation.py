@@ -159,11 +159,17 @@ def curves(folder: Path, opponent: str = "smart") -> dict[str, list[dict[str, st
         path = folder / row / "metrics.csv"
         if not path.is_file() and (folder / f"{row}.json").is_file():
             path = HERE.parents[1] / json.loads((folder / f"{row}.json").read_text())["run"] / "metrics.csv"
-        if path.is_file():
-            rows = [r for r in read_csv(path) if r["opponent"] == opponent]
-            if rows or opponent == "smart":
-                found[row] = rows
+        rows = evaluations(path, opponent) if path.is_file() else None
+        if rows is not None:
+            found[row] = rows
     return found
+
+
+def evaluations(metrics: Path, opponent: str) -> list[dict[str, str]] | None:
+    """The rows of a run's ``metrics.csv`` against ``opponent``; ``None`` where it logs none (every run
+    is evaluated against Smart: its rows are kept, even none)."""
+    rows = [r for r in read_csv(metrics) if r["opponent"] == opponent]
+    return rows if rows or opponent == "smart" else None
 
 
 def plot(folder: Path, output: Path, limit: int, also: tuple[tuple[str, Path], ...] = ()) -> Path:
@@ -178,8 +184,8 @@ def plot(folder: Path, output: Path, limit: int, also: tuple[tuple[str, Path], .
     def series(opponent: str) -> dict[str, list[dict[str, str]]]:
         found = {ROWS[row]: rows for row, rows in curves(folder, opponent).items()}
         for label, run in also:
-            rows = [r for r in read_csv(run / "metrics.csv") if r["opponent"] == opponent]
-            if rows or opponent == "smart":
+            rows = evaluations(run / "metrics.csv", opponent)
+            if rows is not None:
                 found[label] = rows
         return {label: [r for r in rows if int(r["games"]) <= limit] for label, rows in found.items()}
 
@@ -197,7 +203,7 @@ def plot(folder: Path, output: Path, limit: int, also: tuple[tuple[str, Path], .
         for label, rows in found.items():
             axis.plot([int(r["games"]) for r in rows], [float(r[key]) for r in rows], marker="o", markersize=3,
                       label=label, color=colours.get(label))
-        if key == "win_rate" and found is duel:
+        if found is duel:
             for row, at, rate, (lo, hi) in measured:
                 label = ROWS.get(row, row)
                 axis.errorbar([at], [rate], yerr=[[rate - lo], [hi - rate]], fmt="s", markersize=4, capsize=3,

@@ -227,6 +227,9 @@ def test_his_network_as_an_evaluation_opponent_is_checked_before_training(tmp_pa
         args_from_mapping({**base, "rules": "paper", "eval_opponents": [f"charlesworth:{params}"]}).validate()
     with pytest.raises(ValueError, match="no such file"):
         args_from_mapping({**base, "eval_opponents": [f"charlesworth:{tmp_path / 'missing'}"]}).validate()
+    (tmp_path / "notes.txt").write_text("not his parameters")
+    with pytest.raises(ValueError, match="eval_opponents 'charlesworth:.*notes.txt': .* is not a parameter file"):
+        args_from_mapping({**base, "eval_opponents": [f"charlesworth:{tmp_path / 'notes.txt'}"]}).validate()
     with pytest.raises(ValueError, match=r"unknown opponent 'search:4' \(random, greedy, smart, or charlesworth:PATH"):
         args_from_mapping({**base, "eval_opponents": ["search:4"]}).validate()
 
