@@ -727,6 +727,10 @@ class TrainArgs:
                 raise ValueError(f"{name} must be a non-negative int; got {value!r}")
         for opponent in self.eval_opponents:
             check_eval_opponent(opponent, self.rules)
+        logged = [eval_opponent_name(opponent) for opponent in self.eval_opponents]
+        if len(set(logged)) != len(logged):
+            raise ValueError(f"eval_opponents must name each opponent once (they are logged by name: "
+                             f"{', '.join(logged)}); got {', '.join(self.eval_opponents)}")
         check_device(self.device)
         if self.env not in ENVS:
             raise ValueError(f"env must be one of {', '.join(ENVS)}; got {self.env!r}")
@@ -804,13 +808,13 @@ def check_eval_opponent(opponent: Any, rules: str) -> None:
     >>> check_eval_opponent("charlesworth:PATH", "paper")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: eval_opponents: 'charlesworth:PATH' (his network) plays under his rules, ...; this run's rules are 'paper'
+    ValueError: eval_opponents: 'charlesworth:PATH' (his network) must be played under --rules charlesworth; ...
     """
     if opponent in EVAL_CLASSES:
         return
     if isinstance(opponent, str) and opponent.startswith("charlesworth:"):
         if rules != "charlesworth":
-            raise ValueError(f"eval_opponents: {opponent!r} (his network) plays under his rules, rules='charlesworth'; "
+            raise ValueError(f"eval_opponents: {opponent!r} (his network) must be played under --rules charlesworth; "
                              f"this run's rules are {rules!r}")
         from big2_env.errors import LoadError
         from big2_env.evaluation.loading import load_agent
@@ -818,7 +822,7 @@ def check_eval_opponent(opponent: Any, rules: str) -> None:
         try:  # the loader's checks (the file exists, reads as his parameters), before a batch is trained
             load_agent(opponent, rules, what="eval_opponents")
         except LoadError as err:  # the file's own errors do not name the flag
-            named = str(err) if str(err).startswith("eval_opponents") else f"eval_opponents {opponent!r}: {err}"
+            named = str(err) if str(err).startswith("eval_opponents") else f"eval_opponents: {opponent!r}: {err}"
             raise ValueError(named) from None
         return
     raise ValueError(f"eval_opponents: unknown opponent {opponent!r} ({', '.join(EVAL_CLASSES)}, or "

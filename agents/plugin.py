@@ -239,11 +239,13 @@ def flag_names(message: str) -> str:
     '--lr must be a positive number; got -1.0'
     >>> flag_names("games_per_batch must be a positive int; got 0")
     '--games-per-batch must be a positive int; got 0'
+    >>> flag_names("eval_opponents: unknown opponent 'x'")
+    "--eval-opponents: unknown opponent 'x'"
     """
     from dataclasses import fields
 
     names = sorted((f.name for f in fields(TrainArgs)), key=len, reverse=True)
-    pattern = re.compile(r"(?<![\w.-])(" + "|".join(map(re.escape, names)) + r")(?=:? (must|applies|needs)\b|: unknown)")
+    pattern = re.compile(r"(?<![\w.-])(" + "|".join(map(re.escape, names)) + r")(?=:? (must|applies|needs)\b|: )")
     return pattern.sub(lambda m: "--" + m.group(1).replace("_", "-"), message)
 
 

@@ -80,7 +80,7 @@ from typing import Any, Collection, Mapping
 import torch
 
 from .checkpoint import CHECKPOINT_KIND, CheckpointError, check_config, read_file, remove_stale_temporaries
-from .config import ALGO_DEFAULTS, LEGACY_PPO, RESUME_MUTABLE, TrainArgs, args_from_mapping, eval_opponent_name
+from .config import ALGO_DEFAULTS, EVAL_CLASSES, LEGACY_PPO, RESUME_MUTABLE, TrainArgs, args_from_mapping, eval_opponent_name
 from .config import NetworkConfig
 from .learners.ppo import ClipMonitor
 from .network import Big2Net, count_parameters
@@ -305,7 +305,9 @@ def _loop(
         started = time.perf_counter()
         results = {}
         for opponent in args.eval_opponents:
-            bar.phase(f"eval vs {eval_opponent_name(opponent)} ({args.eval_games} games)")
+            deals = max(1, args.eval_games // 4)  # the duel plays each deal in all four seats
+            played = f"{args.eval_games} games" if opponent in EVAL_CLASSES else f"{deals} deals x 4 seats"
+            bar.phase(f"eval vs {eval_opponent_name(opponent)} ({played})")
             results.update(trainer.evaluate([opponent], args.eval_games, args.eval_seed, args.eval_deterministic))
         bar.phase("train")
         eval_s += time.perf_counter() - started

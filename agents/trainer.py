@@ -33,7 +33,9 @@ from .checkpoint import CHECKPOINT_KIND, FORMAT_VERSION, atomic_save, check_conf
 from .collect.parallel import RolloutPool, TrainHelpers, parallel_plans
 from .collect.rollout import Rollout, collect, concat_rollouts
 from .collect.vector import SteppedCollector, collect_vector
-from .config import DISTILLING, EVAL_CLASSES, VALUE_ALGOS, NetworkConfig, TrainArgs, check_device, eval_opponent_name
+from .config import (
+    DISTILLING, EVAL_CLASSES, VALUE_ALGOS, NetworkConfig, TrainArgs, check_device, check_eval_opponent, eval_opponent_name,
+)
 from .curriculum import make_curriculum
 from .learners.distill import TeacherPool, distill_update, network_payload
 from .learners.ppo import entropy_at, linear_lr_at, lr_at, make_optimizer, ppo_update, probe_due
@@ -378,6 +380,7 @@ class Trainer:
         policy = NetworkPolicy(self.actor, deterministic=greedy, rules=self.rules, name=self.args.algo)
         results = {}
         for opponent in opponents:
+            check_eval_opponent(opponent, self.args.rules)
             if opponent in EVAL_CLASSES:
                 results[opponent] = evaluate(policy, opponent, n_games=n_games, seed=seed, rules=self.rules)
             else:  # charlesworth:PATH: the duel, each deal played four times (the agent once in each seat)

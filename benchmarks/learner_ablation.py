@@ -132,7 +132,7 @@ def collect(row: str, run: Path, out: Path) -> Path:
 def thinned(rows: list[dict[str, str]], max_rows: int) -> list[dict[str, str]]:
     """``rows`` (a ``train_log.csv``) in at most ``max_rows`` rows: each the mean of ``k`` consecutive rows
     (``k`` the fewest that fit; the last window may be shorter), the counters (``LOG_LAST``) its last row's
-    and a column blank in every row of the window (a probe not run) left blank."""
+    and a column blank (a probe not run) or ``nan`` (no game ended) in every row of the window left blank."""
     k = max(1, -(-len(rows) // max_rows))
     if k == 1:
         return list(rows)
@@ -144,7 +144,7 @@ def thinned(rows: list[dict[str, str]], max_rows: int) -> list[dict[str, str]]:
             if key in LOG_LAST:
                 row[key] = window[-1][key]
                 continue
-            values = [float(r[key]) for r in window if r.get(key) not in ("", None)]
+            values = [float(r[key]) for r in window if r.get(key) not in ("", None, "nan")]
             row[key] = f"{sum(values) / len(values):.6g}" if values else ""
         out.append(row)
     return out
@@ -193,10 +193,11 @@ def plot(folder: Path, output: Path, limit: int, also: tuple[tuple[str, Path], .
     rules = {run_rules(folder / row) for row in ROWS if (folder / row).is_dir()} | {run_rules(run) for _, run in also}
     panels = [(smart, "win_rate", "win rate against three Smart\n(argmax, 600 games, seed 12345)"),
               (smart, "mean_score", "mean score a game against three Smart")]
-    measured = duel_points(folder)
+    measured = [point for point in duel_points(folder) if point[1] <= limit]
     if duel or measured:
+        deals = "/".join(str(n // 4) for n in sorted({int(r["eval_games"]) // 4 * 4 for rows in duel.values() for r in rows}))
         panels.append((duel, "win_rate", "win rate against three of his network\n(lines: each run's own duel, "
-                       "150 deals x 4;\npoints: measured, 1000 deals x 4, 95% interval)"))
+                       f"{deals or '-'} deals x 4;\npoints: measured, 1000 deals x 4, 95% interval)"))
     figure, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4), sharex=True)
     colours = {label: f"C{i}" for i, label in enumerate(smart)}
     for axis, (found, key, ylabel) in zip(axes, panels):

@@ -3,6 +3,8 @@ his cadence (games stepped 20 decisions a batch, running on across batches) and 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -223,15 +225,36 @@ def test_his_network_as_an_evaluation_opponent_is_checked_before_training(tmp_pa
     write_parameters(his_arrays(), params)
     base = {"preset": "charlesworth", "out": str(tmp_path / "run")}
     args_from_mapping({**base, "eval_opponents": ["smart", f"charlesworth:{params}"]}).validate()
-    with pytest.raises(ValueError, match="plays under his rules.*this run's rules are 'paper'"):
+    with pytest.raises(ValueError, match="must be played under --rules charlesworth; this run's rules are 'paper'"):
         args_from_mapping({**base, "rules": "paper", "eval_opponents": [f"charlesworth:{params}"]}).validate()
     with pytest.raises(ValueError, match="no such file"):
         args_from_mapping({**base, "eval_opponents": [f"charlesworth:{tmp_path / 'missing'}"]}).validate()
     (tmp_path / "notes.txt").write_text("not his parameters")
-    with pytest.raises(ValueError, match="eval_opponents 'charlesworth:.*notes.txt': .* is not a parameter file"):
+    with pytest.raises(ValueError, match="eval_opponents: 'charlesworth:.*notes.txt': .* is not a parameter file"):
         args_from_mapping({**base, "eval_opponents": [f"charlesworth:{tmp_path / 'notes.txt'}"]}).validate()
     with pytest.raises(ValueError, match=r"unknown opponent 'search:4' \(random, greedy, smart, or charlesworth:PATH"):
         args_from_mapping({**base, "eval_opponents": ["search:4"]}).validate()
+    with pytest.raises(ValueError, match="must name each opponent once .*charlesworth, charlesworth"):
+        args_from_mapping({**base, "eval_opponents": [f"charlesworth:{params}", f"charlesworth:{params}"]}).validate()
+    with pytest.raises(ValueError, match="must name each opponent once"):
+        args_from_mapping({**base, "eval_opponents": ["smart", "smart"]}).validate()
+
+
+def test_eval_opponent_errors_name_the_flag_on_the_command_line(tmp_path, capsys):
+    from big2_env.cli import main
+
+    params = tmp_path / "modelParameters0"
+    write_parameters(his_arrays(), params)
+    (tmp_path / "notes.txt").write_text("not his parameters")
+    for opponents, expected in ((f"charlesworth:{params}", "--eval-opponents: .* must be played under --rules charlesworth"),
+                                (f"charlesworth:{tmp_path / 'notes.txt'}", "--eval-opponents: 'charlesworth:"),
+                                ("smart,smart", "--eval-opponents must name each opponent once")):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["train", "--rules", "paper" if "must be played" in expected else "charlesworth", "--out",
+                  str(tmp_path / "run"), "--eval-opponents", opponents, "--no-progress"])
+        assert exit_info.value.code != 0
+        assert re.search(expected, capsys.readouterr().err), expected
+    assert not (tmp_path / "run" / "checkpoint.pt").exists()
 
 
 def test_a_run_logs_its_duel_against_his_network(tmp_path):

@@ -62,6 +62,9 @@ def test_the_collected_log_is_thinned_to_window_means(tmp_path):
     assert [r["batch"] for r in thin] == ["3", "6", "7"] and [r["games"] for r in thin] == ["60", "120", "140"]
     assert [float(r["entropy"]) for r in thin] == [2.0, 5.0, 7.0]
     assert [r["grad_ratio"] for r in thin] == ["", "2", ""]  # the probe's one value; blank where none ran
+    for r in rows:
+        r["turns"] = "nan" if r["batch"] in ("1", "2", "7") else r["batch"]  # nan: no game ended in that batch
+    assert [r["turns"] for r in ablation.thinned(rows, 3)] == ["3", "5", ""]  # the mean of the ended games only
 
 
 def test_collect_copies_the_run_with_a_thinned_log(tmp_path, monkeypatch):
