@@ -1,4 +1,4 @@
-"""One source for every stated figure: the pages quote the results files that benchmarks write.
+r"""One source for every stated figure: the pages quote the results files that benchmarks write.
 
 A figure in the README or a documentation page stands between two HTML comments that name its
 source, which GitHub and the site both hide::
@@ -9,8 +9,9 @@ The opening comment holds the results file (relative to the repository root; JSO
 log such as a run's ``metrics.csv``, read as a list of rows), the key (dotted:
 ``rows.8.decisions_per_s`` is ``data["rows"][8]["decisions_per_s"]``; a number picks a list
 item, ``FIELD=VALUE[,FIELD=VALUE]`` the one list item whose fields have those values, a word a
-mapping key) and, optionally, scalings (``*100``, ``/1e6``) then one Python format
-spec (``,.0f``, ``.2f``, ``.1%``, ``+.2f``; without one the value is written as ``str`` would).
+mapping key; ``\.`` is a dot inside a key, as in ``forks.entropy_0\.01.win_rate``) and,
+optionally, scalings (``*100``, ``/1e6``) then one Python format spec (``,.0f``, ``.2f``,
+``.1%``, ``+.2f``; without one the value is written as ``str`` would).
 Between the comments stands the figure as the file gives it.
 
 * ``python -m big2_env.devtools.figures`` checks every page and exits 1 listing each figure
@@ -30,6 +31,8 @@ Example:
     >>> rows = [{"games": 512, "opponent": "smart", "win_rate": 0.3}, {"games": 512, "opponent": "greedy", "win_rate": 0.5}]
     >>> render_value(rows, "games=512,opponent=greedy.win_rate", [".0%"])
     '50%'
+    >>> render_value({"entropy_0.01": {"win_rate": 0.25}}, r"entropy_0\.01.win_rate", [".0%"])
+    '25%'
 """
 
 from __future__ import annotations
@@ -87,7 +90,7 @@ class Figure:
 
 def _lookup(data: Any, key: str, source: str) -> Any:
     value = data
-    for part in key.split("."):
+    for part in (piece.replace("\\.", ".") for piece in re.split(r"(?<!\\)\.", key)):
         if isinstance(value, list) and "=" in part:
             value = _select(value, part, key, source)
         elif isinstance(value, list) and part.lstrip("-").isdigit():
