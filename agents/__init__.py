@@ -37,6 +37,7 @@ The loop:
 * :mod:`agents.runlog`: the CSV logs, TensorBoard and the progress bar;
 * :mod:`agents.checkpoint`: checkpoint and policy files (format checks, atomic writes);
 * :mod:`agents.plot`: learning curves and learner health (``big2 plot``);
+* :mod:`agents.average`: one policy file from the mean weights of several (``big2 average``);
 * :mod:`agents.pretrained`: :func:`~agents.pretrained.load_pretrained`, the shipped agent.
 
 Install the extra first: ``pip install torch==2.13.0 && pip install -e ".[agents]"``.

@@ -5,7 +5,8 @@ big2_env never imports ``agents``; it finds these through the entry points that
 
 * :data:`AGENT_SPECS` (group ``big2_env.agent_specs``): ``"pretrained"``, ``"pretrained-paper"``, ``"pretrained-charlesworth"``,
   a ``.pt`` policy file or training checkpoint, and a ``big2 train --out`` run folder;
-* :func:`add_train_command` and :func:`add_plot_command` (group ``big2_env.commands``).
+* :func:`add_train_command`, :func:`add_plot_command` and :func:`add_average_command` (group
+  ``big2_env.commands``).
 
 This module imports neither torch nor matplotlib: they are imported when a spec or a
 command needs them, and a missing one is reported with the extra to install
@@ -33,7 +34,8 @@ from big2_env.plugins import AgentSpecs, CommandError
 
 from .config import TrainArgs
 
-__all__ = ["AGENT_SPECS", "PRETRAINED_SPECS", "TORCH_HINT", "add_plot_command", "add_train_command", "load_spec"]
+__all__ = ["AGENT_SPECS", "PRETRAINED_SPECS", "TORCH_HINT", "add_average_command", "add_plot_command", "add_train_command",
+           "load_spec"]
 
 TORCH_HINT = "pip install torch==2.13.0, then pip install -e '.[agents]'"
 """How to install what the networks need: the ``[agents]`` extra (torch first, pinned to the CPU build)."""
@@ -141,6 +143,38 @@ def add_plot_command(sub: Any) -> None:
         "RUN_DIR/training_health.png or NAME_health.png)",
     )
     parser.set_defaults(func=cmd_plot)
+
+
+def add_average_command(sub: Any) -> None:
+    """``big2 average MODEL MODEL [...] --out PATH``: a policy file of the models' mean weights."""
+    parser = sub.add_parser(
+        "average", help="average the weights of several model files of one network (snapshots of a run: stochastic "
+        "weight averaging) into one policy file (needs torch)",
+        description="Write a policy file whose weights are the mean of the given policy files' or checkpoints' weights. "
+        "They must hold the same network config and rules; typically the models one run saved along its way.",
+    )
+    parser.add_argument("models", nargs="+", metavar="MODEL", help="policy files (.pt) or training checkpoints, two or more")
+    parser.add_argument("--out", required=True, help="the policy file to write (.pt)")
+    parser.set_defaults(func=cmd_average)
+
+
+def cmd_average(args: argparse.Namespace) -> int:
+    try:
+        from agents.average import average_files
+        from agents.checkpoint import CheckpointError
+    except ImportError as err:
+        raise CommandError(f"averaging needs torch ({TORCH_HINT}): {err}") from None
+    out = Path(args.out)
+    if out.is_dir() or out.suffix != ".pt":
+        raise CommandError(f"--out {args.out!r}: give a file path ending in .pt (a policy file), not a folder")
+    if any(Path(model).resolve() == out.resolve() for model in args.models):
+        raise CommandError(f"--out {args.out!r} is one of the models being averaged: write to a new file")
+    try:
+        data = average_files(args.models, out)
+    except CheckpointError as err:
+        raise CommandError(str(err)) from None
+    print(f"{out}: the mean of {len(args.models)} models (games {data['info']['averaged_games']})")
+    return 0
 
 
 def _train_flag_type(kind: type):

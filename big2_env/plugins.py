@@ -30,7 +30,7 @@ entries import torch only when a spec or command needs it, and then raise
 Example:
     >>> from big2_env.plugins import COMMANDS_GROUP, entry_points
     >>> sorted(ep.name for ep in entry_points(COMMANDS_GROUP))  # with big2-env installed
-    ['plot', 'train']
+    ['average', 'plot', 'train']
 """
 
 from __future__ import annotations

@@ -105,6 +105,7 @@ def test_the_agents_package_registers_its_specs_and_commands():
     assert {ep.name: ep.value for ep in entry_points(COMMANDS_GROUP)} == {
         "train": "agents.plugin:add_train_command",
         "plot": "agents.plugin:add_plot_command",
+        "average": "agents.plugin:add_average_command",
     }
     (plugin,) = agent_spec_plugins()
     assert isinstance(plugin, AgentSpecs) and "pretrained" in plugin.describe

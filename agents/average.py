@@ -1,0 +1,94 @@
+"""Weight averaging: one policy file whose weights are the mean of several policy files' weights.
+
+Averaging the models a run saved along its way (stochastic weight averaging, Izmailov et al. 2018;
+a "model soup" when the members are forks of one model) smooths out the scatter that a constant
+learning rate leaves between successive snapshots. The files must hold the same network (the
+same :class:`~agents.network.NetworkConfig`); policy files and training checkpoints are both read,
+with ``weights_only=True`` as everywhere in :mod:`agents.checkpoint`, and the result is a policy
+file (config, weights and an ``info`` that names its members), written atomically.
+
+    big2 average runs/ppo/model.pt runs/ppo_snapshot_1.pt runs/ppo_snapshot_2.pt --out runs/swa.pt
+
+Example:
+    >>> import tempfile, torch
+    >>> from agents.checkpoint import save_policy
+    >>> from agents.config import NetworkConfig
+    >>> from agents.network import Big2Net
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> config = NetworkConfig(card_dim=8, hand_heads=2, hand_ff=8, field_dim=8, count_dim=8, state_dim=8, state_ff=8,
+    ...                        action_hidden=8, action_dim=8, value_hidden=8)
+    >>> for i in range(2):
+    ...     model = Big2Net(config)
+    ...     for p in model.parameters():
+    ...         _ = torch.nn.init.constant_(p, float(i))  # every weight 0 in the first file, 1 in the second
+    ...     _ = save_policy(folder / f"m{i}.pt", model, {"games": 1000 * (i + 1), "rules": "paper"})
+    >>> data = average_files([folder / "m0.pt", folder / "m1.pt"], folder / "mean.pt")
+    >>> float(next(iter(data["model_state"].values())).flatten()[0]), data["info"]["averaged_games"]
+    (0.5, [1000, 2000])
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+import torch
+
+from .checkpoint import CheckpointError, atomic_save, check_config, config_of, read_file, rules_of, weights_payload
+
+__all__ = ["average_files", "average_weights"]
+
+
+def average_weights(states: Sequence[dict[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
+    """The element-wise mean of state dicts with the same keys and shapes (computed in float64, stored
+    in each tensor's own dtype); integer tensors (counters, if any) are taken from the first."""
+    if not states:
+        raise ValueError("average_weights needs at least one state dict")
+    first = states[0]
+    for i, state in enumerate(states[1:], 1):
+        if state.keys() != first.keys():
+            raise ValueError(f"state dict {i} has other entries than the first: {sorted(state.keys() ^ first.keys())}")
+        for name, tensor in state.items():
+            if tensor.shape != first[name].shape:
+                raise ValueError(f"state dict {i}: {name!r} is {tuple(tensor.shape)}, the first's {tuple(first[name].shape)}")
+    out = {}
+    for name, tensor in first.items():
+        if tensor.is_floating_point():
+            total = torch.zeros(tensor.shape, dtype=torch.float64)
+            for state in states:
+                total += state[name].to(torch.float64)
+            out[name] = (total / len(states)).to(tensor.dtype)
+        else:
+            out[name] = tensor.clone()
+    return out
+
+
+def average_files(paths: Sequence[str | os.PathLike], out: str | os.PathLike) -> dict[str, Any]:
+    """Write to ``out`` a policy file holding the mean weights of the policy files or checkpoints
+    ``paths`` (at least two, the same network config and, where the files say, the same rules);
+    returns the written dict. Its ``info`` keeps the first file's ``algo`` and ``rules`` and lists each
+    member's ``games`` (``averaged_games``) and path (``averaged_from``).
+
+    Raises :class:`~agents.checkpoint.CheckpointError` naming the file that is unreadable or differs."""
+    if len(paths) < 2:
+        raise CheckpointError(f"averaging needs at least two model files; got {len(paths)}")
+    files = [read_file(path) for path in paths]
+    config = config_of(files[0])
+    for path, data in zip(paths[1:], files[1:]):
+        check_config(data, config, path)
+    rules = {found for found in map(rules_of, files) if found is not None}
+    if len(rules) > 1:
+        raise CheckpointError(f"the files were trained under different rules ({', '.join(sorted(rules))}): "
+                              "average models of one run, or of runs under the same rules")
+    info_of = [data.get("info") or data.get("args") or {} for data in files]
+    games = [data.get("games", (data.get("info") or {}).get("games")) for data in files]
+    info = {
+        "algo": info_of[0].get("algo", "ppo"),
+        "rules": next(iter(rules), None),
+        "averaged_games": games,
+        "averaged_from": [str(path) for path in paths],
+    }
+    payload = weights_payload(config.to_dict(), average_weights([data["model_state"] for data in files]), info)
+    atomic_save(payload, Path(out))
+    return payload
