@@ -520,6 +520,10 @@ class TrainArgs:
     eval_seed: int = _arg(12345, "evaluation seed (the same deals at every evaluation)")
     eval_deterministic: bool = _arg(False, "evaluate the argmax policy instead of sampling")
     checkpoint_every: int = _arg(100, "write the checkpoint every this many batches (and at the end)")
+    keep_models_every: int = _arg(
+        0, "also keep the policy every this many batches as OUT/models/model_BATCH.pt, for `big2 average` (weight "
+        "averaging of the run's snapshots; 0: none)"
+    )
     checkpoint_minutes: float = _arg(
         2.0, "also write the checkpoint whenever this many minutes have passed since the last one (0: by batches only)"
     )
@@ -721,7 +725,7 @@ class TrainArgs:
                 continue  # the algorithm's default
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ValueError(f"{name} must be a positive int; got {value!r}")
-        for name in ("eval_every", "checkpoint_every", "stop_after", "seed", "eval_seed", "threads"):
+        for name in ("eval_every", "checkpoint_every", "keep_models_every", "stop_after", "seed", "eval_seed", "threads"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be a non-negative int; got {value!r}")
@@ -790,7 +794,8 @@ def check_device(device: Any) -> str:
 # Fields that may differ when resuming (the rest define the experiment).
 RESUME_MUTABLE = frozenset(
     {"batches", "out", "eval_every", "eval_games", "eval_opponents", "eval_seed", "eval_deterministic",
-     "checkpoint_every", "checkpoint_minutes", "threads", "workers", "progress", "tensorboard", "stop_after", "device",
+     "checkpoint_every", "keep_models_every", "checkpoint_minutes", "threads", "workers", "progress", "tensorboard",
+     "stop_after", "device",
      "ray_address"}
 )
 

@@ -47,6 +47,8 @@ What a run writes in ``out``:
 * ``model.pt``: the policy alone (config + weights, under 1 MB; written just
   before each checkpoint), for
   ``big2 eval --agent``, ``big2 play --opponent`` and :mod:`agents.pretrained`;
+* ``models/model_BATCH.pt``: with ``keep_models_every`` N, the policy every N batches (the
+  snapshots ``big2 average`` turns into one weight-averaged policy);
 * ``metrics.csv``: evaluations every ``eval_every`` batches (and at batch 0 and
   the end) against each of ``eval_opponents`` with
   :func:`big2_env.evaluation.evaluate` (``eval_games`` games, fixed seed
@@ -88,6 +90,7 @@ from .runlog import METRICS_FIELDS, METRICS_NAME, TRAIN_LOG_FIELDS, TRAIN_LOG_NA
 from .trainer import (
     CHECKPOINT_NAME,
     MODEL_NAME,
+    MODELS_DIR,
     Trainer,
     TrainingDiverged,
     free_cores,
@@ -381,7 +384,11 @@ def _loop(
             if (args.eval_every and trainer.batch % args.eval_every == 0) or (trainer.batch == args.batches):
                 run_eval()
             by_time = args.checkpoint_minutes > 0 and time.monotonic() - last_save >= 60.0 * args.checkpoint_minutes
-            if (args.checkpoint_every and trainer.batch % args.checkpoint_every == 0) or final or by_time:
+            keep = bool(args.keep_models_every) and trainer.batch % args.keep_models_every == 0
+            if (args.checkpoint_every and trainer.batch % args.checkpoint_every == 0) or final or by_time or keep:
+                if keep:  # the policy as of this batch, kept for weight averaging (`big2 average OUT/models/*.pt`)
+                    (out / MODELS_DIR).mkdir(exist_ok=True)
+                    save_model_file(out / MODELS_DIR, unsaved, f"model_{trainer.batch:07d}.pt")
                 trainer.save(out, unsaved)
                 saved_batch, last_save, unsaved = trainer.batch, time.monotonic(), None
     except KeyboardInterrupt:

@@ -45,6 +45,7 @@ from .policy import NetworkPolicy
 
 CHECKPOINT_NAME = "checkpoint.pt"
 MODEL_NAME = "model.pt"
+MODELS_DIR = "models"  # OUT/models/model_BATCH.pt: the snapshots --keep-models-every keeps
 
 
 def free_cores() -> int:
@@ -499,12 +500,12 @@ def resolve_device(device: str) -> torch.device:
     return torch.device(device)
 
 
-def save_model_file(out: Path, state: Mapping[str, Any]) -> None:
-    """``OUT/model.pt`` (config, weights and a summary) from a training checkpoint's dict."""
+def save_model_file(out: Path, state: Mapping[str, Any], name: str = MODEL_NAME) -> None:
+    """``OUT/model.pt`` (or ``OUT/name``: config, weights and a summary) from a training checkpoint's dict."""
     args = state["args"]
     info = {"algo": args["algo"], "batch": state["batch"], "games": state["games"], "curriculum": args["curriculum"],
             "entropy": args["entropy"], "seed": args["seed"], "rules": args["rules"]}
-    atomic_save(weights_payload(state["model_config"], state["model_state"], info), out / MODEL_NAME)
+    atomic_save(weights_payload(state["model_config"], state["model_state"], info), out / name)
 
 
 class TrainingDiverged(ValueError):

@@ -80,3 +80,25 @@ def test_the_command_writes_the_file_and_refuses_bad_arguments(tmp_path, capsys)
         assert exit_info.value.code != 0
         assert message in capsys.readouterr().err
     assert not (tmp_path / "x.pt").exists()
+
+
+def test_a_run_keeps_its_snapshots_for_averaging(tmp_path):
+    from agents.config import TrainArgs
+    from agents.train import train
+
+    def args(**kwargs):
+        return TrainArgs(**{**dict(batches=3, games_per_batch=4, minibatch=64, model=dict(SMALL), out=str(tmp_path / "run"),
+                                   eval_opponents=[], checkpoint_every=0, progress=False, tensorboard=False, workers=1,
+                                   threads=1, keep_models_every=2), **kwargs})
+
+    train(args(stop_after=2))
+    kept = sorted(p.name for p in (tmp_path / "run" / "models").iterdir())
+    assert kept == ["model_0000002.pt"]
+    snapshot = read_file(tmp_path / "run" / "models" / kept[0])
+    assert snapshot["info"]["batch"] == 2 and snapshot["kind"] == "big2-agents/policy"
+    assert all(torch.equal(v, read_file(tmp_path / "run" / "model.pt")["model_state"][k])
+               for k, v in snapshot["model_state"].items())  # the policy as of batch 2, as model.pt was then
+    train(args(keep_models_every=1), resume=True, explicit={"keep_models_every"})  # it may change on --resume
+    assert sorted(p.name for p in (tmp_path / "run" / "models").iterdir()) == ["model_0000002.pt", "model_0000003.pt"]
+    data = average_files(sorted((tmp_path / "run" / "models").iterdir()), tmp_path / "swa.pt")
+    assert data["info"]["averaged_games"] == [8, 12]
