@@ -8,6 +8,8 @@ Each row is a ``big2 train`` run under his rules at an equal budget of games:
   the explained variance of its critic over its last tenth. Under the rules the run trained on (its
   ``args.json``): his recipe's run under the paper's rules (``--dir benchmarks/learner/paper_rules``) is
   measured against the three heuristics under those, and has no duel, which is under his rules.
+  ``--model FILE`` measures another model of the run (a weight average of its snapshots, ``big2
+  average``) beside the run's health; ``--seed S`` plays other deals (a check on fresh deals).
 * ``collect``: the run's logs, curves, health plot and latest checkpoint copied to ``DIR/ROW/`` (so any
   machine can ``--resume`` it). The health plot is drawn from the whole ``train_log.csv``; the copy keeps
   at most ``LOG_ROWS`` rows, each the mean of as many consecutive batches as that takes (his recipe logs
@@ -19,6 +21,7 @@ Each row is a ``big2 train`` run under his rules at an equal budget of games:
 Usage:
     python benchmarks/learner_ablation.py measure --row b --run RUN --params PATH [--games 1000] [--deals 1000]
     python benchmarks/learner_ablation.py measure --row c_1m --label "(c) at 1M games" --run RUN --params PATH
+    python benchmarks/learner_ablation.py measure --row swa_c --run RUN --model swa.pt --params PATH [--seed 1]
     python benchmarks/learner_ablation.py collect --row b --run RUN
     python benchmarks/learner_ablation.py plot [--dir benchmarks/learner]
     python benchmarks/learner_ablation.py plot --dir benchmarks/learner/paper_rules --also "the default=benchmarks/long/paper"
@@ -71,28 +74,34 @@ def run_health(run: Path) -> dict[str, float]:
             "approx_kl": mean("approx_kl"), "clip_fraction": mean("clip_fraction")}
 
 
-def measure(row: str, run: Path, params: str, games: int, deals: int, jobs: int, out: Path, label: str = "") -> dict:
+def measure(row: str, run: Path, params: str, games: int, deals: int, jobs: int, out: Path, label: str = "",
+            model: Path | None = None, seed: int = 0) -> dict:
+    """The row's figures, written to ``OUT/ROW.json``: ``model`` (default ``RUN/model.pt``; another file of the
+    run, such as its weight average) at argmax against the heuristics and in the duel, on the deals of ``seed``,
+    beside the run's health."""
     from big2_env import evaluate
     from big2_env.evaluation.loading import load_agent
 
-    model = run / "model.pt"
+    model = run / "model.pt" if model is None else model
     rules = run_rules(run)
     if params and rules != "charlesworth":
         raise SystemExit(f"the duel against his network is under his rules; {str(run)!r} trained under {rules!r}: "
                          "leave out --params")
     figures: dict = {"row": row, "label": label or ROWS.get(row, row), "run": run.name, "rules": rules, **run_health(run),
-                     "vs": {}}
+                     "seed": seed, "vs": {}}
+    if model != run / "model.pt":
+        figures["model"] = model.name
     for opponent in OPPONENTS:
         agent = load_agent(str(model), rules, what="--agent")
         agent.deterministic = True  # type: ignore[attr-defined]
-        result = evaluate(agent, opponent, n_games=games, seed=0, rules=rules, jobs=jobs, progress=True)
+        result = evaluate(agent, opponent, n_games=games, seed=seed, rules=rules, jobs=jobs, progress=True)
         figures["vs"][opponent] = {"games": games, "win_rate": result.win_rate, "win_rate_ci": list(result.win_rate_ci),
                                    "mean_score": result.mean_score, "mean_score_ci": list(result.mean_score_ci)}
         print(f"{row} vs {opponent}: {result.win_rate:.1%} {result.mean_score:+.2f}", flush=True)
     if params:
         agent = load_agent(str(model), "charlesworth", what="--agent")
         agent.deterministic = True  # type: ignore[attr-defined]
-        result = evaluate(agent, f"charlesworth:{params}", n_games=deals, seed=0, rules="charlesworth", duplicate=True,
+        result = evaluate(agent, f"charlesworth:{params}", n_games=deals, seed=seed, rules="charlesworth", duplicate=True,
                           jobs=jobs, progress=True)
         figures["vs"]["charlesworth"] = {"deals": deals, "games": result.n_games, "win_rate": result.win_rate,
                                          "win_rate_ci": list(result.win_rate_ci), "mean_score": result.mean_score,
@@ -101,6 +110,7 @@ def measure(row: str, run: Path, params: str, games: int, deals: int, jobs: int,
     root, folder = HERE.parents[1], out.resolve()
     where = "" if folder == HERE else f" --dir {folder.relative_to(root) if folder.is_relative_to(root) else out}"
     figures["command"] = (f"python benchmarks/learner_ablation.py measure --row {row} --run RUN "
+                          + ("--model FILE " if "model" in figures else "") + (f"--seed {seed} " if seed else "")
                           + (f"--params PATH --games {games} --deals {deals}" if params else f"--games {games}") + where
                           + (f' --label "{label}"' if label else ""))
     out.mkdir(parents=True, exist_ok=True)
@@ -225,11 +235,12 @@ def plot(folder: Path, output: Path, limit: int, also: tuple[tuple[str, Path], .
 
 def duel_points(folder: Path) -> list[tuple[str, int, float, tuple[float, float]]]:
     """``(row, games, win rate, interval)`` of each ``DIR/*.json`` measured in the duel (its row's letter:
-    ``c_latest`` and ``c@200k`` are points of row ``c``), at the games its duel was played."""
+    ``c_latest`` and ``c@200k`` are points of row ``c``), at the games its duel was played; measurements on
+    other deals than every row's (``--seed``) are left out."""
     points = []
     for path in sorted(folder.glob("*.json")):
         f = json.loads(path.read_text())
-        v = f.get("vs", {}).get("charlesworth") if "row" in f else None
+        v = f.get("vs", {}).get("charlesworth") if "row" in f and f.get("seed", 0) == 0 else None
         if v is not None:
             ci = v["win_rate_ci"]
             points.append((re.split(r"[_@]", f["row"])[0], int(v.get("at_games", f["games"])), float(v["win_rate"]),
@@ -264,6 +275,9 @@ def main(argv: list[str] | None = None) -> None:
     m.add_argument("--deals", type=int, default=1000)
     m.add_argument("--jobs", type=int, default=1)
     m.add_argument("--label", default="", help="the row's name in the table (default: the ablation's name of --row)")
+    m.add_argument("--model", type=Path, default=None,
+                   help="measure this model file instead of RUN/model.pt (a weight average of the run's snapshots)")
+    m.add_argument("--seed", type=int, default=0, help="the deals (default 0, every row's)")
     c = sub.add_parser("collect")
     c.add_argument("--row", required=True)
     c.add_argument("--run", required=True, type=Path)
@@ -280,7 +294,8 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(f"no model.pt in {str(args.run)!r}: is it a big2 train run folder?")
         if args.games < 1 or args.deals < 1 or args.jobs < 1:
             parser.error("--games, --deals and --jobs must be at least 1")
-        measure(args.row, args.run, args.params, args.games, args.deals, args.jobs, args.dir, args.label)
+        measure(args.row, args.run, args.params, args.games, args.deals, args.jobs, args.dir, args.label, args.model,
+                args.seed)
     elif args.command == "collect":
         print(collect(args.row, args.run, args.dir))
     else:
