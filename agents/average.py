@@ -35,7 +35,9 @@ from typing import Any, Sequence
 
 import torch
 
-from .checkpoint import CheckpointError, atomic_save, check_config, config_of, read_file, rules_of, weights_payload
+from .checkpoint import (
+    CHECKPOINT_KIND, CheckpointError, atomic_save, check_config, config_of, read_file, rules_of, weights_payload,
+)
 
 __all__ = ["average_files", "average_weights"]
 
@@ -64,11 +66,28 @@ def average_weights(states: Sequence[dict[str, torch.Tensor]]) -> dict[str, torc
     return out
 
 
+SUMMARY = ("algo", "curriculum", "entropy", "seed", "rules", "init")
+"""The fields of a model file's ``info`` (or a checkpoint's ``args``) that the average keeps where its members agree."""
+
+
+def _summary(data: dict[str, Any]) -> dict[str, Any]:
+    """A member's ``info`` as a policy file states it (a checkpoint's from its ``args`` and counters)."""
+    if data["kind"] == CHECKPOINT_KIND:
+        source, games = data["args"], data["games"]
+    else:
+        source = data.get("info") or {}
+        games = source.get("games")
+    summary = {key: source[key] for key in SUMMARY if key in source}
+    summary["games"] = games
+    return summary
+
+
 def average_files(paths: Sequence[str | os.PathLike], out: str | os.PathLike) -> dict[str, Any]:
     """Write to ``out`` a policy file holding the mean weights of the policy files or checkpoints
     ``paths`` (at least two, the same network config and, where the files say, the same rules);
-    returns the written dict. Its ``info`` keeps the first file's ``algo`` and ``rules`` and lists each
-    member's ``games`` (``averaged_games``) and path (``averaged_from``).
+    returns the written dict. Its ``info`` keeps the :data:`SUMMARY` fields on which the members agree
+    (``algo``, ``rules``, ...) and lists each member's ``games`` (``averaged_games``) and path
+    (``averaged_from``).
 
     Raises :class:`~agents.checkpoint.CheckpointError` naming the file that is unreadable or differs."""
     if len(paths) < 2:
@@ -81,14 +100,9 @@ def average_files(paths: Sequence[str | os.PathLike], out: str | os.PathLike) ->
     if len(rules) > 1:
         raise CheckpointError(f"the files were trained under different rules ({', '.join(sorted(rules))}): "
                               "average models of one run, or of runs under the same rules")
-    info_of = [data.get("info") or data.get("args") or {} for data in files]
-    games = [data.get("games", (data.get("info") or {}).get("games")) for data in files]
-    info = {
-        "algo": info_of[0].get("algo", "ppo"),
-        "rules": next(iter(rules), None),
-        "averaged_games": games,
-        "averaged_from": [str(path) for path in paths],
-    }
+    summaries = [_summary(data) for data in files]
+    info = {key: value for key, value in summaries[0].items() if all(other.get(key) == value for other in summaries[1:])}
+    info.update(averaged_games=[summary.get("games") for summary in summaries], averaged_from=[str(path) for path in paths])
     payload = weights_payload(config.to_dict(), average_weights([data["model_state"] for data in files]), info)
     atomic_save(payload, Path(out))
     return payload

@@ -37,6 +37,7 @@ def test_the_average_holds_each_weights_mean_and_plays(tmp_path):
         assert tensor.dtype == states[0][name].dtype
         assert torch.allclose(tensor.double(), expected, atol=1e-6), name
     assert data["info"]["averaged_games"] == [100, 200, 300] and data["info"]["rules"] == "paper"
+    assert data["info"]["algo"] == "ppo" and "games" not in data["info"]  # kept where the members agree
     assert read_file(tmp_path / "mean.pt")["kind"] == "big2-agents/policy"  # a policy file like any other
     result = evaluate(NetworkPolicy.from_file(str(tmp_path / "mean.pt"), deterministic=True), "random", n_games=2, seed=1)
     assert result.n_games == 2
@@ -100,5 +101,8 @@ def test_a_run_keeps_its_snapshots_for_averaging(tmp_path):
                for k, v in snapshot["model_state"].items())  # the policy as of batch 2, as model.pt was then
     train(args(keep_models_every=1), resume=True, explicit={"keep_models_every"})  # it may change on --resume
     assert sorted(p.name for p in (tmp_path / "run" / "models").iterdir()) == ["model_0000002.pt", "model_0000003.pt"]
-    data = average_files(sorted((tmp_path / "run" / "models").iterdir()), tmp_path / "swa.pt")
-    assert data["info"]["averaged_games"] == [8, 12]
+    data = average_files([*sorted((tmp_path / "run" / "models").iterdir()), tmp_path / "run" / "checkpoint.pt"],
+                         tmp_path / "swa.pt")  # policy files and a checkpoint
+    assert data["info"]["averaged_games"] == [8, 12, 12]
+    assert {k: data["info"][k] for k in ("algo", "curriculum", "rules", "seed")} == {
+        "algo": "ppo", "curriculum": "self", "rules": "paper", "seed": 0}
