@@ -7,7 +7,8 @@ same :class:`~agents.network.NetworkConfig`); policy files and training checkpoi
 with ``weights_only=True`` as everywhere in :mod:`agents.checkpoint`, and the result is a policy
 file (config, weights and an ``info`` that names its members), written atomically.
 
-    big2 average runs/ppo/model.pt runs/ppo_snapshot_1.pt runs/ppo_snapshot_2.pt --out runs/swa.pt
+    big2 train --keep-models-every 1000 --out runs/ppo ...      # keeps runs/ppo/models/model_BATCH.pt
+    big2 average runs/ppo/models/*.pt --out runs/swa.pt
 
 Example:
     >>> import tempfile, torch
@@ -36,8 +37,9 @@ from typing import Any, Sequence
 import torch
 
 from .checkpoint import (
-    CHECKPOINT_KIND, CheckpointError, atomic_save, check_config, config_of, read_file, rules_of, weights_payload,
+    CHECKPOINT_KIND, CheckpointError, atomic_save, config_of, read_file, rules_of, weights_payload,
 )
+from .trainer import MODEL_INFO
 
 __all__ = ["average_files", "average_weights"]
 
@@ -66,10 +68,6 @@ def average_weights(states: Sequence[dict[str, torch.Tensor]]) -> dict[str, torc
     return out
 
 
-SUMMARY = ("algo", "curriculum", "entropy", "seed", "rules", "init")
-"""The fields of a model file's ``info`` (or a checkpoint's ``args``) that the average keeps where its members agree."""
-
-
 def _summary(data: dict[str, Any]) -> dict[str, Any]:
     """A member's ``info`` as a policy file states it (a checkpoint's from its ``args`` and counters)."""
     if data["kind"] == CHECKPOINT_KIND:
@@ -77,7 +75,7 @@ def _summary(data: dict[str, Any]) -> dict[str, Any]:
     else:
         source = data.get("info") or {}
         games = source.get("games")
-    summary = {key: source[key] for key in SUMMARY if key in source}
+    summary = {key: source[key] for key in MODEL_INFO if key in source}
     summary["games"] = games
     return summary
 
@@ -85,7 +83,7 @@ def _summary(data: dict[str, Any]) -> dict[str, Any]:
 def average_files(paths: Sequence[str | os.PathLike], out: str | os.PathLike) -> dict[str, Any]:
     """Write to ``out`` a policy file holding the mean weights of the policy files or checkpoints
     ``paths`` (at least two, the same network config and, where the files say, the same rules);
-    returns the written dict. Its ``info`` keeps the :data:`SUMMARY` fields on which the members agree
+    returns the written dict. Its ``info`` keeps the :data:`~agents.trainer.MODEL_INFO` fields on which the members agree
     (``algo``, ``rules``, ...) and lists each member's ``games`` (``averaged_games``) and path
     (``averaged_from``).
 
@@ -95,11 +93,16 @@ def average_files(paths: Sequence[str | os.PathLike], out: str | os.PathLike) ->
     files = [read_file(path) for path in paths]
     config = config_of(files[0])
     for path, data in zip(paths[1:], files[1:]):
-        check_config(data, config, path)
-    rules = {found for found in map(rules_of, files) if found is not None}
-    if len(rules) > 1:
-        raise CheckpointError(f"the files were trained under different rules ({', '.join(sorted(rules))}): "
-                              "average models of one run, or of runs under the same rules")
+        if config_of(data) != config:
+            diffs = [f"{name} {value!r} against {getattr(config, name)!r}" for name, value in config_of(data).to_dict().items()
+                     if getattr(config, name) != value]
+            raise CheckpointError(f"{str(path)!r} holds another network than {str(paths[0])!r} ({'; '.join(diffs)}): "
+                                  "only models of the same network config can be averaged")
+    stated = [(str(path), found) for path, found in zip(paths, map(rules_of, files)) if found is not None]
+    for path, found in stated[1:]:
+        if found != stated[0][1]:
+            raise CheckpointError(f"{path!r} was trained under the {found!r} rules, {stated[0][0]!r} under {stated[0][1]!r}: "
+                                  "average models of one run, or of runs under the same rules")
     summaries = [_summary(data) for data in files]
     info = {key: value for key, value in summaries[0].items() if all(other.get(key) == value for other in summaries[1:])}
     info.update(averaged_games=[summary.get("games") for summary in summaries], averaged_from=[str(path) for path in paths])

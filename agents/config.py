@@ -522,7 +522,7 @@ class TrainArgs:
     checkpoint_every: int = _arg(100, "write the checkpoint every this many batches (and at the end)")
     keep_models_every: int = _arg(
         0, "also keep the policy every this many batches as OUT/models/model_BATCH.pt, for `big2 average` (weight "
-        "averaging of the run's snapshots; 0: none)"
+        "averaging of the run's snapshots; the checkpoint is written with each; 0: none)"
     )
     checkpoint_minutes: float = _arg(
         2.0, "also write the checkpoint whenever this many minutes have passed since the last one (0: by batches only)"

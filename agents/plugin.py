@@ -165,14 +165,18 @@ def cmd_average(args: argparse.Namespace) -> int:
     except ImportError as err:
         raise CommandError(f"averaging needs torch ({TORCH_HINT}): {err}") from None
     out = Path(args.out)
-    if out.is_dir() or out.suffix != ".pt":
-        raise CommandError(f"--out {args.out!r}: give a file path ending in .pt (a policy file), not a folder")
+    if out.is_dir():
+        raise CommandError(f"--out {args.out!r} is a folder: give the policy file to write (a path ending in .pt)")
+    if out.suffix != ".pt":
+        raise CommandError(f"--out {args.out!r}: a policy file's name ends in .pt; got {out.suffix or 'no suffix'!r}")
     if any(Path(model).resolve() == out.resolve() for model in args.models):
         raise CommandError(f"--out {args.out!r} is one of the models being averaged: write to a new file")
     try:
         data = average_files(args.models, out)
     except CheckpointError as err:
         raise CommandError(str(err)) from None
+    except OSError as err:  # the folder cannot be made or written
+        raise CommandError(f"--out {args.out!r}: cannot write there ({err.strerror or err})") from None
     print(f"{out}: the mean of {len(args.models)} models (games {data['info']['averaged_games']})")
     return 0
 
@@ -275,12 +279,17 @@ def flag_names(message: str) -> str:
     '--games-per-batch must be a positive int; got 0'
     >>> flag_names("eval_opponents: unknown opponent 'x'")
     "--eval-opponents: unknown opponent 'x'"
+    >>> flag_names("computed by the compiled vector env: train it with --env vector")  # a word, not a subject
+    'computed by the compiled vector env: train it with --env vector'
     """
     from dataclasses import fields
 
     names = sorted((f.name for f in fields(TrainArgs)), key=len, reverse=True)
-    pattern = re.compile(r"(?<![\w.-])(" + "|".join(map(re.escape, names)) + r")(?=:? (must|applies|needs)\b|: )")
-    return pattern.sub(lambda m: "--" + m.group(1).replace("_", "-"), message)
+    alternatives = "|".join(map(re.escape, names))
+    subject = re.compile(r"(?<![\w.-])(" + alternatives + r")(?=:? (must|applies|needs)\b)")
+    heading = re.compile(r"^(" + alternatives + r")(?=: )")  # "eval_opponents: ...", only where the message starts
+    flag = lambda m: "--" + m.group(1).replace("_", "-")  # noqa: E731
+    return heading.sub(flag, subject.sub(flag, message))
 
 
 def _check_out(out: str) -> None:

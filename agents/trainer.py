@@ -46,6 +46,8 @@ from .policy import NetworkPolicy
 CHECKPOINT_NAME = "checkpoint.pt"
 MODEL_NAME = "model.pt"
 MODELS_DIR = "models"  # OUT/models/model_BATCH.pt: the snapshots --keep-models-every keeps
+MODEL_INFO = ("algo", "curriculum", "entropy", "seed", "rules")
+"""The run's arguments a policy file's ``info`` states (beside its ``batch`` and ``games``)."""
 
 
 def free_cores() -> int:
@@ -381,7 +383,8 @@ class Trainer:
         policy = NetworkPolicy(self.actor, deterministic=greedy, rules=self.rules, name=self.args.algo)
         results = {}
         for opponent in opponents:
-            check_eval_opponent(opponent, self.args.rules)
+            if opponent not in EVAL_CLASSES and not str(opponent).startswith("charlesworth:"):
+                check_eval_opponent(opponent, self.args.rules)  # raises: validate() checked the rest, files included
             if opponent in EVAL_CLASSES:
                 results[opponent] = evaluate(policy, opponent, n_games=n_games, seed=seed, rules=self.rules)
             else:  # charlesworth:PATH: the duel, each deal played four times (the agent once in each seat)
@@ -503,8 +506,8 @@ def resolve_device(device: str) -> torch.device:
 def save_model_file(out: Path, state: Mapping[str, Any], name: str = MODEL_NAME) -> None:
     """``OUT/model.pt`` (or ``OUT/name``: config, weights and a summary) from a training checkpoint's dict."""
     args = state["args"]
-    info = {"algo": args["algo"], "batch": state["batch"], "games": state["games"], "curriculum": args["curriculum"],
-            "entropy": args["entropy"], "seed": args["seed"], "rules": args["rules"]}
+    info = {"algo": args["algo"], "batch": state["batch"], "games": state["games"],
+            **{key: args[key] for key in MODEL_INFO if key != "algo"}}
     atomic_save(weights_payload(state["model_config"], state["model_state"], info), out / name)
 
 

@@ -236,11 +236,11 @@ def plot(folder: Path, output: Path, limit: int, also: tuple[tuple[str, Path], .
 def duel_points(folder: Path) -> list[tuple[str, int, float, tuple[float, float]]]:
     """``(row, games, win rate, interval)`` of each ``DIR/*.json`` measured in the duel (its row's letter:
     ``c_latest`` and ``c@200k`` are points of row ``c``), at the games its duel was played; measurements on
-    other deals than every row's (``--seed``) are left out."""
+    other deals than every row's (``--seed``), and of another model than the run's own (``--model``), are left out."""
     points = []
     for path in sorted(folder.glob("*.json")):
         f = json.loads(path.read_text())
-        v = f.get("vs", {}).get("charlesworth") if "row" in f and f.get("seed", 0) == 0 else None
+        v = f.get("vs", {}).get("charlesworth") if "row" in f and f.get("seed", 0) == 0 and "model" not in f else None
         if v is not None:
             ci = v["win_rate_ci"]
             points.append((re.split(r"[_@]", f["row"])[0], int(v.get("at_games", f["games"])), float(v["win_rate"]),

@@ -56,9 +56,9 @@ def test_files_that_differ_are_refused(tmp_path):
     paper, _ = members(tmp_path / "a", n=1)
     wider, _ = members(tmp_path / "b", n=1, state_dim=64)
     his_rules, _ = members(tmp_path / "c", n=1, rules="charlesworth")
-    with pytest.raises(CheckpointError, match="another model config .*state_dim"):
+    with pytest.raises(CheckpointError, match="holds another network than .*state_dim 64 against 32.*same network config"):
         average_files([paper[0], wider[0]], tmp_path / "out.pt")
-    with pytest.raises(CheckpointError, match=r"different rules \(charlesworth, paper\)"):
+    with pytest.raises(CheckpointError, match=r"m0.pt' was trained under the 'charlesworth' rules, .*m0.pt' under 'paper'"):
         average_files([paper[0], his_rules[0]], tmp_path / "out.pt")
     with pytest.raises(CheckpointError, match="at least two"):
         average_files([paper[0]], tmp_path / "out.pt")
@@ -73,7 +73,9 @@ def test_the_command_writes_the_file_and_refuses_bad_arguments(tmp_path, capsys)
     assert "the mean of 2 models (games [100, 200])" in capsys.readouterr().out
     for argv, message in (
         ([str(paths[0]), str(paths[1]), "--out", str(paths[0])], "is one of the models being averaged"),
-        ([str(paths[0]), str(paths[1]), "--out", str(tmp_path)], "ending in .pt"),
+        ([str(paths[0]), str(paths[1]), "--out", str(tmp_path)], "is a folder"),
+        ([str(paths[0]), str(paths[1]), "--out", str(tmp_path / "swa.pth")], "ends in .pt; got '.pth'"),
+        ([str(paths[0]), str(paths[1]), "--out", str(paths[0] / "swa.pt")], "cannot write there"),
         ([str(paths[0]), str(tmp_path / "missing.pt"), "--out", str(tmp_path / "x.pt")], "no such file"),
     ):
         with pytest.raises(SystemExit) as exit_info:
