@@ -12,9 +12,10 @@ see :mod:`agents.checkpoint`):
   scores), kept for the reproduction (``agents/data/README.md`` has both records);
 * ``agents/data/pretrained_charlesworth.pt`` (``which="charlesworth"``, agent spec
   ``"pretrained-charlesworth"``): his recipe (``big2 train --preset charlesworth``: his network on
-  his 412 inputs, his cadence and hyperparameters) trained by self-play under his rules, for play
-  under his rules and as a model of strong play there (since 2026-11-27; before, the default
-  recipe's 3M-game network, which it beats in the duel against his network).
+  his 412 inputs, his cadence and hyperparameters) trained by self-play under his rules, the mean
+  of five of the run's models' weights (``big2 average``), for play under his rules and as a model
+  of strong play there (since 2026-11-27; before, the run's 505k-game model and, earlier, the
+  default recipe's 3M-game network, both of which it beats in the duel against his network).
 
 Example:
     >>> from agents.pretrained import load_pretrained
