@@ -37,9 +37,9 @@ from typing import Any, Sequence
 import torch
 
 from .checkpoint import (
-    CHECKPOINT_KIND, CheckpointError, atomic_save, config_of, read_file, rules_of, weights_payload,
+    CHECKPOINT_KIND, MODEL_INFO, CheckpointError, atomic_save, config_differences, config_of, policy_info, read_file, rules_of,
+    weights_payload,
 )
-from .trainer import MODEL_INFO
 
 __all__ = ["average_files", "average_weights"]
 
@@ -70,20 +70,14 @@ def average_weights(states: Sequence[dict[str, torch.Tensor]]) -> dict[str, torc
 
 def _summary(data: dict[str, Any]) -> dict[str, Any]:
     """A member's ``info`` as a policy file states it (a checkpoint's from its ``args`` and counters)."""
-    if data["kind"] == CHECKPOINT_KIND:
-        source, games = data["args"], data["games"]
-    else:
-        source = data.get("info") or {}
-        games = source.get("games")
-    summary = {key: source[key] for key in MODEL_INFO if key in source}
-    summary["games"] = games
-    return summary
+    info = policy_info(data) if data["kind"] == CHECKPOINT_KIND else (data.get("info") or {})
+    return {key: info[key] for key in (*MODEL_INFO, "games") if key in info}
 
 
 def average_files(paths: Sequence[str | os.PathLike], out: str | os.PathLike) -> dict[str, Any]:
     """Write to ``out`` a policy file holding the mean weights of the policy files or checkpoints
     ``paths`` (at least two, the same network config and, where the files say, the same rules);
-    returns the written dict. Its ``info`` keeps the :data:`~agents.trainer.MODEL_INFO` fields on which the members agree
+    returns the written dict. Its ``info`` keeps the :data:`~agents.checkpoint.MODEL_INFO` fields on which the members agree
     (``algo``, ``rules``, ...) and lists each member's ``games`` (``averaged_games``) and path
     (``averaged_from``).
 
@@ -93,9 +87,9 @@ def average_files(paths: Sequence[str | os.PathLike], out: str | os.PathLike) ->
     files = [read_file(path) for path in paths]
     config = config_of(files[0])
     for path, data in zip(paths[1:], files[1:]):
-        if config_of(data) != config:
-            diffs = [f"{name} {value!r} against {getattr(config, name)!r}" for name, value in config_of(data).to_dict().items()
-                     if getattr(config, name) != value]
+        differences = config_differences(config_of(data), config)
+        if differences:
+            diffs = [f"{name} {value!r} against {wanted!r}" for name, value, wanted in differences]
             raise CheckpointError(f"{str(path)!r} holds another network than {str(paths[0])!r} ({'; '.join(diffs)}): "
                                   "only models of the same network config can be averaged")
     stated = [(str(path), found) for path, found in zip(paths, map(rules_of, files)) if found is not None]

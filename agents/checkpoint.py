@@ -167,19 +167,34 @@ def rules_of(data: Mapping[str, Any]) -> str | None:
     return str(rules) if rules else None
 
 
+def config_differences(found: NetworkConfig, expected: NetworkConfig) -> list[tuple[str, Any, Any]]:
+    """``(field, found, expected)`` for each field where two model configs differ."""
+    return [(name, value, getattr(expected, name)) for name, value in found.to_dict().items()
+            if getattr(expected, name) != value]
+
+
 def check_config(data: Mapping[str, Any], expected: NetworkConfig, path: str | os.PathLike) -> None:
     """Refuse (``CheckpointError``) a file whose model config is not ``expected``, naming the differences."""
     found = config_of(data)
     if found != expected:
-        diffs = [
-            f"{name}: checkpoint {value!r}, this run {getattr(expected, name)!r}"
-            for name, value in found.to_dict().items()
-            if getattr(expected, name) != value
-        ]
+        diffs = [f"{name}: checkpoint {value!r}, this run {wanted!r}"
+                 for name, value, wanted in config_differences(found, expected)]
         raise CheckpointError(
             f"{str(path)!r} was made with another model config ({'; '.join(diffs)}); "
             "resume with the same model config, or start a new run in another --out folder"
         )
+
+
+MODEL_INFO = ("algo", "curriculum", "entropy", "seed", "rules")
+"""The run's arguments a policy file's ``info`` states (beside its ``batch`` and ``games``)."""
+
+
+def policy_info(state: Mapping[str, Any]) -> dict[str, Any]:
+    """A policy file's ``info`` from a training checkpoint's dict: its :data:`MODEL_INFO` arguments,
+    ``batch`` and ``games``."""
+    args = state["args"]
+    return {"algo": args["algo"], "batch": state["batch"], "games": state["games"],
+            **{key: args[key] for key in MODEL_INFO if key != "algo"}}
 
 
 def policy_payload(model: Big2Net, info: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -834,6 +834,16 @@ def check_eval_opponent(opponent: Any, rules: str) -> None:
                      "charlesworth:PATH under his rules)")
 
 
+def duel_deals(eval_games: int) -> int:
+    """The deals of an evaluation duel against his network of ``eval_games`` games: each deal is played in
+    all four seats, so a quarter of them (at least one).
+
+    >>> duel_deals(600), duel_deals(2)
+    (150, 1)
+    """
+    return max(1, eval_games // 4)
+
+
 def eval_opponent_name(opponent: str) -> str:
     """The name an evaluation opponent is logged under (``metrics.csv``, TensorBoard): ``charlesworth``
     for ``charlesworth:PATH``, else the class.

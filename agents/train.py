@@ -82,8 +82,10 @@ from typing import Any, Collection, Mapping
 import torch
 
 from .checkpoint import CHECKPOINT_KIND, CheckpointError, check_config, read_file, remove_stale_temporaries
-from .config import ALGO_DEFAULTS, EVAL_CLASSES, LEGACY_PPO, RESUME_MUTABLE, TrainArgs, args_from_mapping, eval_opponent_name
-from .config import NetworkConfig
+from .config import (
+    ALGO_DEFAULTS, EVAL_CLASSES, LEGACY_PPO, RESUME_MUTABLE, NetworkConfig, TrainArgs, args_from_mapping, duel_deals,
+    eval_opponent_name,
+)
 from .learners.ppo import ClipMonitor
 from .network import Big2Net, count_parameters
 from .runlog import METRICS_FIELDS, METRICS_NAME, TRAIN_LOG_FIELDS, TRAIN_LOG_NAME, CsvLog, Progress, tensorboard_writer
@@ -308,8 +310,7 @@ def _loop(
         started = time.perf_counter()
         results = {}
         for opponent in args.eval_opponents:
-            deals = max(1, args.eval_games // 4)  # the duel plays each deal in all four seats
-            played = f"{args.eval_games} games" if opponent in EVAL_CLASSES else f"{deals} deals x 4 seats"
+            played = f"{args.eval_games} games" if opponent in EVAL_CLASSES else f"{duel_deals(args.eval_games)} deals x 4 seats"
             bar.phase(f"eval vs {eval_opponent_name(opponent)} ({played})")
             results.update(trainer.evaluate([opponent], args.eval_games, args.eval_seed, args.eval_deterministic))
         bar.phase("train")

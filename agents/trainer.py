@@ -29,12 +29,13 @@ import torch
 from big2_env.engine.game import Game
 from big2_env.engine.rules import Rules
 
-from .checkpoint import CHECKPOINT_KIND, FORMAT_VERSION, atomic_save, check_config, weights_payload
+from .checkpoint import CHECKPOINT_KIND, FORMAT_VERSION, atomic_save, check_config, policy_info, weights_payload
 from .collect.parallel import RolloutPool, TrainHelpers, parallel_plans
 from .collect.rollout import Rollout, collect, concat_rollouts
 from .collect.vector import SteppedCollector, collect_vector
 from .config import (
-    DISTILLING, EVAL_CLASSES, VALUE_ALGOS, NetworkConfig, TrainArgs, check_device, check_eval_opponent, eval_opponent_name,
+    DISTILLING, EVAL_CLASSES, VALUE_ALGOS, NetworkConfig, TrainArgs, check_device, check_eval_opponent, duel_deals,
+    eval_opponent_name,
 )
 from .curriculum import make_curriculum
 from .learners.distill import TeacherPool, distill_update, network_payload
@@ -46,8 +47,6 @@ from .policy import NetworkPolicy
 CHECKPOINT_NAME = "checkpoint.pt"
 MODEL_NAME = "model.pt"
 MODELS_DIR = "models"  # OUT/models/model_BATCH.pt: the snapshots --keep-models-every keeps
-MODEL_INFO = ("algo", "curriculum", "entropy", "seed", "rules")
-"""The run's arguments a policy file's ``info`` states (beside its ``batch`` and ``games``)."""
 
 
 def free_cores() -> int:
@@ -383,14 +382,14 @@ class Trainer:
         policy = NetworkPolicy(self.actor, deterministic=greedy, rules=self.rules, name=self.args.algo)
         results = {}
         for opponent in opponents:
-            if opponent not in EVAL_CLASSES and not str(opponent).startswith("charlesworth:"):
-                check_eval_opponent(opponent, self.args.rules)  # raises: validate() checked the rest, files included
             if opponent in EVAL_CLASSES:
                 results[opponent] = evaluate(policy, opponent, n_games=n_games, seed=seed, rules=self.rules)
-            else:  # charlesworth:PATH: the duel, each deal played four times (the agent once in each seat)
+            elif str(opponent).startswith("charlesworth:"):  # the duel, each deal played in all four seats
                 results[eval_opponent_name(opponent)] = evaluate(
-                    policy, opponent, n_games=max(1, n_games // 4), seed=seed, rules=self.rules, duplicate=True
+                    policy, opponent, n_games=duel_deals(n_games), seed=seed, rules=self.rules, duplicate=True
                 )
+            else:
+                check_eval_opponent(opponent, self.args.rules)  # raises: no other opponent is played
         self.actor.train()
         return results
 
@@ -505,10 +504,7 @@ def resolve_device(device: str) -> torch.device:
 
 def save_model_file(out: Path, state: Mapping[str, Any], name: str = MODEL_NAME) -> None:
     """``OUT/model.pt`` (or ``OUT/name``: config, weights and a summary) from a training checkpoint's dict."""
-    args = state["args"]
-    info = {"algo": args["algo"], "batch": state["batch"], "games": state["games"],
-            **{key: args[key] for key in MODEL_INFO if key != "algo"}}
-    atomic_save(weights_payload(state["model_config"], state["model_state"], info), out / name)
+    atomic_save(weights_payload(state["model_config"], state["model_state"], policy_info(state)), out / name)
 
 
 class TrainingDiverged(ValueError):

@@ -205,7 +205,7 @@ def plot(folder: Path, output: Path, limit: int, also: tuple[tuple[str, Path], .
               (smart, "mean_score", "mean score a game against three Smart")]
     measured = [point for point in duel_points(folder) if point[1] <= limit]
     if duel or measured:
-        deals = "/".join(str(n // 4) for n in sorted({int(r["eval_games"]) // 4 * 4 for rows in duel.values() for r in rows}))
+        deals = "/".join(str(n) for n in sorted({int(r["eval_games"]) // 4 for rows in duel.values() for r in rows}))
         panels.append((duel, "win_rate", "win rate against three of his network\n(lines: each run's own duel, "
                        f"{deals or '-'} deals x 4;\npoints: measured, 1000 deals x 4, 95% interval)"))
     figure, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4), sharex=True)
