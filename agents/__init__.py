@@ -1,7 +1,8 @@
 """The learners of big2-env: the paper's card-aware network, its learners and the shipped agents.
 May import: big2_env (never the reverse: big2_env finds this package through entry points, agents.plugin).
 
-Modules (all but :mod:`agents.config` and :mod:`agents.plugin` import torch; ``import agents`` itself does not):
+Modules (all but :mod:`agents.config`, :mod:`agents.shipped` and :mod:`agents.plugin` import torch; ``import agents``
+itself does not):
 
 * :mod:`agents.plugin`: the entry points big2_env reads: the agent specs (``pretrained``,
   ``.pt`` files, run folders) and the ``big2 train`` / ``big2 plot`` commands (torch-free);
@@ -38,7 +39,8 @@ The loop:
 * :mod:`agents.checkpoint`: checkpoint and policy files (format checks, atomic writes);
 * :mod:`agents.plot`: learning curves and learner health (``big2 plot``);
 * :mod:`agents.average`: one policy file from the mean weights of several (``big2 average``);
-* :mod:`agents.pretrained`: :func:`~agents.pretrained.load_pretrained`, the shipped agent.
+* :mod:`agents.shipped`: the table of the networks shipped as package data (spec, file, rules, play; torch-free);
+* :mod:`agents.pretrained`: :func:`~agents.pretrained.load_pretrained`, the shipped agents.
 
 Install the extra first: ``pip install torch==2.13.0 && pip install -e ".[agents]"``.
 """

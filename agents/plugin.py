@@ -3,8 +3,10 @@
 big2_env never imports ``agents``; it finds these through the entry points that
 ``pyproject.toml`` declares (see :mod:`big2_env.plugins`):
 
-* :data:`AGENT_SPECS` (group ``big2_env.agent_specs``): ``"pretrained"``, ``"pretrained-paper"``, ``"pretrained-charlesworth"``,
-  a ``.pt`` policy file or training checkpoint, and a ``big2 train --out`` run folder;
+* :data:`AGENT_SPECS` (group ``big2_env.agent_specs``): the packaged networks (``"pretrained"``,
+  ``"pretrained-paper"``, ``"pretrained-charlesworth"``, ``"pretrained-default-recipe"``:
+  :data:`agents.shipped.SHIPPED`), a ``.pt`` policy file or training checkpoint, and a
+  ``big2 train --out`` run folder;
 * :func:`add_train_command`, :func:`add_plot_command` and :func:`add_average_command` (group
   ``big2_env.commands``).
 
@@ -33,6 +35,7 @@ from big2_env.players.base import Policy
 from big2_env.plugins import AgentSpecs, CommandError
 
 from .config import TrainArgs
+from .shipped import SHIPPED
 
 __all__ = ["AGENT_SPECS", "PRETRAINED_SPECS", "TORCH_HINT", "add_average_command", "add_plot_command", "add_train_command",
            "load_spec"]
@@ -42,12 +45,8 @@ TORCH_HINT = "pip install torch==2.13.0, then pip install -e '.[agents]'"
 
 RUN_MODEL_FILE = "model.pt"
 
-PRETRAINED_SPECS = {"pretrained": "shipped", "pretrained-paper": "paper", "pretrained-charlesworth": "charlesworth"}
+PRETRAINED_SPECS = {spec: entry.which for spec, entry in SHIPPED.items()}
 """The packaged networks' agent specs and their ``load_pretrained(which=...)``."""
-
-TRAINED_RULES = {"pretrained": "paper", "pretrained-paper": "paper", "pretrained-charlesworth": "charlesworth"}
-"""The rules preset each packaged network was trained under (``big2 eval`` warns when it plays under others;
-``.pt`` files and run folders say it in their own file: :func:`agents.checkpoint.rules_of`)."""
 
 
 def load_spec(spec: str | os.PathLike[str], rules: Rules | None, what: str, seed: int | None) -> Policy | None:
@@ -80,7 +79,7 @@ def load_spec(spec: str | os.PathLike[str], rules: Rules | None, what: str, seed
 
 
 AGENT_SPECS = AgentSpecs(
-    describe="pretrained, pretrained-paper, pretrained-charlesworth, a trained model file (.pt), a run folder",
+    describe=", ".join(SHIPPED) + ", a trained model file (.pt), a run folder",
     load=load_spec,
 )
 """The ``big2_env.agent_specs`` entry point of the ``agents`` package."""
@@ -103,7 +102,8 @@ def _load_pretrained(rules: Rules, what: str, seed: int | None, spec: str = "pre
     except (FileNotFoundError, checkpoint_error) as err:
         raise LoadError(f"{what}: {err}") from None
     policy.rules = rules
-    setattr(policy, "trained_rules", TRAINED_RULES[spec])  # the command line warns when rules differ
+    # the command line warns when rules differ (.pt files and run folders say it in their own file)
+    setattr(policy, "trained_rules", SHIPPED[spec].rules)
     return policy
 
 

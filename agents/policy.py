@@ -235,14 +235,16 @@ class NetworkPolicy(Policy):
     def state_values(self, observations: np.ndarray) -> np.ndarray:
         """The value head's estimate for each row of ``observations`` ((N, 277) float32, or 315 for
         a network of the extended view): what the network expects the player to score, times the
-        reward scale it was trained with (1/13 for ``pretrained`` and distillation's default).
-        What :class:`~big2_env.players.search.SearchPolicy` reads as its ``value``.
+        reward scale it was trained with (1/13 for ``pretrained-default-recipe`` and distillation's
+        default). What :class:`~big2_env.players.search.SearchPolicy` reads as its ``value``. Networks
+        of the paper's and the extended design only (Charlesworth's 412 inputs need the move
+        history: :meth:`observation_value`).
 
         >>> from agents.pretrained import load_pretrained
         >>> import big2_env
         >>> env = big2_env.env(); env.reset(seed=0)
         >>> obs = env.observe(env.agent_selection)["observation"]
-        >>> load_pretrained().state_values(obs[None]).shape
+        >>> load_pretrained(which="default-recipe").state_values(obs[None]).shape
         (1,)
         """
         if self.model.value is None:
@@ -254,6 +256,24 @@ class NetworkPolicy(Policy):
         with torch.inference_mode():
             state = self.model.encode_state(torch.from_numpy(np.ascontiguousarray(obs[:, :width])).to(self.device))
             return self.model.state_value(state).cpu().numpy()
+
+    def observation_value(self, obs: Mapping[str, Any]) -> float:
+        """The value head's estimate for one observation as the environments give it (the same
+        units as :meth:`state_values`), for a network of any design: Charlesworth's 412 inputs
+        are rebuilt from the extended view as :meth:`act` rebuilds them. What the web table shows.
+
+        >>> from agents.pretrained import load_pretrained
+        >>> from big2_env.engine import Game
+        >>> from big2_env.observations.decision import Decision, PolicyObservation
+        >>> obs = PolicyObservation(Decision(Game(seed=0)), extended=True)  # a game loop's view
+        >>> isinstance(load_pretrained().observation_value(obs), float)
+        True
+        """
+        if self.model.value is None:
+            raise ValueError("this network has no value head (NetworkConfig.value_head=False)")
+        with torch.inference_mode():
+            state = self.model.encode_state(torch.from_numpy(self._vector(obs)[None]).to(self.device))
+            return float(self.model.state_value(state).cpu().numpy()[0])
 
     @classmethod
     def from_file(cls, path: str, **kwargs: Any) -> "NetworkPolicy":

@@ -1,21 +1,27 @@
 """The shipped pretrained agents: ``load_pretrained()`` and ``big2 eval --agent pretrained``.
 
-Three policy files ship as package data, each as written by ``big2 train`` (``DIR/model.pt``,
-see :mod:`agents.checkpoint`):
+Four policy files ship as package data, each as written by ``big2 train`` or ``big2 average``
+(see :mod:`agents.checkpoint`; the table of them is :data:`agents.shipped.SHIPPED`, their records
+``agents/data/README.md``):
 
 * ``agents/data/pretrained.pt`` (``which="shipped"``, agent spec ``"pretrained"``): the
-  strongest network measured here, the default everywhere. It plays its argmax by default:
-  measured on the same 1000 deals per class, argmax wins 81.4% / 54.3% / 39.7% against three
-  Random / Greedy / Smart and sampling 77.0% / 50.5% / 36.2% (``agents/data/README.md``);
+  strongest network measured under the paper's rules, the default everywhere, played at its
+  argmax. Since 2026-11-27 it is Charlesworth's recipe (``big2 train --preset charlesworth
+  --rules paper``: his network on his 412 inputs, his cadence and hyperparameters) trained by
+  self-play under the paper's rules, the mean of four of the run's models' weights
+  (``big2 average``);
+* ``agents/data/pretrained_default_recipe.pt`` (``which="default-recipe"``, agent spec
+  ``"pretrained-default-recipe"``): the default recipe's 3M-game network, ``pretrained`` until
+  2026-11-27. The paper's network design on the paper's observation, so the one the search takes
+  as its prior or leaf value (``--network``, ``--prior``, ``value=``) and ``--init`` starts the
+  paper's design from;
 * ``agents/data/paper_settings.pt`` (``which="paper"``, agent spec ``"pretrained-paper"``):
   the run with the paper's exact settings and budget (5,000 batches, lr 3e-5, unscaled
-  scores), kept for the reproduction (``agents/data/README.md`` has both records);
+  scores), kept for the reproduction; it samples, as the paper evaluates it;
 * ``agents/data/pretrained_charlesworth.pt`` (``which="charlesworth"``, agent spec
-  ``"pretrained-charlesworth"``): his recipe (``big2 train --preset charlesworth``: his network on
-  his 412 inputs, his cadence and hyperparameters) trained by self-play under his rules, the mean
-  of five of the run's models' weights (``big2 average``), for play under his rules and as a model
-  of strong play there (since 2026-11-27; before, the run's 505k-game model and, earlier, the
-  default recipe's 3M-game network, both of which it beats in the duel against his network).
+  ``"pretrained-charlesworth"``): his recipe trained by self-play under his rules, the mean
+  of five of the run's models' weights, for play under his rules and as a model of strong play
+  there.
 
 Example:
     >>> from agents.pretrained import load_pretrained
@@ -30,20 +36,17 @@ from pathlib import Path
 
 from .checkpoint import CheckpointError, load_model
 from .policy import NetworkPolicy
+from .shipped import SHIPPED, by_which
 
-PRETRAINED_PATH = Path(__file__).resolve().parent / "data" / "pretrained.pt"
-PAPER_SETTINGS_PATH = PRETRAINED_PATH.with_name("paper_settings.pt")
-CHARLESWORTH_RULES_PATH = PRETRAINED_PATH.with_name("pretrained_charlesworth.pt")
-WHICH = {
-    "shipped": ("pretrained", PRETRAINED_PATH),
-    "paper": ("pretrained-paper", PAPER_SETTINGS_PATH),
-    "charlesworth": ("pretrained-charlesworth", CHARLESWORTH_RULES_PATH),
-}
-"""``load_pretrained(which=...)``: the agent's display name (and agent spec) and its packaged file."""
+DATA = Path(__file__).resolve().parent / "data"
+PRETRAINED_PATH = DATA / SHIPPED["pretrained"].file
+PAPER_SETTINGS_PATH = DATA / SHIPPED["pretrained-paper"].file
+CHARLESWORTH_RULES_PATH = DATA / SHIPPED["pretrained-charlesworth"].file
+DEFAULT_RECIPE_PATH = DATA / SHIPPED["pretrained-default-recipe"].file
 
 TRAIN_HINT = (
-    "train one with `big2 train --algo ppo --curriculum self --entropy 0.05 --batches 5000 "
-    "--games-per-batch 64 --seed 0 --out runs/ppo` and copy runs/ppo/model.pt to {path}"
+    "train one with `big2 train --out runs/ppo` (agents/data/README.md gives each shipped network's own command) "
+    "and copy runs/ppo/model.pt to {path}"
 )
 
 
@@ -65,24 +68,23 @@ def load_pretrained(
     Args:
         path: a policy file to load instead of the packaged one.
         deterministic: play the argmax instead of sampling. ``None`` (default): the argmax
-            for the packaged shipped network, which plays best so (see above); sampling for the
-            paper-settings one, as the paper evaluates it, and for another file (``path`` or
+            for the packaged networks measured stronger so (all but the paper-settings one, which
+            samples as the paper evaluates it); sampling for another file (``path`` or
             ``BIG2_PRETRAINED``), as PPO networks are played.
         device: torch device of the forward pass.
         seed: seed of the sampling RNG.
         which: ``"shipped"`` (default: ``agents/data/pretrained.pt``, or ``BIG2_PRETRAINED``),
-            ``"paper"`` (the paper-settings run, ``agents/data/paper_settings.pt``) or
-            ``"charlesworth"`` (trained under Charlesworth's rules,
-            ``agents/data/pretrained_charlesworth.pt``; it plays its argmax by default).
+            ``"default-recipe"`` (the default recipe's 3M-game network), ``"paper"`` (the
+            paper-settings run) or ``"charlesworth"`` (trained under Charlesworth's rules):
+            :data:`agents.shipped.SHIPPED`.
 
     Raises:
-        ValueError: ``which`` is neither.
+        ValueError: ``which`` names none of them.
         FileNotFoundError: no weights there (with how to train them).
         agents.checkpoint.CheckpointError: the file is corrupt or of another format.
     """
-    if which not in WHICH:
-        raise ValueError(f"which must be one of {', '.join(map(repr, WHICH))}; got {which!r}")
-    name, packaged = WHICH[which]
+    name, entry = by_which(which)
+    packaged = PRETRAINED_PATH if which == "shipped" else DATA / entry.file
     if path is not None:
         path = Path(path)
     else:
@@ -91,9 +93,10 @@ def load_pretrained(
         raise FileNotFoundError(f"no pretrained agent at {str(path)!r}: " + TRAIN_HINT.format(path=packaged))
     model, _ = load_model(path)
     if deterministic is None:
-        deterministic = path.resolve() in (PRETRAINED_PATH, CHARLESWORTH_RULES_PATH)
+        argmax = {(DATA / e.file).resolve() for e in SHIPPED.values() if e.argmax}
+        deterministic = path.resolve() in argmax
     return NetworkPolicy(model, deterministic=deterministic, device=device, seed=seed, name=name)
 
 
-__all__ = ["CHARLESWORTH_RULES_PATH", "CheckpointError", "PAPER_SETTINGS_PATH", "PRETRAINED_PATH", "load_pretrained",
-           "pretrained_path"]
+__all__ = ["CHARLESWORTH_RULES_PATH", "CheckpointError", "DEFAULT_RECIPE_PATH", "PAPER_SETTINGS_PATH", "PRETRAINED_PATH",
+           "load_pretrained", "pretrained_path"]

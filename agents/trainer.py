@@ -478,14 +478,17 @@ class Trainer:
 
 def initial_weights(path: str, config: NetworkConfig) -> dict[str, torch.Tensor]:
     """The weights of the model file or run folder ``path`` (``--init``), which must have been
-    made with ``config`` (``CheckpointError`` naming the differences otherwise); ``pretrained``
-    ``pretrained-paper`` and ``pretrained-charlesworth`` name the shipped networks."""
+    made with ``config`` (``CheckpointError`` naming the differences otherwise); the packaged
+    networks' specs (``pretrained``, ``pretrained-default-recipe``...: :data:`agents.shipped.SHIPPED`)
+    name their files."""
     from .checkpoint import load_model
-    from .pretrained import CHARLESWORTH_RULES_PATH, PAPER_SETTINGS_PATH, pretrained_path
+    from .pretrained import DATA, pretrained_path
+    from .shipped import SHIPPED
 
-    shipped = {"pretrained": pretrained_path(), "pretrained-paper": PAPER_SETTINGS_PATH,
-               "pretrained-charlesworth": CHARLESWORTH_RULES_PATH}
-    folder = shipped[path] if path in shipped and not Path(path).exists() else Path(path)
+    if path in SHIPPED and not Path(path).exists():
+        folder = pretrained_path() if path == "pretrained" else DATA / SHIPPED[path].file
+    else:
+        folder = Path(path)
     file = folder / MODEL_NAME if folder.is_dir() else folder
     model, data = load_model(file)
     check_config(data, config, file)

@@ -2,8 +2,9 @@
 
 Two boards:
 
-* ``paper``: random, greedy, smart, pretrained, the search, ISMCTS and the fast model, under the paper's rules;
-* ``charlesworth``: the same plus pretrained-charlesworth and, given ``--params``, Charlesworth's own network
+* ``paper``: random, greedy, smart, pretrained, the search, ISMCTS, the fast model and
+  pretrained-default-recipe, under the paper's rules;
+* ``charlesworth``: the first seven plus pretrained-charlesworth and, given ``--params``, Charlesworth's own network
   (his parameter file, ``modelParameters136500``, which you download from his repository), under his rules.
 
 and ``check``, the arena's four-agent check (random, greedy, smart and the search at its default budget,
@@ -51,6 +52,8 @@ def pool(board: str, search: str, ismcts: str, params: str | None) -> list[str]:
     if board == CHECK:
         return ["random", "greedy", "smart", "search"]
     agents = ["random", "greedy", "smart", "pretrained", search, ismcts, "fast"]
+    if board == "paper":
+        agents.append("pretrained-default-recipe")  # the paper's design, pretrained until 2026-11-27
     if board == "charlesworth":
         agents.append("pretrained-charlesworth")
         if params:

@@ -29,7 +29,7 @@ was measured and did not pay, or is an upper bound no player can reach):
     python benchmarks/search_options.py --opponent smart --games 150 --prior runs/distill
     python benchmarks/search_options.py --posterior 30
     python benchmarks/search_options.py --agreement 300 --seed 7 --options '{"budget": 64}'
-    python benchmarks/search_options.py --leaf-value pretrained --positions 100
+    python benchmarks/search_options.py --leaf-value pretrained-default-recipe --positions 100
 
 ``--prior AGENT`` ranks the candidates (``prior_top``) by a network's probabilities instead of
 Smart's score (a ``big2 train`` model file or run folder, ``pretrained``...): issue 12's test of

@@ -1,14 +1,15 @@
-"""Table 2 on both measures: forks of the shipped 3M-game network with a bonus for going out first.
+"""Table 2 on both measures: forks of the default recipe's 3M-game network with a bonus for going out first.
 
 Our network beats the paper's mean score against Smart and Greedy but wins less often; both learn
-from the score. Each fork continues ``pretrained`` (the paper's rules) for ``--games`` self-play games
+from the score. Each fork continues ``pretrained-default-recipe`` (``pretrained`` when measured; the
+paper's rules) for ``--games`` self-play games
 with ``--win-bonus W`` (the winner's training reward gets W points more than its score; the scores
 played and reported are unchanged), at the long run's final learning rate (1e-4, constant). A fork with
 W = 0 is the control: the same further training without a bonus.
 
 * ``train``: the forks, one after another, into ``RUNS/bonus_W`` (``--resume`` continues any that stopped).
-* ``measure``: each fork (and ``pretrained`` itself) at argmax against three Random, Greedy and Smart,
-  1000 games each on the same deals (seed 2026, as the shipped network's own figures), written to
+* ``measure``: each fork (and ``pretrained-default-recipe`` itself) at argmax against three Random, Greedy and Smart,
+  1000 games each on the same deals (seed 2026, as the shipped networks' own figures), written to
   ``benchmarks/learner/win_bonus.json`` and printed as a table beside the paper's Table 2.
 
 Usage:
@@ -33,7 +34,8 @@ GAMES_PER_BATCH = 512
 
 def fork_command(run: Path, weight: float, games: int) -> list[str]:
     batches = max(1, round(games / GAMES_PER_BATCH))
-    return ["big2", "train", "--init", "pretrained", "--rules", "paper", "--out", str(run), "--win-bonus", f"{weight:g}",
+    return ["big2", "train", "--init", "pretrained-default-recipe", "--rules", "paper", "--out", str(run),
+            "--win-bonus", f"{weight:g}",
             "--lr", "1e-4", "--min-lr-fraction", "1", "--warmup-fraction", "0", "--batches", str(batches),
             "--eval-every", "0", "--eval-opponents", "smart", "--eval-games", "200", "--threads", "1", "--no-progress",
             "--seed", "1"]
@@ -53,7 +55,7 @@ def measure(runs: Path, weights: list[float], games: int, out: Path) -> dict:
     from big2_env import evaluate
     from big2_env.evaluation.loading import load_agent
 
-    agents = {"pretrained (3M games, shipped)": "pretrained"}
+    agents = {"pretrained-default-recipe (3M games)": "pretrained-default-recipe"}
     agents.update({f"fork, win bonus {w:g}": str(runs / f"bonus_{w:g}" / "model.pt") for w in weights})
     rows = []
     for label, spec in agents.items():

@@ -212,7 +212,7 @@ def test_init_pretrained_starts_from_the_shipped_network(tmp_path, monkeypatch):
 
     monkeypatch.chdir(tmp_path)  # no file named pretrained here: the name means the shipped network
     shipped, _ = load_model(pretrained_path())
-    trainer = Trainer(tiny(tmp_path / "run", init="pretrained", model={}))
+    trainer = Trainer(tiny(tmp_path / "run", init="pretrained-default-recipe", model={}))
     for name, tensor in shipped.state_dict().items():
         assert torch.equal(tensor, trainer.model.state_dict()[name]), name
 

@@ -51,8 +51,8 @@ def test_the_options_benchmark_searches_with_a_learned_prior_and_refuses_a_polic
     from test_beliefs import load_options_benchmark
 
     module = load_options_benchmark()
-    result = module.run({"budget": 6, "prior_top": 2}, "random", games=1, seed=5, prior="pretrained")
-    assert result["prior"] == "pretrained" and 0 <= result["win_rate"] <= 1
+    result = module.run({"budget": 6, "prior_top": 2}, "random", games=1, seed=5, prior="pretrained-default-recipe")
+    assert result["prior"] == "pretrained-default-recipe" and 0 <= result["win_rate"] <= 1
     assert module.learned_prior("pretrained-paper").name == "pretrained-paper"
     with pytest.raises(ValueError, match="--prior must name a network.*'smart' gives no probabilities"):
         module.learned_prior("smart")
@@ -89,18 +89,18 @@ def test_the_paired_benchmark_puts_a_network_into_the_search(tmp_path, capsys):
     from scripts import load_script
 
     module = load_script("benchmarks/search_paired.py")
-    assert set(module.network_options("pretrained", "both")) == {"prior", "value"}
-    assert set(module.network_options("pretrained", "value")) == {"value"}
+    assert set(module.network_options("pretrained-default-recipe", "both")) == {"prior", "value"}
+    assert set(module.network_options("pretrained-default-recipe", "value")) == {"value"}
     assert module.network_options(None, "both") == {}
     with pytest.raises(ValueError, match="--network must name a network"):
         module.network_options("smart", "value")
     out = tmp_path / "paired.json"
     module.main(["--opponent", "random", "--deals", "1", "--options", '{"budget": 6, "value_weight": 1.0}',
-                 "--network", "pretrained", "--network-as", "value", "--json", str(out)])
+                 "--network", "pretrained-default-recipe", "--network-as", "value", "--json", str(out)])
     figures = json.loads(out.read_text())
-    assert figures["games"] == 4 and figures["network"] == "pretrained" and figures["network_as"] == "value"
-    assert "--network pretrained --network-as value" in figures["command"]
-    assert "with pretrained as value" in capsys.readouterr().out
+    assert figures["games"] == 4 and figures["network"] == "pretrained-default-recipe" and figures["network_as"] == "value"
+    assert "--network pretrained-default-recipe --network-as value" in figures["command"]
+    assert "with pretrained-default-recipe as value" in capsys.readouterr().out
 
 
 def test_the_leaf_value_diagnostic_compares_the_value_with_the_rollouts():
@@ -110,7 +110,7 @@ def test_the_leaf_value_diagnostic_compares_the_value_with_the_rollouts():
 
     module = load_options_benchmark()
     play_outs = core_rollouts.play_outs
-    found = module.leaf_value_agreement("pretrained", 2, {"budget": 24, "inner": 0}, seed=3)
+    found = module.leaf_value_agreement("pretrained-default-recipe", 2, {"budget": 24, "inner": 0}, seed=3)
     assert core_rollouts.play_outs is play_outs  # put back
     assert found["positions"] == 2 and 0 <= found["same_best"] <= 1 and -1 <= found["rank_correlation"] <= 1
     assert found["deal_sd_rollouts"] > 0 and found["deal_sd_leaves"] >= 0

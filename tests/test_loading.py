@@ -142,7 +142,7 @@ def test_heuristic_names_seeded():
         (
             "wizard",
             "agent must be one of greedy, random, search, smart, pretrained, pretrained-paper, pretrained-charlesworth, "
-            "a trained model file (.pt), a run folder",
+            "pretrained-default-recipe, a trained model file (.pt), a run folder",
         ),
         ("missing.pt", "agent: no such model file 'missing.pt'"),
         ("missing.zip", "agent: no such model file 'missing.zip'"),

@@ -1,8 +1,5 @@
-"""The pretrained agent shipped in the package: it loads from the packaged file and plays well.
-
-Measured when shipped (1000 games each, seed 0, sampling): 80.4% against three Random
-players, 46.2% against Greedy, 29.0% against Smart (see agents/data/README.md).
-"""
+"""The networks shipped in the package (agents.shipped.SHIPPED): each loads from its packaged file
+under its own name, was trained as its record says (agents/data/README.md), and plays well."""
 
 from __future__ import annotations
 
@@ -11,25 +8,56 @@ import pytest
 pytest.importorskip("torch")
 
 from agents.checkpoint import read_file  # noqa: E402
-from agents.pretrained import PAPER_SETTINGS_PATH, PRETRAINED_PATH, load_pretrained  # noqa: E402
+from agents.pretrained import DEFAULT_RECIPE_PATH, PAPER_SETTINGS_PATH, PRETRAINED_PATH, load_pretrained  # noqa: E402
+from agents.shipped import SHIPPED  # noqa: E402
 from big2_env import evaluate  # noqa: E402
 from big2_env.evaluation.loading import load_agent  # noqa: E402
 
 
-def test_the_shipped_file_is_a_small_ppo_policy_trained_by_self_play(monkeypatch):
+def test_the_shipped_file_is_his_recipe_trained_by_self_play_under_the_paper_rules_and_averaged(monkeypatch):
+    # issue 44: the weight average of four of the paper-rules run's models (big2 average)
     monkeypatch.delenv("BIG2_PRETRAINED", raising=False)
-    assert PRETRAINED_PATH.is_file() and PRETRAINED_PATH.stat().st_size < 2_000_000
-    info = read_file(PRETRAINED_PATH)["info"]
+    assert PRETRAINED_PATH.is_file() and PRETRAINED_PATH.stat().st_size < 4_000_000  # 909,984 float32 weights
+    data = read_file(PRETRAINED_PATH)
+    info = data["info"]
     assert info["algo"] == "ppo" and info["curriculum"] == "self" and info["rules"] == "paper"
-    # the long default-recipe run at the end of its 3M-game plan (agents/data/README.md)
+    assert data["model_config"]["design"] == "charlesworth" and not info.get("init")  # never started from his moves
+    assert info["averaged_games"] == [505797, 605838, 697771, 769685] and info["entropy"] == 0.01
+
+
+def test_the_default_recipes_3m_network_ships_under_its_own_name(monkeypatch):
+    # pretrained until issue 44: the paper's design on the paper's observation, the search's prior and value
+    monkeypatch.setenv("BIG2_PRETRAINED", "/nonexistent/elsewhere.pt")  # overrides the shipped file only
+    assert DEFAULT_RECIPE_PATH.is_file() and DEFAULT_RECIPE_PATH.stat().st_size < 2_000_000
+    data = read_file(DEFAULT_RECIPE_PATH)
+    info = data["info"]
+    assert info["algo"] == "ppo" and info["curriculum"] == "self" and info["rules"] == "paper"
+    assert data["model_config"]["design"] == "paper" and data["model_config"]["observation"] == "paper"
     assert info["batch"] == 5860 and info["games"] == 3000320 and info["entropy"] == 0.05 and info["seed"] == 0
+    policy = load_agent("pretrained-default-recipe", seed=0)
+    assert policy.name == "pretrained-default-recipe" and policy.deterministic is True
+    assert policy.observation_kind == "paper"  # what the search's value and prior need
+    assert load_pretrained(which="default-recipe").name == "pretrained-default-recipe"
+
+
+def test_every_shipped_network_loads_under_its_spec_with_its_rules_and_play():
+    from big2_env import Rules
+
+    for spec, entry in SHIPPED.items():
+        policy = load_agent(spec, rules=Rules.preset(entry.rules), seed=0)
+        assert policy.name == spec and policy.deterministic is entry.argmax
+        assert getattr(policy, "trained_rules") == entry.rules == read_file(policy_file(entry))["info"]["rules"]
+
+
+def policy_file(entry):
+    return PRETRAINED_PATH.parent / entry.file
 
 
 def test_the_shipped_agent_clearly_beats_random_play(monkeypatch):
     monkeypatch.delenv("BIG2_PRETRAINED", raising=False)
     policy = load_pretrained(seed=0)
     result = evaluate(policy, "random", n_games=200, seed=1)
-    # Random wins 25% of seats against itself; the agent measured 80% over 1000 games
+    # Random wins 25% of seats against itself; the agent measured 82% over 1000 games
     assert result.win_rate > 0.5 and result.mean_score > 4.0
 
 
@@ -49,7 +77,7 @@ def test_the_paper_settings_network_stays_loadable_under_its_own_name(monkeypatc
 
 
 def test_load_pretrained_names_the_allowed_choices():
-    with pytest.raises(ValueError, match="which must be one of 'shipped', 'paper', 'charlesworth'; got 'best'"):
+    with pytest.raises(ValueError, match="which must be one of 'shipped', 'paper', 'charlesworth', 'default-recipe'; got 'best'"):
         load_pretrained(which="best")
 
 
@@ -60,6 +88,7 @@ def test_the_shipped_network_plays_its_argmax_by_default_and_other_files_sample(
     assert load_agent("pretrained", seed=0).deterministic is True
     assert load_pretrained(deterministic=False).deterministic is False
     assert load_pretrained(which="paper").deterministic is False  # the paper evaluates it sampled
+    assert load_pretrained(which="default-recipe").deterministic is True
     copy = tmp_path / "mine.pt"
     copy.write_bytes(PRETRAINED_PATH.read_bytes())
     monkeypatch.setenv("BIG2_PRETRAINED", str(copy))
@@ -83,3 +112,12 @@ def test_the_charlesworth_rules_network_ships_under_its_own_name(monkeypatch):
     assert load_pretrained(which="charlesworth").name == "pretrained-charlesworth"
     result = evaluate(policy, "random", n_games=100, seed=1, rules=Rules.preset("charlesworth"))
     assert result.win_rate > 0.5
+
+
+def test_the_search_refuses_the_shipped_network_as_its_value_and_names_the_one_it_takes():
+    # pretrained reads Charlesworth's 412 inputs; the search's leaves give the paper's 277 numbers
+    from big2_env.players.search import SearchPolicy
+
+    with pytest.raises(ValueError, match="reads them, such as the agents package's pretrained-default-recipe"):
+        SearchPolicy(value=load_agent("pretrained", seed=0))
+    assert SearchPolicy(value=load_agent("pretrained-default-recipe", seed=0)).value is not None

@@ -40,8 +40,8 @@ Example::
 
     big2 train --algo distill --teacher search:64 --model design=plus --batches 100 --out runs/distill
     big2 train --algo ppo --init runs/distill --model design=plus --lr 1e-4 --out runs/distill-ppo
-    big2 train --algo exit --teacher search --init pretrained --soft-targets 1 --replay 4 --out runs/exit
-    big2 train --algo exit --teacher search:0.03s --leaf-value 0.5 --init pretrained --out runs/exit-value
+    big2 train --algo exit --teacher search --init pretrained-default-recipe --soft-targets 1 --replay 4 --out runs/exit
+    big2 train --algo exit --teacher search:0.03s --leaf-value 0.5 --init pretrained-default-recipe --out runs/exit-value
 """
 
 from __future__ import annotations

@@ -583,7 +583,7 @@ class SearchPolicy(Policy):
             and a share of one batched forward pass); at 0 the value is ignored.
         value_scale: what the value is multiplied by to give points of final score (default
             13: the package's networks learn the score / 13, ``--reward-scale``'s default
-            for distillation and the shipped ``pretrained``'s setting).
+            for distillation and the shipped ``pretrained-default-recipe``'s setting).
 
     Raises:
         ValueError: a bad budget, method, objective, ``prior_top``, ``opponent_noise``,
@@ -710,7 +710,8 @@ class SearchPolicy(Policy):
             raise TypeError(f"value must have state_values(observations), as a NetworkPolicy has; got {value!r}")
         if getattr(value, "observation_kind", "paper") != "paper":
             raise ValueError("the search's leaves give the paper's 277 numbers; this value reads "
-                             f"the {value.observation_kind!r} observation")
+                             f"the {value.observation_kind!r} observation (a network of the paper's design "
+                             "reads them, such as the agents package's pretrained-default-recipe)")
         if not self.core or self._core_models()[0].any():
             raise ValueError("a value runs in the compiled core: it needs core=True and Smart rollouts")
         if self.objective != "score":

@@ -82,12 +82,15 @@ def insight(policy: Policy, decision: Decision, observation: Any, action: int) -
     by_p = sorted(((float(p), a) for a, p in probabilities(observation).items()), key=lambda pair: -pair[0])
     rows = [{"cards": _cards(decision.require_entry(a, "network")[1]), "p": p} for p, a in by_p]
     value = None
+    observation_value = getattr(policy, "observation_value", None)
     state_values = getattr(policy, "state_values", None)
-    if callable(state_values):
-        try:
+    try:
+        if callable(observation_value):  # any design (a NetworkPolicy)
+            value = float(observation_value(observation))
+        elif callable(state_values):
             value = float(state_values(observation["observation"][None])[0])
-        except ValueError:  # a network without a value head
-            value = None
+    except ValueError:  # a network without a value head
+        value = None
     return {"kind": "network", "candidates": rows, "value": value, "chosen": _cards(decision.require_entry(action, "")[1])}
 
 
