@@ -99,3 +99,30 @@ def test_duel_points_come_from_each_measured_row(tmp_path):
     (tmp_path / "c_seed1.json").write_text(json.dumps({"row": "c", "games": 9, "seed": 1, "vs": {"charlesworth": duel}}))
     (tmp_path / "swa.json").write_text(json.dumps({"row": "c", "games": 9, "model": "swa.pt", "vs": {"charlesworth": duel}}))
     assert ablation.duel_points(tmp_path) == [("a", 547, 0.2, (0.19, 0.21)), ("c", 200, 0.2, (0.19, 0.21))]
+
+
+def test_measure_takes_another_model_of_the_run_and_other_deals(tmp_path, monkeypatch):
+    import types
+
+    import big2_env
+    import big2_env.evaluation.loading as loading
+
+    ablation = load_script("benchmarks/learner_ablation.py")
+    run = _run(tmp_path, "paper")
+    (run / "train_log.csv").write_text("batch,games,decisions\n1,10,470\n")
+    loaded, seeds = [], []
+    monkeypatch.setattr(loading, "load_agent", lambda spec, rules, what: loaded.append(spec) or types.SimpleNamespace())
+
+    def evaluate(agent, opponent, n_games, seed, rules, jobs, progress):
+        seeds.append((opponent, seed, rules, agent.deterministic))
+        return types.SimpleNamespace(win_rate=0.5, win_rate_ci=(0.4, 0.6), mean_score=1.0, mean_score_ci=(0.0, 2.0))
+
+    monkeypatch.setattr(big2_env, "evaluate", evaluate)
+    figures = ablation.measure("swa", run, "", games=7, deals=1, jobs=1, out=tmp_path / "out",
+                               model=tmp_path / "average.pt", seed=3)
+    assert loaded == [str(tmp_path / "average.pt")] * 3  # the file given, not the run's model.pt
+    assert seeds == [(o, 3, "paper", True) for o in ablation.OPPONENTS]  # its deals, at argmax, under the run's rules
+    assert figures["model"] == "average.pt" and figures["seed"] == 3 and "charlesworth" not in figures["vs"]
+    assert "--model FILE --seed 3 --games 7" in figures["command"]
+    written = json.loads((tmp_path / "out" / "swa.json").read_text())
+    assert written["command"] == figures["command"] and written["vs"] == figures["vs"]
