@@ -570,7 +570,8 @@ class TrainArgs:
         "rollouts (0: the network is its prior only; 1: the value replaces the rollouts)"
     )
     init: str = _arg(
-        "", "start from this model file's weights (a model.pt, a run folder such as a distill run, or pretrained); same --model"
+        "", "start from this model file's weights (a model.pt, a run folder such as a distill run, or a shipped network: "
+        "pretrained-default-recipe for the default design, pretrained with --preset charlesworth); same --model"
     )
     model: dict = _arg(
         {}, "NetworkConfig fields that differ from the defaults (FIELD=VALUE, e.g. design=plus, observation=extended)"

@@ -81,6 +81,7 @@ def load_spec(spec: str | os.PathLike[str], rules: Rules | None, what: str, seed
 AGENT_SPECS = AgentSpecs(
     describe=", ".join(SHIPPED) + ", a trained model file (.pt), a run folder",
     load=load_spec,
+    names=tuple(SHIPPED),
 )
 """The ``big2_env.agent_specs`` entry point of the ``agents`` package."""
 

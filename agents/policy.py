@@ -249,6 +249,9 @@ class NetworkPolicy(Policy):
         """
         if self.model.value is None:
             raise ValueError("this network has no value head (NetworkConfig.value_head=False)")
+        if self.model.config.observation == "charlesworth":
+            raise ValueError("this network reads Charlesworth's 412 inputs, which the observation numbers alone "
+                             "do not give: use observation_value(obs) with a game loop's extended view")
         obs = np.asarray(observations, dtype=np.float32)
         width = self.model.obs_size
         if obs.ndim != 2 or obs.shape[1] < width:

@@ -13,8 +13,7 @@ Four policy files ship as package data, each as written by ``big2 train`` or ``b
 * ``agents/data/pretrained_default_recipe.pt`` (``which="default-recipe"``, agent spec
   ``"pretrained-default-recipe"``): the default recipe's 3M-game network, ``pretrained`` until
   2026-11-27. The paper's network design on the paper's observation, so the one the search takes
-  as its prior or leaf value (``--network``, ``--prior``, ``value=``) and ``--init`` starts the
-  paper's design from;
+  as its leaf value (``value=``, ``--leaf-value``) and ``--init`` starts the default design from;
 * ``agents/data/paper_settings.pt`` (``which="paper"``, agent spec ``"pretrained-paper"``):
   the run with the paper's exact settings and budget (5,000 batches, lr 3e-5, unscaled
   scores), kept for the reproduction; it samples, as the paper evaluates it;
@@ -93,7 +92,7 @@ def load_pretrained(
         raise FileNotFoundError(f"no pretrained agent at {str(path)!r}: " + TRAIN_HINT.format(path=packaged))
     model, _ = load_model(path)
     if deterministic is None:
-        argmax = {(DATA / e.file).resolve() for e in SHIPPED.values() if e.argmax}
+        argmax = {PRETRAINED_PATH.resolve()} | {(DATA / e.file).resolve() for e in SHIPPED.values() if e.argmax}
         deterministic = path.resolve() in argmax
     return NetworkPolicy(model, deterministic=deterministic, device=device, seed=seed, name=name)
 

@@ -26,24 +26,28 @@ class ShippedNetwork:
         file: its file under ``agents/data``.
         rules: the rules preset it was trained under (``big2 eval`` warns when it plays under others).
         argmax: it plays its argmax by default (measured stronger so); else it samples.
+        design: its ``NetworkConfig.design`` (``--init`` needs the run's to match).
     """
 
     which: str
     file: str
     rules: str
     argmax: bool
+    design: str
 
 
 SHIPPED = {
-    "pretrained": ShippedNetwork("shipped", "pretrained.pt", "paper", argmax=True),
-    "pretrained-paper": ShippedNetwork("paper", "paper_settings.pt", "paper", argmax=False),
-    "pretrained-charlesworth": ShippedNetwork("charlesworth", "pretrained_charlesworth.pt", "charlesworth", argmax=True),
-    "pretrained-default-recipe": ShippedNetwork("default-recipe", "pretrained_default_recipe.pt", "paper", argmax=True),
+    "pretrained": ShippedNetwork("shipped", "pretrained.pt", "paper", argmax=True, design="charlesworth"),
+    "pretrained-paper": ShippedNetwork("paper", "paper_settings.pt", "paper", argmax=False, design="paper"),
+    "pretrained-charlesworth": ShippedNetwork("charlesworth", "pretrained_charlesworth.pt", "charlesworth", argmax=True,
+                                              design="charlesworth"),
+    "pretrained-default-recipe": ShippedNetwork("default-recipe", "pretrained_default_recipe.pt", "paper", argmax=True,
+                                                design="paper"),
 }
 """The agent specs of the packaged networks: ``pretrained`` (the strongest under the paper's rules),
 ``pretrained-paper`` (the paper's settings and budget), ``pretrained-charlesworth`` (the strongest
 under Charlesworth's rules) and ``pretrained-default-recipe`` (the default recipe's 3M-game network:
-the paper's design, which reads the paper's observation, as the search's prior and value need)."""
+the paper's design, which reads the paper's observation, as the search's leaf value needs)."""
 
 
 def by_which(which: str) -> tuple[str, ShippedNetwork]:

@@ -481,7 +481,7 @@ def initial_weights(path: str, config: NetworkConfig) -> dict[str, torch.Tensor]
     made with ``config`` (``CheckpointError`` naming the differences otherwise); the packaged
     networks' specs (``pretrained``, ``pretrained-default-recipe``...: :data:`agents.shipped.SHIPPED`)
     name their files."""
-    from .checkpoint import load_model
+    from .checkpoint import CheckpointError, load_model
     from .pretrained import DATA, pretrained_path
     from .shipped import SHIPPED
 
@@ -491,7 +491,14 @@ def initial_weights(path: str, config: NetworkConfig) -> dict[str, torch.Tensor]
         folder = Path(path)
     file = folder / MODEL_NAME if folder.is_dir() else folder
     model, data = load_model(file)
-    check_config(data, config, file)
+    try:
+        check_config(data, config, file)
+    except CheckpointError as err:
+        if path not in SHIPPED:
+            raise
+        designs = ", ".join(f"{spec}: {SHIPPED[spec].design}" for spec in SHIPPED)
+        raise CheckpointError(f"--init {path}: {err} (the shipped networks' designs: {designs}; "
+                              "--preset charlesworth trains his)") from None
     return model.state_dict()
 
 

@@ -9,7 +9,7 @@ the one-ply search (docs/opponents.md):
     python benchmarks/search_paired.py --opponent smart --deals 150 --options '{"inner": 4, "budget": 320}'
     python benchmarks/search_paired.py --opponent random --deals 250      # the default search, 1000 games
 
-``--network AGENT`` puts a network (``pretrained``, a model file or a run folder) into the search:
+``--network AGENT`` puts a network (``pretrained-default-recipe``, a model file or a run folder) into the search:
 ``--network-as prior`` ranks the candidates by it, ``value`` judges the leaves by its value head
 (``--options '{"value_weight": W}'`` mixes it with the rollouts), ``both`` does both. Equal time
 a decision is a budget in seconds for both sides, e.g. ``--options '{"budget": "0.03s"}'``.
@@ -39,7 +39,7 @@ def network_options(spec: str | None, role: str) -> dict[str, Any]:
         return {}
     network = load_agent(spec, what="--network", seed=0)
     if not callable(getattr(network, "state_values", None)):
-        raise ValueError(f"--network must name a network (a model file, run folder or pretrained); got {spec!r}")
+        raise ValueError(f"--network must name a network (a model file, run folder or pretrained-default-recipe); got {spec!r}")
     network.deterministic = True
     roles = ("prior", "value") if role == "both" else (role,)
     return {name: network for name in roles}
@@ -53,7 +53,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rules", default="paper", help="rules preset (default paper)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", help="write the figures to this file")
-    parser.add_argument("--network", metavar="AGENT", help="a network in the search (pretrained, a .pt file, a run folder)")
+    parser.add_argument("--network", metavar="AGENT",
+                        help="a network in the search (pretrained-default-recipe, a .pt file, a run folder; "
+                        "as the value, a network of the paper's design)")
     parser.add_argument("--network-as", choices=NETWORK_ROLES, default="both", help="its role (default both)")
     args = parser.parse_args(argv)
     if args.deals < 1:

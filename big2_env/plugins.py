@@ -74,10 +74,13 @@ class AgentSpecs:
         load: ``load(spec, rules=..., what=..., seed=...)`` returns the :class:`~big2_env.players.base.Policy`
             the spec names, or ``None`` when the spec is not one of this plugin's forms. It raises
             :class:`~big2_env.errors.LoadError` (or a subclass) for a spec it claims but cannot load.
+        names: the bare names among its forms (e.g. ``("pretrained",)``), which a caller can check
+            without loading them (``big2 serve --opponents``); file and folder forms are not listed.
     """
 
     describe: str
     load: Callable[..., Any]
+    names: tuple[str, ...] = ()
 
 
 def entry_points(group: str) -> list[importlib.metadata.EntryPoint]:

@@ -207,11 +207,11 @@ def test_big2_train_distill_resumes_exactly_and_ppo_continues_from_it(tmp_path):
         Trainer(tiny(tmp_path / "other", init=str(tmp_path / "straight")))
 
 
-def test_init_pretrained_starts_from_the_shipped_network(tmp_path, monkeypatch):
-    from agents.pretrained import pretrained_path
+def test_init_names_a_shipped_network_of_the_default_design(tmp_path, monkeypatch):
+    from agents.pretrained import DEFAULT_RECIPE_PATH
 
-    monkeypatch.chdir(tmp_path)  # no file named pretrained here: the name means the shipped network
-    shipped, _ = load_model(pretrained_path())
+    monkeypatch.chdir(tmp_path)  # no file of that name here: the name means the shipped network
+    shipped, _ = load_model(DEFAULT_RECIPE_PATH)
     trainer = Trainer(tiny(tmp_path / "run", init="pretrained-default-recipe", model={}))
     for name, tensor in shipped.state_dict().items():
         assert torch.equal(tensor, trainer.model.state_dict()[name]), name
@@ -297,3 +297,8 @@ def test_expert_iteration_with_a_leaf_value_gives_the_network_to_the_search_as_i
         TrainArgs(algo="exit", leaf_value=0.5, model={"value_head": False}).validate()
     with pytest.raises(ValueError, match="leaf_value"):
         TrainArgs(algo="exit", leaf_value=1.5).validate()
+
+
+def test_init_from_a_shipped_network_of_another_design_names_the_designs(tmp_path):
+    with pytest.raises(CheckpointError, match="--init pretrained: .*the shipped networks' designs: pretrained: charlesworth"):
+        Trainer(tiny(tmp_path / "run", init="pretrained", model={}))

@@ -47,3 +47,11 @@ def test_the_fit_predicts_the_teacher_better_than_its_start(decisions):
 def test_the_fit_refuses_charlesworths_network(tmp_path):
     with pytest.raises(SystemExit):
         main(["--teacher", "charlesworth:/nowhere", "--rules", "charlesworth", "--out", str(tmp_path / "m.json")])
+
+
+def test_a_teacher_on_charlesworths_inputs_gets_the_move_history():
+    # the shipped pretrained reads his 412 inputs, rebuilt from the extended view's history
+    from agents.pretrained import load_pretrained
+
+    found = teacher_decisions(load_pretrained(), Rules(), games=1, seed=0, batch=1)
+    assert len(found) > 4 and np.allclose(np.add.reduceat(found.probs, found.offsets[:-1]), 1.0)

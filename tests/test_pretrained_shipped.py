@@ -46,7 +46,9 @@ def test_every_shipped_network_loads_under_its_spec_with_its_rules_and_play():
     for spec, entry in SHIPPED.items():
         policy = load_agent(spec, rules=Rules.preset(entry.rules), seed=0)
         assert policy.name == spec and policy.deterministic is entry.argmax
-        assert getattr(policy, "trained_rules") == entry.rules == read_file(policy_file(entry))["info"]["rules"]
+        data = read_file(policy_file(entry))
+        assert getattr(policy, "trained_rules") == entry.rules == data["info"]["rules"]
+        assert entry.design == data["model_config"].get("design", "paper")  # paper_settings.pt predates the field
 
 
 def policy_file(entry):

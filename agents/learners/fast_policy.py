@@ -17,7 +17,9 @@ the same way: by imitation of a stronger, slower policy.
    beside Smart's weights on the same decisions.
 
 The teacher must be a network trained by this package (never Charlesworth's network: his moves
-may only be measured). The shipped weights were made by::
+may only be measured). The shipped weights were made by (with the networks shipped then as
+``pretrained`` and ``pretrained-charlesworth``, both of the paper's design; the first is
+``pretrained-default-recipe`` since 2026-11-27)::
 
     python -m agents.learners.fast_policy --teacher pretrained --rules paper --games 3000 \\
         --out big2_env/players/data/fast_paper.json
@@ -80,7 +82,8 @@ def teacher_decisions(teacher: NetworkPolicy, rules: Rules, games: int, seed: in
                     game._apply(d.require_entry(int(d.actions[0]), "the only legal action"))
             if not choosing:
                 continue
-            observations = [PolicyObservation(d) for _, d in choosing]
+            extended = teacher.observation_kind != "paper"  # Charlesworth's inputs read the move history
+            observations = [PolicyObservation(d, extended=extended) for _, d in choosing]
             counts = np.array([len(d.actions) for _, d in choosing], dtype=np.int64)
             obs = np.stack([teacher._vector(o) for o in observations])
             logp, _ = score_numpy(teacher.model, obs, np.concatenate([d.features for _, d in choosing]), counts)

@@ -14,7 +14,8 @@ to play it:
 
 The package ships weights fitted under the paper's rules and under Charlesworth's
 (``big2_env/players/data/fast_<preset>.json``), each distilled from the network the package
-trained under those rules (``pretrained``, ``pretrained-charlesworth``) by
+shipped for those rules when it was made (``pretrained``, now ``pretrained-default-recipe``, and
+an earlier ``pretrained-charlesworth``) by
 :mod:`agents.learners.fast_policy`. :meth:`FastModel.smart` gives the weights that make exactly
 Smart's moves (a test checks it).
 

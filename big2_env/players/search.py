@@ -709,9 +709,9 @@ class SearchPolicy(Policy):
         if not callable(getattr(value, "state_values", None)):
             raise TypeError(f"value must have state_values(observations), as a NetworkPolicy has; got {value!r}")
         if getattr(value, "observation_kind", "paper") != "paper":
-            raise ValueError("the search's leaves give the paper's 277 numbers; this value reads "
-                             f"the {value.observation_kind!r} observation (a network of the paper's design "
-                             "reads them, such as the agents package's pretrained-default-recipe)")
+            raise ValueError("the search's leaves give the paper's 277 numbers; this value reads other inputs "
+                             f"(its observation_kind is {value.observation_kind!r}; a network of the paper's "
+                             "design reads them, such as the agents package's pretrained-default-recipe)")
         if not self.core or self._core_models()[0].any():
             raise ValueError("a value runs in the compiled core: it needs core=True and Smart rollouts")
         if self.objective != "score":

@@ -37,6 +37,7 @@ from ..engine.game import NUM_PLAYERS, Game, IllegalPlayError
 from ..engine.rules import Rules
 from ..errors import LoadError, MissingDependencyError, UntrustedModelError
 from ..evaluation.loading import agent_choices, load_agent
+from ..plugins import agent_spec_plugins
 from ..observations.decision import Decision, PolicyObservation
 from ..players.base import Policy, policy_actions, policy_view
 from ..engine.replay import replay_dict
@@ -236,7 +237,7 @@ class TableStore:
                     load_agent(spec, self.default_rules, what="--opponents")
                 except LoadError as err:
                     raise ValueError(str(err)) from None
-            elif spec not in ("pretrained", "pretrained-paper", "pretrained-charlesworth"):
+            elif not any(spec in plugin.names for plugin in agent_spec_plugins()):  # a plugin's name: loaded when seated
                 path = spec.split(":", 1)[1] if spec.startswith(("charlesworth:", "charlesworth-greedy:")) else spec
                 if not os.path.exists(path):  # the same list of forms as big2 eval gives
                     raise ValueError(f"--opponents {spec!r}: no such agent name or file; an agent is one of "
