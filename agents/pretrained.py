@@ -55,6 +55,11 @@ def pretrained_path() -> Path:
     return Path(override) if override else PRETRAINED_PATH
 
 
+def shipped_path(spec: str) -> Path:
+    """The file a shipped network's agent spec loads (``BIG2_PRETRAINED`` overrides ``pretrained``'s)."""
+    return pretrained_path() if spec == "pretrained" else DATA / SHIPPED[spec].file
+
+
 def load_pretrained(
     path: str | os.PathLike | None = None,
     deterministic: bool | None = None,
@@ -84,10 +89,7 @@ def load_pretrained(
     """
     name, entry = by_which(which)
     packaged = PRETRAINED_PATH if which == "shipped" else DATA / entry.file
-    if path is not None:
-        path = Path(path)
-    else:
-        path = pretrained_path() if which == "shipped" else packaged
+    path = Path(path) if path is not None else shipped_path(name)
     if not path.is_file():
         raise FileNotFoundError(f"no pretrained agent at {str(path)!r}: " + TRAIN_HINT.format(path=packaged))
     model, _ = load_model(path)
@@ -98,4 +100,4 @@ def load_pretrained(
 
 
 __all__ = ["CHARLESWORTH_RULES_PATH", "CheckpointError", "DEFAULT_RECIPE_PATH", "PAPER_SETTINGS_PATH", "PRETRAINED_PATH",
-           "load_pretrained", "pretrained_path"]
+           "load_pretrained", "pretrained_path", "shipped_path"]

@@ -482,13 +482,10 @@ def initial_weights(path: str, config: NetworkConfig) -> dict[str, torch.Tensor]
     networks' specs (``pretrained``, ``pretrained-default-recipe``...: :data:`agents.shipped.SHIPPED`)
     name their files."""
     from .checkpoint import CheckpointError, load_model
-    from .pretrained import DATA, pretrained_path
+    from .pretrained import shipped_path
     from .shipped import SHIPPED
 
-    if path in SHIPPED and not Path(path).exists():
-        folder = pretrained_path() if path == "pretrained" else DATA / SHIPPED[path].file
-    else:
-        folder = Path(path)
+    folder = shipped_path(path) if path in SHIPPED and not Path(path).exists() else Path(path)
     file = folder / MODEL_NAME if folder.is_dir() else folder
     model, data = load_model(file)
     try:
