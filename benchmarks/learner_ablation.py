@@ -218,7 +218,7 @@ def plot(folder: Path, output: Path, limit: int, also: tuple[tuple[str, Path], .
             for row, at, rate, (lo, hi) in measured:
                 label = ROWS.get(row, row)
                 axis.errorbar([at], [rate], yerr=[[rate - lo], [hi - rate]], fmt="s", markersize=4, capsize=3,
-                              color=colours.get(label))
+                              color=colours.get(label, "black"), label=None if row in ROWS else f"{row} (a fork, measured)")
             axis.axhline(0.25, color="grey", linestyle="--", linewidth=0.8, label="parity (25%)")
             axis.legend(fontsize=8)
         axis.set_xlabel("games of self-play")
@@ -236,14 +236,16 @@ def plot(folder: Path, output: Path, limit: int, also: tuple[tuple[str, Path], .
 def duel_points(folder: Path) -> list[tuple[str, int, float, tuple[float, float]]]:
     """``(row, games, win rate, interval)`` of each ``DIR/*.json`` measured in the duel (its row's letter:
     ``c_latest`` and ``c@200k`` are points of row ``c``), at the games its duel was played; measurements on
-    other deals than every row's (``--seed``), and of another model than the run's own (``--model``), are left out."""
+    other deals than every row's (``--seed``), and of another model than the run's own (``--model``), are left out.
+    A fork's measurement (``init_games``: the games of the model it started from) stands at its games in all."""
     points = []
     for path in sorted(folder.glob("*.json")):
         f = json.loads(path.read_text())
         v = f.get("vs", {}).get("charlesworth") if "row" in f and f.get("seed", 0) == 0 and "model" not in f else None
         if v is not None:
             ci = v["win_rate_ci"]
-            points.append((re.split(r"[_@]", f["row"])[0], int(v.get("at_games", f["games"])), float(v["win_rate"]),
+            at = int(v.get("at_games", f["games"])) + int(f.get("init_games", 0))
+            points.append((re.split(r"[_@]", f["row"])[0], at, float(v["win_rate"]),
                            (float(ci[0]), float(ci[1]))))
     return points
 
