@@ -98,7 +98,8 @@ def test_duel_points_come_from_each_measured_row(tmp_path):
     (tmp_path / "speed.json").write_text(json.dumps({"rows": []}))  # not a row
     (tmp_path / "c_seed1.json").write_text(json.dumps({"row": "c", "games": 9, "seed": 1, "vs": {"charlesworth": duel}}))
     (tmp_path / "swa.json").write_text(json.dumps({"row": "c", "games": 9, "model": "swa.pt", "vs": {"charlesworth": duel}}))
-    (tmp_path / "fork.json").write_text(json.dumps({"row": "anneal", "games": 20, "init_games": 180, "vs": {"charlesworth": duel}}))
+    fork = {"row": "anneal", "games": 20, "init_games": 180, "vs": {"charlesworth": duel}}  # at 180 + 20 games
+    (tmp_path / "fork.json").write_text(json.dumps(fork))
     assert ablation.duel_points(tmp_path) == [("a", 547, 0.2, (0.19, 0.21)), ("c", 200, 0.2, (0.19, 0.21)),
                                               ("anneal", 200, 0.2, (0.19, 0.21))]
 
