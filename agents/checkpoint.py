@@ -187,14 +187,18 @@ def check_config(data: Mapping[str, Any], expected: NetworkConfig, path: str | o
 
 MODEL_INFO = ("algo", "curriculum", "entropy", "seed", "rules")
 """The run's arguments a policy file's ``info`` states (beside its ``batch`` and ``games``)."""
+MODEL_INFO_IF_SET = ("init", "win_bonus", "random_opponent_prob")
+"""Arguments a policy file's ``info`` states only where the run set them: the file it started from,
+a bonus for going out first, games against Random players."""
 
 
 def policy_info(state: Mapping[str, Any]) -> dict[str, Any]:
     """A policy file's ``info`` from a training checkpoint's dict: its :data:`MODEL_INFO` arguments,
-    ``batch`` and ``games``."""
+    ``batch`` and ``games``, and those of :data:`MODEL_INFO_IF_SET` that the run set."""
     args = state["args"]
     return {"algo": args["algo"], "batch": state["batch"], "games": state["games"],
-            **{key: args[key] for key in MODEL_INFO if key != "algo"}}
+            **{key: args[key] for key in MODEL_INFO if key != "algo"},
+            **{key: args[key] for key in MODEL_INFO_IF_SET if args.get(key)}}
 
 
 def policy_payload(model: Big2Net, info: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -387,6 +387,7 @@ FLOAT_RANGES: dict[str, tuple[float, float, bool]] = {
     "leaf_value": (0.0, 1.0, False),
     "snapshot_current_prob": (0.0, 1.0, False),
     "mixed_self_prob": (0.0, 1.0, False),
+    "random_opponent_prob": (0.0, 1.0, False),
     "checkpoint_minutes": (0.0, 1e6, False),
 }
 """The allowed range of every float field of :class:`TrainArgs`: ``(low, high, low_open)``
@@ -470,6 +471,10 @@ class TrainArgs:
     steps_per_batch: int = _arg(
         0, "--env vector: 0 plays each batch's games to the end; N steps each of the --games-per-batch games N "
         "decisions per batch, the games running on across batches (Charlesworth's 20), the values bootstrapped"
+    )
+    random_opponent_prob: float = _arg(
+        0.0, "--steps-per-batch: chance a new game puts the network in one seat against three Random players "
+        "(uniform over the legal actions), only its decisions recorded; the rest stay self-play (0: self-play only)"
     )
     gamma: float | None = _arg(None, "discount (None: 0.99, 1 for dmc)", type=float)
     gae_lambda: float = _arg(0.95, "GAE lambda")
@@ -760,6 +765,9 @@ class TrainArgs:
         if self.steps_per_batch and (self.algo != "ppo" or self.env_in_use() != "vector"):
             raise ValueError("--steps-per-batch runs games on across batches in the compiled vector env: PPO with --env "
                              f"vector (or auto) only; got algo {self.algo!r} on env {self.env_in_use()!r}")
+        if self.random_opponent_prob and not self.steps_per_batch:
+            raise ValueError("--random-opponent-prob seats Random players in the games of --steps-per-batch (his cadence "
+                             f"on the compiled vector env); got steps_per_batch {self.steps_per_batch!r}")
         if not isinstance(self.clip_anneal, bool):
             raise ValueError(f"clip_anneal must be True or False; got {self.clip_anneal!r}")
         if self.algo not in DISTILLING and (self.replay != 1 or self.soft_targets != 0):

@@ -248,7 +248,7 @@ class Trainer:
         models = self.curriculum.models(self.actor)
         if args.env == "vector" and args.steps_per_batch:
             if self._stepper is None:
-                self._stepper = SteppedCollector(self.vector_env(), int(seeds[0]))
+                self._stepper = SteppedCollector(self.vector_env(), int(seeds[0]), args.random_opponent_prob)
             rollout = self._stepper.collect(self.actor, self.action_rng, args.steps_per_batch, self.critic is not None)
         elif args.env == "vector":
             rollout = collect_vector(self.vector_env(), self.actor, self.action_rng, int(seeds[0]),

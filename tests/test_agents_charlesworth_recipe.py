@@ -275,3 +275,56 @@ def test_a_run_logs_its_duel_against_his_network(tmp_path):
                     n_games=2, seed=12345, rules="charlesworth", duplicate=True)
     assert float(rows[-1]["win_rate"]) == pytest.approx(duel.win_rate)
     assert float(rows[-1]["mean_score"]) == pytest.approx(duel.mean_score)
+
+
+def test_against_random_players_only_the_networks_seat_is_recorded():
+    torch.manual_seed(0)
+    venv = Big2VectorEnv(8, rules="paper", observation="charlesworth")
+    collector = SteppedCollector(venv, 3, random_prob=1.0)
+    model, rng = Big2Net(HIS), np.random.default_rng(0)
+    seats, ended = set(), 0
+    for _ in range(8):
+        rollout = collector.collect(model, rng, 20)
+        assert rollout.decisions == 8 * 20
+        assert 8 * 20 / 8 < rollout.model_decisions < 8 * 20 / 2  # about one decision in four is the network's
+        for g in range(len(rollout.turns)):
+            recorded = set(rollout.seat[rollout.game == g].tolist())
+            assert len(recorded) <= 1  # one seat per game: the other three are Random's, never recorded
+            seats |= recorded
+        assert rollout.ended is not None
+        ended += int(rollout.ended.sum())
+        assert set(rollout.winners[rollout.ended].tolist()) <= {0, 1, 2, 3}
+        assert (rollout.scores[rollout.ended].sum(axis=1) == 0).all()  # zero-sum, as every game
+    assert seats == {0, 1, 2, 3} and ended > 0
+
+
+def test_a_share_of_games_against_random_players():
+    torch.manual_seed(0)
+    model = Big2Net(HIS)
+    recorded = {}
+    for prob in (0.0, 0.5):
+        venv = Big2VectorEnv(16, rules="paper", observation="charlesworth")
+        collector = SteppedCollector(venv, 3, random_prob=prob)
+        rng = np.random.default_rng(0)
+        recorded[prob] = sum(collector.collect(model, rng, 20).model_decisions for _ in range(6))
+    assert recorded[0.0] == 6 * 16 * 20  # self-play: every decision is the network's
+    assert 0.45 * 6 * 16 * 20 < recorded[0.5] < 0.8 * 6 * 16 * 20  # half the games give a quarter: about 62%
+    with pytest.raises(ValueError, match="random_prob"):
+        SteppedCollector(Big2VectorEnv(2, rules="paper", observation="charlesworth"), 0, random_prob=1.5)
+
+
+def test_random_opponents_need_his_cadence_and_a_probability(tmp_path):
+    base = {"preset": "charlesworth", "out": str(tmp_path / "run"), "eval_opponents": [], "progress": False,
+            "threads": 1}
+    with pytest.raises(ValueError, match="steps-per-batch"):
+        args_from_mapping({**base, "steps_per_batch": 0, "random_opponent_prob": 0.5}).validate()
+    with pytest.raises(ValueError, match="random_opponent_prob"):
+        args_from_mapping({**base, "random_opponent_prob": 2.0}).validate()
+    result = train(args_from_mapping({**base, "rules": "paper", "games_per_batch": 4, "minibatch": 20, "epochs": 1,
+                                      "stop_after": 3, "random_opponent_prob": 0.5, "tensorboard": False,
+                                      "checkpoint_every": 0}))
+    assert result.decisions == 3 * 4 * 20
+    from agents.checkpoint import read_file
+
+    info = read_file(tmp_path / "run" / "model.pt")["info"]  # the file says how it was trained
+    assert info["random_opponent_prob"] == 0.5 and "init" not in info and "win_bonus" not in info

@@ -104,11 +104,19 @@ class SteppedCollector:
     the same with the last four decisions of each game. Game ids are the batch's own (0..G-1, the held
     rows' games first); ``Rollout.ended`` says which games ended in it.
 
-    The env is reset once, with ``seed``, at the first batch; :meth:`state_dict` and
-    :meth:`load_state_dict` do not cover the games under way (a resumed run starts new deals).
+    With ``random_prob`` > 0 (``big2 train --random-opponent-prob P``), each new game is, with that
+    chance, played by the network in one seat (uniform) against three Random players (uniform over
+    the legal actions, as the evaluation's Random); only the network's decisions are recorded. The
+    other games stay self-play. Those draws have their own generator (from ``seed``), so with
+    ``random_prob`` 0 the collector plays and records exactly what it did without the option.
+
+    The env is reset once, with ``seed``, at the first batch; the collector is not checkpointed
+    (a resumed run starts new deals).
     """
 
-    def __init__(self, venv: Big2VectorEnv, seed: int) -> None:
+    def __init__(self, venv: Big2VectorEnv, seed: int, random_prob: float = 0.0) -> None:
+        if not 0.0 <= random_prob <= 1.0:
+            raise ValueError(f"random_prob must be in [0, 1]; got {random_prob!r}")
         self.venv = venv
         self.obs, _ = venv.reset(seed=seed)
         n = venv.num_envs
@@ -116,39 +124,67 @@ class SteppedCollector:
         self.next_uid = n
         self.turn = np.zeros(n, dtype=np.int64)
         self.held: Rollout | None = None  # the cut rows of the last batch (their games are still under way)
+        self.random_prob = random_prob
+        self.seat_rng = np.random.default_rng([seed, 0x52414E44])  # the Random games' draws, apart from the policy's
+        self.versus_random = np.zeros(n, dtype=bool)  # each slot's game: the network in one seat against three Random
+        self.model_seat = np.zeros(n, dtype=np.int64)
+        self._draw_games(np.arange(n))
+
+    def _draw_games(self, slots: np.ndarray) -> None:
+        """Decide, for the new games in ``slots``, which are played against three Random and the network's seat there."""
+        if self.random_prob > 0 and len(slots):
+            self.versus_random[slots] = self.seat_rng.random(len(slots)) < self.random_prob
+            self.model_seat[slots] = self.seat_rng.integers(0, 4, len(slots))
 
     def collect(self, model: Big2Net, rng: np.random.Generator | None, steps: int, record_hands: bool = False) -> Rollout:
-        """Step every game ``steps`` decisions with ``model`` in all four seats; see the class docstring."""
+        """Step every game ``steps`` decisions, ``model`` in all four seats (in one against Random where
+        ``random_prob`` > 0); see the class docstring."""
         check_view(self.venv, model)
         venv, n = self.venv, self.venv.num_envs
         recorder = _Recorder(model.obs_size)
         recorder.recording_hands = record_hands
         results: dict[int, tuple[np.ndarray, int, int]] = {}  # uid -> scores, turns, winner
         slots = np.arange(n, dtype=np.int64)
+        recorded = 0
         for _ in range(steps):
             features, candidates, counts = venv.candidates()
             offsets = np.cumsum(counts) - counts
             state = self.obs["observation"]
-            logp, value = score_numpy(model, state, features, counts)
-            choice = choose(logp, counts, rng, None)
-            picked = candidates[offsets + choice]
-            values = value if value is not None else np.zeros(n, np.float32)
-            recorder.add(state, features, candidates, counts, choice, picked, self.uid.copy(), self.obs["current_player"],
-                         self.turn.copy(), logp[slots, choice], values, venv.hands() if record_hands else None)
+            mover = self.obs["current_player"]
+            if self.random_prob > 0:  # a Random seat's move: uniform over its legal actions, not recorded
+                random_move = self.versus_random & (mover != self.model_seat)
+                picked = candidates[offsets + np.floor(self.seat_rng.random(n) * counts).astype(np.int64)]
+                index = np.flatnonzero(~random_move)
+            else:
+                picked = np.empty(n, dtype=candidates.dtype)
+                index = slots
+            if len(index):
+                rows = candidate_rows(counts, offsets, index)[0] if len(index) < n else np.arange(len(features))
+                chosen_features, chosen_counts = features[rows], counts[index]
+                logp, value = score_numpy(model, state[index], chosen_features, chosen_counts)
+                choice = choose(logp, chosen_counts, rng, None)
+                picked[index] = candidates[offsets[index] + choice]
+                values = value if value is not None else np.zeros(len(index), np.float32)
+                recorder.add(state[index], chosen_features, candidates[rows], chosen_counts, choice, picked[index],
+                             self.uid[index], mover[index], self.turn[index], logp[np.arange(len(index)), choice], values,
+                             venv.hands()[index] if record_hands else None)
+                recorded += len(index)
             self.obs, rewards, terminations, _, infos = venv.step(picked)
             self.turn += 1
-            for g in np.flatnonzero(terminations).tolist():
+            ended = np.flatnonzero(terminations)
+            for g in ended.tolist():
                 results[int(self.uid[g])] = (rewards[g].astype(np.int64), int(infos["turns"][g]), int(infos["winner"][g]))
                 self.uid[g] = self.next_uid
                 self.next_uid += 1
                 self.turn[g] = 0
+            self._draw_games(ended)
         fresh = recorder.build(np.zeros((0, 4), np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), steps * n,
                                steps * n, [])
         fresh.cut = np.zeros(len(fresh), dtype=bool)
         rollout = fresh if self.held is None else concat_rollouts([self.held, fresh])
         if self.held is not None:  # concat_rollouts renumbers games per part: keep the numbering across batches
             rollout.game = np.concatenate([self.held.game, fresh.game])
-        rollout.decisions = rollout.model_decisions = steps * n
+        rollout.decisions, rollout.model_decisions = steps * n, recorded
         # batch-local game ids, the per-game arrays, and the cut rows: each seat's last in a game under way
         uids, local = np.unique(rollout.game, return_inverse=True)
         rollout.game = local.astype(np.int64)
