@@ -6,8 +6,9 @@ higher than ``pretrained``'s on both of two deal sets:
 
 * ``pretrained``'s own deals (seed 2026, one job, as ``big2 eval --seed 2026``), against
   ``pretrained_eval_{random,greedy,smart}.json``, the shipped file's own figures;
-* fresh deals (seed 0, two jobs), against ``swa_seed0.json`` (the shipped ``pretrained`` is that
-  weight average, measured there).
+* fresh deals (seed 0, two jobs), against ``SHIPPED_seed0.json``, the shipped file's figures there
+  (:data:`SHIPPED` names the candidate that was shipped; the weight average shipped before it was
+  measured there as ``swa_seed0.json``).
 
 Argmax against the seeded heuristics is deterministic for a given seed and job count, so a file
 written here is reproduced exactly by its command.
@@ -34,9 +35,11 @@ from typing import Any
 
 OPPONENTS = ("random", "greedy", "smart")
 DIR = Path(__file__).resolve().parent / "learner" / "paper_rules"
+SHIPPED = "rand50"
+"""The tag of the candidate shipped as ``pretrained`` (its files, ``SHIPPED_*.json``, hold its figures)."""
 DEAL_SETS: dict[str, tuple[int, int, str]] = {
     "on_pretrained_deals": (2026, 1, "pretrained_eval_{opponent}.json"),
-    "seed0": (0, 2, "swa_seed0.json"),
+    "seed0": (0, 2, f"{SHIPPED}_seed0.json"),
 }
 """Each deal set: its evaluation seed, its job count, and the file holding ``pretrained``'s figures on it."""
 

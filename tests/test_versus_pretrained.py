@@ -12,7 +12,7 @@ from scripts import REPO, load_script
 pytest.importorskip("torch")
 
 FIGURES = REPO / "benchmarks" / "learner" / "paper_rules"
-REFERENCES = ["pretrained_eval_random.json", "pretrained_eval_greedy.json", "pretrained_eval_smart.json", "swa_seed0.json"]
+REFERENCES = ["pretrained_eval_random.json", "pretrained_eval_greedy.json", "pretrained_eval_smart.json", "rand50_seed0.json"]
 
 
 @pytest.fixture
@@ -27,7 +27,19 @@ def test_pretrained_figures_are_read_from_its_own_files(folder):
     own = script.reference_win_rates(folder, "on_pretrained_deals")
     assert own == {o: json.loads((FIGURES / f"pretrained_eval_{o}.json").read_text())["win_rate"] for o in script.OPPONENTS}
     fresh = script.reference_win_rates(folder, "seed0")
-    assert fresh == {o: json.loads((FIGURES / "swa_seed0.json").read_text())["vs"][o]["win_rate"] for o in script.OPPONENTS}
+    assert fresh == {o: json.loads((FIGURES / "rand50_seed0.json").read_text())["vs"][o]["win_rate"] for o in script.OPPONENTS}
+
+
+def test_the_shipped_candidates_figures_are_the_shipped_files():
+    # pretrained_eval_*.json are big2 eval's figures of the packaged file; the candidate shipped as it (SHIPPED)
+    # was measured on the same deals before it was packaged: a file shipped without its record fails here
+    script = load_script("benchmarks/versus_pretrained.py")
+    candidate = json.loads((FIGURES / f"{script.SHIPPED}_on_pretrained_deals.json").read_text())["vs"]
+    for opponent in script.OPPONENTS:
+        shipped = json.loads((FIGURES / f"pretrained_eval_{opponent}.json").read_text())
+        assert shipped["agent"] == "pretrained" and shipped["games"] == candidate[opponent]["games"]
+        measured = candidate[opponent]
+        assert (shipped["win_rate"], shipped["mean_score"]) == (measured["win_rate"], measured["mean_score"])
 
 
 def test_a_candidate_is_measured_on_both_deal_sets_and_judged(folder, tmp_path):
@@ -53,7 +65,7 @@ def test_missing_figures_or_a_bad_tag_are_refused_before_playing(folder):
     script = load_script("benchmarks/versus_pretrained.py")
     with pytest.raises(SystemExit, match="TAG"):
         script.measure("pretrained", "a/b", "x", games=1, folder=folder)
-    (folder / "swa_seed0.json").unlink()
-    with pytest.raises(SystemExit, match="swa_seed0.json"):
+    (folder / "rand50_seed0.json").unlink()
+    with pytest.raises(SystemExit, match="rand50_seed0.json"):
         script.measure("pretrained", "probe", "x", games=1, folder=folder)
     assert not list(folder.glob("probe_*"))
