@@ -12,7 +12,8 @@ from scripts import REPO, load_script
 pytest.importorskip("torch")
 
 FIGURES = REPO / "benchmarks" / "learner" / "paper_rules"
-REFERENCES = ["pretrained_eval_random.json", "pretrained_eval_greedy.json", "pretrained_eval_smart.json", "rand50_seed0.json"]
+SHIPPED = load_script("benchmarks/versus_pretrained.py").SHIPPED
+REFERENCES = ["pretrained_eval_random.json", "pretrained_eval_greedy.json", "pretrained_eval_smart.json", f"{SHIPPED}_seed0.json"]
 
 
 @pytest.fixture
@@ -27,7 +28,8 @@ def test_pretrained_figures_are_read_from_its_own_files(folder):
     own = script.reference_win_rates(folder, "on_pretrained_deals")
     assert own == {o: json.loads((FIGURES / f"pretrained_eval_{o}.json").read_text())["win_rate"] for o in script.OPPONENTS}
     fresh = script.reference_win_rates(folder, "seed0")
-    assert fresh == {o: json.loads((FIGURES / "rand50_seed0.json").read_text())["vs"][o]["win_rate"] for o in script.OPPONENTS}
+    seed0 = json.loads((FIGURES / f"{SHIPPED}_seed0.json").read_text())["vs"]
+    assert fresh == {o: seed0[o]["win_rate"] for o in script.OPPONENTS}
 
 
 def test_the_shipped_candidates_figures_are_the_shipped_files():
@@ -65,7 +67,7 @@ def test_missing_figures_or_a_bad_tag_are_refused_before_playing(folder):
     script = load_script("benchmarks/versus_pretrained.py")
     with pytest.raises(SystemExit, match="TAG"):
         script.measure("pretrained", "a/b", "x", games=1, folder=folder)
-    (folder / "rand50_seed0.json").unlink()
-    with pytest.raises(SystemExit, match="rand50_seed0.json"):
+    (folder / f"{SHIPPED}_seed0.json").unlink()
+    with pytest.raises(SystemExit, match=f"{SHIPPED}_seed0.json"):
         script.measure("pretrained", "probe", "x", games=1, folder=folder)
     assert not list(folder.glob("probe_*"))
