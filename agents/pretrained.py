@@ -9,8 +9,8 @@ Four policy files ship as package data, each as written by ``big2 train`` or ``b
   argmax. Since 2026-11-27 it is Charlesworth's recipe (``big2 train --preset charlesworth
   --rules paper``: his network on his 412 inputs, his cadence and hyperparameters) trained by
   self-play under the paper's rules, the mean of four of the run's models' weights
-  (``big2 average``), then (since that day's fourth session) trained on with every new game
-  against three Random players (``--random-opponent-prob 1``);
+  (``big2 average``), then (since that day's fourth session) trained on for two finishing steps
+  with every new game against three Random players (``--random-opponent-prob 1``);
 * ``agents/data/pretrained_default_recipe.pt`` (``which="default-recipe"``, agent spec
   ``"pretrained-default-recipe"``): the default recipe's 3M-game network, ``pretrained`` until
   2026-11-27. The paper's network design on the paper's observation, so the one the search takes

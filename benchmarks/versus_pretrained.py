@@ -35,7 +35,7 @@ from typing import Any
 
 OPPONENTS = ("random", "greedy", "smart")
 DIR = Path(__file__).resolve().parent / "learner" / "paper_rules"
-SHIPPED = "rand100"
+SHIPPED = "rand100b"
 """The tag of the candidate shipped as ``pretrained`` (its files, ``SHIPPED_*.json``, hold its figures)."""
 DEAL_SETS: dict[str, tuple[int, int, str]] = {
     "on_pretrained_deals": (2026, 1, "pretrained_eval_{opponent}.json"),
