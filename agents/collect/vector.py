@@ -159,7 +159,7 @@ class SteppedCollector:
                 picked = np.empty(n, dtype=candidates.dtype)
                 index = slots
             if len(index):
-                rows = candidate_rows(counts, offsets, index)[0] if len(index) < n else np.arange(len(features))
+                rows = candidate_rows(counts, offsets, index)[0]
                 chosen_features, chosen_counts = features[rows], counts[index]
                 logp, value = score_numpy(model, state[index], chosen_features, chosen_counts)
                 choice = choose(logp, chosen_counts, rng, None)
