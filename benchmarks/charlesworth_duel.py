@@ -59,9 +59,8 @@ def main(argv: list[str] | None = None) -> None:
         figures = {
             "agent": args.agent, "argmax": args.argmax,
             "opponent": "charlesworth" + ("-greedy" if args.greedy else ""), "deals": args.deals,
-            "games": result.n_games, "seed": args.seed, "rules": "charlesworth", "win_rate": result.win_rate,
-            "win_rate_ci": list(result.win_rate_ci), "mean_score": result.mean_score,
-            "mean_score_ci": list(result.mean_score_ci), "ci_method": result.ci_method, "elapsed_s": result.elapsed_s,
+            "games": result.n_games, "seed": args.seed, "rules": "charlesworth", **result.figures(),
+            "ci_method": result.ci_method, "elapsed_s": result.elapsed_s,
             "machine": platform.machine(),
             "command": f"python benchmarks/charlesworth_duel.py --params PATH --agent {args.agent} --deals {args.deals} "
                        f"--jobs {args.jobs} --seed {args.seed}" + (" --greedy" if args.greedy else "")

@@ -43,8 +43,7 @@ def main() -> None:
             cells.append(f"{r.win_rate:.1%} [{lo:.1%}, {hi:.1%}] / {r.mean_score:+.2f} [{slo:+.2f}, {shi:+.2f}]")
             timings.append(f"{agent} vs {opponent}: {r.elapsed_s:.1f} s")
             figures.setdefault(agent, {})[opponent] = {
-                "games": r.n_games, "win_rate": r.win_rate, "win_rate_ci": list(r.win_rate_ci),
-                "mean_score": r.mean_score, "mean_score_ci": list(r.mean_score_ci), "elapsed_s": r.elapsed_s,
+                "games": r.n_games, **r.figures(), "elapsed_s": r.elapsed_s,
             }
         print(f"| {agent} | {' | '.join(cells)} |")
     print(f"\n{args.games} games per cell, seed {args.seed}; total {time.perf_counter() - start:.1f} s")

@@ -13,7 +13,9 @@ Each row is a ``big2 train`` run under his rules at an equal budget of games:
 * ``collect``: the run's logs, curves, health plot and latest checkpoint copied to ``DIR/ROW/`` (so any
   machine can ``--resume`` it). The health plot is drawn from the whole ``train_log.csv``; the copy keeps
   at most ``LOG_ROWS`` rows, each the mean of as many consecutive batches as that takes (his recipe logs
-  a row every 1,280 decisions: about 100,000 rows, 20 MB, over 3M games).
+  a row every 1,280 decisions: about 100,000 rows, 20 MB, over 3M games). Beside them ``pace.json``: the
+  run's games a minute over its last tenth of batches and the hours it needs, at that pace and on the lent
+  GPU machine, to his file's budget and to 3M games (:func:`pace`).
 * ``plot``: every row's evaluation curves against games (win rate and mean score against Smart, from
   each run's ``metrics.csv``, and the duel where a run logs it) in ``DIR/curves.png``, and the table of
   ``DIR/*.json`` printed.
@@ -42,6 +44,8 @@ HERE = Path(__file__).resolve().parent / "learner"
 LOG_ROWS = 8000
 LOG_LAST = ("batch", "games", "decisions", "elapsed_s")  # counters: a thinned row keeps its window's last
 OPPONENTS = ("random", "greedy", "smart")
+HIS_BUDGET = 136_500 * 1_280  # his file's decisions: update 136,500 of 1,280 decisions
+GOALS = {"his_budget": ("decisions", HIS_BUDGET), "3m_games": ("games", 3_000_000)}  # a run's pace: hours to these
 ROWS = {
     "a": "(a) the default recipe",
     "b": "(b) the default with the full critic",
@@ -74,6 +78,33 @@ def run_health(run: Path) -> dict[str, float]:
             "approx_kl": mean("approx_kl"), "clip_fraction": mean("clip_fraction")}
 
 
+def pace(rows: list[dict[str, str]], gpu_decisions_per_s: float) -> dict:
+    """How fast a run trained over its last tenth of logged batches (``rows``, a ``train_log.csv``, thinned or
+    not), and the hours it needs at that pace to reach each of ``GOALS``, here and on the lent GPU machine at
+    ``gpu_decisions_per_s``. Training time only: the log's clock leaves out the evaluations between batches.
+
+    >>> log = [{"batch": str(b), "games": str(30 * b), "decisions": str(1350 * b), "elapsed_s": str(0.3 * b)}
+    ...        for b in range(1, 1001)]
+    >>> p = pace(log, 9000.0)
+    >>> round(p["games_per_minute"]), round(p["hours_to"]["3m_games"]["here"], 2)
+    (6000, 8.25)
+    """
+    tail = rows[-max(2, len(rows) // 10):]
+    first, last = tail[0], tail[-1]
+    seconds = float(last["elapsed_s"]) - float(first["elapsed_s"])
+    games, decisions = int(last["games"]), int(last["decisions"])
+    decisions_per_s = (decisions - int(first["decisions"])) / seconds
+    figures: dict = {"batches": int(last["batch"]), "games": games, "decisions": decisions,
+                     "over_batches": [int(first["batch"]), int(last["batch"])],
+                     "games_per_minute": 60 * (games - int(first["games"])) / seconds,
+                     "decisions_per_s": decisions_per_s, "hours_to": {}}
+    for goal, (unit, target) in GOALS.items():
+        to_go = max(0.0, target - decisions if unit == "decisions" else (target - games) * decisions / games)
+        figures["hours_to"][goal] = {"target": f"{target:,} {unit}", "here": to_go / decisions_per_s / 3600,
+                                     "gpu": to_go / gpu_decisions_per_s / 3600}
+    return figures
+
+
 def measure(row: str, run: Path, params: str, games: int, deals: int, jobs: int, out: Path, label: str = "",
             model: Path | None = None, seed: int = 0) -> dict:
     """The row's figures, written to ``OUT/ROW.json``: ``model`` (default ``RUN/model.pt``; another file of the
@@ -95,17 +126,14 @@ def measure(row: str, run: Path, params: str, games: int, deals: int, jobs: int,
         agent = load_agent(str(model), rules, what="--agent")
         agent.deterministic = True  # type: ignore[attr-defined]
         result = evaluate(agent, opponent, n_games=games, seed=seed, rules=rules, jobs=jobs, progress=True)
-        figures["vs"][opponent] = {"games": games, "win_rate": result.win_rate, "win_rate_ci": list(result.win_rate_ci),
-                                   "mean_score": result.mean_score, "mean_score_ci": list(result.mean_score_ci)}
+        figures["vs"][opponent] = {"games": games, **result.figures()}
         print(f"{row} vs {opponent}: {result.win_rate:.1%} {result.mean_score:+.2f}", flush=True)
     if params:
         agent = load_agent(str(model), "charlesworth", what="--agent")
         agent.deterministic = True  # type: ignore[attr-defined]
         result = evaluate(agent, f"charlesworth:{params}", n_games=deals, seed=seed, rules="charlesworth", duplicate=True,
                           jobs=jobs, progress=True)
-        figures["vs"]["charlesworth"] = {"deals": deals, "games": result.n_games, "win_rate": result.win_rate,
-                                         "win_rate_ci": list(result.win_rate_ci), "mean_score": result.mean_score,
-                                         "mean_score_ci": list(result.mean_score_ci)}
+        figures["vs"]["charlesworth"] = {"deals": deals, "games": result.n_games, **result.figures()}
         print(f"{row} vs his network: {result.win_rate:.1%} {result.mean_score:+.2f}", flush=True)
     root, folder = HERE.parents[1], out.resolve()
     where = "" if folder == HERE else f" --dir {folder.relative_to(root) if folder.is_relative_to(root) else out}"
@@ -136,6 +164,11 @@ def collect(row: str, run: Path, out: Path) -> Path:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else [], lineterminator="\n")
         writer.writeheader()
         writer.writerows(thinned(rows, LOG_ROWS))
+    if len(rows) >= 2:
+        gpu = json.loads((HERE / "speed_by_machine.json").read_text())["rows"]
+        figures = pace(rows, next(r["decisions_per_s"] for r in gpu if "H200" in r["segment"]))
+        figures["command"] = f"python benchmarks/learner_ablation.py collect --row {row} --run RUN"
+        (target / "pace.json").write_text(json.dumps(figures, indent=2) + "\n")
     return target
 
 

@@ -85,8 +85,7 @@ def evaluate_row(name: str, runs: Path, eval_games: int, eval_seed: int) -> dict
         policy = NetworkPolicy.from_file(str(runs / name / "model.pt"), name=name, deterministic=mode == "argmax")
         for opponent in OPPONENTS:
             r = evaluate(policy, opponent, n_games=eval_games, seed=eval_seed)
-            results[f"{mode}/{opponent}"] = {"win_rate": r.win_rate, "win_rate_ci": list(r.win_rate_ci),
-                                             "mean_score": r.mean_score, "mean_score_ci": list(r.mean_score_ci)}
+            results[f"{mode}/{opponent}"] = r.figures()
     return results
 
 

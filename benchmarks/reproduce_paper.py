@@ -138,10 +138,7 @@ ORDERINGS = (
 def _result_dict(result: Any) -> dict[str, Any]:
     return {
         "n_games": result.n_games,
-        "win_rate": result.win_rate,
-        "win_rate_ci": list(result.win_rate_ci),
-        "mean_score": result.mean_score,
-        "mean_score_ci": list(result.mean_score_ci),
+        **result.figures(),
         "success": result.success,
     }
 

@@ -38,8 +38,7 @@ def cell(name: str, budget: int | str, games: int, seed: int, jobs: int, rules: 
     result = evaluate(agent, opponent, n_games=games, seed=seed, rules=rules, jobs=jobs, progress=True)
     return {
         "cell": name, "agent": agent, "opponent": opponent, "games": result.n_games, "budget": budget,
-        "win_rate": result.win_rate, "win_rate_ci": list(result.win_rate_ci), "mean_score": result.mean_score,
-        "mean_score_ci": list(result.mean_score_ci), "elapsed_s": result.elapsed_s,
+        **result.figures(), "elapsed_s": result.elapsed_s,
     }
 
 

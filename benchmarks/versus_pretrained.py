@@ -75,8 +75,7 @@ def measure_deal_set(model: str, deal_set: str, games: int, progress: bool = Tru
         agent = load_agent(model, "paper", what="MODEL")
         agent.deterministic = True  # type: ignore[attr-defined]
         result = evaluate(agent, opponent, n_games=games, seed=seed, rules="paper", jobs=jobs, progress=progress)
-        found[opponent] = {"games": games, "win_rate": result.win_rate, "win_rate_ci": list(result.win_rate_ci),
-                           "mean_score": result.mean_score, "mean_score_ci": list(result.mean_score_ci)}
+        found[opponent] = {"games": games, **result.figures()}
         print(f"{deal_set} vs {opponent}: {result.win_rate:.1%} {result.mean_score:+.2f}", flush=True)
     return found
 

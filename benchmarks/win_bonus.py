@@ -64,8 +64,7 @@ def measure(runs: Path, weights: list[float], games: int, out: Path) -> dict:
             agent = load_agent(spec, "paper", what="--agent")
             agent.deterministic = True  # type: ignore[attr-defined]
             result = evaluate(agent, opponent, n_games=games, seed=2026, rules="paper", progress=True)
-            row["vs"][opponent] = {"win_rate": result.win_rate, "win_rate_ci": list(result.win_rate_ci),
-                                   "mean_score": result.mean_score, "mean_score_ci": list(result.mean_score_ci)}
+            row["vs"][opponent] = result.figures()
             print(f"{label} vs {opponent}: {result.win_rate:.1%} {result.mean_score:+.2f}", flush=True)
         rows.append(row)
     figures = {"rows": rows, "paper": {k: {"win_rate": v[0], "mean_score": v[1]} for k, v in PAPER.items()},

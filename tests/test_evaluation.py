@@ -247,6 +247,10 @@ def test_result_table_dict_and_success():
     assert data["n_games"] == 40 and len(data["per_seat"]) == 4 and "games" not in data
     assert len(result.to_dict(include_games=True)["games"]["scores"]) == 40
     assert "scores=" not in repr(result)  # per-game arrays stay out of the repr
+    figures = result.figures()
+    assert figures == {"win_rate": result.win_rate, "win_rate_ci": list(result.win_rate_ci),
+                       "mean_score": result.mean_score, "mean_score_ci": list(result.mean_score_ci)}
+    assert all(data[key] == value for key, value in figures.items())  # the same figures in the full dict
 
     good = dataclasses.replace(result, win_rate=0.30, mean_score=0.5, win_rate_ci=(0.27, 0.33), mean_score_ci=(0.1, 0.9))
     assert good.success and good.significant_success and "success     yes" in str(good)

@@ -72,12 +72,29 @@ def test_collect_copies_the_run_with_a_thinned_log(tmp_path, monkeypatch):
     monkeypatch.setattr(ablation.subprocess, "run", lambda *a, **k: None)  # `big2 plot` of the whole log
     monkeypatch.setattr(ablation, "LOG_ROWS", 2)
     run = _run(tmp_path, "charlesworth")
-    (run / "train_log.csv").write_text("batch,games,entropy\n1,20,1\n2,40,3\n3,60,5\n4,80,7\n")
+    (run / "train_log.csv").write_text("batch,games,decisions,elapsed_s,entropy\n"
+                                       "1,20,900,1,1\n2,40,1800,2,3\n3,60,2700,3,5\n4,80,3600,4,7\n")
     (run / "checkpoint.pt").write_bytes(b"weights")
     target = ablation.collect("c", run, tmp_path / "out")
     assert (target / "checkpoint.pt").read_bytes() == b"weights"
-    assert (target / "train_log.csv").read_text() == "batch,games,entropy\n2,40,2\n4,80,6\n"
+    assert (target / "train_log.csv").read_text() == ("batch,games,decisions,elapsed_s,entropy\n"
+                                                      "2,40,1800,2,2\n4,80,3600,4,6\n")
     assert (run / "train_log.csv").read_text().count("\n") == 5  # the run's own log untouched
+    pace = json.loads((target / "pace.json").read_text())  # from the whole log: its last two rows
+    assert pace["games"] == 80 and pace["over_batches"] == [3, 4] and pace["games_per_minute"] == 1200
+    assert pace["hours_to"]["3m_games"]["here"] == pytest.approx((3_000_000 - 80) * 45 / 900 / 3600)
+    assert pace["hours_to"]["his_budget"]["target"] == "174,720,000 decisions"
+
+
+def test_pace_counts_the_last_tenth_and_stops_at_the_goal():
+    ablation = load_script("benchmarks/learner_ablation.py")
+    log = [{"batch": str(b), "games": str(10 * b), "decisions": str(450 * b), "elapsed_s": str(b * (1 if b <= 90 else 2))}
+           for b in range(1, 101)]
+    figures = ablation.pace(log, 4500.0)
+    assert figures["over_batches"] == [91, 100] and figures["decisions_per_s"] == 225  # the slower last tenth
+    assert figures["hours_to"]["his_budget"]["gpu"] == pytest.approx((136_500 * 1_280 - 45_000) / 4500 / 3600)
+    done = [dict(r, games=str(int(r["games"]) * 10**5)) for r in log]  # past 3M games: nothing to go
+    assert ablation.pace(done, 4500.0)["hours_to"]["3m_games"] == {"target": "3,000,000 games", "here": 0, "gpu": 0}
 
 
 def test_run_health_reads_the_last_row_and_the_last_tenth(tmp_path):
@@ -118,7 +135,8 @@ def test_measure_takes_another_model_of_the_run_and_other_deals(tmp_path, monkey
 
     def evaluate(agent, opponent, n_games, seed, rules, jobs, progress):
         seeds.append((opponent, seed, rules, agent.deterministic))
-        return types.SimpleNamespace(win_rate=0.5, win_rate_ci=(0.4, 0.6), mean_score=1.0, mean_score_ci=(0.0, 2.0))
+        return types.SimpleNamespace(figures=lambda: {"win_rate": 0.5, "win_rate_ci": [0.4, 0.6], "mean_score": 1.0,
+                                                      "mean_score_ci": [0.0, 2.0]}, win_rate=0.5, mean_score=1.0)
 
     monkeypatch.setattr(big2_env, "evaluate", evaluate)
     figures = ablation.measure("swa", run, "", games=7, deals=1, jobs=1, out=tmp_path / "out",

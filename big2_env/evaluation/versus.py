@@ -185,6 +185,16 @@ class EvaluationResult:
     def games_per_s(self) -> float:
         return self.n_games / self.elapsed_s if self.elapsed_s > 0 else math.inf
 
+    def figures(self) -> dict[str, Any]:
+        """The headline figures a results file keeps: win rate and mean score, each with its 95% CI.
+
+        >>> from big2_env.evaluation import evaluate
+        >>> sorted(evaluate("random", "random", n_games=8, seed=0).figures())
+        ['mean_score', 'mean_score_ci', 'win_rate', 'win_rate_ci']
+        """
+        return {"win_rate": self.win_rate, "win_rate_ci": list(self.win_rate_ci),
+                "mean_score": self.mean_score, "mean_score_ci": list(self.mean_score_ci)}
+
     def to_dict(self, include_games: bool = False) -> dict[str, Any]:
         """Plain JSON-ready dict; ``include_games=True`` adds the per-game lists."""
         out: dict[str, Any] = {
@@ -196,11 +206,8 @@ class EvaluationResult:
             "seed": self.seed,
             "rules": self.rules.to_dict(),
             "wins": self.wins,
-            "win_rate": self.win_rate,
-            "win_rate_ci": list(self.win_rate_ci),
-            "mean_score": self.mean_score,
+            **self.figures(),
             "score_std": self.score_std,
-            "mean_score_ci": list(self.mean_score_ci),
             "ci_method": self.ci_method,
             "success": self.success,
             "significant_success": self.significant_success,
