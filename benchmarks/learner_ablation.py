@@ -25,6 +25,7 @@ Usage:
     python benchmarks/learner_ablation.py measure --row c_1m --label "(c) at 1M games" --run RUN --params PATH
     python benchmarks/learner_ablation.py measure --row swa_c --run RUN --model swa.pt --params PATH [--seed 1]
     python benchmarks/learner_ablation.py collect --row b --run RUN
+    python benchmarks/learner_ablation.py collect --row anneal --run RUN --logs-only --log-rows 2000
     python benchmarks/learner_ablation.py plot [--dir benchmarks/learner]
     python benchmarks/learner_ablation.py plot --dir benchmarks/learner/paper_rules --also "the default=benchmarks/long/paper"
 """
@@ -42,6 +43,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent / "learner"
 LOG_ROWS = 8000
+FORK_LOG_ROWS = 2000  # a finished fork's log (a few thousand batches): its health plot is drawn from the whole log
 LOG_LAST = ("batch", "games", "decisions", "elapsed_s")  # counters: a thinned row keeps its window's last
 OPPONENTS = ("random", "greedy", "smart")
 HIS_BUDGET = 136_500 * 1_280  # his file's decisions: update 136,500 of 1,280 decisions
@@ -152,19 +154,24 @@ def run_rules(run: Path) -> str:
     return str(json.loads(path.read_text()).get("rules", "charlesworth")) if path.is_file() else "charlesworth"
 
 
-def collect(row: str, run: Path, out: Path) -> Path:
+def collect(row: str, run: Path, out: Path, weights: bool = True, log_rows: int = LOG_ROWS) -> Path:
+    """Copy ``run`` to ``OUT/ROW/`` (see the module docstring), its log thinned to ``log_rows`` rows; ``weights=False``
+    (``--logs-only``) leaves out the checkpoint, the model and the pace, for a finished fork whose record is its logs
+    and measurement."""
     subprocess.run(["big2", "plot", str(run)], check=True, stdout=subprocess.DEVNULL)
     target = out / row
     target.mkdir(parents=True, exist_ok=True)
     for name in ("args.json", "metrics.csv", "learning_curves.png", "training_health.png", "checkpoint.pt", "model.pt"):
+        if name.endswith(".pt") and not weights:
+            continue
         if (run / name).is_file():
             shutil.copy2(run / name, target / name)
     rows = read_csv(run / "train_log.csv")
     with (target / "train_log.csv").open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else [], lineterminator="\n")
         writer.writeheader()
-        writer.writerows(thinned(rows, LOG_ROWS))
-    if len(rows) >= 2:
+        writer.writerows(thinned(rows, log_rows))
+    if weights and len(rows) >= 2:
         gpu = json.loads((HERE / "speed_by_machine.json").read_text())["rows"]
         figures = pace(rows, next(r["decisions_per_s"] for r in gpu if "H200" in r["segment"]))
         figures["command"] = f"python benchmarks/learner_ablation.py collect --row {row} --run RUN"
@@ -316,6 +323,10 @@ def main(argv: list[str] | None = None) -> None:
     c = sub.add_parser("collect")
     c.add_argument("--row", required=True)
     c.add_argument("--run", required=True, type=Path)
+    c.add_argument("--logs-only", action="store_true",
+                   help="leave out the checkpoint, the model and pace.json (a finished fork: its logs are its record)")
+    c.add_argument("--log-rows", type=int, default=LOG_ROWS,
+                   help=f"the most rows the copied train_log.csv keeps (default {LOG_ROWS}; {FORK_LOG_ROWS} for a fork)")
     p = sub.add_parser("plot")
     p.add_argument("--limit", type=int, default=10**9, help="leave out evaluations past this many games")
     p.add_argument("--also", action="append", default=[], metavar="LABEL=RUN",
@@ -332,7 +343,9 @@ def main(argv: list[str] | None = None) -> None:
         measure(args.row, args.run, args.params, args.games, args.deals, args.jobs, args.dir, args.label, args.model,
                 args.seed)
     elif args.command == "collect":
-        print(collect(args.row, args.run, args.dir))
+        if args.log_rows < 1:
+            parser.error("--log-rows must be at least 1")
+        print(collect(args.row, args.run, args.dir, weights=not args.logs_only, log_rows=args.log_rows))
     else:
         also = []
         for item in args.also:

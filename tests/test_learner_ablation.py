@@ -70,12 +70,11 @@ def test_the_collected_log_is_thinned_to_window_means(tmp_path):
 def test_collect_copies_the_run_with_a_thinned_log(tmp_path, monkeypatch):
     ablation = load_script("benchmarks/learner_ablation.py")
     monkeypatch.setattr(ablation.subprocess, "run", lambda *a, **k: None)  # `big2 plot` of the whole log
-    monkeypatch.setattr(ablation, "LOG_ROWS", 2)
     run = _run(tmp_path, "charlesworth")
     (run / "train_log.csv").write_text("batch,games,decisions,elapsed_s,entropy\n"
                                        "1,20,900,1,1\n2,40,1800,2,3\n3,60,2700,3,5\n4,80,3600,4,7\n")
     (run / "checkpoint.pt").write_bytes(b"weights")
-    target = ablation.collect("c", run, tmp_path / "out")
+    target = ablation.collect("c", run, tmp_path / "out", log_rows=2)
     assert (target / "checkpoint.pt").read_bytes() == b"weights"
     assert (target / "train_log.csv").read_text() == ("batch,games,decisions,elapsed_s,entropy\n"
                                                       "2,40,1800,2,2\n4,80,3600,4,6\n")
@@ -84,6 +83,8 @@ def test_collect_copies_the_run_with_a_thinned_log(tmp_path, monkeypatch):
     assert pace["games"] == 80 and pace["over_batches"] == [3, 4] and pace["games_per_minute"] == 1200
     assert pace["hours_to"]["3m_games"]["here"] == pytest.approx((3_000_000 - 80) * 45 / 900 / 3600)
     assert pace["hours_to"]["his_budget"]["target"] == "174,720,000 decisions"
+    fork = ablation.collect("fork", run, tmp_path / "out", weights=False)  # a finished fork: its logs only
+    assert sorted(p.name for p in fork.iterdir()) == ["args.json", "train_log.csv"]
 
 
 def test_pace_counts_the_last_tenth_and_stops_at_the_goal():
