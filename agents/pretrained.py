@@ -19,9 +19,10 @@ Four policy files ship as package data, each as written by ``big2 train`` or ``b
   the run with the paper's exact settings and budget (5,000 batches, lr 3e-5, unscaled
   scores), kept for the reproduction; it samples, as the paper evaluates it;
 * ``agents/data/pretrained_charlesworth.pt`` (``which="charlesworth"``, agent spec
-  ``"pretrained-charlesworth"``): his recipe trained by self-play under his rules, then on with
-  its learning rate and clip annealed to 0 (since 2026-11-27; at parity with his published network
-  in the duel), for play under his rules and as a model of strong play there.
+  ``"pretrained-charlesworth"``): his recipe trained by self-play under his rules; two of its models
+  (at 1.86M and 3.05M games) each trained on with the learning rate and clip annealed to 0, and their
+  weights averaged (since 2026-11-27; at parity with his published network in the duel), for play
+  under his rules and as a model of strong play there.
 
 Example:
     >>> from agents.pretrained import load_pretrained
