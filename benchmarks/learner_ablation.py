@@ -14,7 +14,7 @@ Each row is a ``big2 train`` run under his rules at an equal budget of games:
   machine can ``--resume`` it). The health plot is drawn from the whole ``train_log.csv``; the copy keeps
   at most ``LOG_ROWS`` rows, each the mean of as many consecutive batches as that takes (his recipe logs
   a row every 1,280 decisions: about 100,000 rows, 20 MB, over 3M games). Beside them ``pace.json``: the
-  run's games a minute over its last tenth of batches and the hours it needs, at that pace and on the lent
+  run's games a minute over the last tenth of its log and the hours it needs, at that pace and on the lent
   GPU machine, to his file's budget and to 3M games (:func:`pace`).
 * ``plot``: every row's evaluation curves against games (win rate and mean score against Smart, from
   each run's ``metrics.csv``, and the duel where a run logs it) in ``DIR/curves.png``, and the table of
@@ -81,7 +81,7 @@ def run_health(run: Path) -> dict[str, float]:
 
 
 def pace(rows: list[dict[str, str]], gpu_decisions_per_s: float) -> dict:
-    """How fast a run trained over its last tenth of logged batches (``rows``, a ``train_log.csv``, thinned or
+    """How fast a run trained over the last tenth of its log's rows (``rows``, a ``train_log.csv``, thinned or
     not), and the hours it needs at that pace to reach each of ``GOALS``, here and on the lent GPU machine at
     ``gpu_decisions_per_s``. Training time only: the log's clock leaves out the evaluations between batches.
 
@@ -94,6 +94,9 @@ def pace(rows: list[dict[str, str]], gpu_decisions_per_s: float) -> dict:
     tail = rows[-max(2, len(rows) // 10):]
     first, last = tail[0], tail[-1]
     seconds = float(last["elapsed_s"]) - float(first["elapsed_s"])
+    if seconds <= 0:
+        raise ValueError(f"no training time between the log's rows at batches {first['batch']} and {last['batch']}: "
+                         "no pace to measure")
     games, decisions = int(last["games"]), int(last["decisions"])
     decisions_per_s = (decisions - int(first["decisions"])) / seconds
     figures: dict = {"batches": int(last["batch"]), "games": games, "decisions": decisions,

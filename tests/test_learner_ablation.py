@@ -96,6 +96,8 @@ def test_pace_counts_the_last_tenth_and_stops_at_the_goal():
     assert figures["hours_to"]["his_budget"]["gpu"] == pytest.approx((136_500 * 1_280 - 45_000) / 4500 / 3600)
     done = [dict(r, games=str(int(r["games"]) * 10**5)) for r in log]  # past 3M games: nothing to go
     assert ablation.pace(done, 4500.0)["hours_to"]["3m_games"] == {"target": "3,000,000 games", "here": 0, "gpu": 0}
+    with pytest.raises(ValueError, match="no training time"):
+        ablation.pace([dict(log[0]), dict(log[0])], 4500.0)
 
 
 def test_run_health_reads_the_last_row_and_the_last_tenth(tmp_path):
