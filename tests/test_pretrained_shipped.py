@@ -113,6 +113,9 @@ def test_the_charlesworth_rules_network_ships_under_its_own_name(monkeypatch):
     info = data["info"]
     assert info["algo"] == "ppo" and info["curriculum"] == "self" and info["rules"] == "charlesworth"
     assert data["model_config"]["design"] == "charlesworth" and not info.get("init")  # never started from his moves
+    # since 2026-11-27 (fifth session): the mean of two annealed forks of row (c), named without local paths
+    assert info["averaged_games"] == [209482, 211010] and len(info["averaged_from"]) == 2
+    assert not any("/work/" in source or "/tmp/" in source for source in info["averaged_from"])
     policy = load_agent("pretrained-charlesworth", rules=Rules.preset("charlesworth"), seed=0)
     assert policy.name == "pretrained-charlesworth" and policy.deterministic is True
     assert load_pretrained(which="charlesworth").name == "pretrained-charlesworth"
