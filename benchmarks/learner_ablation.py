@@ -102,7 +102,7 @@ def pace(rows: list[dict[str, str]], gpu_decisions_per_s: float) -> dict:
     figures: dict = {"batches": int(last["batch"]), "games": games, "decisions": decisions,
                      "over_batches": [int(first["batch"]), int(last["batch"])],
                      "games_per_minute": 60 * (games - int(first["games"])) / seconds,
-                     "decisions_per_s": decisions_per_s, "hours_to": {}}
+                     "decisions_per_s": decisions_per_s, "gpu_decisions_per_s": gpu_decisions_per_s, "hours_to": {}}
     for goal, (unit, target) in GOALS.items():
         to_go = max(0.0, target - decisions if unit == "decisions" else (target - games) * decisions / games)
         figures["hours_to"][goal] = {"target": f"{target:,} {unit}", "here": to_go / decisions_per_s / 3600,

@@ -93,6 +93,7 @@ def test_pace_counts_the_last_tenth_and_stops_at_the_goal():
            for b in range(1, 101)]
     figures = ablation.pace(log, 4500.0)
     assert figures["over_batches"] == [91, 100] and figures["decisions_per_s"] == 225  # the slower last tenth
+    assert figures["gpu_decisions_per_s"] == 4500.0  # the GPU rate it used, kept beside the hours
     assert figures["hours_to"]["his_budget"]["gpu"] == pytest.approx((136_500 * 1_280 - 45_000) / 4500 / 3600)
     done = [dict(r, games=str(int(r["games"]) * 10**5)) for r in log]  # past 3M games: nothing to go
     assert ablation.pace(done, 4500.0)["hours_to"]["3m_games"] == {"target": "3,000,000 games", "here": 0, "gpu": 0}
