@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Copy a long run's logs, curves and latest checkpoint into the repository (replacing the last copy),
 # so that any machine can continue it: cp -r benchmarks/long/RULES RUN && big2 train --out RUN --resume
-# Usage: bash benchmarks/long/collect.sh /work/runs/long_paper paper
+# A run's checkpoint.pt and model.pt are committed only while it is going on: git rm them when it ends
+# (benchmarks/long/README.md gives the git show command that brings each back; tests/test_repo_size.py).
+# Usage: bash benchmarks/long/collect.sh runs/long_paper paper
 set -euo pipefail
 run="${1:?run folder}"; name="${2:?name under benchmarks/long}"
 here="$(cd "$(dirname "$0")" && pwd)"
