@@ -4,7 +4,9 @@ by clicking, is refused an illegal selection, watches four agents and steps thro
 Needs Debian's ``chromium`` and ``chromium-driver`` and ``pip install selenium`` (``.ci/run``
 installs them). Without them the tests skip, unless ``BIG2_REQUIRE_BROWSER=1`` (as in CI),
 which makes a missing browser a failure. ``BIG2_SCREENSHOTS=DIR`` saves the screenshots the
-docs show into ``DIR`` (``BIG2_SCREENSHOTS=docs/web python -m pytest tests/test_web_browser.py``).
+docs show into ``DIR`` (``BIG2_SCREENSHOTS=docs/web python -m pytest tests/test_web_browser.py``),
+as WebP at quality 90: a sixth of the browser's PNG, its text as sharp (the tracked tree's budget,
+``tests/test_repo_size.py``).
 """
 
 from __future__ import annotations
@@ -59,11 +61,18 @@ def browser():
     driver.quit()
 
 
-def shot(driver, name: str, tmp_path: Path) -> None:
-    folder = Path(os.environ.get("BIG2_SCREENSHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.png"
+def shot(driver, name: str, tmp_path: Path, docs: bool = True) -> None:
+    """A screenshot (a PNG in ``tmp_path``); with ``BIG2_SCREENSHOTS=DIR``, one the docs show (``docs``) is
+    also written as ``DIR/NAME.webp``, the format docs/web.md shows."""
+    path = tmp_path / f"{name}.png"
     assert driver.save_screenshot(str(path)) and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    folder = os.environ.get("BIG2_SCREENSHOTS")
+    if folder and docs:
+        from PIL import Image  # matplotlib's dependency, in [test]
+
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        with Image.open(path) as image:
+            image.convert("RGB").save(Path(folder) / f"{name}.webp", quality=90, method=6)
 
 
 def wait(driver, condition, seconds: float = 60):
@@ -135,7 +144,7 @@ def test_a_full_game_played_by_clicking_scores_as_the_engine_replaying_it(site, 
     replay = store.get(game_id).replay()
     assert page_scores(browser) == engine_scores(replay) == replay["scores"]
     assert len(browser.find_elements(By.CSS_SELECTOR, "#history li")) == len(replay["moves"])
-    shot(browser, "result", tmp_path)
+    shot(browser, "result", tmp_path, docs=False)  # the docs show the summary instead
 
 
 def test_an_illegal_selection_is_explained_on_the_page_and_never_sent(site, browser, tmp_path):
