@@ -564,7 +564,10 @@ class TrainArgs:
     )
     progress: bool = _arg(True, "progress bar")
     tensorboard: bool = _arg(True, "TensorBoard logs in OUT/tb (if the tensorboard package is installed)")
-    stop_after: int = _arg(0, "stop after this many batches in all, as if interrupted (0: run to --batches)")
+    stop_after: int = _arg(
+        0, "stop after this many batches in all, as if interrupted (0: run to --batches); --resume keeps the run's "
+        "--stop-after unless it is given again",
+    )
     teacher: str = _arg("search:64", "distill: the agent whose moves are learned (any agent spec: search:N, smart, a model)")
     replay: int = _arg(1, "distill: each update learns from this batch and the REPLAY-1 before it (kept in memory)")
     soft_targets: float = _arg(

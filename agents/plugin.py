@@ -228,7 +228,11 @@ def _add_train_arguments(parser: argparse.ArgumentParser) -> None:
             kind = f.metadata.get("type", type(default))  # fields defaulting to None name their type
             parser.add_argument(flag, type=_train_flag_type(kind), default=argparse.SUPPRESS, help=text)
     parser.add_argument("--config", help="JSON or TOML file of training arguments (flags given here override it)")
-    parser.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint, exactly")
+    parser.add_argument(
+        "--resume", action="store_true",
+        help="continue the run in --out from its checkpoint, exactly, with its saved arguments: it keeps its --stop-after "
+        "unless one is given again (--stop-after 0 runs on to --batches)",
+    )
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -261,7 +265,13 @@ def cmd_train(args: argparse.Namespace) -> int:
             f"(N > {result.batch}; the learning-rate schedule then stretches to N)"
         )
     else:
-        state = "finished" if result.finished else f"stopped at batch {result.batch} (resume with --resume)"
+        if result.finished:
+            state = "finished"
+        elif result.stop_after and result.batch >= result.stop_after:  # a resume without a new one stops here again
+            state = (f"stopped at batch {result.batch}, its --stop-after (resume with --resume and a larger --stop-after, "
+                     "or --stop-after 0 to run to --batches)")
+        else:
+            state = f"stopped at batch {result.batch} (resume with --resume)"
         print(
             f"{state}: {result.batch} batches, {result.games} games, {result.decisions} decisions; "
             f"wall time {result.wall_s:.0f} s ({result.wall_s - result.eval_s:.0f} s training, {result.eval_s:.0f} s evaluation)"

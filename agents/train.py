@@ -41,7 +41,10 @@ What a run writes in ``out``:
   parameters, bit for bit, as one that ran straight through (same machine,
   thread count and number of processes; resuming with another number of
   processes is refused). Resuming a finished run trains nothing (extend it with a
-  larger ``batches``). Stale temporary files of an interrupted write are removed
+  larger ``batches``). A resumed run keeps the ``stop_after`` it was started (or last
+  resumed) with unless it is given again, so it stops where it was planned to; at or past
+  that batch it trains nothing (give a larger ``stop_after``, or ``0`` to run to
+  ``batches``). Stale temporary files of an interrupted write are removed
   when a run starts or resumes. A loss or weight that becomes non-finite stops the
   run with :class:`TrainingDiverged`, leaving the checkpoint on disk as it was;
 * ``model.pt``: the policy alone (config + weights, under 1 MB; written just
@@ -123,11 +126,16 @@ class TrainResult:
     wall_s: float = 0.0
     eval_s: float = 0.0
     already_finished: bool = False
+    stop_after: int = 0
+    """The run's ``stop_after`` (0: none): the batch it stopped at when it did not finish."""
 
 
 def resolve_resume_args(saved: Mapping[str, Any], given: TrainArgs, explicit: Collection[str] | None) -> TrainArgs:
     """The arguments of a resumed run: the checkpoint's, with the ``explicit`` fields of
-    ``given`` applied; refuses (``ValueError``) a change of a field that defines the experiment."""
+    ``given`` applied; refuses (``ValueError``) a change of a field that defines the experiment.
+
+    ``stop_after`` is kept like the budget: a run planned to stop at batch N still stops there when
+    resumed, unless ``explicit`` names ``stop_after`` or is ``None`` (``0`` then runs on to ``batches``)."""
     saved = dict(saved)
     if "preset" not in saved:  # saved before presets: its fields left at None meant the defaults of then
         saved.update({k: v for k, v in (LEGACY_PPO if saved.get("algo") == "ppo" else {}).items() if saved.get(k) is None})
@@ -154,8 +162,7 @@ def resolve_resume_args(saved: Mapping[str, Any], given: TrainArgs, explicit: Co
             )
         changed[name] = new
     values = base.to_dict()
-    values.update(changed)
-    values["stop_after"] = given.stop_after  # an interruption point belongs to one invocation, never inherited
+    values.update(changed)  # stop_after among them: the saved one holds unless given again (0: run to --batches)
     return TrainArgs(**values)
 
 
@@ -166,7 +173,8 @@ def train(args: TrainArgs, resume: bool = False, explicit: Collection[str] | Non
         args: the run's arguments.
         resume: continue from ``args.out/checkpoint.pt`` (its arguments are used;
             the fields named in ``explicit``, or all of ``args`` when ``explicit`` is
-            ``None``, must not change anything that defines the experiment).
+            ``None``, must not change anything that defines the experiment; the saved
+            ``stop_after`` holds unless ``explicit`` names it or is ``None``).
         explicit: the argument names the user set (``big2 train`` passes those given
             on the command line or in ``--config``).
 
@@ -300,6 +308,11 @@ def _loop(
             + f" x {threads} torch thread(s); "
             f"learner on {trainer.device}; out {out}"
         )
+    elif start_batch >= stop:  # resumed at or past the --stop-after it keeps
+        bar.write(
+            f"batch {start_batch} is already at this run's --stop-after {args.stop_after}: nothing to train "
+            f"(give a larger --stop-after, or --stop-after 0 to run to --batches {args.batches})"
+        )
     last_eval: dict[str, Any] = {}
     eval_s = 0.0
 
@@ -418,5 +431,5 @@ def _loop(
             pass
     return TrainResult(
         out, trainer.batch, trainer.games, trainer.decisions, trainer.elapsed_s, finished, last_eval, trainer.model,
-        wall_s=time.perf_counter() - wall_start, eval_s=eval_s,
+        wall_s=time.perf_counter() - wall_start, eval_s=eval_s, stop_after=args.stop_after,
     )

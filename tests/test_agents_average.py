@@ -101,7 +101,8 @@ def test_a_run_keeps_its_snapshots_for_averaging(tmp_path):
     assert snapshot["info"]["batch"] == 2 and snapshot["kind"] == "big2-agents/policy"
     assert all(torch.equal(v, read_file(tmp_path / "run" / "model.pt")["model_state"][k])
                for k, v in snapshot["model_state"].items())  # the policy as of batch 2, as model.pt was then
-    train(args(keep_models_every=1), resume=True, explicit={"keep_models_every"})  # it may change on --resume
+    # keep_models_every may change on --resume; stop_after 0 runs on past the saved stop to --batches
+    train(args(keep_models_every=1), resume=True, explicit={"keep_models_every", "stop_after"})
     assert sorted(p.name for p in (tmp_path / "run" / "models").iterdir()) == ["model_0000002.pt", "model_0000003.pt"]
     data = average_files([*sorted((tmp_path / "run" / "models").iterdir()), tmp_path / "run" / "checkpoint.pt"],
                          tmp_path / "swa.pt")  # policy files and a checkpoint

@@ -43,14 +43,16 @@ def test_train_from_a_toml_config_resume_and_plot(tmp_path):
     first = big2("train", "--config", str(tmp_path / "run.toml"), "--out", str(out), "--stop-after", "1", "--no-progress",
                  "--entropy", "0.01")
     assert first.returncode == 0, first.stderr
-    assert "stopped at batch 1 (resume with --resume)" in first.stdout
+    assert "stopped at batch 1, its --stop-after (resume with --resume and a larger --stop-after" in first.stdout
     saved = json.loads((out / "args.json").read_text())
     assert (saved["curriculum"], saved["entropy"], saved["games_per_batch"], saved["model"]["card_dim"]) == (
         "fixed:greedy", 0.01, 4, 16
     )
     refused = big2("train", "--out", str(out), "--resume", "--entropy", "0.2")
     assert refused.returncode == 2 and "cannot resume with entropy=0.2" in refused.stderr
-    resumed = big2("train", "--out", str(out), "--resume", "--no-progress")
+    kept = big2("train", "--out", str(out), "--resume", "--no-progress")  # the run's --stop-after 1 holds
+    assert kept.returncode == 0 and "stopped at batch 1, its --stop-after" in kept.stdout, kept.stderr
+    resumed = big2("train", "--out", str(out), "--resume", "--no-progress", "--stop-after", "0")
     assert resumed.returncode == 0, resumed.stderr
     assert "finished: 2 batches, 8 games" in resumed.stdout
     with open(out / "metrics.csv", newline="") as handle:

@@ -70,7 +70,7 @@ def test_a_run_saves_concrete_arguments_and_resumes_with_them(tmp_path):
                                                     tensorboard=False), None)
     assert resumed.lr == 1e-3 and resumed.preset == "default"
     result = train(TrainArgs(out=str(out), batches=2, progress=False, tensorboard=False), resume=True,
-                   explicit={"out", "batches", "progress", "tensorboard"})
+                   explicit={"out", "batches", "progress", "tensorboard", "stop_after"})  # stop_after 0: to --batches
     assert result.finished and result.batch == 2
 
 
@@ -246,7 +246,7 @@ def test_the_mlp_design_trains_resumes_and_plays(tmp_path):
     args = dict(batches=2, games_per_batch=4, minibatch=64, model=dict(MLP), out=str(out), eval_opponents=[],
                 progress=False, tensorboard=False)
     train(TrainArgs(**args, stop_after=1))
-    result = train(TrainArgs(**args), resume=True, explicit=set(args))
+    result = train(TrainArgs(**args), resume=True, explicit={*args, "stop_after"})  # stop_after 0: run to --batches
     assert result.finished and result.batch == 2
     policy = NetworkPolicy.from_file(str(out / "model.pt"))
     assert evaluate(policy, "random", n_games=4, seed=0).n_games == 4

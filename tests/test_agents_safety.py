@@ -196,6 +196,34 @@ def test_ctrl_c_saves_the_last_finished_batch_and_the_resume_is_exact(tmp_path, 
     assert resumed.batch == 4 and same_weights(resumed.model.state_dict(), straight.model.state_dict())
 
 
+def test_a_resumed_run_keeps_its_stop_after_unless_given_again(tmp_path, monkeypatch, capsys):
+    real = train_module.Trainer.train_batch
+    calls = {"n": 0}
+
+    def interrupted(self):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt  # Ctrl-C in batch 2 of a run planned to stop after batch 3
+        return real(self)
+
+    monkeypatch.setattr(train_module.Trainer, "train_batch", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        train(tiny(tmp_path, batches=5, stop_after=3, checkpoint_every=100))
+    monkeypatch.setattr(train_module.Trainer, "train_batch", real)
+    assert read_file(tmp_path / "checkpoint.pt")["batch"] == 1
+    # resumed as `big2 train --out RUN --resume` does: no --stop-after given, so the saved one holds
+    resumed = train(tiny(tmp_path), resume=True, explicit=set())
+    assert (resumed.batch, resumed.finished, resumed.stop_after) == (3, False, 3)
+    again = train(tiny(tmp_path), resume=True, explicit=set())  # at its stop: nothing to train, and it says so
+    assert again.batch == 3 and "already at this run's --stop-after 3: nothing to train" in capsys.readouterr().err
+    moved = train(tiny(tmp_path, stop_after=4), resume=True, explicit={"stop_after"})  # given again: the new one
+    assert (moved.batch, moved.stop_after) == (4, 4)
+    assert read_file(tmp_path / "checkpoint.pt")["args"]["stop_after"] == 4
+    assert train(tiny(tmp_path), resume=True, explicit=set()).batch == 4  # and the new one is kept in turn
+    done = train(tiny(tmp_path, stop_after=0), resume=True, explicit={"stop_after"})  # 0: run on to --batches
+    assert (done.batch, done.finished) == (5, True)
+
+
 @linux_only
 def test_sigint_to_big2_train_writes_a_checkpoint(tmp_path):
     out = tmp_path / "run"

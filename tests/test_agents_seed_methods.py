@@ -236,5 +236,5 @@ def test_resume_compares_the_values_in_effect_and_one_process_value_runs_continu
     # a value-learner run that collected in one process (as all did before they shared self-play games with helpers)
     monkeypatch.setattr("agents.trainer.free_cores", lambda: 2)
     train(tiny(tmp_path, algo="mcq", env="engine", workers=1, stop_after=1))
-    result = train(tiny(tmp_path, algo="mcq", env="engine", workers=2), resume=True, explicit={"workers"})
+    result = train(tiny(tmp_path, algo="mcq", env="engine", workers=2), resume=True, explicit={"workers", "stop_after"})
     assert result.batch == 3 and read_file(tmp_path / "checkpoint.pt")["processes"] == 1

@@ -82,8 +82,8 @@ def test_resume_refuses_changes_to_the_experiment(tmp_path):
         train(tiny(tmp_path, batches=2, model={}), resume=True)
     with pytest.raises(CheckpointError, match="nothing to resume"):
         train(tiny(tmp_path / "empty"), resume=True)
-    # only the explicitly given fields are compared; a longer budget is allowed
-    result = train(tiny(tmp_path, batches=3, entropy=0.1), resume=True, explicit={"batches"})
+    # only the explicitly given fields are compared; a longer budget is allowed (and stop_after 0 runs to it)
+    result = train(tiny(tmp_path, batches=3, entropy=0.1), resume=True, explicit={"batches", "stop_after"})
     assert result.batch == 3
 
 
