@@ -8,8 +8,10 @@ Each row is a ``big2 train`` run under his rules at an equal budget of games:
   the explained variance of its critic over its last tenth. Under the rules the run trained on (its
   ``args.json``): his recipe's run under the paper's rules (``--dir benchmarks/learner/paper_rules``) is
   measured against the three heuristics under those, and has no duel, which is under his rules.
-  ``--model FILE`` measures another model of the run (a weight average of its snapshots, ``big2
-  average``) beside the run's health; ``--seed S`` plays other deals (a check on fresh deals).
+  ``--model FILE`` measures another model of the run (a snapshot, a weight average of its snapshots,
+  ``big2 average``) beside the run's health; ``--seed S`` plays other deals (a check on fresh deals).
+  The batches and games written are the measured file's own (its ``info``; :func:`model_counters`),
+  the log's last row only where the file states none, as a weight average does.
 * ``collect``: the run's logs, curves, health plot and latest checkpoint copied to ``DIR/ROW/`` (so any
   machine can ``--resume`` it). The health plot is drawn from the whole ``train_log.csv``; the copy keeps
   at most ``LOG_ROWS`` rows, each the mean of as many consecutive batches as that takes (his recipe logs
@@ -40,6 +42,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent / "learner"
 LOG_ROWS = 8000
@@ -80,6 +83,37 @@ def run_health(run: Path) -> dict[str, float]:
             "approx_kl": mean("approx_kl"), "clip_fraction": mean("clip_fraction")}
 
 
+def model_counters(model: Path, run: Path) -> dict[str, Any]:
+    """The batch, games and decisions of the model file measured, as the file states them: a policy file's
+    ``info`` (``batch``, ``games``), a checkpoint's counters. A policy file states no decisions: they come from
+    the run's row at that batch and games (``train_log.csv``, else ``metrics.csv``), ``None`` where neither
+    has one. Empty where the file states no batch and games (a weight average: its ``info`` lists its
+    members' games): the run's log then speaks for it."""
+    from agents.checkpoint import CHECKPOINT_KIND, read_file
+
+    data = read_file(model)
+    info = data if data["kind"] == CHECKPOINT_KIND else (data.get("info") or {})
+    if not isinstance(info.get("batch"), int) or not isinstance(info.get("games"), int):
+        return {}
+    batch, games = int(info["batch"]), int(info["games"])
+    decisions = info.get("decisions")
+    if not isinstance(decisions, int):
+        decisions = logged_decisions(run, batch, games)
+    return {"batches": batch, "games": games, "decisions": decisions,
+            "decisions_per_game": decisions / games if decisions is not None and games else float("nan")}
+
+
+def logged_decisions(run: Path, batch: int, games: int) -> int | None:
+    """The decisions the run's logs give at ``batch`` with ``games`` (``train_log.csv`` row by row, then the
+    evaluations of ``metrics.csv``); ``None`` where neither holds that row (a thinned log may not)."""
+    for name in ("train_log.csv", "metrics.csv"):
+        if (run / name).is_file():
+            for r in read_csv(run / name):
+                if r.get("batch") == str(batch) and r.get("games") == str(games) and r.get("decisions"):
+                    return int(r["decisions"])
+    return None
+
+
 def pace(rows: list[dict[str, str]], gpu_decisions_per_s: float) -> dict:
     """How fast a run trained over the last tenth of its log's rows (``rows``, a ``train_log.csv``, thinned or
     not), and the hours it needs at that pace to reach each of ``GOALS``, here and on the lent GPU machine at
@@ -113,8 +147,9 @@ def pace(rows: list[dict[str, str]], gpu_decisions_per_s: float) -> dict:
 def measure(row: str, run: Path, params: str, games: int, deals: int, jobs: int, out: Path, label: str = "",
             model: Path | None = None, seed: int = 0) -> dict:
     """The row's figures, written to ``OUT/ROW.json``: ``model`` (default ``RUN/model.pt``; another file of the
-    run, such as its weight average) at argmax against the heuristics and in the duel, on the deals of ``seed``,
-    beside the run's health."""
+    run, such as a snapshot or its weight average) at argmax against the heuristics and in the duel, on the deals of
+    ``seed``, beside the run's health. Its batches, games and decisions are the model's (:func:`model_counters`),
+    not the log's last row, which may have run on past it; the rest of the health is the log's last tenth."""
     from big2_env import evaluate
     from big2_env.evaluation.loading import load_agent
 
@@ -124,7 +159,7 @@ def measure(row: str, run: Path, params: str, games: int, deals: int, jobs: int,
         raise SystemExit(f"the duel against his network is under his rules; {str(run)!r} trained under {rules!r}: "
                          "leave out --params")
     figures: dict = {"row": row, "label": label or ROWS.get(row, row), "run": run.name, "rules": rules, **run_health(run),
-                     "seed": seed, "vs": {}}
+                     **model_counters(model, run), "seed": seed, "vs": {}}
     if model != run / "model.pt":
         figures["model"] = model.name
     for opponent in OPPONENTS:

@@ -8,6 +8,21 @@ import pytest
 from scripts import load_script
 
 
+SMALL = {"card_dim": 16, "hand_heads": 2, "hand_ff": 32, "field_dim": 16, "count_dim": 16, "state_dim": 32, "state_ff": 64,
+         "action_hidden": 32, "action_dim": 16, "value_hidden": 32}
+
+
+def _policy(path, info: dict):
+    """A small policy file with ``info``, as ``big2 train`` or ``big2 average`` writes one."""
+    torch = pytest.importorskip("torch")
+    from agents.checkpoint import save_policy
+    from agents.config import NetworkConfig
+    from agents.network import Big2Net
+
+    torch.manual_seed(0)
+    return save_policy(path, Big2Net(NetworkConfig.from_dict(SMALL)), info)
+
+
 def _run(tmp_path, rules: str | None):
     run = tmp_path / "run"
     run.mkdir()
@@ -134,6 +149,7 @@ def test_measure_takes_another_model_of_the_run_and_other_deals(tmp_path, monkey
     ablation = load_script("benchmarks/learner_ablation.py")
     run = _run(tmp_path, "paper")
     (run / "train_log.csv").write_text("batch,games,decisions\n1,10,470\n")
+    _policy(tmp_path / "average.pt", {"algo": "ppo", "averaged_games": [5, 10]})  # no games of its own: the log's
     loaded, seeds = [], []
     monkeypatch.setattr(loading, "load_agent", lambda spec, rules, what: loaded.append(spec) or types.SimpleNamespace())
 
@@ -148,6 +164,32 @@ def test_measure_takes_another_model_of_the_run_and_other_deals(tmp_path, monkey
     assert loaded == [str(tmp_path / "average.pt")] * 3  # the file given, not the run's model.pt
     assert seeds == [(o, 3, "paper", True) for o in ablation.OPPONENTS]  # its deals, at argmax, under the run's rules
     assert figures["model"] == "average.pt" and figures["seed"] == 3 and "charlesworth" not in figures["vs"]
+    assert (figures["batches"], figures["games"], figures["decisions"]) == (1, 10, 470)
     assert "--model FILE --seed 3 --games 7" in figures["command"]
     written = json.loads((tmp_path / "out" / "swa.json").read_text())
     assert written["command"] == figures["command"] and written["vs"] == figures["vs"]
+
+
+def test_measure_takes_the_games_and_batches_from_the_model_file_not_the_log(tmp_path):
+    ablation = load_script("benchmarks/learner_ablation.py")
+    run = _run(tmp_path, "paper")
+    # the log ran on past the snapshot measured (batch 3), as the paper-rules run's did past batch 110,000
+    (run / "train_log.csv").write_text("batch,games,decisions,explained_variance\n"
+                                       + "".join(f"{b},{20 * b + 1},{900 * b},0.5\n" for b in range(1, 6)))
+    _policy(run / "model.pt", {"algo": "ppo", "batch": 5, "games": 101})
+    _policy(tmp_path / "snapshot.pt", {"algo": "ppo", "batch": 3, "games": 61})
+    counters = ablation.model_counters(tmp_path / "snapshot.pt", run)
+    assert counters == {"batches": 3, "games": 61, "decisions": 2700, "decisions_per_game": 2700 / 61}
+    figures = ablation.measure("c_latest", run, "", games=1, deals=1, jobs=1, out=tmp_path / "out",
+                               model=tmp_path / "snapshot.pt")
+    written = json.loads((tmp_path / "out" / "c_latest.json").read_text())
+    assert (figures["batches"], figures["games"], figures["decisions"]) == (3, 61, 2700)
+    assert (written["batches"], written["games"], written["model"]) == (3, 61, "snapshot.pt")
+    # a row the log does not hold (thinned): the file's games and batch, no decisions made up
+    _policy(tmp_path / "unlogged.pt", {"algo": "ppo", "batch": 4, "games": 77})
+    assert ablation.model_counters(tmp_path / "unlogged.pt", run)["decisions"] is None
+    # a file that states no games (a weight average lists its members'): the log's last row speaks for it
+    _policy(tmp_path / "swa.pt", {"algo": "ppo", "averaged_games": [61, 101]})
+    assert ablation.model_counters(tmp_path / "swa.pt", run) == {}
+    averaged = ablation.measure("swa", run, "", games=1, deals=1, jobs=1, out=tmp_path / "out", model=tmp_path / "swa.pt")
+    assert (averaged["batches"], averaged["games"], averaged["decisions"]) == (5, 101, 4500)
