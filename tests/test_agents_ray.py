@@ -3,6 +3,7 @@ the process backend's games, resumes exactly, and survives (or reports) a killed
 
 from __future__ import annotations
 
+import os
 
 import pytest
 
@@ -16,7 +17,7 @@ from agents.curriculum import CheckpointPlay, FixedOpponent  # noqa: E402
 from agents.learners.distill import TeacherPool  # noqa: E402
 from agents.config import NetworkConfig  # noqa: E402
 from agents.network import Big2Net  # noqa: E402
-from agents.collect.ray_workers import RayWorkers  # noqa: E402
+from agents.collect.ray_workers import RAY_WORKER_NICENESS, RayWorkers, init_local_ray  # noqa: E402
 from agents.train import train  # noqa: E402
 from big2_env.engine.rules import Rules  # noqa: E402
 from deadline import deadline  # noqa: E402
@@ -28,8 +29,10 @@ FIELDS = ("obs", "features", "counts", "choice", "action", "logp", "game", "seat
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
-    """One local Ray for the module (starting one takes seconds); the trainer joins it and leaves it running."""
-    ray.init(num_cpus=3, include_dashboard=False, logging_level="warning")
+    """One local Ray for the module (starting one takes seconds), started as the trainer starts one, its workers
+    at this process's niceness (Ray's own default, 15 more, starves them on a busy machine); the trainer joins it
+    and leaves it running."""
+    init_local_ray(num_cpus=3, include_dashboard=False, logging_level="warning")
     yield
     ray.shutdown()
 
@@ -136,6 +139,27 @@ def test_an_actor_killed_while_idle_comes_back_and_gets_its_snapshots_again():
             assert np.allclose(getattr(again, name), getattr(reference, name), atol=1e-6), name
     finally:
         workers.close()
+
+
+def test_the_actors_of_a_local_ray_run_at_the_callers_niceness():
+    workers = RayWorkers(_model(), 1)
+    try:
+        pid = ray.get(workers.actors[0].ready.remote())
+        added = int(os.environ.get(RAY_WORKER_NICENESS, "0"))  # a value the user sets is kept (none: 0, not Ray's 15)
+        assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + added)
+    finally:
+        workers.close()
+
+
+def test_init_local_ray_sets_the_worker_niceness_for_its_call_only_and_keeps_a_users(monkeypatch):
+    seen = []
+    monkeypatch.setattr(ray, "init", lambda **kwargs: seen.append((os.environ.get(RAY_WORKER_NICENESS), kwargs)))
+    monkeypatch.delenv(RAY_WORKER_NICENESS, raising=False)
+    init_local_ray(num_cpus=1)
+    assert seen == [("0", {"num_cpus": 1})] and RAY_WORKER_NICENESS not in os.environ
+    monkeypatch.setenv(RAY_WORKER_NICENESS, "7")
+    init_local_ray(num_cpus=2)
+    assert seen[1] == ("7", {"num_cpus": 2}) and os.environ[RAY_WORKER_NICENESS] == "7"
 
 
 def test_more_actors_than_the_running_rays_cpus_is_an_error_at_once():

@@ -31,6 +31,13 @@ each) play the others:
   exist) and shuts it down when training ends; with an address it connects to
   that cluster and leaves it running. Every node must have big2-env installed
   (``pip install "big2-env[ray]"``), as for any Ray application.
+* **Niceness.** Ray renices each of its worker processes by ``RAY_worker_niceness``
+  (15 by default) above the niceness it inherits, so on a busy machine its actors
+  starve behind everything else while the trainer waits on them. A local Ray started
+  here (:func:`init_local_ray`) sets it to 0, so the actors run at the trainer's own
+  niceness, unless ``RAY_worker_niceness`` is already in the environment. A Ray started
+  elsewhere (``ray.init`` in your code, ``ray start`` on a cluster's nodes) takes the
+  variable from the environment it starts in: ``RAY_worker_niceness=0 ray start ...``.
 
 ``ray`` is an optional extra (``pip install -e ".[ray]"``); nothing else in the
 package imports it.
@@ -52,10 +59,14 @@ from ..network import Big2Net
 from .parallel import CollectRequest, MissingSnapshots, RolloutPool, RolloutWorker, numpy_weights
 from .rollout import Rollout
 
-__all__ = ["RayWorkers", "import_ray", "start_ray"]
+__all__ = ["RAY_WORKER_NICENESS", "RayWorkers", "import_ray", "init_local_ray", "start_ray"]
 
 START_TIMEOUT_S = 120.0
 """How long the actors may take to start (be placed on a node with a free CPU)."""
+
+RAY_WORKER_NICENESS = "RAY_worker_niceness"
+"""The environment variable Ray's processes read for the niceness its workers add to the one they inherit
+(Ray's default: 15)."""
 
 
 def import_ray() -> Any:
@@ -81,10 +92,28 @@ def start_ray(address: str | None, cpus: int) -> bool:
 
     warm_up()  # local workers then load numba's cache instead of building it at once
     if address is None:
-        ray.init(num_cpus=max(cpus, os.cpu_count() or 1), include_dashboard=False, logging_level="warning")
+        init_local_ray(num_cpus=max(cpus, os.cpu_count() or 1), include_dashboard=False, logging_level="warning")
     else:
         ray.init(address=address, logging_level="warning")
     return True
+
+
+def init_local_ray(**kwargs: Any) -> None:
+    """``ray.init(**kwargs)`` starting Ray on this machine with its workers at this process's niceness.
+
+    Ray's workers add ``RAY_worker_niceness`` (15 by default) to the niceness they inherit from the
+    Ray this call starts, itself at the caller's; so it is set to 0 for the call, unless the environment
+    already sets it (that value is kept). The environment is as before once Ray has started.
+    """
+    ray = import_ray()
+    if RAY_WORKER_NICENESS in os.environ:
+        ray.init(**kwargs)
+        return
+    os.environ[RAY_WORKER_NICENESS] = "0"  # read by the processes ray.init starts, which the workers inherit
+    try:
+        ray.init(**kwargs)
+    finally:
+        os.environ.pop(RAY_WORKER_NICENESS, None)
 
 
 class _ActorWorker:
