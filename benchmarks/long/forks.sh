@@ -3,7 +3,7 @@
 # batches (51,200 games) with one change, then all evaluated at argmax on the same 1000 deals per
 # opponent class (seed 2026), beside the model they started from. Run folders go to $2, the figures to
 # $2/results_SET.json (rows as in benchmarks/long/forks.json, which the README's fork tables read).
-# Usage: bash benchmarks/long/forks.sh /work/runs/long_paper/model.pt /work/runs/forks [schedule|steps]
+# Usage: bash benchmarks/long/forks.sh runs/long_paper/model.pt runs/forks [schedule|steps]
 #   schedule (the default): the learning rate's and the entropy bonus's schedules;
 #   steps: more optimiser steps per game (smaller minibatches, more epochs), the trainer's
 #          largest difference from Charlesworth's (1280 decisions a batch, 5 epochs of 320).

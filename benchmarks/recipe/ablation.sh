@@ -2,7 +2,7 @@
 # The learning recipe's ablation: PPO on the compiled vector env at an equal budget of 49,152 games
 # (paper rules, current-policy self-play, entropy 0.05, scores / 13, lr floor 0.1 of the peak), each row
 # evaluated at argmax on the same 1000 deals per opponent class (seed 2026). Run folders go to $1.
-# Usage: bash benchmarks/recipe/ablation.sh /work/runs/ablation
+# Usage: bash benchmarks/recipe/ablation.sh runs/ablation
 set -euo pipefail
 root="${1:?run folder root}"
 common=(--algo ppo --env vector --rules paper --entropy 0.05 --reward-scale 0.07692307692307693

@@ -3,7 +3,7 @@
 # the paper's design (row D itself), `plus` (a wider residual scorer) and `mlp` (Charlesworth's kind of
 # network: two ReLU layers and a fixed 1695-way masked head), 49,152 games each, evaluated at argmax on
 # the same 1000 deals per opponent class (seed 2026). Run folders go to $1.
-# Usage: bash benchmarks/recipe/designs.sh /work/runs/designs
+# Usage: bash benchmarks/recipe/designs.sh runs/designs
 set -euo pipefail
 root="${1:?run folder root}"
 common=(--algo ppo --env vector --rules paper --entropy 0.05 --reward-scale 0.07692307692307693

@@ -5,7 +5,7 @@
 # warm-up, no decay) so that where the clock stops does not favour either; both on the compiled vector
 # env, paper rules, 512 games a batch; then both are evaluated at argmax on the same 1000 deals per
 # opponent class (seed 2026). Run folders go to $1.
-# Usage: bash benchmarks/recipe/dmc_vs_ppo.sh /work/runs/dmc_vs_ppo 900
+# Usage: bash benchmarks/recipe/dmc_vs_ppo.sh runs/dmc_vs_ppo 900
 set -uo pipefail
 root="${1:?run folder root}"; seconds="${2:-900}"
 mkdir -p "$root"
