@@ -69,7 +69,8 @@ What a run writes in ``out``:
   KL, clip fraction, explained variance, entropy, the value/policy gradient ratio
   and the learning rate batch by batch; written at the end (``big2 plot DIR``
   redraws them at any time);
-* ``args.json``: the arguments of the run.
+* ``args.json``: the arguments of the run, its paths without the machine's folders
+  (:func:`big2_env.devtools.records.portable`: his parameter file by its name, for one).
 """
 
 from __future__ import annotations
@@ -83,6 +84,8 @@ from pathlib import Path
 from typing import Any, Collection, Mapping
 
 import torch
+
+from big2_env.devtools.records import portable
 
 from .checkpoint import CHECKPOINT_KIND, CheckpointError, check_config, read_file, remove_stale_temporaries
 from .config import (
@@ -290,7 +293,7 @@ def _loop(
     if state is not None:
         trainer.load_state_dict(state)
     start_batch = trainer.batch
-    (out / "args.json").write_text(json.dumps(args.to_dict(), indent=2) + "\n")
+    (out / "args.json").write_text(json.dumps(portable(args.to_dict()), indent=2) + "\n")  # no machine paths
     keep = start_batch if state is not None else None
     metrics = CsvLog(out / METRICS_NAME, METRICS_FIELDS, keep)
     train_log = CsvLog(out / TRAIN_LOG_NAME, TRAIN_LOG_FIELDS, keep)

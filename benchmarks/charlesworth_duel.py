@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from big2_env import evaluate
+from big2_env.devtools.records import portable
 from big2_env.evaluation.loading import load_agent
 
 
@@ -57,13 +58,13 @@ def main(argv: list[str] | None = None) -> None:
           f"[{score_low:+.2f}, {score_high:+.2f}] ({result.elapsed_s:.0f} s)")
     if args.json:
         figures = {
-            "agent": args.agent, "argmax": args.argmax,
+            "agent": portable(args.agent), "argmax": args.argmax,
             "opponent": "charlesworth" + ("-greedy" if args.greedy else ""), "deals": args.deals,
             "games": result.n_games, "seed": args.seed, "rules": "charlesworth", **result.figures(),
             "ci_method": result.ci_method, "elapsed_s": result.elapsed_s,
             "machine": platform.machine(),
-            "command": f"python benchmarks/charlesworth_duel.py --params PATH --agent {args.agent} --deals {args.deals} "
-                       f"--jobs {args.jobs} --seed {args.seed}" + (" --greedy" if args.greedy else "")
+            "command": f"python benchmarks/charlesworth_duel.py --params PATH --agent {portable(args.agent)} "
+                       f"--deals {args.deals} --jobs {args.jobs} --seed {args.seed}" + (" --greedy" if args.greedy else "")
                        + (" --argmax" if args.argmax else ""),
         }
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)

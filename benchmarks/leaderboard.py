@@ -34,6 +34,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from big2_env.devtools.records import portable
 from big2_env.evaluation.arena import run_arena
 
 HERE = Path(__file__).resolve().parent
@@ -84,7 +85,7 @@ def measure(args: argparse.Namespace, board: str) -> dict[str, Any]:
         "his_network": bool(args.params) if board == "charlesworth" else None,
         "machine": f"{platform.machine()}, Python {platform.python_version()}",
         "ratings": [
-            dict(rank=rank, **row.to_dict(), agent_shown=shown[agents.index(row.agent)])
+            dict(rank=rank, **portable(row.to_dict()), agent_shown=shown[agents.index(row.agent)])  # his file by name
             for rank, row in enumerate(result.ratings, start=1)
         ],
     }

@@ -38,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402  (after the sys.path line)
 
 from big2_env import Game, Rules  # noqa: E402
+from big2_env.devtools.records import portable  # noqa: E402
 from big2_env.evaluation.loading import load_agent  # noqa: E402
 from big2_env.observations.decision import Decision, PolicyObservation  # noqa: E402
 from big2_env.players.base import policy_actions, policy_view  # noqa: E402
@@ -129,9 +130,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\r{index + 1}/{options.games} games", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     figures: dict[str, Any] = {
-        "teacher": options.teacher, "rules": options.rules, "games": options.games, "seed": options.seed,
+        "teacher": portable(options.teacher), "rules": options.rules, "games": options.games, "seed": options.seed,
         "eps": options.eps, "seconds": time.perf_counter() - start,
-        "models": {name: score.summary() for name, score in scores.items()},
+        "models": {portable(name): score.summary() for name, score in scores.items()},  # files by name, not path
     }
     if teacher_score.decisions:
         figures["teacher_favourite"] = teacher_score.summary()

@@ -375,8 +375,11 @@ def write_report(
     lines.append("")
     report = report_dir / "REPORT.md"
     report.write_text("\n".join(lines) + "\n")
+    from big2_env.devtools.records import portable
+
     (report_dir / "results.json").write_text(
-        json.dumps({"options": options, "runs": records, "full_ppo": full}, indent=2, default=str) + "\n"
+        json.dumps(portable(json.loads(json.dumps({"options": options, "runs": records, "full_ppo": full}, default=str))),
+                   indent=2) + "\n"  # the folders relative to the repository, or by name: no machine paths
     )
     return report
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from big2_env import evaluate
+from big2_env.devtools.records import portable
 from big2_env.evaluation.loading import load_agent
 from big2_env.players.search import SearchPolicy
 
@@ -75,7 +76,7 @@ def main(argv: list[str] | None = None) -> None:
           f"{args.deals} deals x 4 seats: win rate {result.win_rate:.1%} [{low:.1%}, {high:.1%}], mean score "
           f"{result.mean_score:+.2f} [{score_low:+.2f}, {score_high:+.2f}] ({elapsed:.0f} s)")
     if args.json:
-        figures = {
+        figures = portable({  # the network's file by its name, not this machine's path
             "options": options, "network": args.network, "network_as": args.network_as if args.network else None,
             "inner": search.inner, "budget": search.budget, "opponent": args.opponent,
             "deals": args.deals, "games": result.n_games, "seed": args.seed, "rules": args.rules,
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> None:
             "command": f"python benchmarks/search_paired.py --opponent {args.opponent} --deals {args.deals} "
                        f"--options '{args.options}' --rules {args.rules} --seed {args.seed}"
                        + (f" --network {args.network} --network-as {args.network_as}" if args.network else ""),
-        }
+        })
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
 

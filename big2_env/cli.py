@@ -398,8 +398,12 @@ def eval_command(args: argparse.Namespace) -> str:
 
 def eval_figures(args: argparse.Namespace, result: Any) -> dict[str, Any]:
     """What ``big2 eval --json`` writes: the agents as given, the rules preset, the games, seed and
-    settings, the win rate and mean score with their 95% intervals, per seat, and the command."""
+    settings, the win rate and mean score with their 95% intervals, per seat, and the command. A file
+    outside the repository is named by its name alone, never by this machine's path
+    (:func:`~big2_env.devtools.records.portable`)."""
     import datetime
+
+    from big2_env.devtools.records import portable
 
     figures = result.to_dict()
     figures.update(
@@ -410,7 +414,7 @@ def eval_figures(args: argparse.Namespace, result: Any) -> dict[str, Any]:
     )
     order = ("agent", "opponent", "rules", "games", "seed", "duplicate", "argmax", "temperature", "win_rate",
              "win_rate_ci", "mean_score", "mean_score_ci", "command", "date")
-    return {key: figures[key] for key in order} | {k: v for k, v in figures.items() if k not in order}
+    return portable({key: figures[key] for key in order} | {k: v for k, v in figures.items() if k not in order})
 
 
 def _strict(value: Any) -> Any:
