@@ -120,19 +120,25 @@ def test_the_setup_commands_are_what_ci_runs():
                 )
 
 
-SETUP = ("pip install", "python -m venv", ". .venv/bin/activate")
-"""The set-up steps: the test runs in the environment they make, so it does not repeat them."""
+SETUP = ("git clone ", "cd big2-env", "pip install", "python -m venv", ". .venv/bin/activate")
+"""The set-up steps: the test runs in the checkout and the environment they make, so it does not repeat
+them (a clone needs the network and the project's address, which the page leaves to the reader)."""
 
 
 def _runnable(page: Path) -> list[tuple[str, int]]:
     return [(c, line) for c, line in _commands(page) if not c.startswith(SETUP) and "pytest" not in c]
 
 
-def test_the_setup_starts_from_a_virtual_environment():
-    # a fresh machine's Python may be externally managed: the README's first command makes a venv
-    first = _commands()[0][0]
-    assert first == "python -m venv .venv", first
-    assert _commands()[1][0] == ". .venv/bin/activate"
+def test_the_setup_clones_shallow_then_starts_from_a_virtual_environment():
+    # the history holds finished runs' checkpoints: the README clones the latest commit only, says why with
+    # the sizes it measured, then makes a venv (a fresh machine's Python may be externally managed)
+    for page in (README, REPO / "docs" / "getting-started.md"):
+        commands = [command for command, _ in _commands(page)]
+        assert re.fullmatch(r"git clone --depth 1 \S+ big2-env", commands[0]), (_name(page), commands[0])
+        assert commands[1:4] == ["cd big2-env", "python -m venv .venv", ". .venv/bin/activate"], (_name(page), commands)
+        block = next(code for language, code, _, _ in blocks(page) if language == "bash")
+        assert re.search(r"\d+ MiB download where the whole history is \d+ MiB", block), _name(page)
+    assert re.search(r"measured on \d{4}-\d\d-\d\d by cloning", README.read_text()), "the README says how it measured"
 
 
 def test_the_readme_training_example_is_short_and_timed():
