@@ -72,8 +72,8 @@ def bf_classify(cards, rules: Rules):
         return (1, "single", high)
     if n == 2:
         return (2, "pair", high) if len(counts) == 1 else None
-    if n == 3:
-        return (3, "triple", high) if len(counts) == 1 else None
+    if n == 3:  # a lone triple is a play only where the rules allow it
+        return (3, "triple", high) if len(counts) == 1 and rules.lone_triples else None
     if n == 4:
         if not rules.four_card_plays:
             return None
@@ -180,7 +180,9 @@ def random_combo(rng: random.Random, pool, rules: Rules, tries: int = 30):
     pool = sorted(pool)
     by_rank = {r: [c for c in pool if rank_of(c) == r] for r in range(13)}
     by_suit = {s: [c for c in pool if suit_of(c) == s] for s in range(4)}
-    kinds = ["single", "pair", "triple", "straight", "flush", "full house", "straight flush"]
+    kinds = ["single", "pair", "straight", "flush", "full house", "straight flush"]
+    if rules.lone_triples:
+        kinds.append("triple")
     if rules.four_card_plays:
         kinds += ["two pair", "four-card quads"]
     if rules.five_card_quads:
@@ -265,10 +267,19 @@ VARIANTS = [
     Rules(opening="3D_single"),
     Rules.preset("charlesworth"),
     Rules(straights="wrap", flush_order="suit_first", four_card_plays=True),
+    Rules(lone_triples=False),
+    Rules(pass_locks=True),
+    # both new options beside every value of every other option
+    Rules(lone_triples=False, pass_locks=True, straights="wrap", flush_order="suit_first", four_card_plays=True,
+          scoring="hk", opening="3D_leads_free"),
+    Rules(lone_triples=False, pass_locks=True, straights="to_two", four_card_plays=True, five_card_quads=False,
+          opening="3D_single"),
+    Rules(lone_triples=False, pass_locks=True),
 ]
 VARIANT_IDS = [
     "paper", "wrap", "to_two", "suit_first", "four_card", "no_five_quads", "four_no_five", "hk",
-    "leads_free", "3D_single", "charlesworth", "wrap_suit_four",
+    "leads_free", "3D_single", "charlesworth", "wrap_suit_four", "no_lone_triples", "pass_locks",
+    "house_wrap_hk", "house_charlesworth", "house_paper",
 ]
 
 
@@ -297,6 +308,9 @@ def test_model_straight_lists():
     assert bf_classify([0, 1, 2, 3, 4], Rules(five_card_quads=False)) is None
     assert bf_classify([0, 1, 4, 5], rules) is None
     assert bf_classify([0, 1, 4, 5], Rules(four_card_plays=True)) == (4, "two pair", 5)
+    assert bf_classify([0, 1, 2], rules) == (3, "triple", 2)
+    assert bf_classify([0, 1, 2], Rules(lone_triples=False)) is None  # no lone triple
+    assert bf_classify([0, 1, 2, 4, 5], Rules(lone_triples=False)) == (5, "full house", 0)  # but a full house
 
 
 # --------------------------------------------------------------------------

@@ -41,12 +41,14 @@ def test_rules_lists_presets(capsys):
     from big2_env.engine import rules as rules_module
 
     choices = {"straights": rules_module.STRAIGHTS, "flush_order": rules_module.FLUSH_ORDERS, "four_card_plays": (True, False),
-               "five_card_quads": (True, False), "scoring": rules_module.SCORINGS, "opening": rules_module.OPENINGS}
+               "five_card_quads": (True, False), "scoring": rules_module.SCORINGS, "opening": rules_module.OPENINGS,
+               "lone_triples": (True, False), "pass_locks": (True, False)}
     assert set(rules_module.RULE_MEANINGS) == set(choices)
     for name, meanings in rules_module.RULE_MEANINGS.items():  # every option and value explained, none missing
         assert set(meanings) == set(choices[name]), name
         assert all(meaning in out for meaning in meanings.values())
     assert "opening 3D_single: the holder of the 3 of diamonds opens with that card alone" in out
+    assert "pass locks them out" in out and "three of a kind is a play on its own" in out
 
 
 def test_the_table_explains_the_opening_rule(capsys):

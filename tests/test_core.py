@@ -35,7 +35,8 @@ def reference_game(deck: np.ndarray, uniforms: np.ndarray, rules: Rules):
     while not game.is_over:
         legal = game.legal_entries()
         pick = min(int(uniforms[game.turn] * len(legal)), len(legal) - 1)
-        positions.append((game.hand(game.current_player), game.trick, game.is_opening, [e[2] for e in legal]))
+        locked = rules.pass_locks and game.current_player in game.out_of_trick
+        positions.append((game.hand(game.current_player), game.trick, game.is_opening, locked, [e[2] for e in legal]))
         rows.append((game.current_player, len(legal), legal[pick][2]))
         game.play_index(pick)
     return np.array(rows, dtype=np.int64), game.scores(), game.winner, positions
@@ -51,8 +52,8 @@ def test_random_games_match_the_reference_move_by_move(rules, seed):
     expected, expected_scores, expected_winner, positions = reference_game(deck, uniforms, rules)
     np.testing.assert_array_equal(trace, expected)
     assert scores.tolist() == expected_scores and winner == expected_winner
-    for hand, trick, opening, masks in positions:  # the whole legal list, in order, at every decision
-        assert legal_masks(hand, trick, rules, opening=opening).tolist() == masks
+    for hand, trick, opening, locked, masks in positions:  # the whole legal list, in order, at every decision
+        assert legal_masks(hand, trick, rules, opening=opening, locked=locked).tolist() == masks
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
@@ -98,8 +99,9 @@ def test_play_random_is_seeded_and_replays_in_the_engine(monkeypatch):
 
 
 def test_rules_array_names_each_field():
-    assert rules_array(None).tolist() == [0, 0, 0, 1, 0, 0]
-    assert rules_array({"straights": "wrap", "scoring": "hk"}).tolist() == [1, 0, 0, 1, 1, 0]
+    assert rules_array(None).tolist() == [0, 0, 0, 1, 0, 0, 1, 0]
+    assert rules_array({"straights": "wrap", "scoring": "hk"}).tolist() == [1, 0, 0, 1, 1, 0, 1, 0]
+    assert rules_array({"lone_triples": False, "pass_locks": True}).tolist() == [0, 0, 0, 1, 0, 0, 0, 1]
 
 
 @pytest.mark.parametrize(
@@ -295,7 +297,7 @@ def test_smart_scores_are_the_python_smart_scores(rules, seed, moves):
     trick_size = len(trick) if trick else 0
     legal = np.empty(kernels.CAPACITY, dtype=np.int64)
     k = kernels.legal_from(masks, sizes, strengths, len(masks), hand, trick_size, game._trick_strength if trick else 0,
-                           game.is_opening, rules_array(rules)[kernels.R_OPENING], legal)
+                           game.is_opening, rules_array(rules)[kernels.R_OPENING], game.locked, legal)
     trick_category = 0
     if trick:
         from big2_env import classify

@@ -52,6 +52,7 @@ def play_checked_game(rules: Rules, seed: int, how: str = "mixed") -> Game:
     # reference model of the table
     holder = next(p for p in range(4) if 0 in game.hands[p])
     to_move, trick, trick_player, passes, opening = holder, None, None, 0, True
+    passed_this_trick: set[int] = set()  # under pass_locks these seats may only pass until the trick ends
     played: list[int] = []
     history: list[tuple[int, tuple[int, ...]]] = []
     plays_made = 0
@@ -73,7 +74,9 @@ def play_checked_game(rules: Rules, seed: int, how: str = "mixed") -> Game:
         hand = hands[player]
         legal = game.legal_plays()
         # exactly the brute-force legal set
-        if opening and rules.opening == "3D_single":
+        if rules.pass_locks and player in passed_this_trick:
+            expected = {()}
+        elif opening and rules.opening == "3D_single":
             expected = {(0,)}
         else:
             must = 0 if opening and rules.opening == "3D_must_play" else None
@@ -114,11 +117,13 @@ def play_checked_game(rules: Rules, seed: int, how: str = "mixed") -> Game:
                 break
         else:
             passes += 1
+            passed_this_trick.add(player)
             assert passes <= 3
             if passes == 3:
                 # three passes in a row: the trick clears and its player leads
                 assert (player + 1) % 4 == trick_player
                 trick = None
+                passed_this_trick = set()
         to_move = (player + 1) % 4
 
     # the end: one empty hand, the game stops

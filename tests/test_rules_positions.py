@@ -467,3 +467,76 @@ def test_charlesworth_preset():
     assert Rules.preset("paper") == Rules()
     assert Rules() == Rules(straights="no_two", flush_order="high_card", four_card_plays=False,
                             five_card_quads=True, scoring="paper", opening="3D_must_play")
+
+
+# ----------------------------------------------------------------------------- house rules
+NO_LONE_TRIPLES = Rules(lone_triples=False)
+PASS_LOCKS = Rules(pass_locks=True)
+
+
+def test_without_lone_triples_three_of_a_kind_is_no_play_but_full_houses_are():
+    hand = "3D 3C 3H 4D 4S 9C"
+    assert legal(hand, rules=PAPER) >= expect("3D 3C 3H")
+    assert legal(hand, rules=NO_LONE_TRIPLES) == legal(hand, rules=PAPER) - expect(
+        "3D 3C 3H"
+    )  # only the lone triple goes: the full houses 333-44 stay
+    assert expect("3D 3C 3H 4D 4S") <= legal(hand, rules=NO_LONE_TRIPLES)
+    assert classify(parse_cards("3D 3C 3H"), NO_LONE_TRIPLES) is None
+    assert classify(parse_cards("3D 3C 3H 4D 4S"), NO_LONE_TRIPLES).name == "full house"
+    with pytest.raises(ValueError, match="not a legal combination"):
+        legal_plays(parse_cards("5D 5C 5H"), parse_cards("4D 4C 4H"), NO_LONE_TRIPLES)
+    game = Game.from_hands(["3D 3C 3H 9S", "4D", "5D", "6D"], NO_LONE_TRIPLES)
+    with pytest.raises(IllegalPlayError, match="not a legal combination under these rules"):
+        game.play("3D 3C 3H")
+
+
+def test_pass_locks_keeps_a_passer_out_until_the_trick_ends():
+    """The scripted game of the soft pass, under pass_locks: p1 passed on 5D, so when the trick comes
+    back round (p0 plays 9C) its only play is pass, although it holds 2S; the trick still ends after
+    three passes in a row, and everyone may play in the next one."""
+    game = Game.from_hands(["5D 9C JD KD", "4D 2S", "3C 7D", "4C 8H"], PASS_LOCKS, current_player=0)
+    game.play("5D")
+    assert game_legal(game) == expect("2S", "pass")
+    game.play("pass")
+    assert game.passed_mask == 0b0010
+    game.play("7D")
+    game.play("8H")
+    game.play("9C")
+    assert game.current_player == 1 and game.passes == 0 and game.locked
+    assert game_legal(game) == {"pass"}  # the soft pass would allow 2S here
+    with pytest.raises(IllegalPlayError, match="passed earlier in this trick"):
+        game.play("2S")
+    game.play("pass")
+    assert game.current_player == 2 and not game.locked
+    game.play("pass")
+    game.play("pass")  # p1, p2, p3: three passes in a row end the trick, p0 leads
+    assert game.trick is None and game.current_player == 0 and game.passed_mask == 0
+    game.play("JD")
+    assert game.current_player == 1 and not game.locked  # a new trick: p1 may play again
+    assert game_legal(game) == expect("2S", "pass")
+
+
+def test_pass_locks_changes_nothing_for_a_player_who_never_passed():
+    game = Game.from_hands(["5D 9C KD", "4D 2S", "3C 7D", "4C 8H"], PASS_LOCKS, current_player=0)
+    soft = Game.from_hands(["5D 9C KD", "4D 2S", "3C 7D", "4C 8H"], PAPER, current_player=0)
+    for play in ("5D", "pass", "7D", "8H", "9C"):
+        game.play(play)
+        soft.play(play)
+        assert game.current_player == soft.current_player and game.trick == soft.trick
+        if game.current_player != 1:
+            assert game_legal(game) == game_legal(soft)
+
+
+def test_a_mid_game_start_can_name_who_passed():
+    hands = ["5D 9C", "4D 6D 2S", "3C 7C", "4C 8H"]
+    # p1 passed earlier in this trick, then p2 played 7D, p3 passed: p0 is on move after one pass
+    game = Game.from_hands(hands, PASS_LOCKS, current_player=0, trick="7D", trick_player=2, passes=1, passed=[1])
+    assert game.passed_mask == 0b1010 and not game.locked
+    game.play("9C")
+    assert game.current_player == 1 and game_legal(game) == {"pass"}
+    with pytest.raises(ValueError, match="made the trick"):
+        Game.from_hands(hands, PASS_LOCKS, current_player=0, trick="7D", trick_player=2, passes=1, passed=[2])
+    with pytest.raises(ValueError, match="needs an active trick"):
+        Game.from_hands(hands, PASS_LOCKS, current_player=0, passed=[1])
+    with pytest.raises(ValueError, match="seat"):
+        Game.from_hands(hands, PASS_LOCKS, current_player=0, trick="7D", trick_player=2, passes=1, passed=[4])

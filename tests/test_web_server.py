@@ -363,3 +363,29 @@ def test_the_load_benchmark_plays_its_games_against_a_real_big2_serve(tmp_path):
     figures = module.main(["--games", "3", "--opponents", "random", "--json", str(tmp_path / "load.json")])
     assert figures["finished"] == 3 and figures["error_count"] == 0 and figures["first_page_s"] > 0
     assert figures["all"]["n"] == figures["requests"] > 3 * 13 and json.loads((tmp_path / "load.json").read_text())["games"] == 3
+
+
+def test_the_rule_picker_sets_the_house_rules_and_every_seat_plays_by_them(client):
+    """The two house options on top of a preset: the agents (the search included) only ever make legal
+    plays under them, the view says who is locked out, and a bad option is refused."""
+    status, info = client.call("GET", "/api/info")
+    assert status == 200 and set(info["options"]) == {"lone_triples", "pass_locks"}
+    assert "pass locks them out" in info["options"]["pass_locks"]["true"]
+    request = {"mode": "watch", "seats": ["search:8", "smart", "greedy", "random"], "seed": 7, "rules": "charlesworth",
+               "options": {"lone_triples": False, "pass_locks": True}}
+    status, view = client.call("POST", "/api/games", request)
+    assert status == 201
+    assert view["rules"] == {**Rules.preset("charlesworth").to_dict(), "lone_triples": False, "pass_locks": True}
+    saw_locked = False
+    while not view["over"]:
+        saw_locked |= view["player"] in view["locked"]
+        status, view = client.call("POST", f"/api/games/{view['id']}/advance")
+        assert status == 200, view  # an illegal agent move would be refused here
+    replayed = Game(Rules(**view["rules"]), seed=7)
+    for _, cards in view["history"]:
+        replayed.play(cards)  # the engine under the same rules accepts every move
+    assert replayed.scores() == view["scores"] and not any(len(c) == 3 for _, c in view["history"])
+    assert saw_locked  # this deal reaches a locked seat
+    for bad in ({"pass_locks": 1}, {"four_card_plays": True}, ["pass_locks"]):
+        status, error = client.call("POST", "/api/games", {**request, "options": bad})
+        assert status == 400 and "options must be" in error["error"]

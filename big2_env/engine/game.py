@@ -36,7 +36,7 @@ from .cards import (
     parse_play,
 )
 from .combos import Entry, classify
-from .legal import _legal_entries
+from .legal import PASS_ENTRY, _legal_entries
 from .rules import Rules
 
 NUM_PLAYERS = 4
@@ -105,13 +105,16 @@ class Game:
         trick_player: int | None = None,
         passes: int = 0,
         opening: bool | None = None,
+        passed: Iterable[int] = (),
     ) -> "Game":
         """Start from given hands (card ids or card text), for tests, puzzles and replays.
 
         With the defaults, ``hands`` must be a full deal and play starts from the
         opening (holder of 3D on move). Give ``current_player`` (and optionally an
         active ``trick`` made by ``trick_player`` followed by ``passes`` passes) to
-        start mid-game; the opening rule then applies only if ``opening=True``.
+        start mid-game; the opening rule then applies only if ``opening=True``. ``passed``:
+        the seats that passed earlier in the active trick (the ``passes`` seats just before
+        the player on move are added to them); under ``pass_locks`` they may only pass.
 
         Accepted types (anything else raises ``ValueError`` naming the argument, the
         value and what is allowed): ``hands`` a list of four hands, each card text or
@@ -119,7 +122,7 @@ class Game:
         :func:`big2_env.engine.cards.check_hand`); ``current_player`` and ``trick_player``
         ``None`` or a seat 0..3 (int or numpy integer, not a bool); ``trick`` ``None``,
         card text or card ids; ``passes`` an int 0..2; ``opening`` ``True``, ``False``
-        or ``None``.
+        or ``None``; ``passed`` seats 0..3 other than the trick's player (only with a trick).
         """
         rules = Rules.coerce(rules)
         if isinstance(hands, (str, bytes)) or not hasattr(hands, "__len__"):
@@ -133,6 +136,11 @@ class Game:
         passes = check_index(passes, "passes after the trick", NUM_PLAYERS - 1, "0, 1 or 2")
         if opening is not None and not isinstance(opening, bool):
             raise ValueError(f"opening must be True, False or None, got {opening!r} ({type(opening).__name__})")
+        if isinstance(passed, (str, bytes)) or not hasattr(passed, "__iter__"):
+            raise ValueError(f"passed must be a collection of seats 0..3, got {passed!r} ({type(passed).__name__})")
+        passed_mask = 0
+        for seat in passed:
+            passed_mask |= 1 << check_index(seat, "a seat in passed", NUM_PLAYERS)
         parsed = []
         seen = 0
         for seat, hand in enumerate(hands):
@@ -163,12 +171,19 @@ class Game:
                     f"player {trick_player} played the trick and {passes} passed, so player "
                     f"{(trick_player + 1 + passes) % NUM_PLAYERS} is on move, not {current_player}"
                 )
+            if passed_mask >> trick_player & 1:
+                raise ValueError(f"passed lists player {trick_player}, who made the trick")
             game.trick, game._trick_strength, game.trick_player, game.passes = trick_t, combo.strength, trick_player, passes
             game._trick_mask = trick_mask
             game.played_mask |= trick_mask
             game.played_by_mask[trick_player] |= trick_mask
+            for k in range(passes):  # the passes just before the player on move
+                passed_mask |= 1 << (trick_player + 1 + k) % NUM_PLAYERS
+            game.passed_mask = passed_mask
         elif passes:
             raise ValueError("passes need an active trick")
+        elif passed_mask:
+            raise ValueError("passed needs an active trick (a pass locks a seat only until its trick ends)")
         return game
 
     def _setup(
@@ -196,6 +211,7 @@ class Game:
         self._trick_mask = 0
         self.trick_player: int | None = None
         self.passes = 0
+        self.passed_mask = 0
         self.winner: int | None = None
         self.turn = 0
         self.history: list[tuple[int, tuple[int, ...]]] = []
@@ -226,6 +242,11 @@ class Game:
         return self._opening
 
     @property
+    def locked(self) -> bool:
+        """True when the player on move may only pass: under ``pass_locks``, it passed earlier in this trick."""
+        return self.rules.pass_locks and bool(self.passed_mask >> self.current_player & 1)
+
+    @property
     def leading(self) -> bool:
         """True when the player on move has control (no active trick)."""
         return self.trick is None
@@ -239,6 +260,9 @@ class Game:
         if self._legal is None:
             if self.winner is not None:
                 self._legal = []
+                return self._legal
+            if self.locked:
+                self._legal = [PASS_ENTRY]
                 return self._legal
             trick_size = len(self.trick) if self.trick is not None else 0
             self._legal = _legal_entries(
@@ -300,8 +324,10 @@ class Game:
         self._legal = None
         if not play:
             self.passes += 1
+            self.passed_mask |= 1 << player
             if self.passes == NUM_PLAYERS - 1:
                 self.trick = None  # everyone else passed: the trick's player leads next
+                self.passed_mask = 0
             self.current_player = (player + 1) % NUM_PLAYERS
             return
         mask = entry[2]
@@ -323,6 +349,9 @@ class Game:
             return f"the game is over (player {self.winner} won); no more plays"
         if not play:
             return f"player {player} has control (no active trick) and cannot pass"
+        if self.locked:
+            return (f"illegal play for player {player}: they passed earlier in this trick and, under pass_locks, "
+                    f"may only pass until it ends. Legal plays: pass")
         missing = [c for c in play if not self._hand_masks[player] >> c & 1]
         if missing:
             return f"{format_cards(missing)} not in player {player}'s hand ({format_cards(self._hand_cards[player])})"

@@ -58,6 +58,14 @@ RULE_MEANINGS: dict[str, dict[Any, str]] = {
         "3D_leads_free": "the holder of the 3 of diamonds opens with any play",
         "3D_single": "the holder of the 3 of diamonds opens with that card alone",
     },
+    "lone_triples": {
+        True: "three of a kind is a play on its own",
+        False: "three of a kind is not a play on its own (only inside a full house)",
+    },
+    "pass_locks": {
+        False: "a player who passed may play again if the trick comes back round (soft pass)",
+        True: "a player who passes may not play again until the trick ends (pass locks them out)",
+    },
 }
 """What each value of each :class:`Rules` option means, in plain words (``big2 rules`` prints them)."""
 
@@ -85,6 +93,14 @@ class Rules:
         opening: ``"3D_must_play"`` (default): the holder of 3D leads and the opening
             play must contain 3D. ``"3D_leads_free"``: the holder of 3D leads any
             combination. ``"3D_single"``: the holder of 3D must open with 3D alone.
+        lone_triples: ``True`` (default): three of a kind is a three-card play. ``False``:
+            it is not (a triple then appears only inside a full house); the action index
+            keeps its triple actions, never legal.
+        pass_locks: ``False`` (default, the soft pass): a player who passed may play again
+            if the trick comes back round to them. ``True``: a player who passes is locked
+            out until the trick ends; on their later turns in that trick pass is the only
+            legal play, so the turn order and the trick's end (three passes in a row) are
+            unchanged.
 
     Examples:
         >>> Rules() == Rules.preset("paper")
@@ -103,6 +119,8 @@ class Rules:
     five_card_quads: bool = True
     scoring: str = "paper"
     opening: str = "3D_must_play"
+    lone_triples: bool = True
+    pass_locks: bool = False
 
     PRESETS: ClassVar[tuple[str, ...]] = ("paper", "charlesworth")
 
@@ -117,7 +135,7 @@ class Rules:
             if value not in allowed:
                 listed = ", ".join(repr(a) for a in allowed)
                 raise ValueError(f"Rules.{name} must be one of {listed}; got {value!r}")
-        for name in ("four_card_plays", "five_card_quads"):
+        for name in ("four_card_plays", "five_card_quads", "lone_triples", "pass_locks"):
             value = getattr(self, name)
             if not isinstance(value, bool):
                 raise ValueError(f"Rules.{name} must be True or False; got {value!r}")

@@ -66,17 +66,21 @@ from ..engine.core import check_seed, rules_array, shuffled_decks
 from ..engine.core.games import (
     T_MASK,
     T_OPENING,
+    T_PASSED,
     T_PASSES,
     T_PLAYER,
     T_SIZE,
     T_STRENGTH,
     T_WINNER,
+    TABLE_SIZE,
     apply_move,
     final_scores,
+    locked,
     new_table,
 )
 from ..engine.core.kernels import (
     CAPACITY,
+    R_LONE_TRIPLES,
     R_OPENING,
     R_SCORING,
     WORK_SIZE,
@@ -111,12 +115,11 @@ TABLES = (SLOTS, SLOT_INDEX)
 # core's table (big2_env.engine.core.games.TABLE_FIELDS), so that one apply_move plays for every kernel
 H0 = 0  # hands of seats 0..3: columns 0..3
 P0 = 4  # cards played by seats 0..3: columns 4..7
-T0 = 8  # the table: columns 8..15
-TURNS = T0 + 8  # decisions so far in this game
+T0 = 8  # the table: columns 8..16 (its T_PASSED: the seats that passed in this round, as the extended view shows)
+TURNS = T0 + TABLE_SIZE  # decisions so far in this game
 LEARNER = TURNS + 1  # the learner's seat (the single-agent vector env's; -1 in self-play)
 TRICK_PLAYER = LEARNER + 1  # who made the active trick (-1 when a player leads): the extended view's control
-PASSED = TRICK_PLAYER + 1  # bitmask of the seats that passed in this round
-DECLINED = PASSED + 1  # per seat x trick size 1..5: the weakest strength it passed on (-1: none)
+DECLINED = TRICK_PLAYER + 1  # per seat x trick size 1..5: the weakest strength it passed on (-1: none)
 CW_FLAGS = DECLINED + 20  # Charlesworth's view, per seat: the kind flags of its block, bit f - 21 for flag f (21..26)
 CW_LAST = CW_FLAGS + 4  # per viewer: his last-play section (numbers 383..411), bit i for number 383 + i
 CW_PASSES = CW_LAST + 4  # his pass counter (0..2)
@@ -169,7 +172,7 @@ def _legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, leg
     trick_size = state[g, T0 + T_SIZE]
     n = combos_into(hand, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, trick_size, work)
     return legal_from(ws_masks, ws_sizes, ws_strengths, n, hand, trick_size, state[g, T0 + T_STRENGTH],
-                      state[g, T0 + T_OPENING] == 1, rules[R_OPENING], legal)
+                      state[g, T0 + T_OPENING] == 1, rules[R_OPENING], locked(state, g, T0, rules), legal)
 
 
 @njit(cache=True)
@@ -205,7 +208,7 @@ def write_view(state, g, player, out):  # pragma: no cover - compiled
     out[OBS_SIZE + 1 + (0 if trick_player < 0 else (trick_player - player) % 4)] = 1.0
     for k in range(3):
         seat = (player + 1 + k) % 4
-        out[OBS_SIZE + 5 + k] = (state[g, PASSED] >> seat) & 1
+        out[OBS_SIZE + 5 + k] = (state[g, T0 + T_PASSED] >> seat) & 1
         for size in range(5):
             weakest = state[g, DECLINED + 5 * seat + size]
             if weakest >= 0:
@@ -347,14 +350,12 @@ def _play(state, g, play, size, strength, category):  # pragma: no cover - compi
         column = DECLINED + 5 * player + state[g, T0 + T_SIZE] - 1
         if state[g, column] < 0 or state[g, T0 + T_STRENGTH] < state[g, column]:
             state[g, column] = state[g, T0 + T_STRENGTH]
-        state[g, PASSED] |= 1 << player
     else:
         state[g, TRICK_PLAYER] = player
     state[g, P0 + player] |= play
     apply_move(state, g, H0, T0, play, size, strength, category)
-    if play == 0 and state[g, T0 + T_PASSES] == 3:  # everyone else passed: a new round
+    if play == 0 and state[g, T0 + T_PASSES] == 3:  # everyone else passed: a new round (apply_move cleared T_PASSED)
         state[g, TRICK_PLAYER] = -1
-        state[g, PASSED] = 0
     state[g, TURNS] += 1
     return state[g, T0 + T_WINNER] >= 0
 
@@ -369,6 +370,8 @@ def _play_action(state, g, action, rules, tables, ws_masks, ws_sizes, ws_strengt
         if state[g, T0 + T_SIZE] == 0:
             return -1
         return 1 if _play(state, g, 0, 0, 0, 0) else 0
+    if locked(state, g, T0, rules):  # passed earlier in this trick, under pass_locks
+        return -1
     # the cards at the action's hand slots
     play = 0
     slot = 0
@@ -384,7 +387,7 @@ def _play_action(state, g, action, rules, tables, ws_masks, ws_sizes, ws_strengt
         return -1
     if size <= 3:  # one rank: its top card is the strength
         top = 63 - leading_zeros(play)
-        if (top >> 2) != (popcount((play & -play) - 1) >> 2):
+        if (top >> 2) != (popcount((play & -play) - 1) >> 2) or (size == 3 and not rules[R_LONE_TRIPLES]):
             return -1
         return 1 if _play(state, g, play, size, top, size - 1) else 0  # SINGLE, PAIR, TRIPLE are 0, 1, 2
     count = combos_into(play, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, size, work)

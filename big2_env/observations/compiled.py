@@ -20,6 +20,7 @@ from ..engine import native
 from ..engine.core.kernels import (
     CAPACITY,
     R_OPENING,
+    R_PASS_LOCKS,
     SCRATCH_ROWS,
     WORK_SIZE,
     comparison_card,
@@ -167,11 +168,12 @@ def _random_game_views(deck, uniforms, rules, observations, action_masks, action
         if hands[p] & 1:
             player = p
     opening = True
-    trick, trick_size, trick_strength, passes = 0, 0, 0, 0
+    trick, trick_size, trick_strength, passes, passed = 0, 0, 0, 0, 0
     turn = 0
     while True:
+        locked = rules[R_PASS_LOCKS] != 0 and (passed >> player) & 1 == 1
         k = legal_from(ws_masks[player], ws_sizes[player], ws_strengths[player], counts[player], hands[player],
-                       trick_size, trick_strength, opening, rules[R_OPENING], legal)
+                       trick_size, trick_strength, opening, rules[R_OPENING], locked, legal)
         total = k + 1 if trick_size else k
         write_observation(hands, played_by, trick, passes, player, observations[turn])
         action_masks[turn, :] = False
@@ -183,8 +185,9 @@ def _random_game_views(deck, uniforms, rules, observations, action_masks, action
         if pick == k:
             actions[turn] = PASS_ACTION
             passes += 1
+            passed |= 1 << player
             if passes == 3:
-                trick, trick_size, trick_strength = 0, 0, 0
+                trick, trick_size, trick_strength, passed = 0, 0, 0, 0
         else:
             i = legal[pick]
             chosen = ws_masks[player][i]
@@ -217,9 +220,10 @@ def random_game_views(deck: Any, uniforms: Any, rules: Rules | str | dict | None
 DECISION_ROWS = SCRATCH_ROWS + 1
 """Rows of :func:`decision_view`'s scratch array: :func:`~big2_env.engine.core.kernels.legal_rows`'
 rows (masks, comparison cards, strengths, categories, work, legal indices), then action indices."""
-POSITION_SIZE = 14
+POSITION_SIZE = 15
 """Length of :func:`decision_view`'s position array: the four hands, the four seats' played cards, the
-trick's mask, size and strength, the passes, the player on move and the opening flag."""
+trick's mask, size and strength, the passes, the player on move, the opening flag and whether the
+player on move is locked out of the trick (``pass_locks``: pass is its only play)."""
 
 
 @njit(cache=True)
@@ -232,7 +236,7 @@ def decision_view(position, rules, slot_index, observation, scratch):  # pragma:
     player = position[12]
     write_observation(position[0:4], position[4:8], position[8], position[11], player, observation)
     hand = position[player]
-    k = legal_rows(hand, rules, position[9], position[10], position[13] != 0, scratch)
+    k = 0 if position[14] else legal_rows(hand, rules, position[9], position[10], position[13] != 0, scratch)
     actions = scratch[SCRATCH_ROWS]
     for j in range(k):
         actions[j] = action_index(scratch[0, j], hand, slot_index)
@@ -268,7 +272,7 @@ def decision_arrays(game: Any) -> tuple[np.ndarray, list[int], list[int]]:
     hands, played_by = game._hand_masks, game.played_by_mask
     position[:] = (hands[0], hands[1], hands[2], hands[3], played_by[0], played_by[1], played_by[2], played_by[3],
                    game._trick_mask if trick else 0, len(trick) if trick else 0, game._trick_strength, game.passes,
-                   game.current_player, game._opening)
+                   game.current_player, game._opening, game.locked)
     observation = np.empty(OBS_SIZE, dtype=np.float32)
     k = decision_view(position, native.rules_array(game.rules), SLOT_INDEX, observation, scratch)
     return observation, scratch[0, :k].tolist(), scratch[SCRATCH_ROWS, :k].tolist()

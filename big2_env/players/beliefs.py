@@ -59,7 +59,7 @@ import numpy as np
 from ..engine.cards import mask_to_cards
 from ..engine.combos import classify
 from ..engine.game import HAND_SIZE
-from ..engine.legal import legal_entries
+from ..engine.legal import PASS_ENTRY, legal_entries
 from .greedy import _classify_cached, greedy_choice
 from .fast import FastModel, entry_features, features, shipped_model
 from .smart import smart_choice
@@ -101,6 +101,8 @@ class Move:
         opening: the game's first play (the opening rule applies).
         left: the cards each seat held before the move (by seat number).
         passes: the passes since the trick was made (0 when leading).
+        locked: the mover may only pass: it passed earlier in this trick, under the
+            ``pass_locks`` rule.
     """
 
     seat: int
@@ -111,12 +113,14 @@ class Move:
     opening: bool
     left: tuple[int, int, int, int] = (HAND_SIZE,) * 4
     passes: int = 0
+    locked: bool = False
 
 
 def game_course(moves: Sequence[tuple[int, tuple[int, ...]]], rules: Rules | str | dict | None = None) -> list[Move]:
     """The table before each of ``moves`` (``(seat, play)`` pairs from the start of the game,
     ``()`` for a pass), under the engine's rules: three passes in a row end the trick and its
-    player leads. Each :class:`Move` also counts the cards every seat held before it, from the
+    player leads (and, under ``pass_locks``, a seat that passed in a trick is locked until it
+    ends). Each :class:`Move` also counts the cards every seat held before it, from the
     13-card deal of a game of four. Raises ``ValueError`` for a play that is not a combination
     under ``rules``."""
     rules = Rules.coerce(rules)
@@ -125,11 +129,14 @@ def game_course(moves: Sequence[tuple[int, tuple[int, ...]]], rules: Rules | str
     strength = passes = 0
     opening = True
     left = [HAND_SIZE] * 4
+    passed = 0  # the seats that passed in this trick
     for seat, play in moves:
         if not 0 <= seat < 4:
             raise ValueError(f"the history's seats are 0..3; got {seat!r}")
         mask = sum(1 << c for c in play)
-        course.append(Move(seat, tuple(play), mask, trick, strength, opening, (left[0], left[1], left[2], left[3]), passes))
+        locked = rules.pass_locks and bool(passed >> seat & 1)
+        course.append(Move(seat, tuple(play), mask, trick, strength, opening, (left[0], left[1], left[2], left[3]), passes,
+                           locked))
         left[seat] -= len(play)
         if play:
             combo = classify(tuple(play), rules)
@@ -138,8 +145,9 @@ def game_course(moves: Sequence[tuple[int, tuple[int, ...]]], rules: Rules | str
             trick, strength, passes, opening = tuple(play), combo.strength, 0, False
         else:
             passes += 1
+            passed |= 1 << seat
             if passes == 3:
-                trick, strength, passes = None, 0, 0
+                trick, strength, passes, passed = None, 0, 0, 0
     return course
 
 
@@ -170,7 +178,11 @@ def seat_log_likelihoods(
             continue
         if move.mask & ~hand_mask:
             return [-math.inf] * len(models)
-        entries = legal_entries(hand_mask, len(move.trick) if move.trick else 0, move.trick_strength, move.opening, rules)
+        if move.locked:
+            entries = [PASS_ENTRY]
+        else:
+            entries = legal_entries(hand_mask, len(move.trick) if move.trick else 0, move.trick_strength, move.opening,
+                                    rules)
         n = len(entries)
         if n > 1:
             plays = [e[1] for e in entries]
@@ -222,13 +234,13 @@ def course_array(course: Sequence[Move], rules: Rules | str | dict | None = None
     """``course`` as the compiled core reads it: an int64 array with one row of
     :data:`~big2_env.engine.core.rollouts.COURSE_FIELDS` per move (seat, play mask, the trick's
     size, strength, category and mask, opening, the cards of the three seats after the mover's
-    and the passes)."""
+    the passes, and whether the mover was locked)."""
     rules = Rules.coerce(rules)
-    rows = np.zeros((len(course), 11), dtype=np.int64)  # the core's COURSE_FIELDS
+    rows = np.zeros((len(course), 12), dtype=np.int64)  # the core's COURSE_FIELDS
     for t, move in enumerate(course):
         rows[t, 0], rows[t, 1], rows[t, 6] = move.seat, move.mask, move.opening
         rows[t, 7:10] = [move.left[(move.seat + r) % 4] for r in (1, 2, 3)]
-        rows[t, 10] = move.passes
+        rows[t, 10], rows[t, 11] = move.passes, move.locked
         if move.trick:
             combo = _classify_cached(tuple(sorted(move.trick)), rules)
             if combo is None:

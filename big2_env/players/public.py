@@ -20,7 +20,7 @@ from ..engine.cards import NUM_CARDS, mask_to_cards
 from ..engine.combos import classify
 from ..engine.game import HAND_SIZE, Game
 from ..engine.rules import Rules
-from ..observations.extended import EXT_DECLINED, EXT_DECLINED_STRENGTH, EXTENDED_SIZE, decode_declined
+from ..observations.extended import EXT_DECLINED, EXT_DECLINED_STRENGTH, EXT_PASSED_ROUND, EXTENDED_SIZE, decode_declined
 from ..observations.paper import (
     OBS_CARDS_LEFT,
     OBS_HAND,
@@ -55,6 +55,10 @@ class PublicState:
         declined: per relative seat (0 unused), per trick size 1..5, the weakest strength it
             passed on, or -1 (all -1 when the observation is the paper's 277 numbers, which
             do not say who passed on what; see :mod:`big2_env.observations.extended`).
+        passed: bitmask of the relative seats known to have passed since the trick was led
+            (under ``pass_locks`` they may only pass until it ends): the ``passes`` seats just
+            before the player on move, and, from the extended observation, every seat that
+            passed in the round.
     """
 
     hand: tuple[int, ...]
@@ -66,6 +70,7 @@ class PublicState:
     cards_left: tuple[int, int, int, int]
     opening: bool
     declined: tuple[tuple[int, ...], ...] = ((-1,) * 5,) * 4
+    passed: int = 0
 
     @property
     def hand_mask(self) -> int:
@@ -94,11 +99,16 @@ def public_state(obs: Observation | np.ndarray) -> PublicState:
             f"an observation has {OBS_SIZE} numbers (or {EXTENDED_SIZE}, extended); got shape {vector.shape}"
         )
     declined: tuple[tuple[int, ...], ...] = ((-1,) * 5,) * 4
+    passed = 0
     if vector.shape == (EXTENDED_SIZE,):
         flags, values = vector[EXT_DECLINED], vector[EXT_DECLINED_STRENGTH]
         if not (np.all((flags == 0) | (flags == 1)) and np.all((values >= 0) & (values <= 1))):
             raise ValueError("the extended observation's pass flags must be 0 or 1 and its strengths lie in [0, 1]")
         declined = ((-1,) * 5,) + decode_declined(vector)
+        round_flags = vector[EXT_PASSED_ROUND]
+        if not np.all((round_flags == 0) | (round_flags == 1)):
+            raise ValueError("the extended observation's passed-this-round flags must be 0 or 1")
+        passed = sum(1 << (k + 1) for k in range(3) if round_flags[k])
     raw_hand = vector[OBS_HAND]
     if not np.all((raw_hand >= 0) & (raw_hand <= PAD_CARD) & (raw_hand == np.round(raw_hand))):
         raise ValueError("the observation's hand slots must hold card ids 0..51 or the padding 52")
@@ -129,6 +139,11 @@ def public_state(obs: Observation | np.ndarray) -> PublicState:
     if problems:
         raise ValueError("this observation cannot come from a Big 2 game: " + "; ".join(problems))
     trick = tuple(mask_to_cards(trick_mask)) or None
+    if trick is None:
+        passed = 0
+    else:
+        for k in range(passes):  # the seats just before the player on move passed: 3 (previous), then 2
+            passed |= 1 << (3 - k)
     return PublicState(
         hand=hand,
         trick=trick,
@@ -139,6 +154,7 @@ def public_state(obs: Observation | np.ndarray) -> PublicState:
         cards_left=(len(hand),) + left,  # type: ignore[arg-type]
         opening=played_mask == 0,
         declined=declined,
+        passed=passed,
     )
 
 
@@ -155,6 +171,7 @@ def state_game(state: PublicState, hands: Sequence[int], rules: Rules) -> Game:
     game._trick_mask = sum(1 << c for c in state.trick) if state.trick is not None else 0
     game.trick_player = state.trick_player
     game.passes = state.passes
+    game.passed_mask = state.passed
     game.winner = None
     game.turn = 0
     game.history = []

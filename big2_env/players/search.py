@@ -239,15 +239,26 @@ class _CoreState:
 
 def _root_table(state: PublicState, game: Game) -> np.ndarray:
     """The core's table (:data:`~big2_env.engine.core.games.TABLE_FIELDS`) of ``game`` (:func:`state_game`), seat 0 on move."""
-    from ..engine.core.games import T_CATEGORY, T_MASK, T_OPENING, T_PASSES, T_SIZE, T_STRENGTH, T_WINNER
+    from ..engine.core.games import (
+        T_CATEGORY,
+        T_MASK,
+        T_OPENING,
+        T_PASSED,
+        T_PASSES,
+        T_SIZE,
+        T_STRENGTH,
+        T_WINNER,
+        TABLE_SIZE,
+    )
 
-    table = np.zeros(8, dtype=np.int64)
+    table = np.zeros(TABLE_SIZE, dtype=np.int64)
     if state.trick is not None:
         combo = classify(state.trick, game.rules)
         assert combo is not None  # state_game has classified it
         table[T_SIZE], table[T_STRENGTH], table[T_CATEGORY] = len(state.trick), combo.strength, combo.category
         table[T_MASK] = sum(1 << c for c in state.trick)
     table[T_PASSES], table[T_OPENING], table[T_WINNER] = state.passes, state.opening, -1
+    table[T_PASSED] = state.passed
     return table
 
 

@@ -35,9 +35,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any, Callable, Sequence
 
-from ..engine.rules import Rules
+from ..engine.rules import RULE_MEANINGS, Rules
 from ..engine.replay import ReplayError, replay_positions
-from .tables import DEFAULT_AGENTS, TableError, TableStore
+from .tables import DEFAULT_AGENTS, HOUSE_OPTIONS, TableError, TableStore
 
 __all__ = ["LOOPBACK_NAMES", "MAX_BODY", "STATIC_FILES", "Big2Server", "ListenError", "is_loopback", "make_server", "serve"]
 
@@ -228,6 +228,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif parts == ["api", "info"]:
             routes["GET"] = lambda: self._json(200, {
                 "agents": list(store.allowed), "rules": list(Rules.PRESETS), "default_rules": store.default_rules_name,
+                "options": {name: {json.dumps(value): meaning for value, meaning in RULE_MEANINGS[name].items()}
+                            for name in HOUSE_OPTIONS},
                 "max_games": store.max_tables, "idle_seconds": store.idle_seconds,
             })
         elif parts == ["api", "games"]:

@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import secrets
@@ -47,7 +48,9 @@ __all__ = ["DEFAULT_AGENTS", "MODES", "Table", "TableError", "TableStore", "insi
 DEFAULT_AGENTS = ("random", "greedy", "smart", "search", "pretrained")
 """The agents a page may seat when ``big2 serve`` is given no ``--opponents``."""
 MODES = ("play", "watch")
-FIELDS = ("mode", "seats", "opponents", "rules", "seed", "human", "insight")
+FIELDS = ("mode", "seats", "opponents", "rules", "options", "seed", "human", "insight")
+HOUSE_OPTIONS = ("lone_triples", "pass_locks")
+"""The rule options a table may set on top of its preset (the rule picker's check boxes)."""
 """The fields of a new game's request (:meth:`TableStore.create`)."""
 HUMAN = "you"
 MAX_SEED = 2**63 - 1
@@ -193,6 +196,7 @@ class Table:
                 "cards_left": [game.cards_left(s) for s in range(NUM_PLAYERS)],
                 "trick": _cards(game.trick or ()), "trick_player": game.trick_player, "passed": passed[::-1],
                 "opening": game.is_opening, "history": [[p, _cards(c)] for p, c in game.history],
+                "locked": [s for s in range(NUM_PLAYERS) if self.rules.pass_locks and game.passed_mask >> s & 1],
                 "legal": legal, "over": over, "winner": game.winner, "scores": game.scores() if over else None,
                 "insight": thinking,
             }
@@ -264,7 +268,9 @@ class TableStore:
         * ``opponents`` (play): three agent specs for the other seats, in seat order after yours;
           ``seats`` (watch): four;
         * ``human`` (play): your seat 0..3 (default 0); ``rules``: a preset name (default the
-          server's); ``seed``: the deal (default random); ``insight``: show what the agent on
+          server's); ``options``: house rules on top of it, ``{"lone_triples": bool,
+          "pass_locks": bool}`` (either may be left out: the preset's value); ``seed``: the
+          deal (default random); ``insight``: show what the agent on
           move weighs (default: true to watch, false to play, where it shows the agents' cards).
         """
         if not isinstance(request, Mapping):
@@ -282,6 +288,13 @@ class TableStore:
             rules = Rules.preset(rules_name)
         else:
             raise TableError(400, f"rules must be a preset, one of {', '.join(Rules.PRESETS)}; got {rules_name!r}")
+        options = request.get("options", {})
+        if not isinstance(options, Mapping) or set(options) - set(HOUSE_OPTIONS) or not all(
+            isinstance(v, bool) for v in options.values()
+        ):
+            raise TableError(400, f"options must be an object of true/false values for {', '.join(HOUSE_OPTIONS)}; "
+                                  f"got {options!r}")
+        rules = dataclasses.replace(rules, **options)
         seed = request.get("seed")
         if seed is None:
             seed = secrets.randbelow(2**31)

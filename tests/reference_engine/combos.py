@@ -119,7 +119,7 @@ def classify(cards: Iterable[int], rules: Rules = Rules()) -> Combo | None:
     if n == 1:
         return Combo(SINGLE, top, top)
     if n <= 3:
-        if ranks[0] == ranks[-1]:
+        if ranks[0] == ranks[-1] and (n == 2 or rules.lone_triples):
             return Combo(PAIR if n == 2 else TRIPLE, top, top)
         return None
     if n == 4:
@@ -252,7 +252,7 @@ def enumerate_combos(hand_mask: int, rules: Rules = Rules()) -> list[list[Entry]
                 if kicker >> 2 != r:
                     fives.append(_entry(tuple(sorted(quad + (kicker,))), FOUR_OF_A_KIND, strength, quad[-1]))
 
-    groups: list[list[Entry]] = [[], singles, pairs, triples, fours, fives]
+    groups: list[list[Entry]] = [[], singles, pairs, triples if rules.lone_triples else [], fours, fives]
     for group in groups[2:]:
         group.sort(key=_sort_key)
     return groups

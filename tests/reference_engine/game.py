@@ -105,6 +105,7 @@ class Game:
         trick_player: int | None = None,
         passes: int = 0,
         opening: bool | None = None,
+        passed: Iterable[int] = (),
     ) -> "Game":
         """Start from given hands (card ids or card text), for tests, puzzles and replays.
 
@@ -164,6 +165,8 @@ class Game:
                     f"{(trick_player + 1 + passes) % NUM_PLAYERS} is on move, not {current_player}"
                 )
             game.trick, game._trick_strength, game.trick_player, game.passes = trick_t, combo.strength, trick_player, passes
+            # the seats out of this trick: the given ones and the passes just before the player on move
+            game.out_of_trick = set(passed) | {(trick_player + 1 + k) % NUM_PLAYERS for k in range(passes)}
             game.played_mask |= trick_mask
             game.played_by_mask[trick_player] |= trick_mask
         elif passes:
@@ -195,6 +198,7 @@ class Game:
         self._trick_strength = 0
         self.trick_player: int | None = None
         self.passes = 0
+        self.out_of_trick: set[int] = set()  # who passed in the active trick (pass_locks: they only pass)
         self.winner: int | None = None
         self.turn = 0
         self.history: list[tuple[int, tuple[int, ...]]] = []
@@ -237,6 +241,9 @@ class Game:
         if self._legal is None:
             if self.winner is not None:
                 self._legal = []
+                return self._legal
+            if self.rules.pass_locks and self.current_player in self.out_of_trick:
+                self._legal = [(-1, (), 0, -1, -1)]  # a pass: locked out until the trick ends
                 return self._legal
             trick_size = len(self.trick) if self.trick is not None else 0
             groups = self._combos[self.current_player]
@@ -297,8 +304,10 @@ class Game:
         self._legal = None
         if not play:
             self.passes += 1
+            self.out_of_trick = self.out_of_trick | {player}
             if self.passes == NUM_PLAYERS - 1:
                 self.trick = None  # everyone else passed: the trick's player leads next
+                self.out_of_trick = set()
             self.current_player = (player + 1) % NUM_PLAYERS
             return
         mask = entry[2]
@@ -321,6 +330,9 @@ class Game:
             return f"the game is over (player {self.winner} won); no more plays"
         if not play:
             return f"player {player} has control (no active trick) and cannot pass"
+        if self.rules.pass_locks and player in self.out_of_trick:
+            return (f"illegal play for player {player}: they passed earlier in this trick and, under pass_locks, "
+                    f"may only pass until it ends. Legal plays: pass")
         missing = [c for c in play if not self._hand_masks[player] >> c & 1]
         if missing:
             return f"{format_cards(missing)} not in player {player}'s hand ({format_cards(self._hand_cards[player])})"

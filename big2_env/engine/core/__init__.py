@@ -76,7 +76,7 @@ def rules_array(rules: Rules | str | dict | None = None) -> np.ndarray:
     """The int64 array a kernel reads for ``rules`` (a :class:`Rules`, preset name, dict or ``None``).
 
     >>> rules_array("charlesworth").tolist()
-    [2, 0, 1, 0, 0, 2]
+    [2, 0, 1, 0, 0, 2, 1, 0]
     """
     r = Rules.coerce(rules)
     return np.array(
@@ -87,6 +87,8 @@ def rules_array(rules: Rules | str | dict | None = None) -> np.ndarray:
             int(r.five_card_quads),
             SCORINGS.index(r.scoring),
             OPENINGS.index(r.opening),
+            int(r.lone_triples),
+            int(r.pass_locks),
         ],
         dtype=np.int64,
     )
@@ -115,21 +117,26 @@ def _combos(mask: int, rules_arr: np.ndarray) -> Arrays4:
     return out[0][:n].copy(), out[1][:n].copy(), out[2][:n].copy(), out[3][:n].copy()
 
 
-def legal_masks(hand: Any, trick: Any = None, rules: Rules | str | dict | None = None, opening: bool = False) -> np.ndarray:
+def legal_masks(
+    hand: Any, trick: Any = None, rules: Rules | str | dict | None = None, opening: bool = False, locked: bool = False
+) -> np.ndarray:
     """The legal plays of ``hand`` facing ``trick`` (``None`` or empty when leading), as card masks in the
     engine's order; a pass (mask 0) comes last when legal. ``opening``: the game's first play, under
-    the rules' opening rule (the hand must then hold 3D).
+    the rules' opening rule (the hand must then hold 3D). ``locked``: the player passed earlier in
+    this trick, so under the ``pass_locks`` rule it may only pass (ignored when the rules soft-pass).
 
     >>> from big2_env import parse_cards
     >>> legal_masks(parse_cards("3D 3S 5H 6H"), parse_cards("4C")).tolist()  # 5H, 6H, pass
     [1024, 16384, 0]
     """
-    combos, legal, k, trick_row = _position(hand, trick, rules, opening)
+    combos, legal, k, trick_row = _position(hand, trick, rules, opening, locked)
     chosen = combos[0][legal[:k]]
     return np.append(chosen, 0) if trick_row[0] else chosen
 
 
-def smart_play(hand: Any, trick: Any = None, rules: Rules | str | dict | None = None, opening: bool = False) -> int:
+def smart_play(
+    hand: Any, trick: Any = None, rules: Rules | str | dict | None = None, opening: bool = False, locked: bool = False
+) -> int:
     """The card mask of the paper's Smart choice (0: pass) for ``hand`` facing ``trick``, arguments
     as in :func:`legal_masks`: the compiled :func:`~big2_env.engine.core.smart.smart_pick`, which
     chooses what :class:`~big2_env.players.smart.SmartPolicy` chooses.
@@ -140,19 +147,27 @@ def smart_play(hand: Any, trick: Any = None, rules: Rules | str | dict | None = 
     '5H'
     """
     hand_mask = check_hand(hand, "hand", min_cards=1)
-    (masks, sizes, _, categories), legal, k, (trick_size, trick_category, trick_mask) = _position(hand, trick, rules, opening)
+    (masks, sizes, _, categories), legal, k, (trick_size, trick_category, trick_mask) = _position(
+        hand, trick, rules, opening, locked
+    )
     pick = smart.smart_pick(hand_mask, masks, sizes, categories, legal, k, trick_size, trick_category,
                             trick_mask, rules_array(rules))
     return 0 if pick == k else int(masks[legal[pick]])
 
 
-def _position(hand: Any, trick: Any, rules: Any, opening: Any) -> tuple[Arrays4, np.ndarray, int, tuple[int, int, int]]:
+def _position(
+    hand: Any, trick: Any, rules: Any, opening: Any, locked: Any = False
+) -> tuple[Arrays4, np.ndarray, int, tuple[int, int, int]]:
     """The checked position of :func:`legal_masks`: the hand's combinations, the legal ones' indices
     and count, and the trick's ``(size, category, mask)``."""
     hand_mask = check_hand(hand, "hand")
     trick_mask = 0 if trick is None else check_hand(trick, "trick")
     if not isinstance(opening, (bool, np.bool_)):
         raise ValueError(f"opening must be True or False; got {opening!r}")
+    if not isinstance(locked, (bool, np.bool_)):
+        raise ValueError(f"locked must be True or False; got {locked!r}")
+    if locked and not trick_mask:
+        raise ValueError("locked needs a trick: a pass locks a player only until the trick ends")
     if trick_mask & hand_mask:
         raise ValueError("trick shares cards with the hand")
     if opening and (trick_mask or not hand_mask & 1):
@@ -169,7 +184,8 @@ def _position(hand: Any, trick: Any, rules: Any, opening: Any) -> tuple[Arrays4,
     combos = _combos(hand_mask, rules_arr)
     legal = np.empty(kernels.CAPACITY, dtype=np.int64)
     k = kernels.legal_from(combos[0], combos[1], combos[2], len(combos[0]), hand_mask, trick_size, trick_strength,
-                           bool(opening), rules_arr[kernels.R_OPENING], legal)
+                           bool(opening), rules_arr[kernels.R_OPENING], bool(locked) and bool(rules_arr[kernels.R_PASS_LOCKS]),
+                           legal)
     return combos, legal, int(k), (trick_size, trick_category, trick_mask)
 
 
@@ -330,7 +346,7 @@ def warm_up() -> float:
     left = np.array([13, 13, 13, 13], dtype=np.int64)
     hand = sum(1 << c for c in range(13))
     rollouts.deal_hands(rng, 1, hand, np.arange(13, 52, dtype=np.int64), left, declined, 1.0, rules_arr, deals)
-    root = np.zeros(8, dtype=np.int64)
+    root = np.zeros(games.TABLE_SIZE, dtype=np.int64)
     root[games.T_OPENING], root[games.T_WINNER] = 1, -1
     candidates = np.array([[1, 1, 0, 0]], dtype=np.int64)
     for model in (fast.SEAT_SMART, fast.SEAT_FAST_SAMPLE):

@@ -1,9 +1,10 @@
 """Whole games in the compiled core: the table's state, one move applied, and games of random,
 Greedy and Smart seats (numba). Inputs are trusted (see :mod:`big2_env.engine.core.kernels`).
 
-A table is eight int64 columns of :data:`TABLE_FIELDS` (the player on move, the trick's size,
+A table is nine int64 columns of :data:`TABLE_FIELDS` (the player on move, the trick's size,
 strength, category and card mask, the passes since the last play, whether it is the opening,
-the winner or -1) beside the four hands' bitmasks, in a row of a 2-D array;
+the winner or -1, and the bitmask of the seats that passed since the trick was led: under the
+``pass_locks`` rule they may only pass until it ends, :func:`locked`) beside the four hands' bitmasks, in a row of a 2-D array;
 :func:`apply_move` is the one place where a play or a pass changes them, as
 :meth:`big2_env.engine.game.Game._apply` does, for every kernel of the core (the games here,
 the search's play-outs, the vector envs).
@@ -14,13 +15,25 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernels import CAPACITY, R_OPENING, R_SCORING, WORK_SIZE, combos_into, hand_penalty, legal_from, popcount
+from .kernels import (
+    CAPACITY,
+    R_OPENING,
+    R_PASS_LOCKS,
+    R_SCORING,
+    WORK_SIZE,
+    combos_into,
+    hand_penalty,
+    legal_from,
+    popcount,
+)
 from .smart import smart_pick
 
-T_PLAYER, T_SIZE, T_STRENGTH, T_CATEGORY, T_MASK, T_PASSES, T_OPENING, T_WINNER = range(8)
-TABLE_FIELDS = ("player", "trick_size", "trick_strength", "trick_category", "trick_mask", "passes", "opening", "winner")
-GAME_SIZE = 12
-"""Columns of a game row of the plain layout: the four hands (0..3), then the table (4..11)."""
+T_PLAYER, T_SIZE, T_STRENGTH, T_CATEGORY, T_MASK, T_PASSES, T_OPENING, T_WINNER, T_PASSED = range(9)
+TABLE_FIELDS = ("player", "trick_size", "trick_strength", "trick_category", "trick_mask", "passes", "opening", "winner",
+                "passed")
+TABLE_SIZE = len(TABLE_FIELDS)
+GAME_SIZE = 4 + TABLE_SIZE
+"""Columns of a game row of the plain layout: the four hands (0..3), then the table (4..12)."""
 HANDS_AT, TABLE_AT = 0, 4
 
 
@@ -30,7 +43,7 @@ HANDS_AT, TABLE_AT = 0, 4
 @njit(cache=True)
 def new_table(rows, g, t, player: int, opening: int) -> None:  # pragma: no cover - compiled
     """A fresh trick-less table with ``player`` on move (``opening``: nothing played yet)."""
-    for k in range(8):
+    for k in range(TABLE_SIZE):
         rows[g, t + k] = 0
     rows[g, t + T_PLAYER] = player
     rows[g, t + T_OPENING] = opening
@@ -39,16 +52,18 @@ def new_table(rows, g, t, player: int, opening: int) -> None:  # pragma: no cove
 
 @njit(cache=True)
 def apply_move(rows, g, h, t, mask: int, size: int, strength: int, category: int) -> None:  # pragma: no cover
-    """The player on move plays ``mask`` (0: passes); three passes in a row clear the trick, and
-    emptying a hand wins (the winner stays on move)."""
+    """The player on move plays ``mask`` (0: passes); three passes in a row clear the trick (and
+    who passed in it), and emptying a hand wins (the winner stays on move)."""
     player = rows[g, t + T_PLAYER]
     if mask == 0:
         rows[g, t + T_PASSES] += 1
+        rows[g, t + T_PASSED] |= 1 << player
         if rows[g, t + T_PASSES] == 3:
             rows[g, t + T_SIZE] = 0
             rows[g, t + T_STRENGTH] = 0
             rows[g, t + T_CATEGORY] = 0
             rows[g, t + T_MASK] = 0
+            rows[g, t + T_PASSED] = 0
         rows[g, t + T_PLAYER] = (player + 1) % 4
         return
     rows[g, h + player] ^= mask
@@ -62,6 +77,13 @@ def apply_move(rows, g, h, t, mask: int, size: int, strength: int, category: int
         rows[g, t + T_WINNER] = player
     else:
         rows[g, t + T_PLAYER] = (player + 1) % 4
+
+
+@njit(cache=True)
+def locked(rows, g, t, rules) -> bool:  # pragma: no cover - compiled
+    """Whether the player on move in row ``g`` (table at column ``t``) may only pass: under the
+    ``pass_locks`` rule, it passed earlier in the trick on the table."""
+    return rules[R_PASS_LOCKS] != 0 and (rows[g, t + T_PASSED] >> rows[g, t + T_PLAYER]) & 1 == 1
 
 
 @njit(cache=True)
@@ -105,7 +127,8 @@ def random_game(deck, uniforms, rules, ws_masks, ws_sizes, ws_strengths, ws_cate
         hand = game[0, HANDS_AT + player]
         trick_size = game[0, t + T_SIZE]
         k = legal_from(ws_masks[player], ws_sizes[player], ws_strengths[player], counts[player], hand,
-                       trick_size, game[0, t + T_STRENGTH], game[0, t + T_OPENING], rules[R_OPENING], legal)
+                       trick_size, game[0, t + T_STRENGTH], game[0, t + T_OPENING], rules[R_OPENING],
+                       locked(game, 0, t, rules), legal)
         total = k + 1 if trick_size else k
         if (smart_seats >> player) & 1:
             pick = smart_pick(hand, ws_masks[player], ws_sizes[player], ws_categories[player], legal, k,

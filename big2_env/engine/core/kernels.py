@@ -24,10 +24,11 @@ from numba import njit
 from ..rules import STRAIGHTS, straight_shapes
 
 # rules array layout
-R_STRAIGHTS, R_FLUSH, R_FOUR, R_FIVE_QUADS, R_SCORING, R_OPENING = range(6)
-RULE_FIELDS = ("straights", "flush_order", "four_card_plays", "five_card_quads", "scoring", "opening")
+R_STRAIGHTS, R_FLUSH, R_FOUR, R_FIVE_QUADS, R_SCORING, R_OPENING, R_LONE_TRIPLES, R_PASS_LOCKS = range(8)
+RULE_FIELDS = ("straights", "flush_order", "four_card_plays", "five_card_quads", "scoring", "opening", "lone_triples",
+               "pass_locks")
 """The fields of a rules array, in order; each holds the index of the value in its tuple of
-choices (``big2_env.engine.rules.STRAIGHTS`` ...) or 0/1 for the two booleans."""
+choices (``big2_env.engine.rules.STRAIGHTS`` ...) or 0/1 for the booleans."""
 
 SINGLE, PAIR, TRIPLE, TWO_PAIR, QUADS, STRAIGHT, FLUSH, FULL_HOUSE, FOUR_OF_A_KIND, STRAIGHT_FLUSH = range(10)
 FIVE_SCALE = 1000
@@ -158,7 +159,7 @@ def combos_into(hand: int, rules, masks, sizes, strengths, categories, only_size
                     c = cards[r, m]
                     tri[n_tri, 0], tri[n_tri, 1], tri[n_tri, 2], tri_rank[n_tri] = a, b, c, r
                     n_tri += 1
-                    if only_size == 0 or only_size == 3:
+                    if rules[R_LONE_TRIPLES] and (only_size == 0 or only_size == 3):
                         n = _add(masks, sizes, strengths, categories, keys, n, (1 << a) | (1 << b) | (1 << c), 3, c,
                                  TRIPLE, a * _B4 + b * _B3 + c * _B2)
     if rules[R_FOUR] and (only_size == 0 or only_size == 4):
@@ -280,10 +281,14 @@ def _permute(column, scratch, order, n):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def legal_from(masks, sizes, strengths, n, hand, trick_size, trick_strength, opening, opening_rule, out):  # pragma: no cover
+def legal_from(masks, sizes, strengths, n, hand, trick_size, trick_strength, opening, opening_rule, locked,
+               out):  # pragma: no cover - compiled
     """The indices (into a hand's sorted combinations, those still inside ``hand``) of the legal
     non-pass plays, written to ``out``; returns their count. Pass is not listed: it is legal
-    exactly when ``trick_size > 0``."""
+    exactly when ``trick_size > 0``. ``locked``: the mover passed earlier in this trick under the
+    ``pass_locks`` rule (:func:`big2_env.engine.core.games.locked`), so no play is legal."""
+    if locked:
+        return 0
     k = 0
     for i in range(n):
         mask = masks[i]
@@ -377,7 +382,7 @@ def legal_rows(hand: int, rules, trick_size: int, trick_strength: int, opening: 
     (it is legal exactly when ``trick_size > 0``)."""
     masks, cards, strengths, categories, work, legal = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], scratch[5]
     n = combos_into(hand, rules, masks, cards, strengths, categories, trick_size, work)
-    k = legal_from(masks, cards, strengths, n, hand, trick_size, trick_strength, opening, rules[R_OPENING], legal)
+    k = legal_from(masks, cards, strengths, n, hand, trick_size, trick_strength, opening, rules[R_OPENING], False, legal)
     for j in range(k):
         i = legal[j]
         masks[j], strengths[j], categories[j] = masks[i], strengths[i], categories[i]

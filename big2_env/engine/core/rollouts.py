@@ -40,13 +40,16 @@ from .games import (
     T_SIZE,
     T_STRENGTH,
     T_WINNER,
+    TABLE_SIZE,
     apply_move,
     final_scores,
+    locked,
 )
 from .kernels import (
     CAPACITY,
     QUADS4_OFFSET,
     R_FOUR,
+    R_LONE_TRIPLES,
     R_OPENING,
     R_SCORING,
     WORK_SIZE,
@@ -61,11 +64,12 @@ DEAL_TRIES = 20
 OBJECTIVE_SCORE, OBJECTIVE_WIN, OBJECTIVE_MIXED = range(3)
 MODEL_SMART, MODEL_GREEDY, MODEL_RANDOM, MODEL_FAST = range(4)
 COURSE_FIELDS = ("seat", "mask", "trick_size", "trick_strength", "trick_category", "trick_mask", "opening",
-                 "left1", "left2", "left3", "passes")
+                 "left1", "left2", "left3", "passes", "locked")
 """The columns of a course array (one row per move of the history, see :func:`replay_seat`):
 ``left1..3`` are the cards held by the seats after the mover's (1: the next), ``passes`` the
-passes since the trick was made, both before the move (what the fast model reads)."""
-C_SEAT, C_MASK, C_SIZE, C_STRENGTH, C_CATEGORY, C_TRICK, C_OPENING, C_LEFT, C_PASSES = 0, 1, 2, 3, 4, 5, 6, 7, 10
+passes since the trick was made, both before the move (what the fast model reads), ``locked``
+1 when the mover may only pass (it passed earlier in the trick, under ``pass_locks``)."""
+C_SEAT, C_MASK, C_SIZE, C_STRENGTH, C_CATEGORY, C_TRICK, C_OPENING, C_LEFT, C_PASSES, C_LOCKED = 0, 1, 2, 3, 4, 5, 6, 7, 10, 11
 
 
 # ----------------------------------------------------------------------------- determinisations
@@ -136,6 +140,8 @@ def strongest(hand, size, rules, masks, sizes, strengths, categories):  # pragma
         for r in range(12, -1, -1):
             if (hand >> (4 * r)) & 15 == 15:
                 return QUADS4_OFFSET + r
+    if size == 3 and not rules[R_LONE_TRIPLES]:
+        return -1
     need = 2 if size == 4 else size
     for r in range(12, -1, -1):
         nibble = (hand >> (4 * r)) & 15
@@ -268,7 +274,7 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
     for d in range(n_deals):
         for a in range(n_alive):
             g = d * n_alive + a
-            for k in range(8):
+            for k in range(TABLE_SIZE):
                 games[g, t + k] = root[k]
             for p in range(4):
                 games[g, h + p] = deals[d, p]
@@ -289,7 +295,7 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
             hand = games[g, h + p]
             trick_size = games[g, t + T_SIZE]
             k = legal_from(pm, ps, pst, n, hand, trick_size, games[g, t + T_STRENGTH], games[g, t + T_OPENING],
-                           rules[R_OPENING], legal)
+                           rules[R_OPENING], locked(games, g, t, rules), legal)
             total = k + 1 if trick_size else k
             pick = -1
             if total == 1:
@@ -369,7 +375,7 @@ def _finish(games, g, d, masks, sizes, strengths, categories, offsets, counts, s
         hand = games[g, h + p]
         trick_size = games[g, t + T_SIZE]
         k = legal_from(pm, ps, pst, n, hand, trick_size, games[g, t + T_STRENGTH], games[g, t + T_OPENING],
-                       rules[R_OPENING], legal)
+                       rules[R_OPENING], locked(games, g, t, rules), legal)
         total = k + 1 if trick_size else k
         pick = -1
         if total == 1:
@@ -448,7 +454,7 @@ def leaves(deals, root, played_by, candidates, alive, seat_noise, rng, rules, ob
     for d in range(n_deals):
         for a in range(n_alive):
             g = d * n_alive + a
-            for k in range(8):
+            for k in range(TABLE_SIZE):
                 out[g, t + k] = root[k]
             for p in range(4):
                 out[g, h + p] = deals[d, p]
@@ -463,7 +469,7 @@ def leaves(deals, root, played_by, candidates, alive, seat_noise, rng, rules, ob
                 hand = out[g, h + p]
                 trick_size = out[g, t + T_SIZE]
                 k = legal_from(pm, ps, pst, n, hand, trick_size, out[g, t + T_STRENGTH], out[g, t + T_OPENING],
-                               rules[R_OPENING], legal)
+                               rules[R_OPENING], locked(out, g, t, rules), legal)
                 total = k + 1 if trick_size else k
                 pick = -1
                 if total == 1:
@@ -540,7 +546,7 @@ def replay_seat(course, seat, starts, rules, models, keep, other, weights, out):
                 break
             trick_size = course[t, C_SIZE]
             k = legal_from(masks, sizes, strengths, n, hand, trick_size, course[t, C_STRENGTH], course[t, C_OPENING],
-                           rules[R_OPENING], legal)
+                           rules[R_OPENING], course[t, C_LOCKED] != 0, legal)
             total = k + 1 if trick_size else k
             if total > 1:
                 observed = -1

@@ -110,7 +110,8 @@ async function newGame(event) {
   $("replay-controls").hidden = true;
   const agents = [...document.querySelectorAll("#seat-pickers select.agent")].map((s) => s.value);
   const mode = $("mode").value;
-  const request = { mode, rules: $("rules").value, insight: $("insight").checked };
+  const request = { mode, rules: $("rules").value, insight: $("insight").checked,
+    options: { lone_triples: !$("no-triples").checked, pass_locks: $("pass-locks").checked } };
   if (mode === "watch") request.seats = agents; else request.opponents = agents;
   if ($("seed").value !== "") request.seed = Number($("seed").value);
   let created;
@@ -163,6 +164,9 @@ function explain(cards) {
   // Why a selection is not a legal play now (it is never sent).
   if (!cards.length) return "select cards to play, or pass";
   const trick = view.trick;
+  if (view.locked && view.locked.includes(view.player))
+    return "you passed earlier in this trick: under pass locks you may only pass until it ends";
+  if (cards.length === 3 && !view.rules.lone_triples) return "three of a kind is no play on its own under these rules";
   if (view.opening && !cards.includes(0)) return "the opening play must contain the 3\u2666";
   if (trick.length && cards.length !== trick.length) return `the trick is ${trick.length} card(s): play as many, or pass`;
   if (![1, 2, 3, 5].includes(cards.length) && !(cards.length === 4 && view.rules.four_card_plays))
@@ -489,6 +493,8 @@ async function start() {
     $("rules").appendChild(option);
   }
   $("rules").value = info.default_rules;
+  $("no-triples-label").title = info.options.lone_triples["false"];
+  $("pass-locks-label").title = info.options.pass_locks["true"];
   seatPickers();
   $("insight").checked = $("mode").value === "watch";
   $("mode").addEventListener("change", () => { seatPickers(); $("insight").checked = $("mode").value === "watch"; });
