@@ -9,7 +9,10 @@ Subcommands:
               [--argmax | --temperature T] [--rho R] [--jobs N]
                                                                    the paper's evaluation protocol, as a table
     big2 arena AGENT AGENT ... --out DIR [--deals N] [--seed S] [--jobs J] [--rules PRESET] [--tables all|sampled]
-               [--resume]                                          rate agents at mixed four-seat tables, duplicate deals
+               [--resume] [--rating points|plackett-luce|openskill] [--compress]
+                                                                   rate agents at mixed four-seat tables, duplicate deals
+    big2 arena --pool DIR --add AGENT ... --out NEW                rate new agents against a stored arena
+    big2 arena --refit DIR                                         an arena's ratings again from its games
     big2 serve [--host 127.0.0.1] [--port 8000] [--opponents AGENT ...] [--rules PRESET] [--no-browser]
                                                                    the web table (big2_env.web), in the browser
     big2 train [--algo ppo|mcq|sarsa|qlearning|dmc|distill] [--curriculum self] [--entropy 0.05] [--batches N]

@@ -1,21 +1,26 @@
-"""big2 arena (big2_env.evaluation.arena): schedule, duplicate seats, golden results, jobs, resume, refusals."""
+"""big2 arena (big2_env.evaluation.arena): schedule, duplicate seats, golden results, jobs, resume, adding agents to a
+stored pool, refits, compressed games, the time estimate, refusals."""
 
 from __future__ import annotations
 
 import csv
+import gzip
+import hashlib
 import json
 import math
+import os
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from big2_env.cli import main
 from big2_env.errors import LoadError
-from big2_env.evaluation.arena import ArenaError, Schedule, run_arena
+from big2_env.evaluation.arena import ArenaError, Schedule, add_to_arena, refit_arena, run_arena
 from big2_env.evaluation.arena import run as arena_run
 from big2_env.evaluation.arena.ratings import head_to_head, rate
-from big2_env.evaluation.arena.records import GameRecord, finishing_order, read_games
+from big2_env.evaluation.arena.records import GameRecord, finishing_order, read_games, write_games
 from big2_env.evaluation.arena.schedule import CHUNK_MATCHES
 
 
@@ -110,8 +115,14 @@ def test_golden_two_agents_one_deal(tmp_path):
     # two agents: every game's scores sum to zero, so their mean scores are opposite (24 seats each)
     greedy_total = sum(int(r[f"score{s}"]) for r in rows for s in range(4) if r[f"seat{s}"] == "greedy")
     assert best.mean_score == greedy_total / 24 == 2.25 and worst.mean_score == -2.25
-    assert round(best.mu, 2) == 26.22 and round(worst.mu, 2) == 22.90
+    # points, by hand: with thetas +t (greedy) and -t, a table of k greedy seats predicts t (4 - k) / 2 for a greedy
+    # seat and -t k / 2 for a random one; least squares gives t = sum(x y) / sum(x^2) = 2 * 54 / (4 * (3 + 4 + 3))
+    assert best.points == pytest.approx(2.7) and worst.points == pytest.approx(-2.7)
+    assert best.mu is None  # OpenSkill only when asked for
+    skill = rate(["random", "greedy"], result.records, rating="openskill")
+    assert round(skill[0].mu, 2) == 26.22 and round(skill[1].mu, 2) == 22.90
     assert math.isnan(best.mean_score_ci[0]) and math.isnan(best.win_rate_ci[0])  # one deal: no interval
+    assert math.isnan(best.points_ci[0]) and math.isnan(best.plackett_luce_ci[0])
 
 
 def test_ratings_json_and_head_to_head(tmp_path):
@@ -119,11 +130,13 @@ def test_ratings_json_and_head_to_head(tmp_path):
     saved = json.loads((tmp_path / "ratings.json").read_text())
     assert [row["rank"] for row in saved] == [1, 2, 3]
     assert [row["agent"] for row in saved] == [r.agent for r in result.ratings]
-    mus = [row["mu"] for row in saved]
-    assert mus == sorted(mus, reverse=True)  # best first
+    points = [row["points"] for row in saved]
+    assert points == sorted(points, reverse=True)  # best first, by points
     for row in saved:
-        assert {"agent", "mu", "sigma", "games", "wins", "mean_score"} <= set(row)
+        assert {"agent", "points", "points_ci", "plackett_luce", "plackett_luce_ci", "games", "wins", "mean_score"} <= set(row)
+        assert row["points_ci"][0] <= row["points_ci"][1] and "mu" not in row
         assert row["games"] == 24 * 4 // 3  # 3 tables x 2 deals x 4 rotations x 4 seats, shared by 3 agents
+    assert sum(points) == pytest.approx(0.0, abs=1e-9)
     assert sum(row["wins"] for row in saved) == 24
     matrix = json.loads((tmp_path / "head_to_head.json").read_text())
     mean = matrix["mean_score_difference"]
@@ -142,11 +155,11 @@ def test_one_game_of_four_agents_is_openskills_own_update():
     record = GameRecord(0, 0, 1, 0, 0, ("a", "b", "c", "d"), (2, 0, 3, 1), (-1, -5, 9, -3), 50)
     model = PlackettLuce(tau=0.0)
     expected = model.rate([[model.rating()] for _ in range(4)], ranks=[2, 4, 1, 3])
-    rows = {r.agent: r for r in rate(["a", "b", "c", "d"], [record])}
+    rows = {r.agent: r for r in rate(["a", "b", "c", "d"], [record], rating="openskill")}
     for seat, agent in enumerate("abcd"):
         assert rows[agent].mu == pytest.approx(expected[seat][0].mu)
         assert rows[agent].sigma == pytest.approx(expected[seat][0].sigma)
-    assert [r.agent for r in rate(["a", "b", "c", "d"], [record])] == ["c", "a", "d", "b"]
+    assert [r.agent for r in rate(["a", "b", "c", "d"], [record], rating="openskill")] == ["c", "a", "d", "b"]
     assert head_to_head(["a", "b", "c", "d"], [record]).mean[2][1] == 14.0
 
 
@@ -159,8 +172,8 @@ def test_two_seats_of_one_agent_both_count():
     change = [team[0].mu - 25.0 for team in fresh]
     first_and_second = GameRecord(0, 0, 1, 0, 0, ("a", "a", "b", "c"), (0, 1, 2, 3), (6, -1, -2, -3), 50)
     first_and_last = GameRecord(0, 0, 1, 0, 0, ("a", "b", "c", "a"), (0, 1, 2, 3), (6, -1, -2, -3), 50)
-    top = {r.agent: r.mu for r in rate(["a", "b", "c"], [first_and_second])}
-    split = {r.agent: r.mu for r in rate(["a", "b", "c"], [first_and_last])}
+    top = {r.agent: r.mu for r in rate(["a", "b", "c"], [first_and_second], rating="openskill")}
+    split = {r.agent: r.mu for r in rate(["a", "b", "c"], [first_and_last], rating="openskill")}
     assert top["a"] == pytest.approx(25.0 + change[0] + change[1])
     assert split["a"] == pytest.approx(25.0 + change[0] + change[3])  # last place costs more than first gains
     assert top["a"] > 25.0 > split["a"] and top["c"] == pytest.approx(25.0 + change[3])
@@ -239,6 +252,182 @@ def test_read_games_names_a_bad_line(tmp_path):
         read_games(tmp_path / "games.csv")
 
 
+# ---------------------------------------------------------------- adding agents to a stored pool
+
+
+def _folder_hash(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        digest.update(str(path.relative_to(folder)).encode())
+        if path.is_file():
+            digest.update(path.read_bytes())
+            digest.update(str(path.stat().st_mtime_ns).encode())
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize("pool, new, mode", [(5, 1, "matched"), (5, 1, "all"), (6, 2, "matched"), (2, 1, "matched"),
+                                             (8, 1, "matched")])
+def test_an_extension_plays_only_tables_with_a_new_agent(pool, new, mode):
+    base = Schedule.build(pool, deals=6, seed=2, mode="all" if pool <= 7 else "sampled")
+    bigger = base.extend(pool, new, seed=2, add_tables=mode)
+    assert bigger.matches[: len(base.matches)] == base.matches and bigger.tables[: len(base.tables)] == base.tables
+    assert bigger.deal_seeds == base.deal_seeds and bigger.parts == (0, len(base.matches))
+    added = bigger.matches[len(base.matches):]
+    new_tables = bigger.tables[len(base.tables):]
+    assert all(max(t.slots) >= pool for t in new_tables)  # every new table seats a new agent
+    members = {tuple(sorted(t.slots)) for t in bigger.tables}
+    assert len(members) == len(bigger.tables)  # no table twice
+    per_deal = Counter((m.deal, m.table) for m in added)
+    assert set(per_deal.values()) == {1}  # no deal plays a table twice
+    uses = Counter(m.table for m in added)
+    assert max(uses.values()) - min(uses.values()) <= 1  # each new table used equally often
+    if mode == "all":
+        assert len(added) == len(new_tables) * 6
+    else:  # each new agent holds about as many seats as a pool agent held
+        held = [sum(base.tables[m.table].slots.count(a) for m in base.matches) for a in range(pool)]
+        new_held = [sum(bigger.tables[m.table].slots.count(a) for m in added) for a in range(pool, pool + new)]
+        if len(added) == len(new_tables) * 6:  # a small pool: even every new table gives fewer seats
+            assert all(h <= np.mean(held) for h in new_held), (held, new_held)
+        else:
+            assert all(abs(h - np.mean(held)) <= 0.25 * np.mean(held) + 2 for h in new_held), (held, new_held)
+    chunks = bigger.chunks()
+    first_added = next(i for i, c in enumerate(chunks) if c[0].game >= 4 * len(base.matches))
+    assert chunks[first_added][0].game == 4 * len(base.matches)  # the additions start a chunk of their own
+
+
+def test_add_plays_only_the_new_tables_and_leaves_the_pool_as_it_was(tmp_path):
+    pool = tmp_path / "pool"
+    first = run_arena(["random", "greedy", "smart", "search:4", "search:8"], deals=2, seed=6, out=pool, picture=False)
+    before = _folder_hash(pool)
+    bigger = add_to_arena(pool, ["search:2"], out=tmp_path / "bigger", picture=False)
+    assert _folder_hash(pool) == before  # the stored folder is only read
+    assert bigger.records[: len(first.records)] == first.records  # the pool's games reused as they are
+    new = bigger.records[len(first.records):]
+    assert len(new) == 4 * 4 * 2 == len(bigger.records) - bigger.resumed  # C(4, 3) = 4 of the 10 new tables a deal
+    assert all("search:2" in r.agents for r in new)  # only tables that seat the new agent
+    assert {r.deal_seed for r in new} == {r.deal_seed for r in first.records}  # on the pool's deals
+    assert {r.agent for r in bigger.ratings} == set(first.agents) | {"search:2"}
+    rows = {r.agent: r for r in bigger.ratings}
+    assert rows["search:2"].games == 4 * 4 * 2 == next(r.games for r in first.ratings if r.agent == "random")
+    assert sum(r.points for r in bigger.ratings) == pytest.approx(0.0, abs=1e-9)  # everything refitted
+    saved = json.loads((tmp_path / "bigger" / "arena.json").read_text())
+    assert saved["added"] == [{"agents": ["search:2"], "tables": "matched"}] and saved["seed"] == 6
+    again = add_to_arena(pool, ["search:2"], out=tmp_path / "again", picture=False)  # the same games, seeded
+    assert (tmp_path / "again" / "games.csv").read_bytes() == (tmp_path / "bigger" / "games.csv").read_bytes()
+    assert [r.agent for r in again.ratings] == [r.agent for r in bigger.ratings]
+
+
+def test_add_to_a_compressed_pool_and_to_an_added_one(tmp_path):
+    pool = tmp_path / "pool"
+    run_arena(["random", "greedy", "smart", "search:1"], deals=1, seed=1, out=pool, picture=False, compress=True)
+    assert sorted(os.listdir(pool)) == ["arena.json", "games.csv.gz", "head_to_head.json", "ratings.json"]
+    with gzip.open(pool / "games.csv.gz", "rt") as handle:
+        assert handle.readline().startswith("game,deal,deal_seed")
+    once = add_to_arena(pool, ["search:2"], out=tmp_path / "once", picture=False)
+    twice = add_to_arena(tmp_path / "once", ["search:3", "search:4"], out=tmp_path / "twice", picture=False,
+                         add_tables="all", compress=True)
+    assert twice.records[: len(once.records)] == once.records
+    assert len(twice.schedule.parts) == 3 and len(twice.ratings) == 7
+    fresh = arena_run.read_arena(tmp_path / "twice")  # the folder says how to rebuild its whole schedule
+    assert fresh[2] == twice.records and fresh[1] == twice.schedule
+
+
+def test_an_interrupted_add_resumes(tmp_path, monkeypatch):
+    pool = tmp_path / "pool"
+    run_arena(["random", "greedy", "smart", "search:1", "search:2"], deals=5, seed=0, out=pool, picture=False)
+    straight = add_to_arena(pool, ["search:3"], out=tmp_path / "straight", picture=False)  # 20 new matches: 2 chunks
+    real = arena_run.play_chunk
+
+    def interrupted(*args, **kwargs):
+        if args[6] == len(straight.schedule.chunks()) - 1:  # the last chunk
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(arena_run, "play_chunk", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        add_to_arena(pool, ["search:3"], out=tmp_path / "resumed", picture=False)
+    monkeypatch.setattr(arena_run, "play_chunk", real)
+    resumed = add_to_arena(pool, ["search:3"], out=tmp_path / "resumed", picture=False, resume=True)
+    assert resumed.records == straight.records
+    for name in ("games.csv", "ratings.json", "head_to_head.json"):
+        assert (tmp_path / "straight" / name).read_bytes() == (tmp_path / "resumed" / name).read_bytes(), name
+
+
+def test_add_loads_a_pool_agent_from_elsewhere(tmp_path):
+    """A stored board names an agent that does not load here (his network as charlesworth:PATH): --load says where."""
+    pool = tmp_path / "pool"
+    run_arena(["random", "greedy", "search:4"], deals=1, seed=2, out=pool, picture=False)
+    for name in ("arena.json", "games.csv"):
+        (pool / name).write_text((pool / name).read_text().replace("search:4", "elsewhere:PATH"))
+    with pytest.raises(LoadError):
+        add_to_arena(pool, ["smart"], out=tmp_path / "refused", picture=False)
+    result = add_to_arena(pool, ["smart"], out=tmp_path / "new", picture=False, load={"elsewhere:PATH": "search:4"})
+    assert "elsewhere:PATH" in {r.agent for r in result.ratings}
+    with pytest.raises(ArenaError, match="load names nobody, not in the pool"):
+        add_to_arena(pool, ["smart"], out=tmp_path / "other", picture=False, load={"nobody": "random"})
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ("unfinished", "holds 12 of its 24 games: finish it first"),
+        ("present", "greedy is already in the pool"),
+        ("same", "out must be a new folder, not the pool's own"),
+        ("nothing", "add at least one agent"),
+        ("not_arena", "is not an arena folder"),
+        ("tables", "add_tables must be one of matched, all; got 'some'"),
+    ],
+)
+def test_add_refusals(tmp_path, change, message):
+    pool = tmp_path / "pool"
+    run_arena(["random", "greedy"], deals=2, seed=0, out=pool, picture=False)
+    agents, out, kwargs = ["smart"], tmp_path / "new", {}
+    if change == "unfinished":
+        write_games(pool / "games.csv", read_games(pool / "games.csv")[:12])
+    elif change == "present":
+        agents = ["smart", "greedy"]
+    elif change == "same":
+        out = pool
+    elif change == "nothing":
+        agents = []
+    elif change == "not_arena":
+        pool = tmp_path
+    elif change == "tables":
+        kwargs = {"add_tables": "some"}
+    with pytest.raises(ArenaError, match=message):
+        add_to_arena(pool, agents, out=out, picture=False, **kwargs)
+    assert not (tmp_path / "new").exists()
+
+
+def test_refit_rewrites_the_ratings_from_the_games(tmp_path):
+    result = run_arena(["random", "greedy", "smart"], deals=2, seed=1, out=tmp_path, picture=False)
+    saved = (tmp_path / "ratings.json").read_bytes()
+    (tmp_path / "ratings.json").write_text("[]")
+    again = refit_arena(tmp_path, picture=False)
+    assert (tmp_path / "ratings.json").read_bytes() == saved and again.ratings == result.ratings
+    skill = refit_arena(tmp_path, rating="openskill", picture=False)
+    rows = json.loads((tmp_path / "ratings.json").read_text())
+    assert [r["agent"] for r in rows] == [r.agent for r in skill.ratings] and all("mu" in r for r in rows)
+
+
+def test_compressed_games_are_the_same_games_and_bytes(tmp_path):
+    result = run_arena(["random", "greedy"], deals=1, seed=0, out=tmp_path / "a", picture=False)
+    write_games(tmp_path / "one.csv.gz", result.records)
+    write_games(tmp_path / "two.csv.gz", result.records)
+    assert read_games(tmp_path / "one.csv.gz") == result.records
+    assert (tmp_path / "one.csv.gz").read_bytes() == (tmp_path / "two.csv.gz").read_bytes()  # no time stamp
+    (tmp_path / "bad.csv.gz").write_bytes(b"not gzip")
+    with pytest.raises(ValueError, match="cannot read it"):
+        read_games(tmp_path / "bad.csv.gz")
+
+
+def test_the_time_is_estimated_before_the_games_start(tmp_path, capsys):
+    run_arena(["random", "greedy", "smart"], deals=2, seed=1, out=tmp_path, progress=True, picture=False)
+    err = capsys.readouterr().err
+    assert "24 games to play (3 tables x 2 deals x 4 seat rotations): about" in err
+    assert "ms a decision: random" in err and err.index("games to play") < err.index("arena (3 agents")
+
+
 # ---------------------------------------------------------------- refusals
 
 
@@ -292,10 +481,26 @@ def test_command_line_run(tmp_path, capsys):
     assert (out / "ratings.png").stat().st_size > 1000  # matplotlib is in [test]
 
 
+def test_command_line_add_and_refit(tmp_path, capsys):
+    pool, bigger = tmp_path / "pool", tmp_path / "bigger"
+    assert main(["arena", "random", "greedy", "smart", "search:4", "--deals", "1", "--out", str(pool), "--no-progress",
+                 "--compress"]) == 0
+    assert "games.csv.gz" in capsys.readouterr().out
+    assert main(["arena", "--pool", str(pool), "--add", "search:2", "--out", str(bigger), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "5 agents" in printed and "then the added agents' tables" in printed and "search:2" in printed
+    assert main(["arena", "--refit", str(bigger), "--rating", "openskill"]) == 0
+    assert "mu" in capsys.readouterr().out.splitlines()[4]
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
         (["random"], "at least two agents"),
+        (["--pool", "POOL", "--add", "smart", "--deals", "3"], "--pool takes --deals from the stored arena"),
+        (["--add", "smart"], "takes --pool DIR --add AGENT"),
+        (["--refit", "POOL", "--seed", "2"], "--refit takes --seed and --out from the stored arena"),
+        (["random", "greedy", "--rating", "elo"], "argument --rating: invalid choice: 'elo'"),
         (["random", "wizard"], "must be one of"),
         (["random", "charlesworth:HIS_FILE"], "plays under the 'charlesworth' rules"),
         (["random", "greedy", "--deals", "0"], "argument --deals: must be a positive integer; got '0'"),
@@ -306,8 +511,9 @@ def test_command_line_run(tmp_path, capsys):
 def test_command_line_refusals(tmp_path, capsys, argv, message):
     his_file = tmp_path / "modelParameters0"
     his_file.write_bytes(b"not read")
+    argv = [a.replace("HIS_FILE", str(his_file)).replace("POOL", str(tmp_path / "pool")) for a in argv]
     with pytest.raises(SystemExit) as exit_info:
-        main(["arena", *[a.replace("HIS_FILE", str(his_file)) for a in argv], "--out", str(tmp_path / "arena")])
+        main(["arena", *argv, "--out", str(tmp_path / "arena")])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert re_search(message, err), err

@@ -108,12 +108,14 @@ _LOADED: dict[tuple[str, str, bool], Any] = {}
 
 
 def play_chunk_in_worker(task: tuple[Any, ...]) -> tuple[int, list[GameRecord]]:
-    """One chunk in a worker process: ``(names, rules, trust, games, deal_seeds, seed, chunk)`` -> ``(chunk, records)``."""
-    names, rules, trust, games, deal_seeds, seed, chunk = task
+    """One chunk in a worker process: ``(names, specs, rules, trust, games, deal_seeds, seed, chunk)`` ->
+    ``(chunk, records)``; agent ``names[i]`` is loaded from ``specs[i]`` (the same but for a stored pool's agent
+    that loads from elsewhere here)."""
+    names, specs, rules, trust, games, deal_seeds, seed, chunk = task
     key = json.dumps(rules.to_dict(), sort_keys=True)
     policies = []
-    for name in names:
-        if (name, key, trust) not in _LOADED:
-            _LOADED[(name, key, trust)] = load_agent(name, rules, trust=trust)
-        policies.append(_LOADED[(name, key, trust)])
+    for spec in specs:
+        if (spec, key, trust) not in _LOADED:
+            _LOADED[(spec, key, trust)] = load_agent(spec, rules, trust=trust)
+        policies.append(_LOADED[(spec, key, trust)])
     return chunk, play_chunk(names, policies, rules, games, deal_seeds, seed, chunk)

@@ -4,7 +4,8 @@ Columns: ``game`` (its number in the schedule), ``deal``, ``deal_seed`` (what ``
 seed=deal_seed)`` deals), ``table``, ``rotation``, ``seat0`` .. ``seat3`` (the agent in each
 seat), ``order`` (the finishing order, seats best first, e.g. ``2 0 3 1``: the winner, then the
 others by cards left, ties in seat order after the winner), ``score0`` .. ``score3`` and
-``turns`` (moves in the game).
+``turns`` (moves in the game). A name ending in ``.gz`` (``games.csv.gz``) is read and written
+compressed with gzip (written with no time stamp, so the same games give the same bytes).
 
 Example:
     >>> record = GameRecord(0, 0, 7, 0, 0, ("smart", "random", "greedy", "random"), (0, 2, 1, 3), (9, -3, -2, -4), 50)
@@ -19,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -89,8 +91,15 @@ def read_games(path: str | os.PathLike[str]) -> list[GameRecord]:
     records: list[GameRecord] = []
     if not os.path.exists(path):
         return records
-    with open(path, newline="", encoding="utf-8") as handle:
-        text = handle.read()
+    try:
+        if _compressed(path):
+            with gzip.open(path, "rt", newline="", encoding="utf-8") as handle:
+                text = handle.read()
+        else:
+            with open(path, newline="", encoding="utf-8") as handle:
+                text = handle.read()
+    except (OSError, EOFError, UnicodeDecodeError) as err:
+        raise ValueError(f"{os.fspath(path)}: cannot read it ({err})") from None
     if not text.endswith("\n"):  # a last line cut short (a run killed while writing it): not a game
         text = text[: text.rfind("\n") + 1]
     if text:
@@ -105,18 +114,32 @@ def read_games(path: str | os.PathLike[str]) -> list[GameRecord]:
     return records
 
 
+def _compressed(path: str | os.PathLike[str]) -> bool:
+    return os.fspath(path).endswith(".gz")
+
+
 def write_games(path: str | os.PathLike[str], records: Iterable[GameRecord]) -> None:
-    """Write ``records`` as a new ``games.csv`` (through a temporary file, so a crash leaves the old one)."""
+    """Write ``records`` as a new ``games.csv`` (``.gz``: compressed) through a temporary file, so a crash leaves
+    the old one."""
     temporary = f"{os.fspath(path)}.tmp"
-    with open(temporary, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(r.to_row() for r in records)
+    buffer = io.StringIO(newline="")
+    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(r.to_row() for r in records)
+    data = buffer.getvalue().encode("utf-8")
+    if _compressed(path):
+        with open(temporary, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as packed:
+            packed.write(data)
+    else:
+        with open(temporary, "wb") as raw:
+            raw.write(data)
     os.replace(temporary, path)
 
 
 def append_games(path: str | os.PathLike[str], records: Iterable[GameRecord]) -> None:
-    """Add ``records`` to the end of an existing ``games.csv`` and flush them to disk."""
+    """Add ``records`` to the end of an existing (uncompressed) ``games.csv`` and flush them to disk."""
+    if _compressed(path):
+        raise ValueError(f"{os.fspath(path)}: games are appended to an uncompressed games.csv only")
     with open(path, "a", newline="", encoding="utf-8") as handle:
         csv.DictWriter(handle, fieldnames=COLUMNS, lineterminator="\n").writerows(r.to_row() for r in records)
         handle.flush()

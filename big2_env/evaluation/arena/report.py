@@ -1,15 +1,17 @@
 """The arena's results as text: the printed table, ``ratings.json`` and ``head_to_head.json``.
 
-``ratings.json`` is a list, best first, one object per agent: ``rank``, ``agent``, ``mu``,
-``sigma``, ``interval`` (``mu +- 1.96 sigma``), ``games``, ``wins``, ``win_rate``,
-``win_rate_ci``, ``mean_score``, ``mean_score_ci`` and ``deals``.
+``ratings.json`` is a list, best first (by the rating asked for: ``points`` unless told), one object
+per agent: ``rank``, ``agent``, ``points`` and ``points_ci`` (the points rating and its 95%
+interval), ``plackett_luce`` and ``plackett_luce_ci`` (the finishing-order rating), ``games``,
+``wins``, ``win_rate``, ``win_rate_ci``, ``mean_score``, ``mean_score_ci`` and ``deals``; with
+OpenSkill's rating asked for, also ``mu``, ``sigma`` and ``interval`` (``mu +- 1.96 sigma``).
 
 Example:
     >>> from big2_env.evaluation.arena.ratings import AgentRating
-    >>> row = AgentRating("smart", 27.5, 0.9, 80, 30, 0.375, (0.3, 0.45), 1.2, (0.4, 2.0), 20)
+    >>> row = AgentRating("smart", 1.5, (0.7, 2.3), 0.31, (0.12, 0.5), 80, 30, 0.375, (0.3, 0.45), 1.2, (0.4, 2.0), 20)
     >>> print(ratings_table([row]))  # doctest: +NORMALIZE_WHITESPACE
-    rank  agent   mu     95% interval    games  wins  win rate  mean score  95% interval
-       1  smart  27.50  [25.74, 29.26]     80    30    37.5%      +1.20    [+0.40, +2.00]
+    rank  agent  points   95% interval    placing  95% interval    games  wins  win rate  mean score  95% interval
+       1  smart   +1.50  [+0.70, +2.30]    +0.31  [+0.12, +0.50]     80    30    37.5%      +1.20    [+0.40, +2.00]
 """
 
 from __future__ import annotations
@@ -28,18 +30,33 @@ def _width(texts: Sequence[str], header: str) -> int:
     return max([len(header), *(len(t) for t in texts)])
 
 
+def _interval(low: float, high: float, spec: str = "+.2f") -> str:
+    return "-" if math.isnan(low) else f"[{low:{spec}}, {high:{spec}}]"
+
+
+def _value(value: float, spec: str = "+.2f") -> str:
+    return "-" if math.isnan(value) else format(value, spec)
+
+
 def ratings_table(rows: Sequence[AgentRating]) -> str:
-    """One line per agent, best first: rank, rating with its interval, games, wins, win rate and mean score."""
+    """One line per agent, in the order given: rank, the points rating and the finishing-order (Plackett-Luce)
+    rating ("placing") with their intervals, OpenSkill's ``mu`` when it was computed, games, wins, win rate and
+    mean score."""
     names = [r.agent for r in rows]
     width = _width(names, "agent")
-    lines = [f"rank  {'agent':<{width}}  {'mu':>5}     95% interval    games  wins  win rate  mean score  95% interval"]
+    skill = any(r.mu is not None for r in rows)
+    lines = [f"rank  {'agent':<{width}}  points   95% interval    placing  95% interval  "
+             + ("     mu     95% interval  " if skill else "") + "  games  wins  win rate  mean score  95% interval"]
     for rank, r in enumerate(rows, start=1):
-        lo, hi = r.interval
-        slo, shi = r.mean_score_ci
-        score_ci = "-" if math.isnan(slo) else f"[{slo:+.2f}, {shi:+.2f}]"
+        openskill = ""
+        if skill:
+            interval = r.interval
+            openskill = ("     -          -        " if interval is None
+                         else f"  {r.mu:5.2f}  [{interval[0]:5.2f}, {interval[1]:5.2f}]")
         lines.append(
-            f"{rank:>4}  {r.agent:<{width}}  {r.mu:5.2f}  [{lo:5.2f}, {hi:5.2f}]  {r.games:>5}  {r.wins:>4}  "
-            f"{r.win_rate:8.1%}  {r.mean_score:+10.2f}    {score_ci}"
+            f"{rank:>4}  {r.agent:<{width}}  {_value(r.points):>6}  {_interval(*r.points_ci):<14}  "
+            f"{_value(r.plackett_luce):>7}  {_interval(*r.plackett_luce_ci):<14}{openskill}  {r.games:>5}  "
+            f"{r.wins:>4}  {_value(r.win_rate, '.1%'):>8}  {_value(r.mean_score):>10}    {_interval(*r.mean_score_ci)}"
         )
     return "\n".join(lines)
 

@@ -19,6 +19,15 @@ consecutive matches: the unit of work of a worker process, of seeding (each agen
 the start of each chunk, from the seed, the chunk and the agent) and of resuming. The cut depends
 only on the schedule, never on the number of processes, so the results do not either.
 
+**Adding agents to a pool** (:meth:`Schedule.extend`, ``big2 arena --pool DIR --add AGENT``): the
+pool's matches stay as they were, and after them come matches at the new tables, those of the
+larger pool that seat a new agent, on the pool's deals. ``add_tables="all"`` plays every new
+table on every deal; ``"matched"`` (the default) plays as many as give each new agent as many
+seats as a pool agent held on average (a pool of ``n`` with every table: ``C(n-1, 3)`` of the
+``C(n, 3)`` new tables a deal), so its interval is as narrow as theirs at a fraction of the games,
+the new tables taken in a seeded cyclic order so that each is used equally often and no deal plays
+one twice. The added matches are a **part** of their own: their chunks start after the pool's.
+
 Example:
     >>> schedule = Schedule.build(n_agents=2, deals=3, seed=0)
     >>> sorted(sorted(t.slots) for t in schedule.tables)
@@ -28,17 +37,22 @@ Example:
     >>> game = schedule.games()[1]          # the first match's rotation 1
     >>> game.rotation, game.seats == tuple(schedule.tables[game.table].slots[(s - 1) % 4] for s in range(4))
     (1, True)
+    >>> bigger = Schedule.build(n_agents=5, deals=3, seed=0).extend(n_pool=5, n_new=1, seed=0)
+    >>> len(bigger.tables), len(bigger.matches), bigger.parts   # 5 + 10 tables; 4 of the 10 new ones a deal
+    (15, 27, (0, 15))
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CHUNK_MATCHES", "MAX_ALL_TABLES", "Match", "Schedule", "ScheduledGame", "Table", "TABLE_MODES"]
+__all__ = ["ADD_TABLE_MODES", "CHUNK_MATCHES", "MAX_ALL_TABLES", "Match", "Schedule", "ScheduledGame", "Table",
+           "TABLE_MODES"]
 
 SEATS = 4
 CHUNK_MATCHES = 16
@@ -46,6 +60,8 @@ CHUNK_MATCHES = 16
 MAX_ALL_TABLES = 35
 """The default ``tables`` is ``"all"`` up to this many tables (a pool of seven), else ``"sampled"``."""
 TABLE_MODES = ("all", "sampled")
+ADD_TABLE_MODES = ("matched", "all")
+"""How :meth:`Schedule.extend` plays the new tables (see the module docstring)."""
 
 
 @dataclass(frozen=True)
@@ -66,17 +82,14 @@ class Match:
 
 @dataclass(frozen=True)
 class ScheduledGame:
-    """One game: its number (``4 * match + rotation``), deal, table, rotation and the agent in each seat."""
+    """One game: its number (``4 * match + rotation``), deal, table, rotation, the agent in each seat and its chunk."""
 
     game: int
     deal: int
     table: int
     rotation: int
     seats: tuple[int, ...]
-
-    @property
-    def chunk(self) -> int:
-        return self.game // (SEATS * CHUNK_MATCHES)
+    chunk: int
 
 
 def _compositions(n_agents: int) -> list[tuple[int, ...]]:
@@ -104,6 +117,8 @@ class Schedule:
     deal_seeds: tuple[int, ...]
     matches: tuple[Match, ...]
     mode: str
+    parts: tuple[int, ...] = (0,)
+    """The first match of each part: the pool's, then each addition's (a chunk never holds two parts' matches)."""
 
     @classmethod
     def build(cls, n_agents: int, deals: int, seed: int, mode: str | None = None) -> "Schedule":
@@ -129,21 +144,54 @@ class Schedule:
             matches = tuple(Match(deal, picks[deal]) for deal in range(deals))
         return cls(tables, deal_seeds, matches, mode)
 
+    def extend(self, n_pool: int, n_new: int, seed: int, add_tables: str = "matched") -> "Schedule":
+        """This schedule, of a pool of ``n_pool`` agents, followed by the matches that seat ``n_new`` new agents
+        (indices ``n_pool`` on) on the same deals (see the module docstring); ``seed`` is the pool's."""
+        if add_tables not in ADD_TABLE_MODES:
+            raise ValueError(f"add_tables must be one of {', '.join(ADD_TABLE_MODES)}; got {add_tables!r}")
+        if n_new < 1:
+            raise ValueError(f"n_new must be a positive integer; got {n_new!r}")
+        total = n_pool + n_new
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(4, n_pool, n_new)))
+        new = [c for c in _compositions(total) if max(c) >= n_pool]
+        tables = self.tables + tuple(
+            Table(len(self.tables) + i, tuple(int(a) for a in rng.permutation(np.array(members))))
+            for i, members in enumerate(new)
+        )
+        deals = len(self.deal_seeds)
+        every = len(new) * deals
+        if add_tables == "all":
+            count = every
+        else:
+            held = [sum(self.tables[m.table].slots.count(a) for m in self.matches) for a in range(n_pool)]
+            per_table = sum(sum(1 for a in members if a >= n_pool) for members in new) / (len(new) * n_new)
+            count = min(every, max(1, math.ceil(float(np.mean(held)) / per_table - 1e-9)))
+        cycle = [len(self.tables) + int(i) for i in rng.permutation(len(new))]
+        added = tuple(Match(i * deals // count, cycle[i % len(new)]) for i in range(count))
+        return Schedule(tables, self.deal_seeds, self.matches + added, self.mode, self.parts + (len(self.matches),))
+
     def games(self) -> list[ScheduledGame]:
         """Every game, in game-number order (match by match, rotations 0..3)."""
         out = []
+        chunk = -1
         for number, match in enumerate(self.matches):
+            part_start = self.parts[bisect.bisect_right(self.parts, number) - 1]
+            if (number - part_start) % CHUNK_MATCHES == 0:  # a new chunk every CHUNK_MATCHES matches of a part
+                chunk += 1
             slots = self.tables[match.table].slots
             for rotation in range(SEATS):
                 seats = tuple(slots[(seat - rotation) % SEATS] for seat in range(SEATS))
-                out.append(ScheduledGame(SEATS * number + rotation, match.deal, match.table, rotation, seats))
+                out.append(ScheduledGame(SEATS * number + rotation, match.deal, match.table, rotation, seats, chunk))
         return out
 
     def chunks(self) -> list[list[ScheduledGame]]:
-        """The games cut into chunks of :data:`CHUNK_MATCHES` matches, in order."""
-        games = self.games()
-        size = SEATS * CHUNK_MATCHES
-        return [games[lo:lo + size] for lo in range(0, len(games), size)]
+        """The games cut into chunks of :data:`CHUNK_MATCHES` matches (a part's last chunk may be shorter), in order."""
+        out: list[list[ScheduledGame]] = []
+        for game in self.games():
+            if game.chunk == len(out):
+                out.append([])
+            out[game.chunk].append(game)
+        return out
 
 
 def chunk_seed(seed: int, chunk: int, agent: int) -> int:
