@@ -61,6 +61,8 @@ def load_spec(spec: str | os.PathLike[str], rules: Rules | None, what: str, seed
     text = os.fspath(spec)
     if isinstance(spec, str) and text in PRETRAINED_SPECS:
         return _load_pretrained(rules, what, seed, text)
+    if isinstance(spec, str) and (text == SEARCH_NET or text.startswith((SEARCH_NET + ":", SEARCH_NET + "@"))):
+        return _load_search_net(text, rules, what, seed)
     path = Path(text)
     if path.is_dir():
         model = path / RUN_MODEL_FILE
@@ -79,11 +81,32 @@ def load_spec(spec: str | os.PathLike[str], rules: Rules | None, what: str, seed
 
 
 AGENT_SPECS = AgentSpecs(
-    describe=", ".join(SHIPPED) + ", a trained model file (.pt), a run folder",
+    describe=", ".join(SHIPPED) + ", a trained model file (.pt), a run folder, search-net[:NETWORK][@BUDGET]",
     load=load_spec,
-    names=tuple(SHIPPED),
+    names=tuple(SHIPPED) + ("search-net",),
 )
 """The ``big2_env.agent_specs`` entry point of the ``agents`` package."""
+
+
+SEARCH_NET = "search-net"
+"""The search over a network (:mod:`agents.net_search`): ``search-net``, ``search-net:NETWORK``, each with
+an optional ``@BUDGET`` (``@0.25s``, ``@1s``: seconds a decision; ``@200``: rollouts)."""
+
+
+def _load_search_net(text: str, rules: Rules, what: str, seed: int | None) -> Policy:
+    """The search over the network a ``search-net[:NETWORK][@BUDGET]`` spec names."""
+    body, at, budget = text[len(SEARCH_NET):].partition("@")
+    network = body[1:] if body.startswith(":") else None
+    if body and network is None or network == "" or (at and not budget):
+        raise LoadError(f"{what} {text!r}: the search over a network is search-net[:NETWORK][@BUDGET], "
+                        "e.g. search-net, search-net@1s, search-net:pretrained@200")
+    _import_agents(what, text)
+    from .net_search import DEFAULT_BUDGET, NetworkSearch
+
+    try:
+        return NetworkSearch.from_spec(network, rules, budget=budget or DEFAULT_BUDGET, seed=seed, name=text)
+    except ValueError as err:
+        raise LoadError(f"{what} {text!r}: {err}") from None
 
 
 def _import_agents(what: str, spec: str) -> tuple[Any, Any, Any]:

@@ -19,6 +19,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -46,6 +47,11 @@ VARIANTS = {
     "3D_single": Rules(opening="3D_single"),
     "wrap_suit_first_four_card": Rules(straights="wrap", flush_order="suit_first", four_card_plays=True),
 }
+_OTHERS = {"paper": Rules(), "charlesworth": Rules.preset("charlesworth"), **VARIANTS}
+VARIANTS.update({"no_lone_triples": Rules(lone_triples=False), "pass_locks": Rules(pass_locks=True)})
+# both house rules beside every other option's values (each variant above, and both presets)
+VARIANTS.update({f"house_{name}": dataclasses.replace(rules, lone_triples=False, pass_locks=True)
+                 for name, rules in _OTHERS.items()})
 
 
 def compare(rules: Rules, decisions: int, rng: np.random.Generator, smart: tuple[int, ...] = ()) -> dict:

@@ -1,0 +1,404 @@
+"""The search over a network: one-step search with the network as its blueprint (SPARTA).
+
+:class:`NetworkSearch` keeps a policy network as its *blueprint* (Lerer, Hu, Foerster and Brown,
+"Improving Policies via Search in Cooperative Partially Observable Games", AAAI 2020). At each
+decision with a choice:
+
+1. **Candidates**: the blueprint's ``top_k`` most probable moves, and pass where it is legal.
+2. **Deals**: the hidden cards are dealt to the other seats in their counts (a determinisation;
+   every card played stays with the seat that played it), in rounds of ``deals`` deals.
+3. **Value**: every candidate is played on the *same* deals (common random numbers), and every
+   game is then played to its end by the network in all four seats, the searcher's own later
+   moves included (:class:`NetworkRollouts`: the compiled :class:`~big2_env.envs.positions.PositionGames`,
+   one batched forward pass per step over every game on move). A game is worth its final score
+   to the searcher: points, not wins.
+4. **Deviation**: the blueprint's own first choice is kept unless the best candidate's mean gain
+   over it, paired deal by deal, exceeds ``margin`` standard errors of that paired difference
+   (SPARTA's threshold, counted in standard errors). By the policy improvement argument such a
+   search is no worse than its blueprint where its deals are right.
+
+It decides from the observation alone (the extended view's hand, counts and public move
+history): swapping the unseen cards between the other hands never changes its decision for a
+given seed (tested). :attr:`NetworkSearch.stats` counts its decisions, departures from the
+blueprint and their measured gains.
+
+Agent specs (``big2 eval``, the arena, the web table): ``search-net`` (the shipped network of the
+rules: ``pretrained`` under the paper's rules, ``pretrained-charlesworth`` under his),
+``search-net:NETWORK`` (any network spec: a shipped name, a ``.pt`` file, a run folder), each with
+an optional ``@BUDGET`` (``search-net@1s``, ``search-net:pretrained@200``): seconds a decision, or
+a number of rollouts.
+
+Example:
+    >>> from big2_env import evaluate
+    >>> from agents.net_search import NetworkSearch
+    >>> search = NetworkSearch.from_spec("pretrained", rules="paper", budget=16, seed=0)
+    >>> result = evaluate(search, "random", n_games=2, seed=0, progress=False)
+    >>> result.games
+    2
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import torch
+
+from big2_env.engine.cards import NUM_CARDS, THREE_OF_DIAMONDS
+from big2_env.engine.rules import Rules
+from big2_env.envs.positions import PositionGames
+from big2_env.observations.compiled import PASS_ACTION
+from big2_env.observations.extended import history_moves
+from big2_env.observations.paper import OBS_CARDS_LEFT, OBS_HAND
+from big2_env.players.base import Policy
+
+from .network import Big2Net
+from .policy import NetworkPolicy, choose, score_numpy
+
+__all__ = ["DEFAULT_BUDGET", "NetworkRollouts", "NetworkSearch", "SearchStats", "parse_budget"]
+
+DEFAULT_BUDGET = "0.25s"
+"""The search's default budget: a quarter of a second a decision."""
+DEFAULT_TOP_K = 4
+DEFAULT_MARGIN = 2.0
+DEFAULT_DEALS = 16
+_FULL_DECK = (1 << NUM_CARDS) - 1
+
+
+def parse_budget(budget: Any) -> tuple[float | None, int | None]:
+    """``(seconds, rollouts)`` of a budget: ``"0.25s"`` or a float of seconds, or an int of rollouts.
+
+    >>> parse_budget("0.25s"), parse_budget(200), parse_budget("1s")
+    ((0.25, None), (None, 200), (1.0, None))
+    """
+    if isinstance(budget, bool):
+        raise ValueError(f"budget must be seconds ('0.25s', 0.25) or a number of rollouts (an int); got {budget!r}")
+    if isinstance(budget, (int, np.integer)) and budget >= 1:
+        return None, int(budget)
+    if isinstance(budget, str) and budget.isdigit() and int(budget) >= 1:
+        return None, int(budget)
+    text = budget[:-1] if isinstance(budget, str) and budget.endswith("s") else budget
+    try:
+        seconds = float(text)
+    except (TypeError, ValueError):
+        seconds = math.nan
+    if not 0.001 <= seconds <= 600:
+        raise ValueError(f"budget must be seconds in [0.001, 600] ('0.25s', 0.25) or a number of rollouts >= 1; got {budget!r}")
+    return seconds, None
+
+
+class NetworkRollouts:
+    """Games from given positions played to their end by ``model`` in every seat.
+
+    Args:
+        model: the network (a :class:`~agents.network.Big2Net`; Charlesworth's design reads his 412
+            numbers, the card-aware designs the paper's 277 and the candidates' features).
+        rules: the rule set the games are played under.
+        sample: sample each move from the network's softmax (with ``rng``) instead of its argmax.
+
+    :meth:`play` returns the final scores; :attr:`decisions` counts the network's decisions made.
+    """
+
+    def __init__(self, model: Big2Net, rules: Rules | str | dict | None = None, sample: bool = False,
+                 rng: np.random.Generator | None = None) -> None:
+        self.model = model.eval()
+        self.rules = Rules.coerce(rules)
+        self.sample = bool(sample)
+        self.rng = rng if rng is not None else np.random.default_rng()
+        cfg = model.config
+        self._his = cfg.design == "charlesworth"
+        if cfg.observation not in ("paper", "charlesworth") or (cfg.observation == "charlesworth") != self._his:
+            raise ValueError(f"rollouts play networks of Charlesworth's design or of the paper's view; this one reads "
+                             f"the {cfg.observation!r} view with the {cfg.design!r} design")
+        self.games = PositionGames(self.rules, observation="charlesworth" if self._his else "paper")
+        self.decisions = 0
+
+    def play(self, hands: np.ndarray, first: int, moves: Sequence[int], actions: np.ndarray | None = None) -> np.ndarray:
+        """Start ``len(hands)`` games (:meth:`PositionGames.start`), play ``actions[g]`` first in game
+        ``g`` when given (the candidates), then the network to the end; the scores ``(M, 4)``."""
+        obs = self.games.start(hands, first, moves)
+        if actions is not None:
+            obs = self.games.step(actions)
+        while self.games.active.any():
+            obs = self.games.step(self._choose(obs))
+        return self.games.scores.copy()
+
+    def _choose(self, obs: Mapping[str, np.ndarray]) -> np.ndarray:
+        """The network's action in every active game (a forward pass for those with a choice)."""
+        active = np.flatnonzero(self.games.active)
+        actions = np.zeros(len(self.games.active), dtype=np.int64)
+        rows, cols = np.nonzero(obs["action_mask"][active])
+        counts = np.bincount(rows, minlength=len(active))
+        offsets = np.cumsum(counts) - counts
+        actions[active] = cols[offsets]  # the first legal action: the only one where there is no choice
+        choice = counts > 1
+        if not choice.any():
+            return actions
+        decide = active[choice]
+        self.decisions += len(decide)
+        if self._his:
+            keep = choice[rows]
+            picked = self._his_choice(obs["observation"][decide], rows[keep], cols[keep], counts[choice])
+        else:
+            picked = self._candidate_choice(obs["observation"][decide], decide)
+        actions[decide] = picked
+        return actions
+
+    def _his_choice(self, vectors: np.ndarray, rows: np.ndarray, cols: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """His design's move in each of ``vectors``' games: only the legal actions' rows of the 1695-way
+        head are computed (``rows``, ``cols``: the legal actions, game by game; ``counts`` per game)."""
+        offsets = np.cumsum(counts) - counts
+        owner = np.repeat(np.arange(len(counts)), counts)
+        with torch.inference_mode():
+            hidden = self.model.policy_branch(self.model.encode_state(torch.from_numpy(vectors)))
+            index = torch.from_numpy(cols)
+            head = self.model.action_head
+            scores = (hidden.index_select(0, torch.from_numpy(owner)) * head.weight.index_select(0, index)).sum(-1)
+            scores = (scores + head.bias.index_select(0, index)).numpy()
+        padded = np.full((len(counts), int(counts.max())), -np.inf, dtype=np.float32)
+        padded[owner, np.arange(len(cols)) - offsets[owner]] = scores
+        if self.sample:
+            logp = padded - padded.max(axis=1, keepdims=True)
+            logp -= np.log(np.exp(logp).sum(axis=1, keepdims=True))
+            pick = choose(logp, counts, self.rng)
+        else:
+            pick = padded.argmax(axis=1)
+        return cols[offsets + pick]
+
+    def _candidate_choice(self, vectors: np.ndarray, decide: np.ndarray) -> np.ndarray:
+        features, actions, counts = self.games.candidates()
+        offsets = np.cumsum(counts) - counts
+        rows = np.concatenate([np.arange(offsets[g], offsets[g] + counts[g]) for g in decide])
+        logp, _ = score_numpy(self.model, vectors, features[rows], counts[decide])
+        pick = choose(logp, counts[decide], self.rng if self.sample else None)
+        return actions[offsets[decide] + pick]
+
+
+@dataclass
+class SearchStats:
+    """What :class:`NetworkSearch` did: decisions searched (with a choice among candidates), rollouts
+    played, departures from the blueprint and the measured paired gain (points a game) of each."""
+
+    decisions: int = 0
+    searched: int = 0
+    rollouts: int = 0
+    departures: int = 0
+    gains: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def departure_rate(self) -> float:
+        """Departures per searched decision."""
+        return self.departures / self.searched if self.searched else 0.0
+
+    def to_dict(self) -> dict[str, float]:
+        return {"decisions": self.decisions, "searched": self.searched, "rollouts": self.rollouts,
+                "departures": self.departures, "departure_rate": self.departure_rate,
+                "mean_gain": float(np.mean(self.gains)) if self.gains else 0.0,
+                "seconds_per_decision": self.seconds / self.decisions if self.decisions else 0.0}
+
+
+class NetworkSearch(Policy):
+    """One-step search over a network blueprint (see the module docstring).
+
+    Args:
+        network: the blueprint, a :class:`~agents.policy.NetworkPolicy` (:meth:`from_spec` loads one by name).
+        rules: the rule set of the table.
+        budget: seconds a decision (``"0.25s"``, the default) or a number of rollouts (an int).
+        top_k: how many of the blueprint's most probable moves are candidates (pass is added when legal).
+        margin: how many standard errors of the paired difference a candidate's mean gain over the
+            blueprint's move must exceed before the search leaves the blueprint (0: always take the
+            best mean).
+        deals: deals per round (each candidate is played on every deal of a round).
+        sample: sample the rollouts' moves from the network instead of its argmax.
+        seed: seeds the deals (and sampled rollouts).
+    """
+
+    name = "search-net"
+    observation_kind = "extended"
+
+    def __init__(self, network: NetworkPolicy, rules: Rules | str | dict | None = None, budget: Any = DEFAULT_BUDGET,
+                 top_k: int = DEFAULT_TOP_K, margin: float = DEFAULT_MARGIN, deals: int = DEFAULT_DEALS,
+                 sample: bool = False, seed: int | None = None, name: str | None = None) -> None:
+        if not isinstance(network, NetworkPolicy):
+            raise ValueError(f"network must be a NetworkPolicy (NetworkSearch.from_spec loads one by name); got {network!r}")
+        self.seconds, self.rollouts = parse_budget(budget)
+        self.budget = budget
+        for what, value, low, high in (("top_k", top_k, 1, 64), ("deals", deals, 1, 4096)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+                raise ValueError(f"{what} must be an int in {low}..{high}; got {value!r}")
+        if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 <= margin <= 100:
+            raise ValueError(f"margin must be a number of standard errors in [0, 100]; got {margin!r}")
+        self.network = network
+        self.rules = Rules.coerce(rules)
+        self.top_k, self.margin, self.deals, self.sample = int(top_k), float(margin), int(deals), bool(sample)
+        self.rng = np.random.default_rng(seed)
+        self.rollout = NetworkRollouts(network.model, self.rules, sample=self.sample, rng=self.rng)
+        self.stats = SearchStats()
+        self.last: dict[str, Any] | None = None
+        if name is not None:
+            self.name = name
+
+    @classmethod
+    def from_spec(cls, spec: str | None = None, rules: Rules | str | dict | None = None, **kwargs: Any) -> "NetworkSearch":
+        """A search over the network ``spec`` names (``None``: the shipped network of ``rules``)."""
+        from big2_env.evaluation.loading import load_agent
+
+        from .shipped import SHIPPED
+
+        rules = Rules.coerce(rules)
+        if spec is None:
+            spec = "pretrained-charlesworth" if rules == Rules.preset("charlesworth") else "pretrained"
+        network = load_agent(spec, rules, what="search-net's network")
+        if not isinstance(network, NetworkPolicy):
+            raise ValueError(f"search-net needs a network (a shipped name such as {', '.join(SHIPPED)}, a .pt file or a "
+                             f"run folder); got {spec!r}")
+        return cls(network, rules, **kwargs)
+
+    def seed(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.rollout.rng = self.rng
+
+    # ------------------------------------------------------------------ the decision
+    def act(self, obs: Mapping[str, Any]) -> int:
+        started = time.perf_counter()
+        try:
+            return self._act(obs)
+        finally:
+            self.stats.decisions += 1
+            self.stats.seconds += time.perf_counter() - started
+
+    def _act(self, obs: Mapping[str, Any]) -> int:
+        mask = np.asarray(obs["action_mask"], dtype=bool)
+        legal = np.flatnonzero(mask)
+        if len(legal) == 0:
+            raise ValueError("the observation has no legal action: is this agent on move?")
+        if len(legal) == 1:
+            return int(legal[0])
+        probabilities = self.network.probabilities(obs)
+        order = sorted(probabilities, key=lambda a: -probabilities[a])
+        blueprint = order[0]
+        candidates = order[: self.top_k]
+        if mask[PASS_ACTION] and PASS_ACTION not in candidates:
+            candidates.append(PASS_ACTION)
+        if len(candidates) == 1:
+            return blueprint
+        self.stats.searched += 1
+        position = _Position.of(obs, self.rules)
+        values = self._values(position, np.array(candidates, dtype=np.int64))
+        chosen, gain, error = self._decide(values, candidates.index(blueprint))
+        move = candidates[chosen]
+        if move != blueprint:
+            self.stats.departures += 1
+            self.stats.gains.append(gain)
+        self.last = {"candidates": candidates, "means": values.mean(axis=0).tolist(), "deals": len(values),
+                     "blueprint": blueprint, "chosen": move, "gain": gain, "error": error,
+                     "probabilities": [probabilities[a] for a in candidates]}
+        return int(move)
+
+    def _values(self, position: "_Position", candidates: np.ndarray) -> np.ndarray:
+        """Rounds of deals until the budget is spent: the searcher's score ``(deals, candidates)``."""
+        n = len(candidates)
+        rows: list[np.ndarray] = []
+        started = time.perf_counter()
+        played = 0
+        round_seconds = 0.0
+        while True:
+            round_started = time.perf_counter()
+            deals = self.deals
+            if self.rollouts is not None:
+                deals = max(1, min(deals, (self.rollouts - played) // n))
+            hands = position.deal(self.rng, deals)
+            scores = self.rollout.play(np.repeat(hands, n, axis=0), position.first, position.moves,
+                                       np.tile(candidates, deals))
+            rows.append(scores[:, 0].reshape(deals, n).astype(np.float64))
+            played += deals * n
+            self.stats.rollouts += deals * n
+            if self.rollouts is not None:
+                if played + n > self.rollouts:
+                    break
+            else:  # another round only if it should end inside the budget, as the last one took
+                now = time.perf_counter()
+                round_seconds = now - round_started
+                if now - started + round_seconds > (self.seconds or 0.0):
+                    break
+        return np.concatenate(rows)
+
+    def _decide(self, values: np.ndarray, blueprint: int) -> tuple[int, float, float]:
+        """The candidate to play: the best mean, if its paired gain over the blueprint's move clears
+        ``margin`` standard errors, else the blueprint's; with that gain and its standard error."""
+        means = values.mean(axis=0)
+        best = int(np.argmax(means))
+        if best == blueprint:
+            return blueprint, 0.0, 0.0
+        diff = values[:, best] - values[:, blueprint]
+        gain = float(diff.mean())
+        error = float(diff.std(ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else math.inf
+        if gain > 0 and (gain > self.margin * error or (error == 0 and len(diff) > 1)):
+            return best, gain, error
+        return blueprint, gain, error
+
+    def __repr__(self) -> str:
+        return f"NetworkSearch(budget={self.budget!r}, top_k={self.top_k}, margin={self.margin}, deals={self.deals})"
+
+
+@dataclass(frozen=True)
+class _Position:
+    """The searcher's position in *relative* seats (0: the searcher): its hand, the public history,
+    and what is hidden, read from an extended observation."""
+
+    hand: int
+    moves: tuple[int, ...]
+    first: int
+    played_by: tuple[int, int, int, int]
+    left: tuple[int, int, int, int]
+
+    @classmethod
+    def of(cls, obs: Mapping[str, Any], rules: Rules) -> "_Position":
+        if "history" not in obs:
+            raise ValueError("search-net reads the public move history: give it the extended view (observation_kind)")
+        vector = np.asarray(obs["observation"])
+        hand = 0
+        for c in vector[OBS_HAND].tolist():
+            if 0 <= c < NUM_CARDS:
+                hand |= 1 << int(c)
+        history = history_moves(obs["history"])
+        played = [0, 0, 0, 0]
+        moves = []
+        for seat, play in history:
+            mask = sum(1 << c for c in play)
+            played[seat] |= mask
+            moves.append(mask)
+        first = history[0][0] if history else 0
+        left = (hand.bit_count(),) + tuple(int(x) for x in vector[OBS_CARDS_LEFT])
+        return cls(hand, tuple(moves), first, (played[0], played[1], played[2], played[3]),
+                   (left[0], left[1], left[2], left[3]))
+
+    def deal(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` determinisations as *starting* hands ``(n, 4)``: the unseen cards dealt uniformly to seats
+        1..3 in their counts (3D to the first mover when it is unseen), each seat's played cards added."""
+        unseen_mask = _FULL_DECK & ~self.hand & ~(self.played_by[0] | self.played_by[1] | self.played_by[2]
+                                                   | self.played_by[3])
+        unseen = np.array([c for c in range(NUM_CARDS) if unseen_mask >> c & 1], dtype=np.int64)
+        fixed = [0, 0, 0, 0]
+        counts = [0, self.left[1], self.left[2], self.left[3]]
+        if unseen_mask >> THREE_OF_DIAMONDS & 1 and self.first != 0:  # the opener held 3D and has not played it
+            fixed[self.first] |= 1 << THREE_OF_DIAMONDS
+            counts[self.first] -= 1
+            unseen = unseen[unseen != THREE_OF_DIAMONDS]
+        hands = np.zeros((n, 4), dtype=np.int64)
+        bits = np.left_shift(np.int64(1), unseen)
+        for d in range(n):
+            order = rng.permutation(len(unseen))
+            start = 0
+            for seat in (1, 2, 3):
+                chosen = bits[order[start:start + counts[seat]]]
+                hands[d, seat] = int(np.bitwise_or.reduce(chosen)) if len(chosen) else 0
+                start += counts[seat]
+        for seat in range(4):
+            hands[:, seat] |= fixed[seat] | self.played_by[seat]
+        hands[:, 0] |= self.hand
+        return hands

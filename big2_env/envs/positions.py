@@ -1,0 +1,254 @@
+"""Many games started from given positions and played to their end in compiled code: the search's rollouts.
+
+:class:`PositionGames` holds ``M`` games of the compiled vector env's state (:mod:`big2_env.envs.vector`)
+without its autoreset. :meth:`PositionGames.start` deals each game the four hands it *started* with
+(a determinisation: the hidden cards placed, plus the cards each seat has played since) and replays
+the public move history, so every view's state (the paper's 277 numbers, the extended view and
+Charlesworth's 412, kept move by move as his game does) is exactly what it was at that point of the
+game. :meth:`PositionGames.step` then plays one action per unfinished game; a game that ends keeps
+its final scores and is stepped no more. The caller chooses the actions, for example with one
+batched forward pass of a network over every game on move (``agents.net_search``).
+
+Every input is checked before compiled code sees it: the hands must partition the deck, the history
+must be legal from them (it is replayed once on the Python engine), and each action must be legal in
+its game (per the last ``action_mask``).
+
+Example:
+    >>> import numpy as np
+    >>> from big2_env.engine.game import Game
+    >>> game = Game(seed=3)
+    >>> start = [sum(1 << c for c in hand) for hand in game.hands]
+    >>> for _ in range(6):
+    ...     game.play_index(0)
+    >>> games = PositionGames(rules=game.rules, observation="paper")
+    >>> obs = games.start(np.array([start, start]), first=game.history[0][0],
+    ...                   moves=[sum(1 << c for c in play) for _, play in game.history])
+    >>> int(obs["current_player"][0]) == game.current_player
+    True
+    >>> while games.active.any():
+    ...     obs = games.step(np.where(games.active, obs["action_mask"].argmax(axis=1), 0))
+    >>> games.scores.sum(axis=1).tolist()
+    [0, 0]
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+from numba import njit, prange
+
+from ..engine.cards import NUM_CARDS
+from ..engine.core import rules_array
+from ..engine.core.games import T_WINNER, new_table
+from ..engine.core.kernels import combos_into, popcount
+from ..engine.game import Game
+from ..engine.rules import Rules
+from ..observations.compiled import NUM_ACTIONS
+from .vector import (
+    DECLINED,
+    H0,
+    LEARNER,
+    SELF_PLAY_VIEWS,
+    STATE_SIZE,
+    T0,
+    TABLES,
+    TRICK_PLAYER,
+    VIEW_SIZES,
+    _play,
+    _play_action,
+    _scores,
+    _view,
+    _workspace,
+    candidate_arrays,
+    check_action_array,
+    check_settings,
+    thread_chunks,
+)
+
+__all__ = ["MAX_GAMES", "PositionGames"]
+
+MAX_GAMES = 1 << 20
+"""The most games one :meth:`PositionGames.start` takes."""
+_FULL_DECK = (1 << NUM_CARDS) - 1
+
+
+@njit(cache=True)
+def _setup(state, g, hands, first):  # pragma: no cover - compiled
+    """Game ``g`` at its deal: ``hands`` (4,) the starting hands, ``first`` the seat that opens."""
+    for k in range(STATE_SIZE):
+        state[g, k] = 0
+    for p in range(4):
+        state[g, H0 + p] = hands[p]
+    new_table(state, g, T0, first, 1)
+    state[g, LEARNER] = -1
+    state[g, TRICK_PLAYER] = -1
+    for k in range(20):
+        state[g, DECLINED + k] = -1
+
+
+@njit(cache=True, parallel=True)
+def _start(state, hands, first, moves, rules, tables, observations, masks, players, chunks):  # pragma: no cover
+    """Deal every game its row of ``hands``, replay the ``moves`` (card masks, 0 a pass) and write its view."""
+    n = state.shape[0]
+    for chunk in prange(chunks):
+        ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work = _workspace()
+        for g in range(chunk, n, chunks):
+            _setup(state, g, hands[g], first)
+            for t in range(len(moves)):
+                play = moves[t]
+                if play == 0:
+                    _play(state, g, 0, 0, 0, 0)
+                else:
+                    size = popcount(play)
+                    combos_into(play, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, size, work)
+                    i = 0
+                    while ws_masks[i] != play:  # the play is a combination (checked): it is listed
+                        i += 1
+                    _play(state, g, play, size, ws_strengths[i], ws_categories[i])
+            _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories,
+                  legal, work)
+
+
+@njit(cache=True, parallel=True)
+def _advance(state, actions, active, rules, tables, observations, masks, players, scores, errors, chunks):  # pragma: no cover
+    """Play ``actions[g]`` in every active game ``g``; a game that ends writes its scores and goes inactive."""
+    n = state.shape[0]
+    for chunk in prange(chunks):
+        ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work = _workspace()
+        for g in range(chunk, n, chunks):
+            if not active[g]:
+                continue
+            ended = _play_action(state, g, actions[g], rules, tables, ws_masks, ws_sizes, ws_strengths, ws_categories, work)
+            if ended < 0:
+                errors[g] = 1
+            elif ended:
+                _scores(state, g, rules, scores[g])
+                active[g] = False
+                masks[g, :] = False
+            else:
+                _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths,
+                      ws_categories, legal, work)
+
+
+class PositionGames:
+    """Games started from given positions and played to the end (see the module docstring).
+
+    Args:
+        rules: the rule set (a :class:`~big2_env.engine.rules.Rules`, preset name, dict or ``None``).
+        observation: the view to write: ``"paper"`` (277 numbers), ``"extended"`` (315) or
+            ``"charlesworth"`` (412).
+
+    Attributes (after :meth:`start`): ``active`` bool ``(M,)``, the games still going; ``scores``
+    int64 ``(M, 4)``, each ended game's final scores in seat order (zeros while it runs).
+    """
+
+    def __init__(self, rules: Rules | str | dict | None = None, observation: str = "paper") -> None:
+        check_settings(1, observation, SELF_PLAY_VIEWS)
+        self.rules = Rules.coerce(rules)
+        self.observation = observation
+        self._rules = rules_array(self.rules)
+        self._state = np.zeros((0, STATE_SIZE), dtype=np.int64)
+        self._observations = np.zeros((0, VIEW_SIZES[observation]), dtype=np.float32)
+        self._masks = np.zeros((0, NUM_ACTIONS), dtype=np.bool_)
+        self._players = np.zeros(0, dtype=np.int64)
+        self.active = np.zeros(0, dtype=np.bool_)
+        self.scores = np.zeros((0, 4), dtype=np.int64)
+
+    def start(self, hands: Any, first: int, moves: Sequence[int] = ()) -> dict[str, np.ndarray]:
+        """Start ``M`` games and return their movers' views.
+
+        Args:
+            hands: int ``(M, 4)``: each game's four *starting* hands as card bitmasks (bit ``c``: card
+                ``c``), a partition of the 52 cards; they may differ between games only in where the
+                cards nobody has played yet lie.
+            first: the seat that made the first move (the holder of 3D under every opening rule).
+            moves: the game's moves so far, in order, each the card mask played (0: a pass).
+
+        Returns the views of the games' movers: ``"observation"`` float32 ``(M, n)``,
+        ``"action_mask"`` bool ``(M, 1695)`` and ``"current_player"`` int64 ``(M,)``.
+
+        Raises ``ValueError`` (nothing started) for hands that do not partition the deck, a seat
+        that is not 0..3, or a history that is not a legal game from the hands.
+        """
+        array = np.asarray(hands)
+        if array.ndim != 2 or array.shape[1] != 4 or array.dtype.kind not in "iu" or not 1 <= len(array) <= MAX_GAMES:
+            raise ValueError(f"hands must be an int array of shape (M, 4) with 1 <= M <= {MAX_GAMES:,}; "
+                             f"got shape {array.shape}, dtype {array.dtype}")
+        hands64 = array.astype(np.int64)
+        union = np.bitwise_or.reduce(hands64, axis=1)
+        overlap = (hands64[:, 0] & hands64[:, 1]) | (hands64[:, 2] & hands64[:, 3]) | (
+            (hands64[:, 0] | hands64[:, 1]) & (hands64[:, 2] | hands64[:, 3]))
+        bad = np.flatnonzero((hands64 < 0).any(axis=1) | (union != _FULL_DECK) | (overlap != 0))
+        if len(bad):
+            raise ValueError(f"hands[{int(bad[0])}] does not deal each of the 52 cards to exactly one seat")
+        if isinstance(first, bool) or not isinstance(first, (int, np.integer)) or not 0 <= first <= 3:
+            raise ValueError(f"first must be a seat 0..3; got {first!r}")
+        move_list = [int(m) for m in moves]
+        if any(not 0 <= m <= _FULL_DECK for m in move_list):
+            raise ValueError("moves must be card masks of the 52 cards (0: a pass)")
+        played_by = self._check_history(hands64[0], int(first), move_list)
+        for seat in range(4):
+            missing = np.flatnonzero(hands64[:, seat] & played_by[seat] != played_by[seat])
+            if len(missing):
+                raise ValueError(f"hands[{int(missing[0])}] does not give seat {seat} the cards it has played")
+        m = len(hands64)
+        self._state = np.zeros((m, STATE_SIZE), dtype=np.int64)
+        self._observations = np.zeros((m, VIEW_SIZES[self.observation]), dtype=np.float32)
+        self._masks = np.zeros((m, NUM_ACTIONS), dtype=np.bool_)
+        self._players = np.zeros(m, dtype=np.int64)
+        self.scores = np.zeros((m, 4), dtype=np.int64)
+        _start(self._state, hands64, int(first), np.array(move_list, dtype=np.int64), self._rules, TABLES,
+               self._observations, self._masks, self._players, thread_chunks(m))
+        self.active = self._state[:, T0 + T_WINNER] < 0
+        return self._obs()
+
+    def _check_history(self, hands: np.ndarray, first: int, moves: list[int]) -> list[int]:
+        """Replay ``moves`` on the Python engine from ``hands`` (``ValueError`` at an illegal one, or at a
+        move after the end); the cards each seat played."""
+        game = Game.from_hands([[c for c in range(NUM_CARDS) if int(h) >> c & 1] for h in hands], self.rules,
+                               current_player=first, opening=True)
+        played = [0, 0, 0, 0]
+        for t, mask in enumerate(moves):
+            if game.is_over:
+                raise ValueError(f"moves[{t}] comes after the end of the game")
+            seat = game.current_player
+            try:
+                game.play([c for c in range(NUM_CARDS) if mask >> c & 1])
+            except ValueError as err:
+                raise ValueError(f"moves[{t}] is not a legal move of seat {seat} there: {err}") from None
+            played[seat] |= mask
+        return played
+
+    def step(self, actions: Any) -> dict[str, np.ndarray]:
+        """Play one action index per game (ignored in ended games) and return the views after it.
+
+        Raises ``ValueError`` (nothing played) for an action an active game's mask does not allow.
+        """
+        acts, illegal = check_action_array(actions, self._masks)
+        bad = np.flatnonzero(illegal & self.active)
+        if len(bad):
+            g = int(bad[0])
+            raise ValueError(f"actions[{g}] = {acts[g]} is not legal in game {g}; legal: "
+                             f"{np.flatnonzero(self._masks[g]).tolist()[:20]}")
+        errors = np.zeros(len(acts), dtype=np.int64)
+        _advance(self._state, acts, self.active, self._rules, TABLES, self._observations, self._masks, self._players,
+                 self.scores, errors, thread_chunks(len(acts)))
+        if errors.any():  # cannot happen after the check above; a guard, not a path
+            raise AssertionError(f"the core refused the actions of games {np.flatnonzero(errors).tolist()}")
+        return self._obs()
+
+    def candidates(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every game's legal plays as the card-aware networks read them (as
+        :meth:`~big2_env.envs.vector.Big2VectorEnv.candidates`; an ended game lists its last mover's)."""
+        return candidate_arrays(self._state, self._rules, thread_chunks(max(1, len(self.active))))
+
+    def hands(self) -> np.ndarray:
+        """Every game's four hands now (int64 ``(M, 4)`` card bitmasks in seat order): the full state."""
+        return self._state[:, H0 : H0 + 4].copy()
+
+    def _obs(self) -> dict[str, np.ndarray]:
+        return {"observation": self._observations, "action_mask": self._masks, "current_player": self._players}
+
+    def __repr__(self) -> str:
+        return f"PositionGames(games={len(self.active)}, active={int(self.active.sum())}, rules={self.rules!r})"

@@ -1,0 +1,110 @@
+"""The search over a network (:mod:`agents.net_search`): rollouts, the deviation rule, what it may read."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from agents.net_search import NetworkRollouts, NetworkSearch, parse_budget  # noqa: E402
+from big2_env import Game, Rules, evaluate  # noqa: E402
+from big2_env.errors import LoadError  # noqa: E402
+from big2_env.evaluation.loading import load_agent  # noqa: E402
+from big2_env.observations.decision import Decision, PolicyObservation  # noqa: E402
+
+
+def _mask(cards) -> int:
+    return sum(1 << c for c in cards)
+
+
+def _search(budget=24, **kwargs) -> NetworkSearch:
+    return NetworkSearch.from_spec("pretrained-charlesworth", rules="charlesworth", budget=budget, seed=3, **kwargs)
+
+
+def test_budgets_parse_and_bad_ones_are_refused():
+    assert parse_budget("0.25s") == (0.25, None) and parse_budget(0.1) == (0.1, None)
+    assert parse_budget(64) == (None, 64) and parse_budget("64") == (None, 64)
+    for bad in (0, -1, "fast", True, "0s", 1e6):
+        with pytest.raises(ValueError, match="budget must be"):
+            parse_budget(bad)
+    for kwargs, message in [({"top_k": 0}, "top_k"), ({"deals": 0}, "deals"), ({"margin": -1}, "margin")]:
+        with pytest.raises(ValueError, match=message):
+            _search(**kwargs)
+
+
+def test_the_deviation_rule_leaves_the_blueprint_only_for_a_clear_paired_gain():
+    search = _search(margin=2.0)
+    # candidate 1 is the blueprint; candidate 0 beats it by 1 point on every deal: a clear gain
+    clear = np.array([[3.0, 2.0], [1.0, 0.0], [-2.0, -3.0], [5.0, 4.0]])
+    assert search._decide(clear, 1)[0] == 0
+    # candidate 0's mean is higher, but the paired gain is noise: +8 on one deal, -2 on three
+    noisy = np.array([[10.0, 2.0], [-2.0, 0.0], [-2.0, 0.0], [-2.0, 0.0]])
+    choice, gain, error = search._decide(noisy, 1)
+    assert choice == 1 and gain == pytest.approx(0.5) and gain < 2 * error
+    assert _search(margin=0.0)._decide(noisy, 1)[0] == 0  # margin 0: the best mean
+    # the blueprint best: kept, whatever the margin
+    assert search._decide(np.array([[0.0, 1.0], [0.0, 2.0]]), 1) == (1, 0.0, 0.0)
+
+
+def test_rollouts_play_every_game_to_its_end_with_the_candidates_first():
+    game = Game("charlesworth", seed=4)
+    start = [_mask(h) for h in game.hands]
+    for _ in range(3):
+        game.play_index(0)
+    moves = [_mask(p) for _, p in game.history]
+    rollouts = NetworkRollouts(_search().network.model, "charlesworth")
+    decision = Decision(game)
+    actions = decision.actions  # every legal action of the player on move, one game each
+    scores = rollouts.play(np.array([start] * len(actions)), game.history[0][0], moves, actions)
+    assert scores.shape == (len(actions), 4) and (scores.sum(axis=1) == 0).all()
+    again = rollouts.play(np.array([start] * len(actions)), game.history[0][0], moves, actions)
+    assert (again == scores).all()  # the argmax network on the same deal: the same games
+
+
+def _extended(game: Game) -> PolicyObservation:
+    return PolicyObservation(Decision(game), extended=True)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_search_decides_from_the_observation_alone(seed):
+    """Moving the cards it cannot see between the other hands never changes its decision."""
+    rng = np.random.default_rng(seed)
+    game = Game("charlesworth", seed=seed)
+    searched = 0
+    while not game.is_over and searched < 3:
+        obs = _extended(game)
+        if len(obs["candidate_actions"]) > 2:
+            player = game.current_player
+            others = [(player + k) % 4 for k in (1, 2, 3)]
+            pool = [c for s in others for c in game.hand(s)]
+            rng.shuffle(pool)
+            hands, start = list(game.hands), 0
+            for s in others:
+                hands[s] = tuple(sorted(pool[start:start + game.cards_left(s)]))
+                start += game.cards_left(s)
+            swapped = game.copy()
+            swapped._hand_cards = [list(h) for h in hands]
+            swapped._hand_masks = [_mask(h) for h in hands]
+            other = _extended(swapped)
+            np.testing.assert_array_equal(obs["observation"], other["observation"])
+            first, second = _search(), _search()
+            assert first.act(obs) == second.act(other)
+            assert first.last is not None and first.last == second.last
+            searched += 1
+        game.play_index(int(rng.integers(len(game.legal_plays()))))
+    assert searched == 3
+
+
+def test_the_spec_loads_and_plays_legal_moves_counting_its_departures():
+    search = load_agent("search-net@16", rules="paper", seed=1)
+    assert isinstance(search, NetworkSearch) and search.network.name == "pretrained" and search.rollouts == 16
+    result = evaluate(search, "smart", n_games=2, seed=5, rules="paper", progress=False)
+    assert result.n_games == 2 and search.stats.decisions > 0 and search.stats.rollouts > 0
+    assert 0 <= search.stats.departures <= search.stats.searched <= search.stats.decisions
+    assert len(search.stats.gains) == search.stats.departures and all(g > 0 for g in search.stats.gains)
+    house = load_agent("search-net@8", rules=Rules(pass_locks=True, lone_triples=False), seed=1)
+    evaluate(house, "greedy", n_games=2, seed=6, rules=Rules(pass_locks=True, lone_triples=False), progress=False)
+    for bad in ("search-net:", "search-net@", "search-net@0", "search-net:missing.pt"):
+        with pytest.raises(LoadError):
+            load_agent(bad)
