@@ -54,6 +54,7 @@ from big2_env.observations.compiled import PASS_ACTION
 from big2_env.observations.extended import history_moves
 from big2_env.observations.paper import OBS_CARDS_LEFT, OBS_HAND
 from big2_env.players.base import Policy
+from big2_env.players.search import tempered_weights
 
 from .network import Big2Net
 from .policy import NetworkPolicy, choose, score_numpy
@@ -65,6 +66,7 @@ DEFAULT_BUDGET = "0.25s"
 DEFAULT_TOP_K = 4
 DEFAULT_MARGIN = 2.0
 DEFAULT_DEALS = 16
+DEFAULT_BELIEF_STRENGTH = 0.75
 _FULL_DECK = (1 << NUM_CARDS) - 1
 
 
@@ -147,9 +149,10 @@ class NetworkRollouts:
         actions[decide] = picked
         return actions
 
-    def _his_choice(self, vectors: np.ndarray, rows: np.ndarray, cols: np.ndarray, counts: np.ndarray) -> np.ndarray:
-        """His design's move in each of ``vectors``' games: only the legal actions' rows of the 1695-way
-        head are computed (``rows``, ``cols``: the legal actions, game by game; ``counts`` per game)."""
+    def _his_scores(self, vectors: np.ndarray, cols: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """His design's logits of the legal actions of each row of ``vectors``, padded with ``-inf`` to
+        ``(rows, max count)`` (``cols``: the legal actions, row by row; ``counts`` per row): only the
+        legal actions' rows of the 1695-way head are computed."""
         offsets = np.cumsum(counts) - counts
         owner = np.repeat(np.arange(len(counts)), counts)
         with torch.inference_mode():
@@ -160,13 +163,29 @@ class NetworkRollouts:
             scores = (scores + head.bias.index_select(0, index)).numpy()
         padded = np.full((len(counts), int(counts.max())), -np.inf, dtype=np.float32)
         padded[owner, np.arange(len(cols)) - offsets[owner]] = scores
+        return padded
+
+    def _his_choice(self, vectors: np.ndarray, rows: np.ndarray, cols: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """His design's move in each of ``vectors``' games (``rows``, ``cols``: the legal actions, game by game)."""
+        offsets = np.cumsum(counts) - counts
+        padded = self._his_scores(vectors, cols, counts)
         if self.sample:
-            logp = padded - padded.max(axis=1, keepdims=True)
-            logp -= np.log(np.exp(logp).sum(axis=1, keepdims=True))
-            pick = choose(logp, counts, self.rng)
+            pick = choose(_log_softmax(padded), counts, self.rng)
         else:
             pick = padded.argmax(axis=1)
         return cols[offsets + pick]
+
+    def log_probabilities(self, vectors: np.ndarray, masks: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """The network's log-probability (its softmax over the legal actions) of playing ``actions[i]`` in
+        view ``vectors[i]`` with legal actions ``masks[i]`` (his design only)."""
+        if not self._his:
+            raise ValueError("the network's beliefs need Charlesworth's design (its 1695-way head)")
+        rows, cols = np.nonzero(masks)
+        counts = np.bincount(rows, minlength=len(masks))
+        offsets = np.cumsum(counts) - counts
+        logp = _log_softmax(self._his_scores(vectors, cols, counts))
+        slot = np.flatnonzero(cols == np.asarray(actions)[rows]) - offsets  # each row's action is one of its legal ones
+        return logp[np.arange(len(masks)), slot].astype(np.float64)
 
     def _candidate_choice(self, vectors: np.ndarray, decide: np.ndarray) -> np.ndarray:
         features, actions, counts = self.games.candidates()
@@ -175,6 +194,12 @@ class NetworkRollouts:
         logp, _ = score_numpy(self.model, vectors, features[rows], counts[decide])
         pick = choose(logp, counts[decide], self.rng if self.sample else None)
         return actions[offsets[decide] + pick]
+
+
+def _log_softmax(padded: np.ndarray) -> np.ndarray:
+    """Row-wise log-softmax of logits padded with ``-inf``."""
+    logp = padded - padded.max(axis=1, keepdims=True)
+    return logp - np.log(np.exp(logp).sum(axis=1, keepdims=True))
 
 
 @dataclass
@@ -214,6 +239,13 @@ class NetworkSearch(Policy):
             best mean).
         deals: deals per round (each candidate is played on every deal of a round).
         sample: sample the rollouts' moves from the network instead of its argmax.
+        beliefs: how many deals to draw and weigh by the network's beliefs at each decision (0: off,
+            the deals are uniform). Each is weighed by how likely the network makes the other seats'
+            moves so far from it (the product of its probabilities of each move they made); the
+            rounds then draw their deals from these in proportion to the weights.
+        belief_strength: how far the weights are followed, tempered so that the effective number of
+            deals stays at least ``1 - belief_strength`` of them (1: the exact posterior under the
+            network as every opponent's model; a posterior that rests on one deal is tempered).
         seed: seeds the deals (and sampled rollouts).
     """
 
@@ -222,12 +254,13 @@ class NetworkSearch(Policy):
 
     def __init__(self, network: NetworkPolicy, rules: Rules | str | dict | None = None, budget: Any = DEFAULT_BUDGET,
                  top_k: int = DEFAULT_TOP_K, margin: float = DEFAULT_MARGIN, deals: int = DEFAULT_DEALS,
-                 sample: bool = False, seed: int | None = None, name: str | None = None) -> None:
+                 sample: bool = False, beliefs: int = 0, belief_strength: float = DEFAULT_BELIEF_STRENGTH,
+                 seed: int | None = None, name: str | None = None) -> None:
         if not isinstance(network, NetworkPolicy):
             raise ValueError(f"network must be a NetworkPolicy (NetworkSearch.from_spec loads one by name); got {network!r}")
         self.seconds, self.rollouts = parse_budget(budget)
         self.budget = budget
-        for what, value, low, high in (("top_k", top_k, 1, 64), ("deals", deals, 1, 4096)):
+        for what, value, low, high in (("top_k", top_k, 1, 64), ("deals", deals, 1, 4096), ("beliefs", beliefs, 0, 4096)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
                 raise ValueError(f"{what} must be an int in {low}..{high}; got {value!r}")
         if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 <= margin <= 100:
@@ -235,6 +268,10 @@ class NetworkSearch(Policy):
         self.network = network
         self.rules = Rules.coerce(rules)
         self.top_k, self.margin, self.deals, self.sample = int(top_k), float(margin), int(deals), bool(sample)
+        self.beliefs = int(beliefs)
+        if isinstance(belief_strength, bool) or not isinstance(belief_strength, (int, float)) or not 0 <= belief_strength <= 1:
+            raise ValueError(f"belief_strength must be a number in [0, 1]; got {belief_strength!r}")
+        self.belief_strength = float(belief_strength)
         self.rng = np.random.default_rng(seed)
         self.rollout = NetworkRollouts(network.model, self.rules, sample=self.sample, rng=self.rng)
         self.stats = SearchStats()
@@ -304,6 +341,7 @@ class NetworkSearch(Policy):
         n = len(candidates)
         rows: list[np.ndarray] = []
         started = time.perf_counter()
+        pool = self._weighed_deals(position)
         played = 0
         round_seconds = 0.0
         while True:
@@ -311,7 +349,10 @@ class NetworkSearch(Policy):
             deals = self.deals
             if self.rollouts is not None:
                 deals = max(1, min(deals, (self.rollouts - played) // n))
-            hands = position.deal(self.rng, deals)
+            if pool is None:
+                hands = position.deal(self.rng, deals)
+            else:
+                hands = pool[0][self.rng.choice(len(pool[0]), size=deals, p=pool[1])]
             scores = self.rollout.play(np.repeat(hands, n, axis=0), position.first, position.moves,
                                        np.tile(candidates, deals))
             rows.append(scores[:, 0].reshape(deals, n).astype(np.float64))
@@ -326,6 +367,25 @@ class NetworkSearch(Policy):
                 if now - started + round_seconds > (self.seconds or 0.0):
                     break
         return np.concatenate(rows)
+
+    def _weighed_deals(self, position: "_Position") -> tuple[np.ndarray, np.ndarray] | None:
+        """``beliefs`` deals and their weights under the network's beliefs (``None``: beliefs off, or no
+        other seat has moved yet)."""
+        record = [t for t, seat in enumerate(position.movers) if seat != 0]
+        if not self.beliefs or not record:
+            return None
+        hands = position.deal(self.rng, self.beliefs)
+        views, masks, actions = self.rollout.games.history_views(hands, position.first, position.moves, record)
+        b, r = actions.shape
+        flat = masks.reshape(b * r, -1)
+        chosen = np.flatnonzero(flat.sum(axis=1) > 1)  # forced moves say nothing
+        likelihood = np.zeros(b)
+        if len(chosen):
+            logp = self.rollout.log_probabilities(views.reshape(b * r, -1)[chosen], flat[chosen],
+                                                  actions.reshape(-1)[chosen])
+            np.add.at(likelihood, chosen // r, logp)
+        weights = tempered_weights(likelihood, self.belief_strength)
+        return hands, weights / weights.sum()
 
     def _decide(self, values: np.ndarray, blueprint: int) -> tuple[int, float, float]:
         """The candidate to play: the best mean, if its paired gain over the blueprint's move clears
@@ -352,6 +412,7 @@ class _Position:
 
     hand: int
     moves: tuple[int, ...]
+    movers: tuple[int, ...]
     first: int
     played_by: tuple[int, int, int, int]
     left: tuple[int, int, int, int]
@@ -368,13 +429,14 @@ class _Position:
         history = history_moves(obs["history"])
         played = [0, 0, 0, 0]
         moves = []
+        movers = tuple(seat for seat, _ in history)
         for seat, play in history:
             mask = sum(1 << c for c in play)
             played[seat] |= mask
             moves.append(mask)
         first = history[0][0] if history else 0
         left = (hand.bit_count(),) + tuple(int(x) for x in vector[OBS_CARDS_LEFT])
-        return cls(hand, tuple(moves), first, (played[0], played[1], played[2], played[3]),
+        return cls(hand, tuple(moves), movers, first, (played[0], played[1], played[2], played[3]),
                    (left[0], left[1], left[2], left[3]))
 
     def deal(self, rng: np.random.Generator, n: int) -> np.ndarray:

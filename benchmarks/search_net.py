@@ -39,8 +39,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--params", help="Charlesworth's parameter file (modelParameters136500)")
     parser.add_argument("--deals", type=int, default=250, help="deals, each played in all four seats (default 250)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--options", default="{}",
+                        help='the search\'s keywords as JSON, e.g. \'{"margin": 3, "sample": true}\' (search-net agents)')
     parser.add_argument("--json", help="write the figures to this file")
     args = parser.parse_args(argv)
+    options = json.loads(args.options)
     if args.deals < 1:
         parser.error("--deals must be at least 1")
     if args.opponent == "charlesworth":
@@ -52,6 +55,12 @@ def main(argv: list[str] | None = None) -> None:
     else:
         parser.error("--opponent must be charlesworth, smart, greedy or random")
     agent = load_agent(args.agent, rules, what="--agent")
+    if options:
+        from agents.net_search import NetworkSearch
+
+        if not isinstance(agent, NetworkSearch):
+            parser.error("--options applies to search-net agents")
+        agent = NetworkSearch(agent.network, agent.rules, budget=agent.budget, name=agent.name, **options)
     if hasattr(agent, "deterministic"):
         agent.deterministic = True  # a network plays its argmax, as the search's blueprint does
     result = evaluate(agent, opponent, n_games=args.deals, seed=args.seed, rules=rules, duplicate=True, progress=True)
@@ -60,12 +69,13 @@ def main(argv: list[str] | None = None) -> None:
     stranded = scores <= -STRANDED
     figures = {
         "agent": portable(args.agent), "opponent": args.opponent, "rules": rules, "deals": args.deals,
-        "games": result.n_games, "seed": args.seed, **result.figures(),
+        "games": result.n_games, "seed": args.seed, "options": options, **result.figures(),
         "stranded_losses": int(stranded.sum()), "losses": int(losses.sum()),
         "stranded_share_of_losses": float(stranded.sum() / max(1, losses.sum())),
         "elapsed_s": result.elapsed_s, "machine": platform.machine(),
         "command": f"python benchmarks/search_net.py --agent {portable(args.agent)} --opponent {args.opponent}"
-                   + (" --params PATH" if args.opponent == "charlesworth" else "") + f" --deals {args.deals} --seed {args.seed}",
+                   + (" --params PATH" if args.opponent == "charlesworth" else "") + f" --deals {args.deals} --seed {args.seed}"
+                   + (f" --options '{json.dumps(options)}'" if options else ""),
     }
     stats = getattr(agent, "stats", None)
     if stats is not None:

@@ -108,3 +108,28 @@ def test_the_spec_loads_and_plays_legal_moves_counting_its_departures():
     for bad in ("search-net:", "search-net@", "search-net@0", "search-net:missing.pt"):
         with pytest.raises(LoadError):
             load_agent(bad)
+
+
+def test_the_beliefs_weigh_deals_by_the_networks_probabilities_of_the_moves_seen():
+    from agents.net_search import _Position
+
+    search = _search(beliefs=12)
+    game = Game("charlesworth", seed=2)
+    while len(game.history) < 9 or game.is_over:
+        game.play_index(0)
+    obs = _extended(game)
+    position = _Position.of(obs, search.rules)
+    hands, weights = search._weighed_deals(position)
+    assert hands.shape == (12, 4) and weights.shape == (12,) and weights.sum() == pytest.approx(1.0)
+    assert (hands[:, 0] & ~(position.hand | position.played_by[0]) == 0).all()  # its own hand in every deal
+    # each deal's weight is built from the network's own probabilities of the moves seen:
+    # check one move against NetworkPolicy.probabilities of the same view
+    seat_moves = [t for t, seat in enumerate(position.movers) if seat != 0]
+    views, masks, actions = search.rollout.games.history_views(hands[:1], position.first, position.moves, seat_moves)
+    row = next(i for i in range(len(seat_moves)) if masks[0, i].sum() > 1)
+    logp = search.rollout.log_probabilities(views[0, row:row + 1], masks[0, row:row + 1], actions[0, row:row + 1])
+    logits = search.rollout._his_scores(views[0, row:row + 1], np.flatnonzero(masks[0, row]), np.array([masks[0, row].sum()]))
+    slot = list(np.flatnonzero(masks[0, row])).index(actions[0, row])
+    assert logp[0] == pytest.approx(float(logits[0, slot] - np.log(np.exp(logits[0]).sum())), abs=1e-5)
+    assert _search()._weighed_deals(position) is None  # beliefs off
+

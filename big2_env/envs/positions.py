@@ -40,11 +40,11 @@ from numba import njit, prange
 
 from ..engine.cards import NUM_CARDS
 from ..engine.core import rules_array
-from ..engine.core.games import T_WINNER, new_table
+from ..engine.core.games import T_PLAYER, T_SIZE, T_WINNER, new_table
 from ..engine.core.kernels import combos_into, popcount
 from ..engine.game import Game
 from ..engine.rules import Rules
-from ..observations.compiled import NUM_ACTIONS
+from ..observations.compiled import NUM_ACTIONS, PASS_ACTION, action_index
 from .vector import (
     DECLINED,
     H0,
@@ -55,6 +55,7 @@ from .vector import (
     TABLES,
     TRICK_PLAYER,
     VIEW_SIZES,
+    _legal,
     _play,
     _play_action,
     _scores,
@@ -64,6 +65,7 @@ from .vector import (
     check_action_array,
     check_settings,
     thread_chunks,
+    write_view,
 )
 
 __all__ = ["MAX_GAMES", "PositionGames"]
@@ -108,6 +110,40 @@ def _start(state, hands, first, moves, rules, tables, observations, masks, playe
                     _play(state, g, play, size, ws_strengths[i], ws_categories[i])
             _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories,
                   legal, work)
+
+
+@njit(cache=True, parallel=True)
+def _record(state, hands, first, moves, rows, rules, tables, observations, masks, actions, chunks):  # pragma: no cover
+    """:func:`_start`'s replay, writing before each move ``t`` with ``rows[t] >= 0`` the mover's view, its
+    legal actions and the action index of the move it made into row ``rows[t]`` of ``observations``,
+    ``masks`` and ``actions`` (game by game)."""
+    n = state.shape[0]
+    for chunk in prange(chunks):
+        ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work = _workspace()
+        for g in range(chunk, n, chunks):
+            _setup(state, g, hands[g], first)
+            for t in range(len(moves)):
+                play = moves[t]
+                player = state[g, T0 + T_PLAYER]
+                hand = state[g, H0 + player]
+                r = rows[t]
+                if r >= 0:
+                    k = _legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work)
+                    for j in range(k):
+                        masks[g, r, action_index(ws_masks[legal[j]], hand, tables[1])] = True
+                    if state[g, T0 + T_SIZE]:
+                        masks[g, r, PASS_ACTION] = True
+                    write_view(state, g, player, observations[g, r])
+                    actions[g, r] = PASS_ACTION if play == 0 else action_index(play, hand, tables[1])
+                if play == 0:
+                    _play(state, g, 0, 0, 0, 0)
+                else:
+                    size = popcount(play)
+                    combos_into(play, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, size, work)
+                    i = 0
+                    while ws_masks[i] != play:
+                        i += 1
+                    _play(state, g, play, size, ws_strengths[i], ws_categories[i])
 
 
 @njit(cache=True, parallel=True)
@@ -219,6 +255,28 @@ class PositionGames:
                 raise ValueError(f"moves[{t}] is not a legal move of seat {seat} there: {err}") from None
             played[seat] |= mask
         return played
+
+    def history_views(self, hands: Any, first: int, moves: Sequence[int], record: Sequence[int]) -> tuple[np.ndarray, ...]:
+        """What the movers saw at some moves of the history, in every game: for each move index of
+        ``record`` (ascending), the mover's view ``(M, R, n)`` float32, its legal actions ``(M, R, 1695)``
+        bool and the action index of the move it made ``(M, R)`` (arguments as for :meth:`start`, which
+        checks them the same way; the games are then left at the end of ``moves``, as :meth:`start` leaves them).
+        What a belief over the hidden cards weighs a deal by: how likely each seat's moves were from it."""
+        index = [int(t) for t in record]
+        if any(not 0 <= t < len(moves) for t in index) or index != sorted(set(index)):
+            raise ValueError(f"record must list distinct move indices 0..{len(moves) - 1} in ascending order; got {record!r}")
+        self.start(hands, first, moves)
+        hands64 = np.asarray(hands).astype(np.int64)
+        m, r = len(hands64), len(index)
+        rows = np.full(len(moves), -1, dtype=np.int64)
+        rows[index] = np.arange(r)
+        observations = np.zeros((m, r, VIEW_SIZES[self.observation]), dtype=np.float32)
+        masks = np.zeros((m, r, NUM_ACTIONS), dtype=np.bool_)
+        actions = np.zeros((m, r), dtype=np.int64)
+        state = np.zeros((m, STATE_SIZE), dtype=np.int64)
+        _record(state, hands64, int(first), np.array([int(x) for x in moves], dtype=np.int64), rows, self._rules, TABLES,
+                observations, masks, actions, thread_chunks(m))
+        return observations, masks, actions
 
     def step(self, actions: Any) -> dict[str, np.ndarray]:
         """Play one action index per game (ignored in ended games) and return the views after it.
