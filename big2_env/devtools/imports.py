@@ -18,7 +18,8 @@ How the graph is read (from the source files, with :mod:`ast`; nothing is import
   packages are not.
 
 The layer contract (:data:`LAYERS`) is the architecture of big2_env: the engine at the bottom,
-then observations, render, players, evaluation, envs and the web table, with the command line at the top;
+then observations, render, players, evaluation, envs, the JAX core and the web table, with the command line
+at the top;
 a module may import its own layer and those below it. :data:`SHARED` modules (errors,
 plugins, devtools) import no layer and may be imported from anywhere.
 
@@ -38,7 +39,7 @@ from pathlib import Path
 
 __all__ = ["Edge", "LAYERS", "Report", "SHARED", "check", "find_cycles", "import_graph", "main"]
 
-LAYERS = ("engine", "observations", "render", "players", "evaluation", "envs", "web", "cli")
+LAYERS = ("engine", "observations", "render", "players", "evaluation", "envs", "jax", "web", "cli")
 """big2_env's subpackages (and ``cli``), lowest first: each may import only itself and those before it."""
 
 SHARED = ("errors", "plugins", "devtools")
