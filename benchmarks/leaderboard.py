@@ -9,17 +9,21 @@ Two boards:
 
 and ``check``, the arena's four-agent check (random, greedy, smart and the search at its default budget,
 paper rules, one table), which the page's introduction cites. The sentences that read the results (how
-many seats an agent held, where the rating's order and the mean score's disagree) are written from the
-stored files too.
+the ratings' order meets the mean scores and the head to head) are written from the stored files too.
 
-Each board is one arena run (:func:`big2_env.evaluation.arena.run_arena`) into ``--runs/BOARD``; its
-ratings, the command that measured it, the date and the deals go to ``benchmarks/leaderboard/BOARD.json``,
-and the page is written from those files (``--page-only`` rewrites it without measuring).
+Each board is one arena run (:func:`big2_env.evaluation.arena.run_arena`) into ``--runs/BOARD`` (resumed when
+there, so a finished folder is refitted without playing); its ratings (points first, then the
+finishing-order rating), head-to-head matrix, the command that measured it, the date and the deals go
+to ``benchmarks/leaderboard/BOARD.json``, its picture to ``benchmarks/leaderboard/BOARD.png``, and its
+games, as a pool others can refit or add an agent to (``big2 arena --pool benchmarks/leaderboard/BOARD
+--add AGENT --out DIR``), to ``benchmarks/leaderboard/BOARD/`` (``arena.json`` and ``games.csv.gz``).
+The page is written from those files (``--page-only`` rewrites it without measuring; ``--pictures``
+redraws the pictures from the stored files).
 
 Usage:
-    python benchmarks/leaderboard.py --board paper --deals 35 --tables sampled
-    python benchmarks/leaderboard.py --board charlesworth --deals 36 --tables sampled --params PATH
-    python benchmarks/leaderboard.py --board check --deals 40 --seed 1 --tables all
+    python benchmarks/leaderboard.py --board paper --deals 60 --jobs 2
+    python benchmarks/leaderboard.py --board charlesworth --deals 60 --jobs 2 --params PATH
+    python benchmarks/leaderboard.py --board check --deals 40 --seed 1
     python benchmarks/leaderboard.py --page-only            # the page from the stored results
 """
 
@@ -31,11 +35,16 @@ import json
 import math
 import platform
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from big2_env.devtools.records import portable
 from big2_env.evaluation.arena import run_arena
+from big2_env.evaluation.arena.ratings import AgentRating
+from big2_env.evaluation.arena.records import write_games
+from big2_env.evaluation.arena.report import write_json
+from big2_env.evaluation.arena.run import read_arena
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "leaderboard"
@@ -46,6 +55,8 @@ BOARD_NAMES = {"paper": "paper-rules", "charlesworth": "Charlesworth"}
 CHECK = "check"
 """The four-agent check: not a board of the page, a sentence of its introduction."""
 RULES = {"paper": "paper", "charlesworth": "charlesworth", CHECK: "paper"}
+TARGET_HALF_WIDTH = 0.5
+"""The points interval the boards aim at: +-0.5 a game for every agent (issue 61)."""
 
 
 def pool(board: str, search: str, ismcts: str, params: str | None) -> list[str]:
@@ -62,63 +73,185 @@ def pool(board: str, search: str, ismcts: str, params: str | None) -> list[str]:
     return agents
 
 
+def store_pool(run: Path, board: str) -> Path:
+    """The run's games as a pool anyone can refit or add to: ``benchmarks/leaderboard/BOARD/`` with ``arena.json``
+    and ``games.csv.gz``, the agents named without this machine's paths (his network as
+    ``charlesworth:modelParameters136500``: ``--load`` says where it is on yours)."""
+    config, _, records = read_arena(run)
+    rename = {name: portable(name) for name in config["agents"]}
+    folder = RESULTS / board
+    folder.mkdir(parents=True, exist_ok=True)
+    write_json(folder / "arena.json", dict(config, agents=[rename[a] for a in config["agents"]]))
+    write_games(folder / "games.csv.gz",
+                [replace(r, agents=tuple(rename[a] for a in r.agents)) for r in records])
+    return folder
+
+
+def draw_board(data: dict[str, Any], path: Path) -> None:
+    """The board's picture: each agent's points and placing with their 95% intervals, best at the top."""
+    from big2_env.evaluation.arena.plot import draw_ratings
+
+    rows = [replace(AgentRating.from_dict(row), agent=row["agent_shown"]) for row in data["ratings"]]
+    draw_ratings(path, rows, title=f"{TITLES[data['board']]}: {data['deals']} deals, {data['games']} games")
+
+
 def measure(args: argparse.Namespace, board: str) -> dict[str, Any]:
     agents = pool(board, args.search, args.ismcts, args.params)
     out = Path(args.runs) / board
     result = run_arena(agents, deals=args.deals, out=out, seed=args.seed, rules=RULES[board], tables=args.tables,
-                       jobs=args.jobs, resume=out.exists(), progress=True)
+                       jobs=args.jobs, resume=out.exists(), progress=True, compress=True)
     print(result.to_table())
     shown = [a if not a.startswith("charlesworth:") else "charlesworth:PATH" for a in agents]
     command = (f"python benchmarks/leaderboard.py --board {board} --deals {args.deals} --seed {args.seed} "
                f"--tables {result.schedule.mode} --search {args.search} --ismcts {args.ismcts}"
                + (" --params PATH" if args.params and board == "charlesworth" else ""))
-    return {
+    name = dict(zip(agents, shown))
+    matrix = result.head_to_head.to_dict()
+    data = {
         "board": board,
         "command": command,
         "arena_command": f"big2 arena {' '.join(shown)} --rules {RULES[board]} --deals {args.deals} --seed {args.seed} "
-                         f"--tables {result.schedule.mode} --out runs/leaderboard/{board}",
+                         f"--tables {result.schedule.mode} --compress --out runs/leaderboard/{board}",
         "date": datetime.date.today().isoformat(),
         "deals": args.deals,
         "tables": result.schedule.mode,
         "tables_played": len({m.table for m in result.schedule.matches}),
         "games": len(result.records),
+        "elapsed_s": result.elapsed_s,
+        "jobs": args.jobs,
         "his_network": bool(args.params) if board == "charlesworth" else None,
         "machine": f"{platform.machine()}, Python {platform.python_version()}",
+        "rating": result.rating,
         "ratings": [
-            dict(rank=rank, **portable(row.to_dict()), agent_shown=shown[agents.index(row.agent)])  # his file by name
+            dict(rank=rank, **row.to_dict(), agent_shown=name[row.agent])
             for rank, row in enumerate(result.ratings, start=1)
         ],
+        "head_to_head": dict(matrix, agents=[name[a] for a in matrix["agents"]]),
+        "conflicts": [[name[a], name[b]] for a, b in result.conflicts],
     }
+    if board != CHECK:
+        data["pool"] = str(store_pool(out, board).relative_to(HERE.parent))
+        draw_board(data, RESULTS / f"{board}.png")
+    return portable(data)
 
 
 def _fmt(value: float | None, spec: str) -> str:
     return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else format(value, spec)
 
 
+def _points_board(data: dict[str, Any]) -> bool:
+    """Whether the board was measured with the points rating (else it predates it: OpenSkill's ``mu`` only)."""
+    return all("points" in row for row in data["ratings"])
+
+
+def _cell(value: float | None, interval: list[float | None], spec: str) -> str:
+    return f"{_fmt(value, spec)}<br>[{_fmt(interval[0], spec)}, {_fmt(interval[1], spec)}]"
+
+
+def _seats(data: dict[str, Any]) -> str:
+    seats = sorted({row["games"] for row in data["ratings"]})
+    return f"{seats[0]} seats" if len(seats) == 1 else f"{seats[0]} to {seats[-1]} seats"
+
+
+def widest_interval(data: dict[str, Any]) -> float:
+    """The largest half-width of an agent's points interval on the board."""
+    return max((row["points_ci"][1] - row["points_ci"][0]) / 2 for row in data["ratings"])
+
+
+def agreement_note(data: dict[str, Any]) -> str:
+    """What a board's points intervals tell apart, and whether the head to head and the mean scores agree.
+
+    >>> rows = [dict(rank=1, agent_shown="a", points=2.0, points_ci=[1.5, 2.5], mean_score=1.8),
+    ...         dict(rank=2, agent_shown="b", points=0.5, points_ci=[0.1, 1.6], mean_score=0.4),
+    ...         dict(rank=3, agent_shown="c", points=-2.5, points_ci=[-2.9, -2.1], mean_score=-2.2)]
+    >>> note = agreement_note({"ratings": rows, "conflicts": []})
+    >>> note.split(". ")[0]
+    "Every agent's points interval is within +-0.75 a game (the target is +-0.5)"
+    >>> "2 have points intervals that do not overlap" in note, note.endswith("the points order is the mean score's.")
+    (True, True)
+    """
+    rows = data["ratings"]
+    pairs = len(rows) * (len(rows) - 1) // 2
+    apart = sum(1 for a in rows for b in rows if a["points_ci"][0] > b["points_ci"][1])
+    conflicts = data.get("conflicts", [])
+    head = ("for each the head to head (the mean score difference where both sat) agrees with the order"
+            if not conflicts else "the head to head (the mean score difference where both sat) goes against the "
+            "order for " + _listed([f"`{a}` over `{b}`" for a, b in conflicts]))
+    scores = order_disagreements(data)
+    return (
+        f"Every agent's points interval is within +-{widest_interval(data):.2f} a game (the target is "
+        f"+-{TARGET_HALF_WIDTH}). Of the {pairs} pairs of agents, {apart} have points intervals that do not overlap, "
+        f"and {head}; " + ("the points order is the mean score's." if not scores else _listed(scores) + ".")
+    )
+
+
 def board_section(data: dict[str, Any]) -> list[str]:
-    lines = [f"## {TITLES[data['board']]}", ""]
+    if not _points_board(data):
+        return legacy_section(data)
+    board = data["board"]
+    lines = [f"## {TITLES[board]}", ""]
     lines += [
         f"Measured {data['date']}: {data['deals']} deals, {data['tables']} tables ({data['tables_played']} tables "
-        f"played), {data['games']} games, each deal in the four seat rotations.",
+        f"played), {data['games']} games, each deal in the four seat rotations; each agent held {_seats(data)}.",
         "",
         "```text",
         data["command"],
         f"# which runs: {data['arena_command']}",
         "```",
         "",
-        "| rank | agent | rating mu | 95% interval | games | win rate [95%] | mean score [95%] |",
-        "|---:|---|---:|---|---:|---|---|",
+    ]
+    if (RESULTS / f"{board}.png").is_file():
+        lines += [f"![{TITLES[board]}: each agent's points and placing with their 95% intervals]"
+                  f"(leaderboard/{board}.png)", ""]
+    lines += [
+        '<div class="leaderboard" markdown>',
+        "",
+        "| rank | agent | points [95%] | placing [95%] | win rate [95%] | mean score [95%] |",
+        "|---:|---|---|---|---|---|",
     ]
     for row in data["ratings"]:
-        lo, hi = row["interval"]
-        wlo, whi = row["win_rate_ci"]
-        slo, shi = row["mean_score_ci"]
         lines.append(
-            f"| {row['rank']} | `{row['agent_shown']}` | {row['mu']:.2f} | [{lo:.2f}, {hi:.2f}] | {row['games']} | "
-            f"{_fmt(row['win_rate'], '.1%')} [{_fmt(wlo, '.1%')}, {_fmt(whi, '.1%')}] | "
-            f"{_fmt(row['mean_score'], '+.2f')} [{_fmt(slo, '+.2f')}, {_fmt(shi, '+.2f')}] |"
+            f"| {row['rank']} | `{row['agent_shown']}` | {_cell(row['points'], row['points_ci'], '+.2f')} | "
+            f"{_cell(row['plackett_luce'], row['plackett_luce_ci'], '+.2f')} | "
+            f"{_cell(row['win_rate'], row['win_rate_ci'], '.1%')} | {_cell(row['mean_score'], row['mean_score_ci'], '+.2f')} |"
         )
-    lines.append("")
+    lines += ["", "</div>", "", agreement_note(data), ""]
+    if data.get("pool"):
+        his = [row["agent"] for row in data["ratings"] if row["agent"].startswith("charlesworth:")]
+        load = f" --load {his[0]}=charlesworth:PATH" if his else ""
+        lines += [
+            f"The games are stored in `{data['pool']}/` (`arena.json`, `games.csv.gz`): `big2 arena --refit` fits them "
+            f"again, and `big2 arena --pool {data['pool']} --add AGENT --out DIR{load}` rates a new agent against "
+            "this board, playing only the tables that seat it.",
+            "",
+        ]
+    return lines
+
+
+def legacy_section(data: dict[str, Any]) -> list[str]:
+    """A board measured before the points rating: OpenSkill's ``mu`` and the figures, as it was."""
+    lines = [f"## {TITLES[data['board']]}", ""]
+    lines += [
+        f"Measured {data['date']}: {data['deals']} deals, {data['tables']} tables ({data['tables_played']} tables "
+        f"played), {data['games']} games, each deal in the four seat rotations. Measured before the points rating: "
+        "its games were not kept, so this table has OpenSkill's rating; the board's next run gives the points.",
+        "",
+        "```text",
+        data["command"],
+        f"# which runs: {data['arena_command']}",
+        "```",
+        "",
+        '<div class="leaderboard" markdown>',
+        "",
+        "| rank | agent | rating mu [95%] | games | win rate [95%] | mean score [95%] |",
+        "|---:|---|---|---:|---|---|",
+    ]
+    for row in data["ratings"]:
+        lines.append(
+            f"| {row['rank']} | `{row['agent_shown']}` | {_cell(row['mu'], row['interval'], '.2f')} | {row['games']} | "
+            f"{_cell(row['win_rate'], row['win_rate_ci'], '.1%')} | {_cell(row['mean_score'], row['mean_score_ci'], '+.2f')} |"
+        )
+    lines += ["", "</div>", ""]
     return lines
 
 
@@ -160,18 +293,27 @@ def order_disagreements(data: dict[str, Any]) -> list[str]:
 
 def reading_note(boards: dict[str, dict[str, Any]]) -> str:
     """The introduction's paragraph on reading the ratings, from the stored boards."""
-    seats = [r["games"] for data in boards.values() for r in data["ratings"]]
-    sampled = any(data["tables"] == "sampled" for data in boards.values())
+    legacy = {board: data for board, data in boards.items() if not _points_board(data)}
+    if not legacy:
+        return (
+            "Read the ratings with their intervals: neighbours whose intervals overlap are not told apart. Under "
+            "each board: how wide its intervals are, how many pairs of agents they separate, and whether the head to "
+            "head agrees with the order there (it need not: strengths can be non-transitive). For a sharp comparison "
+            "of two agents use `big2 eval --duplicate`; to place a new agent, add it to a stored board with "
+            "`big2 arena --pool`."
+        )
+    seats = [r["games"] for data in legacy.values() for r in data["ratings"]]
+    sampled = any(data["tables"] == "sampled" for data in legacy.values())
     held = (f"{min(seats)} to {max(seats)} seats an agent" if seats else "a few dozen seats an agent") + (
         ", sampled tables, so that agents met different opponents" if sampled else "")
     parts = [f"on the {BOARD_NAMES[board]} board " + _listed(notes)
-             for board, data in boards.items() if (notes := order_disagreements(data))]
+             for board, data in legacy.items() if (notes := order_disagreements(data))]
     where = ("; ".join(parts) + ".") if parts else "on these runs no agent is two places apart in the two orders."
     return (
-        f"Read the ratings with their intervals. With so few games ({held}) the rating's order can disagree "
-        f"with the mean score's: {where} The rating counts finishing places only, not the points won, and "
-        "OpenSkill's one pass over the games is an approximation that more deals settle. For a sharp comparison "
-        "of two agents use `big2 eval --duplicate` or a larger arena."
+        f"Read the ratings with their intervals. On the boards measured before the points rating, with so few games "
+        f"({held}), OpenSkill's order can disagree with the mean score's: {where} That rating counts finishing "
+        "places only, not the points won, and its one pass over the games is an approximation that more deals "
+        "settle. For a sharp comparison of two agents use `big2 eval --duplicate` or a larger arena."
     )
 
 
@@ -181,27 +323,48 @@ def check_note(data: dict[str, Any] | None) -> str:
         return ("The arena's four-agent check is not measured yet: run "
                 "`python benchmarks/leaderboard.py --board check --deals 40 --seed 1 --tables all`.")
     rows = data["ratings"]
-    ranks = ", ".join(f"{r['agent_shown']} {r['mu']:.1f}" for r in rows)
+    if _points_board(data):
+        ranks = ", ".join(f"{r['agent_shown']} {r['points']:+.2f}" for r in rows) + " points a game"
+    else:
+        ranks = ", ".join(f"{r['agent_shown']} {r['mu']:.1f}" for r in rows)
     scores = ", ".join(f"{r['mean_score']:+.2f}" for r in rows)
     return (f"The arena's four-agent check (`{data['arena_command']}`, measured {data['date']}, the search at its "
             f"default budget of 640 rollouts, {data['games']} games) ranks {ranks} (mean scores {scores}).")
 
 
+def budgets_note(boards: dict[str, dict[str, Any]]) -> str:
+    """Which budgets the search and ISMCTS played at, from the boards' commands."""
+    named = sorted({a["agent_shown"] for data in boards.values() for a in data["ratings"]
+                    if a["agent_shown"].split(":")[0] in ("search", "ismcts") and ":" in a["agent_shown"]})
+    if not named:
+        return ("Every agent plays at its default budget: the search with 640 nested rollouts a decision, ISMCTS "
+                "with 640 iterations.")
+    return ("The search and ISMCTS play at the budgets in the agent names where they have one: `search:64` is 64 "
+            "rollouts a decision (the default `search` has 640), `ismcts:64` 64 iterations.")
+
+
 def write_page(params_note: str) -> None:
     stored = {board: data for board in BOARDS if (data := _load(RESULTS / f"{board}.json")) is not None}
     lines = [
+        "---",
+        "hide:",
+        "  - toc",
+        "---",
+        "",
         "# Leaderboard",
         "",
         "Every shipped agent rated at four-seat tables of mixed agents by [`big2 arena`](evaluation.md#the-arena): "
-        "each table plays each deal in the four seat rotations, so every agent holds every hand, and every game's "
-        "finishing order updates an OpenSkill (Plackett-Luce) rating. Best first, by the rating's mean `mu` (it "
-        "starts at 25); its interval is `mu +- 1.96 sigma`. Win rate and mean score are over the seats each "
-        "agent held, with 95% intervals over deals. Parity is a 25% win rate and a mean score of 0.",
+        "each table plays each deal in the four seat rotations, so every agent holds every hand. Best first by "
+        "**points**, the game's own unit: an agent's expected score a game against the pool's average (at a table, "
+        "its rating minus the mean rating of the four seats), fitted by least squares to all the games at once. "
+        "Beside it, **placing**: the log strength of a Plackett-Luce model of the finishing orders, fitted to all "
+        "the games too (finishing places are not what the game pays: an agent that often comes second and rarely "
+        "wins can out-place one that wins more and bigger). Intervals are 95%, from a bootstrap over deals. Win "
+        "rate and mean score are over the seats each agent held. Parity is 0 points, a 25% win rate and a mean "
+        "score of 0.",
         "",
-        "The runs are small (each agent meets each other on a few dozen deals), so neighbours whose intervals "
-        "overlap are not told apart; `benchmarks/leaderboard.py` refreshes the tables (run it again with more "
-        "`--deals` when an agent ships). The search and ISMCTS play at the budgets in the agent names: "
-        "`search:64` is 64 rollouts a decision (the default `search` has 640), `ismcts:64` 64 iterations.",
+        budgets_note(stored) + " `benchmarks/leaderboard.py` refreshes the boards; a new agent is placed on a "
+        "stored board with `big2 arena --pool` (below each board).",
         "",
         reading_note(stored),
         "",
@@ -224,15 +387,18 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--board", choices=(*BOARDS, "both", CHECK), default="both",
                         help="a board, both, or check (the introduction's four-agent check)")
-    parser.add_argument("--deals", type=int, default=35)
+    parser.add_argument("--deals", type=int, default=60,
+                        help="deals every table plays (default 60: about +-0.5 points a game for every agent)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--tables", choices=("all", "sampled"), default="sampled")
+    parser.add_argument("--tables", choices=("all", "sampled"), default="all")
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--search", default="search:64", help="the search's spec and budget (default search:64)")
-    parser.add_argument("--ismcts", default="ismcts:64", help="ISMCTS's spec and budget (default ismcts:64)")
+    parser.add_argument("--search", default="search", help="the search's spec and budget (default: search, 640)")
+    parser.add_argument("--ismcts", default="ismcts", help="ISMCTS's spec and budget (default: ismcts, 640)")
     parser.add_argument("--params", default=None, help="Charlesworth's parameter file (modelParameters136500)")
     parser.add_argument("--runs", default="runs/leaderboard", help="the arena folders (resumed when there)")
     parser.add_argument("--page-only", action="store_true", help="rewrite docs/leaderboard.md from the stored results")
+    parser.add_argument("--pictures", action="store_true",
+                        help="with --page-only: redraw benchmarks/leaderboard/BOARD.png from the stored results")
     args = parser.parse_args(argv)
     if args.params and not Path(args.params).is_file():
         sys.exit(f"no such file {args.params!r}: download modelParameters136500 from his repository")
@@ -241,6 +407,11 @@ def main(argv: list[str] | None = None) -> None:
         for board in BOARDS if args.board == "both" else (args.board,):  # check too
             data = measure(args, board)
             (RESULTS / f"{board}.json").write_text(json.dumps(data, indent=2) + "\n")
+    if args.pictures:
+        for board in BOARDS:
+            data = _load(RESULTS / f"{board}.json")
+            if data is not None and _points_board(data):
+                draw_board(data, RESULTS / f"{board}.png")
     stored = RESULTS / "charlesworth.json"
     with_his = stored.is_file() and json.loads(stored.read_text()).get("his_network")
     note = (

@@ -2,7 +2,8 @@
 
 ``benchmarks/reproduction/REPORT.md`` is the reproduction report, ``benchmarks/ablation/REPORT.md``
 the network ablation; both stay the one copy (the benchmark scripts write them), and their
-pictures come along. The search's strength curve pictures are added for the opponents page.
+pictures come along. The search's strength curve pictures are added for the opponents page, and
+the leaderboard boards' pictures (``benchmarks/leaderboard/*.png``) for the leaderboard.
 
 Every figure a page marks (``<!-- fig FILE KEY FORMAT -->...<!-- /fig -->``,
 :mod:`big2_env.devtools.figures`) is filled in from its results file as the page is built, so the
@@ -38,6 +39,8 @@ def on_files(files: Files, config) -> Files:
     wanted = dict(PAGES)
     for picture in sorted((REPO / "benchmarks" / "reproduction").glob("*.png")):
         wanted[f"reproduction/{picture.name}"] = str(picture.relative_to(REPO))
+    for picture in sorted((REPO / "benchmarks" / "leaderboard").glob("*.png")):  # the boards' pictures
+        wanted[f"leaderboard/{picture.name}"] = str(picture.relative_to(REPO))
     for uri, source in wanted.items():
         path = REPO / source
         if not path.is_file():

@@ -50,3 +50,69 @@ def test_the_stored_page_is_the_one_the_script_writes(tmp_path, monkeypatch):
     monkeypatch.setattr(lb, "PAGE", page)
     lb.main(["--page-only"])
     assert page.read_text() == (REPO / "docs" / "leaderboard.md").read_text()
+
+
+def _points_board(tmp_path, lb, monkeypatch, board="paper"):
+    """A small real board in the new format, measured into tmp_path (the stored files go there too)."""
+    import argparse
+
+    monkeypatch.setattr(lb, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(lb, "HERE", tmp_path / "benchmarks")  # the pool is named relative to HERE.parent
+    monkeypatch.setattr(lb, "pool", lambda *args: ["random", "greedy", "smart", "search:4", "search:8"])
+    args = argparse.Namespace(deals=2, seed=1, tables="all", jobs=1, search="search", ismcts="ismcts", params=None,
+                              runs=str(tmp_path / "runs"))
+    (tmp_path / "results").mkdir()
+    return lb.measure(args, board)
+
+
+def test_a_board_keeps_its_games_as_a_pool_and_its_picture(tmp_path, monkeypatch):
+    from big2_env.evaluation.arena import add_to_arena
+    from big2_env.evaluation.arena.run import read_arena
+
+    lb = _leaderboard()
+    data = _points_board(tmp_path, lb, monkeypatch)
+    assert data["pool"] == "results/paper" and data["rating"] == "points" and data["conflicts"] == []
+    assert [r["rank"] for r in data["ratings"]] == [1, 2, 3, 4, 5]
+    points = [r["points"] for r in data["ratings"]]
+    assert points == sorted(points, reverse=True) and all(len(r["points_ci"]) == 2 for r in data["ratings"])
+    assert data["head_to_head"]["agents"] == ["random", "greedy", "smart", "search:4", "search:8"]
+    assert (tmp_path / "results" / "paper.png").stat().st_size > 1000
+    config, _, records = read_arena(tmp_path / "results" / "paper")  # a pool others can refit or add to
+    assert len(records) == data["games"] == 5 * 2 * 4 and config["deals"] == 2
+    added = add_to_arena(tmp_path / "results" / "paper", ["search:2"], out=tmp_path / "added", picture=False)
+    assert len(added.records) > len(records)
+    lines = lb.board_section(data)
+    text = "\n".join(lines)
+    assert "![Paper rules: each agent's points and placing with their 95% intervals](leaderboard/paper.png)" in text
+    assert '<div class="leaderboard" markdown>' in text and "| rank | agent | points [95%] | placing [95%] |" in text
+    top = data["ratings"][0]
+    assert f"| 1 | `{top['agent_shown']}` | {top['points']:+.2f}<br>[{top['points_ci'][0]:+.2f}, " in text
+    assert "big2 arena --pool results/paper --add AGENT --out DIR" in text
+    assert "each agent held 32 seats" in text  # every table: the same seats for all
+
+
+def test_his_network_is_stored_by_its_file_name_and_loaded_with_load(tmp_path):
+    lb = _leaderboard()
+    data = {"board": "charlesworth", "date": "2027-01-01", "deals": 1, "tables": "all", "tables_played": 1, "games": 4,
+            "command": "c", "arena_command": "a", "pool": "benchmarks/leaderboard/charlesworth", "conflicts": [],
+            "ratings": [dict(rank=1, agent="charlesworth:modelParameters136500", agent_shown="charlesworth:PATH",
+                             points=1.0, points_ci=[0.5, 1.5], plackett_luce=0.1, plackett_luce_ci=[0.0, 0.2],
+                             win_rate=0.3, win_rate_ci=[0.2, 0.4], mean_score=1.0, mean_score_ci=[0.5, 1.5], games=4)]}
+    text = "\n".join(lb.board_section(data))
+    assert "--load charlesworth:modelParameters136500=charlesworth:PATH" in text
+
+
+def test_the_real_boards_order_agrees_where_intervals_separate():
+    """On every stored board with the points rating: where two agents' points intervals do not overlap, the points
+    order is the mean score's and the head to head's (the boards measured before it have no games to refit)."""
+    lb = _leaderboard()
+    for board in (*lb.BOARDS, lb.CHECK):
+        data = lb._load(lb.RESULTS / f"{board}.json")
+        if data is None or not lb._points_board(data):
+            continue
+        rows = data["ratings"]
+        for a in rows:
+            for b in rows:
+                if a["points_ci"][0] > b["points_ci"][1]:
+                    assert a["mean_score"] > b["mean_score"], (board, a["agent"], b["agent"])
+        assert data["conflicts"] == [], (board, data["conflicts"])
