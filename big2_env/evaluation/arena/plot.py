@@ -32,6 +32,8 @@ PANELS = (
 
 def _interval_panel(axis: Any, ratings: Sequence[AgentRating], rating: str, label: str, title: str,
                     names: bool) -> None:
+    from matplotlib.ticker import MaxNLocator
+
     y = list(range(len(ratings)))[::-1]
     values = [r.value(rating) for r in ratings]
     below = [v - r.ci(rating)[0] if not math.isnan(r.ci(rating)[0]) else 0.0 for v, r in zip(values, ratings)]
@@ -40,6 +42,7 @@ def _interval_panel(axis: Any, ratings: Sequence[AgentRating], rating: str, labe
     axis.set_yticks(y, [r.agent for r in ratings] if names else [""] * len(ratings))
     if rating != "openskill":
         axis.axvline(0.0, color="grey", linewidth=0.8, alpha=0.6)
+    axis.xaxis.set_major_locator(MaxNLocator(5))  # few ticks: the labels never run into each other
     axis.set_xlabel(label)
     axis.set_title(title)
     axis.grid(axis="x", alpha=0.3)
