@@ -227,6 +227,22 @@ def test_resume_drops_a_chunk_cut_short(tmp_path):
     assert (tmp_path / "games.csv").read_text() == full
 
 
+def test_resume_with_more_deals_equals_a_straight_run_with_them(tmp_path):
+    agents = ["random", "greedy", "smart"]
+    run_arena(agents, deals=7, seed=3, out=tmp_path / "straight", picture=False)  # 21 matches: chunks of 16 and 5
+    run_arena(agents, deals=6, seed=3, out=tmp_path / "grown", picture=False)  # 18 matches: chunks of 16 and 2
+    grown = run_arena(agents, deals=7, seed=3, out=tmp_path / "grown", resume=True, picture=False)
+    assert grown.resumed == 4 * CHUNK_MATCHES  # the first chunk kept; the short one played again, whole
+    for name in ("games.csv", "ratings.json", "head_to_head.json"):
+        assert (tmp_path / "straight" / name).read_bytes() == (tmp_path / "grown" / name).read_bytes(), name
+    assert json.loads((tmp_path / "grown" / "arena.json").read_text())["deals"] == 7
+    with pytest.raises(ArenaError, match="deals = 7; this one asks for 5"):
+        run_arena(agents, deals=5, seed=3, out=tmp_path / "grown", resume=True)
+    run_arena(agents, deals=2, seed=3, out=tmp_path / "sampled", tables="sampled", picture=False)
+    with pytest.raises(ArenaError, match="more deals: only with every table"):
+        run_arena(agents, deals=3, seed=3, out=tmp_path / "sampled", tables="sampled", resume=True)
+
+
 def test_resume_refuses_a_run_asked_differently(tmp_path):
     run_arena(["random", "greedy"], deals=1, seed=0, out=tmp_path, picture=False)
     with pytest.raises(ArenaError, match="seed = 0; this one asks for 1"):

@@ -223,6 +223,16 @@ def read_arena(folder: str | os.PathLike[str]) -> tuple[dict[str, Any], Schedule
     return config, schedule, records
 
 
+def _more_deals(saved: Mapping[str, Any], config: Mapping[str, Any]) -> bool:
+    """Whether a resumed run asks for more deals than the folder's, where that is allowed: with every table (the
+    larger schedule's matches start with the smaller one's: the same deals, tables, seats and game numbers) and no
+    agents added. The last chunk of the smaller run, cut short, is played again as a whole chunk of the larger."""
+    return (
+        isinstance(saved.get("deals"), int) and isinstance(config.get("deals"), int)
+        and config["deals"] > saved["deals"] and config.get("tables") == "all" and not saved.get("added")
+    )
+
+
 def _prepare_folder(out: str, config: Mapping[str, Any], resume: bool) -> bool:
     """Check (and make) the folder; True when an earlier run's games are to be read back."""
     marker = os.path.join(out, MARKER)
@@ -233,10 +243,15 @@ def _prepare_folder(out: str, config: Mapping[str, Any], resume: bool) -> bool:
             raise ArenaError(f"{out!r} already holds an arena run ({MARKER}): resume=True (--resume) continues it, "
                              f"or give another folder")
         saved = _read_config(out)
+        more = _more_deals(saved, config)
         for key, value in config.items():
-            if saved.get(key) != value:
+            if saved.get(key) != value and not (key == "deals" and more):
                 raise ArenaError(f"{out!r} holds an arena run with {key} = {saved.get(key)!r}; this one asks for "
-                                 f"{value!r}: resume it as it was asked, or give another folder")
+                                 f"{value!r}: resume it as it was asked, or give another folder"
+                                 + (" (more deals: only with every table, and no agents added)" if key == "deals"
+                                    else ""))
+        if more:
+            write_json(marker, dict(saved, deals=config["deals"]))
         return True
     if os.path.isdir(out) and os.listdir(out):
         raise ArenaError(f"{out!r} exists and is not an arena folder (no {MARKER}); give a new or empty folder")
@@ -405,7 +420,8 @@ def run_arena(
             see :mod:`~big2_env.evaluation.arena.schedule`).
         jobs: worker processes (``1``: this process). Call under ``if __name__ == "__main__":`` when above 1.
         resume: continue the run in ``out`` from its ``games.csv`` (whole chunks are kept; the result equals one
-            straight run's).
+            straight run's). With every table, ``deals`` may be more than the run's: it goes on to the new deals
+            (the result equals a straight run with that many deals).
         progress: say how long the games will take (each agent timed on a handful of decisions) and show a
             progress bar with the time left.
         trust: let an SB3 ``.zip`` agent be unpickled by its own loader (see ``load_agent``).
