@@ -10,7 +10,10 @@ decision of every game:
 * both views: the paper's 277 numbers and Charlesworth's 412 (two compiled envs, one per view,
   stepped with the same actions);
 * after each step: rewards, terminal flags, winners, the games' lengths, the final scores, and
-  the four hands (the whole hidden state).
+  the four hands (the whole hidden state);
+* the same step taken by :meth:`~big2_env.jax.env.Big2.step_autoreset` (the training loops'
+  step, dealing the next game in the same call): its rewards and terminal flags, and its whole
+  state after the deal, against the plain step's followed by the deal.
 
 Ended games are dealt again by the compiled env (same-step autoreset); the JAX rows are dealt
 the same new hands. ``tests/test_jax_core.py`` runs it briefly for every rule set it tests;
@@ -38,12 +41,13 @@ from ..engine.rules import Rules
 from ..envs.vector import H0, T0, vector_env
 from ..observations.compiled import SLOT_INDEX, action_index
 from .env import Big2
+from .game import GameState
 from .views import charlesworth_observation, paper_observation
 
 __all__ = ["FIELDS", "Report", "compare", "decks_from_hands"]
 
 FIELDS = ("current_player", "action_mask", "paper", "charlesworth", "rewards", "terminated", "winner", "turns", "scores",
-          "hands")
+          "hands", "autoreset")
 """What is compared (see the module docstring)."""
 
 
@@ -133,6 +137,10 @@ def compare(
         return stepped, jax.vmap(env.scores)(stepped), stepped._x.winner
 
     @jax.jit
+    def autoreset(state: Any, actions: Any, decks: Any) -> Any:
+        return jax.vmap(lambda s, a, d: env.step_autoreset(s, a, deck=d))(state, actions, decks)
+
+    @jax.jit
     def redeal(state: Any, fresh: Any, ended: Any) -> Any:
         def pick(old: Any, new: Any) -> Any:
             return jnp.where(ended.reshape((-1,) + (1,) * (old.ndim - 1)), new, old)
@@ -171,6 +179,9 @@ def compare(
             report.smart_moves += 1
         obs, rewards, terminated, _, infos = paper.step(actions)
         obs_cw, rewards_cw, terminated_cw, _, _ = his.step(actions)
+        hands = paper.hands()
+        decks = decks_from_hands(hands)  # the next deals of the games that ended, the same hands elsewhere
+        together = autoreset(state, jnp.asarray(actions, dtype=jnp.int32), decks)
         state, scores, winners = advance(state, jnp.asarray(actions, dtype=jnp.int32))
         report.decisions += num_envs
         check("rewards", state.rewards, rewards)
@@ -180,10 +191,15 @@ def compare(
         check("scores", scores, rewards.astype(np.int64))
         check("rewards", rewards, rewards_cw)  # the two compiled envs agree too
         check("terminated", terminated, terminated_cw)
+        check("rewards", together.rewards, rewards)
+        check("terminated", together.terminated, terminated)
         ended = np.asarray(state.terminated)
         report.games += int(ended.sum())
-        hands = paper.hands()
         if ended.any():
-            state = redeal(state, deal(decks_from_hands(hands)), jnp.asarray(ended))
+            state = redeal(state, deal(decks), jnp.asarray(ended))
         check("hands", state._x.hands, _masks_to_bool(hands))
+        for name in ("observation", "legal_action_mask", "current_player"):
+            check(f"autoreset {name}", getattr(together, name), getattr(state, name))
+        for name in GameState._fields:
+            check(f"autoreset {name}", getattr(together._x, name), getattr(state._x, name))
     return report

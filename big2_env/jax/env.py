@@ -185,6 +185,41 @@ class Big2(_EnvBase):
         state = state.replace(legal_action_mask=state.legal_action_mask | state.terminated)
         return state.replace(observation=self.observe(state))
 
+    def step_autoreset(self, state: State, action: Array, key: Array | None = None, deck: Array | None = None) -> State:
+        """:meth:`step` for training loops: a game that ends is dealt again in the same call.
+
+        Gymnasium's same-step autoreset, as the compiled vector env does it: the returned state's
+        ``rewards`` and ``terminated`` describe the step just taken (the ended game's scores), and
+        everything else (``observation``, ``legal_action_mask``, ``current_player``, ``_x``) is the
+        new game's first decision. The new deal comes from ``key`` (a ``jax.random`` key) or is
+        ``deck`` (give one of them). ``action`` must be legal (no penalty path here), and the
+        mask and the view are computed once, for the state returned, not for the ended game too.
+
+        >>> import jax
+        >>> env = Big2()
+        >>> state = env.init(jax.random.PRNGKey(0))
+        >>> after = jax.jit(env.step_autoreset)(state, jax.numpy.argmax(state.legal_action_mask), jax.random.PRNGKey(1))
+        >>> int(after._step_count), bool(after.terminated)
+        (1, False)
+        """
+        if (key is None) == (deck is None):
+            raise ValueError("give step_autoreset a key or a deck (one of them) for the next deal")
+        x = self.game.step(state._x, jnp.asarray(action, dtype=jnp.int32))
+        ended = self.game.is_terminal(x)
+        rewards = self.game.rewards(x)
+        fresh = self.game.init(jax.random.permutation(key, 52) if deck is None else deck)
+        x = jax.tree.map(lambda new, old: jnp.where(ended, new, old), fresh, x)
+        return State(
+            current_player=x.player,
+            observation=observe(x, x.player, self.view),
+            rewards=rewards,
+            terminated=ended,
+            truncated=jnp.bool_(False),
+            legal_action_mask=self.game.legal_action_mask(x),
+            _step_count=jnp.where(ended, 0, state._step_count + 1).astype(jnp.int32),
+            _x=x,
+        )
+
     def observe(self, state: State, player_id: Array | None = None) -> Array:
         """The view of seat ``player_id`` (default: the seat on move): its hand and the public record only."""
         player = state.current_player if player_id is None else jnp.asarray(player_id, dtype=jnp.int32)

@@ -55,9 +55,9 @@ from ..engine.core.kernels import (
     TWO_PAIR,
 )
 from ..engine.rules import Rules
-from .tables import BLOCKS, PAD_CARD, PASS_ACTION, SIZES, SLOTS, STRAIGHT_SHAPES
+from .tables import BLOCKS, PAD_CARD, PASS_ACTION, SIZES, SLOT_ONE_HOT, SLOTS, STRAIGHT_SHAPES
 
-__all__ = ["CW_LAST_SIZE", "Game", "GameState", "sorted_cards"]
+__all__ = ["CW_LAST_SIZE", "Game", "GameState", "play_cards", "sorted_cards"]
 
 Array = Any
 CW_FLAG_COUNT = 6
@@ -114,6 +114,20 @@ def sorted_cards(hand: Array) -> Array:
     slot = jnp.cumsum(hand) - 1
     at = hand[:, None] & (slot[:, None] == _SLOT_RANGE[None, :])  # (52, 13): card c sits at slot s
     return jnp.where(at.any(axis=0), (at * _CARDS[:, None]).sum(axis=0), PAD_CARD).astype(jnp.int32)
+
+
+def play_cards(hand: Array) -> Array:
+    """``int32[1694, 5]``: the cards of every play of the index (ascending, 52 for a slot past the hand's
+    last card and for the padding of plays of fewer than five cards), for the hand ``hand`` (``bool[52]``).
+
+    >>> import jax.numpy as jnp
+    >>> cards = play_cards(jnp.zeros(52, bool).at[jnp.array([7, 0, 51])].set(True))
+    >>> cards[0].tolist(), cards[13].tolist(), cards[3].tolist()   # slot 0; slots 0 and 1; slot 3: none
+    ([0, 52, 52, 52, 52], [0, 7, 52, 52, 52], [52, 52, 52, 52, 52])
+    """
+    held = jnp.append(sorted_cards(hand), PAD_CARD).astype(jnp.float32)
+    picked = jnp.dot(jnp.asarray(SLOT_ONE_HOT), held, precision=jax.lax.Precision.HIGHEST)  # exact: small integers
+    return picked.reshape(PASS_ACTION, 5).astype(jnp.int32)
 
 
 def _coerce_rules(rules: Rules | str | Mapping[str, Any] | None) -> Rules:
@@ -183,7 +197,7 @@ class Game:
         rules = self.rules
         c = cards[..., :size]
         held = c[..., size - 1] < PAD_CARD
-        r = c // 4
+        r = c >> 2  # shifts, not floor division: cheaper, and the same for card ids
         top = c[..., size - 1]
         zero = jnp.zeros_like(top)
         if size == 1:
@@ -201,17 +215,18 @@ class Game:
             return ok, jnp.where(quads, QUADS4_OFFSET + r0, top), jnp.where(quads, QUADS, TWO_PAIR)
         if size != 5:
             raise ValueError(f"size must be 1 to 5; got {size!r}")
-        s = c % 4
+        s = c & 3
         r0, r1, r2, r3, r4 = r[..., 0], r[..., 1], r[..., 2], r[..., 3], r[..., 4]
         distinct = (r0 < r1) & (r1 < r2) & (r2 < r3) & (r3 < r4)
         rank_bits = (jnp.left_shift(1, r)).sum(axis=-1)  # the ranks' mask, when they are distinct
         matches = rank_bits[..., None] == jnp.asarray(self._shapes)
         straight = distinct & matches.any(axis=-1)
-        shape = jnp.argmax(matches, axis=-1).astype(jnp.int32)
+        # the matching shape's index (at most one matches); a sum, as an argmax is slow on XLA's CPU backend
+        shape = (matches * jnp.arange(len(self._shapes), dtype=jnp.int32)).sum(axis=-1)
         suited = (s[..., 0] == s[..., 1]) & (s[..., 0] == s[..., 2]) & (s[..., 0] == s[..., 3]) & (s[..., 0] == s[..., 4])
         full_house = ((r0 == r2) & (r3 == r4) & (r2 != r3)) | ((r0 == r1) & (r2 == r4) & (r1 != r2))
         four_kind = (((r0 == r3) & (r3 != r4)) | ((r1 == r4) & (r0 != r1))) & rules.five_card_quads
-        flush_key = (top % 4) * 52 + top if self._suit_first else top
+        flush_key = (top & 3) * 52 + top if self._suit_first else top
         kinds = [straight & suited, straight & ~suited, suited & ~straight, full_house, four_kind]
         strengths = [
             4 * FIVE_SCALE + shape * 52 + top,
@@ -240,7 +255,7 @@ class Game:
         slots are all held, it is a combination under the rules, and it either leads (under the
         opening rule at the game's first play) or beats the trick: the same size, a higher strength.
         """
-        cards = jnp.append(sorted_cards(x.hands[x.player]), PAD_CARD)
+        cards = play_cards(x.hands[x.player])
         lead = x.trick_size == 0
         blocked = self.locked(x)
         parts = []
@@ -248,7 +263,7 @@ class Game:
             if (size == 3 and not self.rules.lone_triples) or (size == 4 and not self.rules.four_card_plays):
                 parts.append(jnp.zeros(stop - start, dtype=jnp.bool_))
                 continue
-            block = cards[jnp.asarray(SLOTS[start:stop, :size])]
+            block = cards[start:stop, :size]
             ok, strength, _ = self.classify(block, size)
             beats = (x.trick_size == size) & (strength > x.trick_strength)
             opens = self._opening_allows(block, size)
