@@ -25,8 +25,8 @@ blueprint and their measured gains.
 Agent specs (``big2 eval``, the arena, the web table): ``search-net`` (the shipped network of the
 rules: ``pretrained`` under the paper's rules, ``pretrained-charlesworth`` under his),
 ``search-net:NETWORK`` (any network spec: a shipped name, a ``.pt`` file, a run folder), each with
-an optional ``@BUDGET`` (``search-net@1s``, ``search-net:pretrained@200``): seconds a decision, or
-a number of rollouts.
+an optional ``@BUDGET`` (``search-net@640``, ``search-net:pretrained@1s``): a number of rollouts a
+decision (160 by default), or seconds.
 
 Example:
     >>> from big2_env import evaluate
@@ -61,10 +61,13 @@ from .policy import NetworkPolicy, choose, score_numpy
 
 __all__ = ["DEFAULT_BUDGET", "NetworkRollouts", "NetworkSearch", "SearchStats", "parse_budget"]
 
-DEFAULT_BUDGET = "0.25s"
-"""The search's default budget: a quarter of a second a decision."""
+DEFAULT_BUDGET = 160
+"""The search's default budget: 160 rollouts a decision (about 0.17 s a decision on one core of the
+2-core machine, shared, in ``benchmarks/search_net/``); a budget in seconds (``"0.25s"``) depends
+on the machine and its load, a rollout count does not."""
 DEFAULT_TOP_K = 4
-DEFAULT_MARGIN = 2.0
+DEFAULT_MARGIN = 4.0
+DEFAULT_SAMPLE = True
 DEFAULT_DEALS = 16
 DEFAULT_BELIEF_STRENGTH = 0.75
 _FULL_DECK = (1 << NUM_CARDS) - 1
@@ -232,13 +235,13 @@ class NetworkSearch(Policy):
     Args:
         network: the blueprint, a :class:`~agents.policy.NetworkPolicy` (:meth:`from_spec` loads one by name).
         rules: the rule set of the table.
-        budget: seconds a decision (``"0.25s"``, the default) or a number of rollouts (an int).
+        budget: a number of rollouts a decision (an int; :data:`DEFAULT_BUDGET`, 160) or seconds (``"0.25s"``).
         top_k: how many of the blueprint's most probable moves are candidates (pass is added when legal).
         margin: how many standard errors of the paired difference a candidate's mean gain over the
             blueprint's move must exceed before the search leaves the blueprint (0: always take the
             best mean).
         deals: deals per round (each candidate is played on every deal of a round).
-        sample: sample the rollouts' moves from the network instead of its argmax.
+        sample: sample the rollouts' moves from the network's softmax (the default) instead of its argmax.
         beliefs: how many deals to draw and weigh by the network's beliefs at each decision (0: off,
             the deals are uniform). Each is weighed by how likely the network makes the other seats'
             moves so far from it (the product of its probabilities of each move they made); the
@@ -254,7 +257,7 @@ class NetworkSearch(Policy):
 
     def __init__(self, network: NetworkPolicy, rules: Rules | str | dict | None = None, budget: Any = DEFAULT_BUDGET,
                  top_k: int = DEFAULT_TOP_K, margin: float = DEFAULT_MARGIN, deals: int = DEFAULT_DEALS,
-                 sample: bool = False, beliefs: int = 0, belief_strength: float = DEFAULT_BELIEF_STRENGTH,
+                 sample: bool = DEFAULT_SAMPLE, beliefs: int = 0, belief_strength: float = DEFAULT_BELIEF_STRENGTH,
                  seed: int | None = None, name: str | None = None) -> None:
         if not isinstance(network, NetworkPolicy):
             raise ValueError(f"network must be a NetworkPolicy (NetworkSearch.from_spec loads one by name); got {network!r}")
