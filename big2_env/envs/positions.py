@@ -89,6 +89,20 @@ def _setup(state, g, hands, first):  # pragma: no cover - compiled
         state[g, DECLINED + k] = -1
 
 
+@njit(cache=True)
+def _replay(state, g, play, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, work):  # pragma: no cover
+    """Game ``g``'s mover makes the history's move ``play`` (a card mask, 0: a pass; a legal move, checked)."""
+    if play == 0:
+        _play(state, g, 0, 0, 0, 0)
+        return
+    size = popcount(play)
+    combos_into(play, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, size, work)
+    i = 0
+    while ws_masks[i] != play:  # the play is a combination: it is listed
+        i += 1
+    _play(state, g, play, size, ws_strengths[i], ws_categories[i])
+
+
 @njit(cache=True, parallel=True)
 def _start(state, hands, first, moves, rules, tables, observations, masks, players, chunks):  # pragma: no cover
     """Deal every game its row of ``hands``, replay the ``moves`` (card masks, 0 a pass) and write its view."""
@@ -98,16 +112,7 @@ def _start(state, hands, first, moves, rules, tables, observations, masks, playe
         for g in range(chunk, n, chunks):
             _setup(state, g, hands[g], first)
             for t in range(len(moves)):
-                play = moves[t]
-                if play == 0:
-                    _play(state, g, 0, 0, 0, 0)
-                else:
-                    size = popcount(play)
-                    combos_into(play, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, size, work)
-                    i = 0
-                    while ws_masks[i] != play:  # the play is a combination (checked): it is listed
-                        i += 1
-                    _play(state, g, play, size, ws_strengths[i], ws_categories[i])
+                _replay(state, g, moves[t], rules, ws_masks, ws_sizes, ws_strengths, ws_categories, work)
             _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories,
                   legal, work)
 
@@ -135,15 +140,7 @@ def _record(state, hands, first, moves, rows, rules, tables, observations, masks
                         masks[g, r, PASS_ACTION] = True
                     write_view(state, g, player, observations[g, r])
                     actions[g, r] = PASS_ACTION if play == 0 else action_index(play, hand, tables[1])
-                if play == 0:
-                    _play(state, g, 0, 0, 0, 0)
-                else:
-                    size = popcount(play)
-                    combos_into(play, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, size, work)
-                    i = 0
-                    while ws_masks[i] != play:
-                        i += 1
-                    _play(state, g, play, size, ws_strengths[i], ws_categories[i])
+                _replay(state, g, play, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, work)
 
 
 @njit(cache=True, parallel=True)
