@@ -15,6 +15,7 @@ in .ci/run; here, what the pages claim is checked.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
 import os
@@ -22,6 +23,7 @@ import re
 import shlex
 import subprocess
 import sys
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
@@ -74,8 +76,26 @@ def _shown_output(page: Path, index: int) -> str | None:
     return None
 
 
+OPTIONAL = {"jax": "the [jax] extra"}
+"""Modules of extras that the ``[test]`` extra does not bring: a block that imports one runs only where it is installed."""
+
+
+def _missing_optional(code: str) -> list[str]:
+    """The :data:`OPTIONAL` modules that ``code`` imports and this environment lacks."""
+    imported = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            imported.add(node.module.split(".")[0])
+    return sorted(m for m in imported if m in OPTIONAL and find_spec(m) is None)
+
+
 @pytest.mark.parametrize("page, code, line, index", PYTHON, ids=[f"{_name(p)}:{line}" for p, _, line, _ in PYTHON])
 def test_python_block_runs_and_prints_what_the_page_shows(page, code, line, index, tmp_path, monkeypatch):
+    missing = _missing_optional(code)
+    if missing:
+        pytest.skip(f"{_name(page)} line {line} needs {missing[0]} ({OPTIONAL[missing[0]]})")
     monkeypatch.chdir(tmp_path)
     captured = io.StringIO()
     with contextlib.redirect_stdout(captured):

@@ -251,3 +251,27 @@ def test_bad_settings_are_refused():
         Game("bogus")
     with pytest.raises(ValueError, match="size must be 1 to 5"):
         Game().classify(np.zeros(6, dtype=np.int32), 6)
+
+
+# ------------------------------------------------------------------ the PPO example
+@needs_jax
+@pytest.mark.slow
+def test_the_jax_ppo_example_trains_saves_a_policy_file_and_the_file_plays(tmp_path):
+    pytest.importorskip("torch")
+    from big2_env.evaluation import evaluate, load_agent
+
+    sys.path.insert(0, str(REPO / "examples"))
+    try:
+        import jax_ppo
+    finally:
+        sys.path.remove(str(REPO / "examples"))
+    summary = jax_ppo.main(["--updates", "4", "--eval-every", "2", "--eval-games", "16", "--out", str(tmp_path)])
+    assert summary["decisions"] == 4 * 1280 and len(summary["log"]) == 3
+    for row in summary["log"][1:]:
+        assert row["last_decisions"] == pytest.approx(4 * row["games_ended"])  # each seat's last decision, once
+        assert row["credited_sum"] == 0.0  # the four last decisions are the four seats' (scores sum to 0)
+        assert np.isfinite([row["policy_loss"], row["value_loss"], row["entropy"], row["approx_kl"]]).all()
+        assert 0.0 <= row["clip_fraction"] <= 1.0 and row["entropy"] > 0.0
+    policy = load_agent(str(tmp_path / "model.pt"), rules="charlesworth")
+    result = evaluate(policy, "random", n_games=8, seed=0, rules="charlesworth")
+    assert result.n_games == 8

@@ -251,7 +251,7 @@ class Game:
     def legal_action_mask(self, x: GameState) -> Array:
         """``bool[1695]``: the legal actions of the player on move (pass, 1694, exactly when facing a trick).
 
-        Each action's cards are gathered from the mover's sorted hand; a play is legal when its
+        Each action's cards are picked from the mover's sorted hand (:func:`play_cards`); a play is legal when its
         slots are all held, it is a combination under the rules, and it either leads (under the
         opening rule at the game's first play) or beats the trick: the same size, a higher strength.
         """
