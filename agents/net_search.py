@@ -26,7 +26,7 @@ Agent specs (``big2 eval``, the arena, the web table): ``search-net`` (the shipp
 rules: ``pretrained`` under the paper's rules, ``pretrained-charlesworth`` under his),
 ``search-net:NETWORK`` (any network spec: a shipped name, a ``.pt`` file, a run folder), each with
 an optional ``@BUDGET`` (``search-net@640``, ``search-net:pretrained@1s``): a number of rollouts a
-decision (160 by default), or seconds.
+decision (640 by default), or seconds.
 
 Example:
     >>> from big2_env import evaluate
@@ -61,10 +61,10 @@ from .policy import NetworkPolicy, choose, score_numpy
 
 __all__ = ["DEFAULT_BUDGET", "NetworkRollouts", "NetworkSearch", "SearchStats", "parse_budget"]
 
-DEFAULT_BUDGET = 160
-"""The search's default budget: 160 rollouts a decision (about 0.17 s a decision on one core of the
-2-core machine, shared, in ``benchmarks/search_net/``); a budget in seconds (``"0.25s"``) depends
-on the machine and its load, a rollout count does not."""
+DEFAULT_BUDGET = 640
+"""The search's default budget: 640 rollouts a decision (0.23 to 0.56 s a decision, forced ones
+included, on one core of the 2-core machine shared with other jobs, ``benchmarks/search_net/``); a
+budget in seconds (``"0.25s"``) depends on the machine and its load, a rollout count does not."""
 DEFAULT_TOP_K = 4
 DEFAULT_MARGIN = 4.0
 DEFAULT_SAMPLE = True
@@ -235,7 +235,7 @@ class NetworkSearch(Policy):
     Args:
         network: the blueprint, a :class:`~agents.policy.NetworkPolicy` (:meth:`from_spec` loads one by name).
         rules: the rule set of the table.
-        budget: a number of rollouts a decision (an int; :data:`DEFAULT_BUDGET`, 160) or seconds (``"0.25s"``).
+        budget: a number of rollouts a decision (an int; :data:`DEFAULT_BUDGET`, 640) or seconds (``"0.25s"``).
         top_k: how many of the blueprint's most probable moves are candidates (pass is added when legal).
         margin: how many standard errors of the paired difference a candidate's mean gain over the
             blueprint's move must exceed before the search leaves the blueprint (0: always take the

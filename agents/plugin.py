@@ -90,7 +90,7 @@ AGENT_SPECS = AgentSpecs(
 
 SEARCH_NET = "search-net"
 """The search over a network (:mod:`agents.net_search`): ``search-net``, ``search-net:NETWORK``, each with
-an optional ``@BUDGET`` (``@640``: rollouts a decision, 160 by default; ``@0.25s``, ``@1s``: seconds)."""
+an optional ``@BUDGET`` (``@640``: rollouts a decision, 640 by default; ``@0.25s``, ``@1s``: seconds)."""
 
 
 def _load_search_net(text: str, rules: Rules, what: str, seed: int | None) -> Policy:
