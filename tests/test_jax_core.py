@@ -251,6 +251,9 @@ def test_bad_settings_are_refused():
         Game("bogus")
     with pytest.raises(ValueError, match="size must be 1 to 5"):
         Game().classify(np.zeros(6, dtype=np.int32), 6)
+    env = Big2()
+    with pytest.raises(ValueError, match="a key or a deck"):
+        env.step_autoreset(None, 0)
 
 
 # ------------------------------------------------------------------ the PPO example

@@ -202,12 +202,14 @@ class Big2(_EnvBase):
         >>> int(after._step_count), bool(after.terminated)
         (1, False)
         """
-        if (key is None) == (deck is None):
+        if key is not None and deck is None:
+            deck = jax.random.permutation(key, 52)
+        elif (key is None) == (deck is None):
             raise ValueError("give step_autoreset a key or a deck (one of them) for the next deal")
         x = self.game.step(state._x, jnp.asarray(action, dtype=jnp.int32))
         ended = self.game.is_terminal(x)
         rewards = self.game.rewards(x)
-        fresh = self.game.init(jax.random.permutation(key, 52) if deck is None else deck)
+        fresh = self.game.init(deck)
         x = jax.tree.map(lambda new, old: jnp.where(ended, new, old), fresh, x)
         return State(
             current_player=x.player,
