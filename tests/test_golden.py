@@ -23,6 +23,7 @@ CASES = {
     "charlesworth_seed1": (Rules.preset("charlesworth"), 1),
     "wrap_suitfirst_hk_seed2": (Rules(straights="wrap", flush_order="suit_first", scoring="hk"), 2),
     "fourcard_leadsfree_seed3": (Rules(four_card_plays=True, opening="3D_leads_free"), 3),
+    "house_seed4": (Rules(lone_triples=False, pass_locks=True), 4),
 }
 
 
