@@ -40,20 +40,17 @@ from numba import njit, prange
 
 from ..engine.cards import NUM_CARDS
 from ..engine.core import rules_array
-from ..engine.core.games import T_PLAYER, T_SIZE, T_WINNER, new_table
+from ..engine.core.games import T_PLAYER, T_SIZE, T_WINNER
 from ..engine.core.kernels import combos_into, popcount
 from ..engine.game import Game
 from ..engine.rules import Rules
 from ..observations.compiled import NUM_ACTIONS, PASS_ACTION, action_index
 from .vector import (
-    DECLINED,
     H0,
-    LEARNER,
     SELF_PLAY_VIEWS,
     STATE_SIZE,
     T0,
     TABLES,
-    TRICK_PLAYER,
     VIEW_SIZES,
     _legal,
     _play,
@@ -65,6 +62,7 @@ from .vector import (
     check_action_array,
     check_settings,
     thread_chunks,
+    open_game,
     write_view,
 )
 
@@ -82,11 +80,7 @@ def _setup(state, g, hands, first):  # pragma: no cover - compiled
         state[g, k] = 0
     for p in range(4):
         state[g, H0 + p] = hands[p]
-    new_table(state, g, T0, first, 1)
-    state[g, LEARNER] = -1
-    state[g, TRICK_PLAYER] = -1
-    for k in range(20):
-        state[g, DECLINED + k] = -1
+    open_game(state, g, first)
 
 
 @njit(cache=True)

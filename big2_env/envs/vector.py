@@ -157,6 +157,13 @@ def _deal(state, g, deck):  # pragma: no cover - compiled
     for p in range(4):
         if state[g, H0 + p] & 1:
             first = p
+    open_game(state, g, first)
+
+
+@njit(cache=True)
+def open_game(state, g, first):  # pragma: no cover - compiled
+    """Game ``g`` at its deal, its four hands in place and its other columns zero: ``first`` to open,
+    nobody's trick, no passes on record."""
     new_table(state, g, T0, first, 1)
     state[g, LEARNER] = -1
     state[g, TRICK_PLAYER] = -1
