@@ -145,8 +145,7 @@ class NetworkRollouts:
         decide = active[choice]
         self.decisions += len(decide)
         if self._his:
-            keep = choice[rows]
-            picked = self._his_choice(obs["observation"][decide], rows[keep], cols[keep], counts[choice])
+            picked = self._his_choice(obs["observation"][decide], cols[choice[rows]], counts[choice])
         else:
             picked = self._candidate_choice(obs["observation"][decide], decide)
         actions[decide] = picked
@@ -168,8 +167,8 @@ class NetworkRollouts:
         padded[owner, np.arange(len(cols)) - offsets[owner]] = scores
         return padded
 
-    def _his_choice(self, vectors: np.ndarray, rows: np.ndarray, cols: np.ndarray, counts: np.ndarray) -> np.ndarray:
-        """His design's move in each of ``vectors``' games (``rows``, ``cols``: the legal actions, game by game)."""
+    def _his_choice(self, vectors: np.ndarray, cols: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """His design's move in each of ``vectors``' games (``cols``: the legal actions, game by game, ``counts`` of them)."""
         offsets = np.cumsum(counts) - counts
         padded = self._his_scores(vectors, cols, counts)
         if self.sample:
