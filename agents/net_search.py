@@ -33,7 +33,7 @@ Example:
     >>> from agents.net_search import NetworkSearch
     >>> search = NetworkSearch.from_spec("pretrained", rules="paper", budget=16, seed=0)
     >>> result = evaluate(search, "random", n_games=2, seed=0, progress=False)
-    >>> result.games
+    >>> result.n_games
     2
 """
 

@@ -40,7 +40,8 @@ Example:
     ... except LoadError as err:
     ...     print(err)  # doctest: +NORMALIZE_WHITESPACE
     agent must be one of greedy, random, search, smart, pretrained, pretrained-paper, pretrained-charlesworth,
-    pretrained-default-recipe, a trained model file (.pt), a run folder, charlesworth:PATH (Charlesworth's
+    pretrained-default-recipe, a trained model file (.pt), a run folder, search-net[:NETWORK][@BUDGET],
+    charlesworth:PATH (Charlesworth's
     network, his parameter file), ismcts (information-set MCTS), fast (the fast learned move model;
     fast:PATH.json) or a MaskablePPO model file (.zip) (search:N or search:0.25s give the search N
     rollouts or 0.25 s per decision; ismcts:N or ismcts:0.25s the same for ISMCTS); got 'wizard'
