@@ -11,6 +11,12 @@ Usage:
     python benchmarks/search_net.py --agent search-net@0.25s --opponent charlesworth --params PATH \\
         --deals 250 --seed 0 --json benchmarks/search_net/duel_0.25s.json
     python benchmarks/search_net.py --agent search-net@0.25s --opponent smart --deals 250 --json ...
+
+A long measurement splits into parts run side by side, one a core, whose deals together are the
+whole's (``--first-deal``), then merged into one file over the same deals:
+    python benchmarks/search_net.py --agent search-net@640 --params PATH --deals 500 --first-deal 0 --json a.json
+    python benchmarks/search_net.py --agent search-net@640 --params PATH --deals 500 --first-deal 500 --json b.json
+    python benchmarks/search_net.py --merge a.json b.json --json benchmarks/search_net/duel_640_1000.json
 """
 
 from __future__ import annotations
@@ -21,11 +27,15 @@ import platform
 import sys
 from pathlib import Path
 
+from typing import Any
+
 import numpy as np
 
 from big2_env import evaluate
 from big2_env.devtools.records import portable
+from big2_env.engine.game import NUM_PLAYERS
 from big2_env.evaluation.loading import load_agent
+from big2_env.evaluation.versus import normal_interval
 
 STRANDED = 10
 """A loss with this many cards or more left is *stranded* (it pays ten points or more)."""
@@ -41,11 +51,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--options", default="{}",
                         help='the search\'s keywords as JSON, e.g. \'{"margin": 3, "sample": true}\' (search-net agents)')
+    parser.add_argument("--first-deal", type=int, default=0,
+                        help="play deals FIRST .. FIRST+DEALS-1 of the seed's sequence (a part of a longer run; default 0)")
+    parser.add_argument("--merge", nargs="+", metavar="JSON", help="merge parts written by this script into one file (--json)")
     parser.add_argument("--json", help="write the figures to this file")
     args = parser.parse_args(argv)
+    if args.merge:
+        figures = merge([json.loads(Path(path).read_text()) for path in args.merge])
+        report(figures)
+        if args.json:
+            Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+        return
     options = json.loads(args.options)
-    if args.deals < 1:
-        parser.error("--deals must be at least 1")
+    if args.deals < 1 or args.first_deal < 0:
+        parser.error("--deals must be at least 1 and --first-deal at least 0")
     if args.opponent == "charlesworth":
         if not args.params or not Path(args.params).is_file():
             sys.exit("the duel needs --params PATH: modelParameters136500 from github.com/henrycharlesworth/big2_PPOalgorithm")
@@ -63,30 +83,86 @@ def main(argv: list[str] | None = None) -> None:
         agent = NetworkSearch(agent.network, agent.rules, budget=agent.budget, name=agent.name, **options)
     if hasattr(agent, "deterministic"):
         agent.deterministic = True  # a network plays its argmax, as the search's blueprint does
-    result = evaluate(agent, opponent, n_games=args.deals, seed=args.seed, rules=rules, duplicate=True, progress=True)
-    scores = np.asarray(result.scores)
-    losses = scores < 0
-    stranded = scores <= -STRANDED
+    result = evaluate(agent, opponent, n_games=args.deals, seed=args.seed, rules=rules, duplicate=True, progress=True,
+                      first_deal=args.first_deal)
     figures = {
         "agent": portable(args.agent), "opponent": args.opponent, "rules": rules, "deals": args.deals,
-        "games": result.n_games, "seed": args.seed, "options": options, **result.figures(),
-        "stranded_losses": int(stranded.sum()), "losses": int(losses.sum()),
-        "stranded_share_of_losses": float(stranded.sum() / max(1, losses.sum())),
+        "first_deal": args.first_deal, "games": result.n_games, "seed": args.seed, "options": options,
+        **summary(np.asarray(result.scores), np.asarray(result.winners == result.seats)),
         "elapsed_s": result.elapsed_s, "machine": platform.machine(),
         "command": f"python benchmarks/search_net.py --agent {portable(args.agent)} --opponent {args.opponent}"
                    + (" --params PATH" if args.opponent == "charlesworth" else "") + f" --deals {args.deals} --seed {args.seed}"
+                   + (f" --first-deal {args.first_deal}" if args.first_deal else "")
                    + (f" --options '{json.dumps(options)}'" if options else ""),
     }
     stats = getattr(agent, "stats", None)
     if stats is not None:
         figures["search"] = stats.to_dict()
-    print(f"{args.agent} against three {args.opponent}, {args.deals} deals x 4 seats: win rate {result.win_rate:.1%} "
-          f"[{result.win_rate_ci[0]:.1%}, {result.win_rate_ci[1]:.1%}], mean score {result.mean_score:+.2f} "
-          f"[{result.mean_score_ci[0]:+.2f}, {result.mean_score_ci[1]:+.2f}], stranded {figures['stranded_share_of_losses']:.0%} "
-          f"of losses" + (f"; search {figures['search']}" if stats is not None else ""))
+    figures["scores"] = [int(x) for x in result.scores]
+    figures["won"] = [int(x) for x in result.winners == result.seats]
+    report(figures)
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+
+
+def summary(scores: np.ndarray, won: np.ndarray) -> dict[str, Any]:
+    """Win rate and mean score with duplicate intervals (the deal is the unit), and stranded losses."""
+    deals = len(scores) // NUM_PLAYERS
+    win_ci = normal_interval(won.reshape(deals, NUM_PLAYERS).mean(axis=1).astype(np.float64))
+    losses, stranded = scores < 0, scores <= -STRANDED
+    return {"win_rate": float(won.mean()), "win_rate_ci": [max(0.0, win_ci[0]), min(1.0, win_ci[1])],
+            "mean_score": float(scores.mean()),
+            "mean_score_ci": list(normal_interval(scores.reshape(deals, NUM_PLAYERS).mean(axis=1).astype(np.float64))),
+            "stranded_losses": int(stranded.sum()), "losses": int(losses.sum()),
+            "stranded_share_of_losses": float(stranded.sum() / max(1, losses.sum()))}
+
+
+def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """One file from parts of one run: the same agent, opponent, seed and options, deals back to back."""
+    parts = sorted(parts, key=lambda part: part.get("first_deal", 0))
+    first = parts[0]
+    for part in parts:
+        if "scores" not in part:
+            raise SystemExit("a part without per-game scores (written before --first-deal existed) cannot be merged")
+        for key in ("agent", "opponent", "rules", "seed", "options"):
+            if part[key] != first[key]:
+                raise SystemExit(f"the parts differ in {key}: {first[key]!r} and {part[key]!r}")
+    start = first.get("first_deal", 0)
+    for before, after in zip(parts, parts[1:]):
+        if before.get("first_deal", 0) + before["deals"] != after.get("first_deal", 0):
+            raise SystemExit("the parts' deals are not back to back (see --first-deal)")
+    scores = np.concatenate([np.asarray(part["scores"]) for part in parts])
+    won = np.concatenate([np.asarray(part["won"]) for part in parts])
+    deals = sum(part["deals"] for part in parts)
+    figures: dict[str, Any] = {
+        "agent": first["agent"], "opponent": first["opponent"], "rules": first["rules"], "deals": deals,
+        "first_deal": start, "games": len(scores), "seed": first["seed"], "options": first["options"],
+        **summary(scores, won),
+        "elapsed_s": sum(part["elapsed_s"] for part in parts), "machine": first["machine"],
+        "command": first["command"].replace(f" --deals {first['deals']}", f" --deals {deals}").split(" --first-deal")[0]
+                   + (f" --first-deal {start}" if start else ""),
+        "parts": [part["command"] for part in parts],
+    }
+    searches = [part["search"] for part in parts if "search" in part]
+    if searches:
+        total = {key: sum(search[key] for search in searches) for key in ("decisions", "searched", "rollouts", "departures")}
+        total["departure_rate"] = total["departures"] / max(1, total["searched"])
+        total["mean_gain"] = sum(s["mean_gain"] * s["departures"] for s in searches) / max(1, total["departures"])
+        total["seconds_per_decision"] = (sum(s["seconds_per_decision"] * s["decisions"] for s in searches)
+                                         / max(1, total["decisions"]))
+        figures["search"] = total
+    figures["scores"], figures["won"] = [int(x) for x in scores], [int(x) for x in won]
+    return figures
+
+
+def report(figures: dict[str, Any]) -> None:
+    low, high = figures["win_rate_ci"]
+    score_low, score_high = figures["mean_score_ci"]
+    print(f"{figures['agent']} against three {figures['opponent']}, {figures['deals']} deals x 4 seats: win rate "
+          f"{figures['win_rate']:.1%} [{low:.1%}, {high:.1%}], mean score {figures['mean_score']:+.2f} "
+          f"[{score_low:+.2f}, {score_high:+.2f}], stranded {figures['stranded_share_of_losses']:.0%} of losses"
+          + (f"; search {figures['search']}" if "search" in figures else ""))
 
 
 if __name__ == "__main__":

@@ -184,6 +184,19 @@ def test_duplicate_uses_the_same_deals_as_plain_mode(monkeypatch):
 
 
 # ---------------------------------------------------------------- batching and observations
+def test_first_deal_splits_one_evaluation_into_parts_with_the_same_deals():
+    whole = evaluate("smart", "greedy", n_games=6, seed=3, duplicate=True)
+    first = evaluate("smart", "greedy", n_games=2, seed=3, duplicate=True)
+    rest = evaluate("smart", "greedy", n_games=4, seed=3, duplicate=True, first_deal=2)
+    assert np.array_equal(whole.scores, np.concatenate([first.scores, rest.scores]))
+    assert np.array_equal(whole.winners, np.concatenate([first.winners, rest.winners]))
+    shifted = evaluate("smart", "greedy", n_games=4, seed=3, duplicate=True, first_deal=1)
+    assert not np.array_equal(shifted.scores, rest.scores)
+    for bad in (-1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="first_deal"):
+            evaluate("smart", "greedy", n_games=1, first_deal=bad)
+
+
 def test_act_batch_steps_many_games_together():
     agent, opponent = Recorder(), Recorder()
     result = evaluate(agent, opponent, n_games=200, seed=0, batch_size=64)

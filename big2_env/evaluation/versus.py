@@ -413,6 +413,7 @@ def evaluate(
     trust: bool = False,
     jobs: int = 1,
     replays: str | os.PathLike[str] | None = None,
+    first_deal: int = 0,
 ) -> EvaluationResult:
     """Evaluate ``agent`` against three copies of ``opponent`` (the paper's protocol).
 
@@ -442,19 +443,25 @@ def evaluate(
         replays: a folder (made if missing) to write every game's replay into, as
             ``game-NNNNN.json`` in the format of :mod:`big2_env.engine.replay` (what the web
             table, ``big2 serve``, loads and steps through); ``None`` (default) writes none.
+        first_deal: play deals ``first_deal .. first_deal + n_games - 1`` of the seed's deal
+            sequence (default 0), so that one long evaluation can be split into parts run
+            apart (separate processes or machines) whose deals together are exactly those of
+            the whole: ``first_deal=500, n_games=500`` plays the second half of ``n_games=1000``.
 
     Returns:
         An :class:`EvaluationResult`.
 
     Raises:
         ValueError: a spec that names no loadable agent (:class:`big2_env.evaluation.loading.LoadError`),
-            ``n_games`` or ``batch_size`` not a positive int.
+            ``n_games`` or ``batch_size`` not a positive int, ``first_deal`` not a non-negative int.
         TypeError: a policy that is neither a spec nor an object with ``act``.
     """
     n_deals = _check_positive_int(n_games, "n_games")
     batch_size = _check_positive_int(batch_size, "batch_size")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
         raise ValueError(f"seed must be a non-negative int or None; got {seed!r}")
+    if isinstance(first_deal, bool) or not isinstance(first_deal, (int, np.integer)) or first_deal < 0:
+        raise ValueError(f"first_deal must be a non-negative int; got {first_deal!r}")
     rules = Rules.coerce(rules)
     folder = None
     if replays is not None:
@@ -466,7 +473,7 @@ def evaluate(
 
     root = np.random.SeedSequence(seed)
     deal_seq, seat_seq, agent_seq, opponent_seq = root.spawn(4)
-    deal_seeds = deal_seq.generate_state(n_deals, np.uint64)
+    deal_seeds = deal_seq.generate_state(int(first_deal) + n_deals, np.uint64)[int(first_deal):]
     jobs = _check_positive_int(jobs, "jobs")
     _seed_policies(agent_policy, opponent_policy, agent_seq, opponent_seq)
 
