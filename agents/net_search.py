@@ -297,6 +297,15 @@ class NetworkSearch(Policy):
                              f"run folder); got {spec!r}")
         return cls(network, rules, **kwargs)
 
+    @property
+    def last_stats(self) -> dict[str, Any] | None:
+        """The last searched decision as the web table's insight reads it: each candidate's mean
+        score (``"means"``) and deals (``"visits"``), by action index; ``None`` before any."""
+        if self.last is None:
+            return None
+        return {"means": dict(zip(self.last["candidates"], self.last["means"])),
+                "visits": {a: self.last["deals"] for a in self.last["candidates"]}}
+
     def seed(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
         self.rollout.rng = self.rng
@@ -311,6 +320,7 @@ class NetworkSearch(Policy):
             self.stats.seconds += time.perf_counter() - started
 
     def _act(self, obs: Mapping[str, Any]) -> int:
+        self.last = None  # set again only by a searched decision
         mask = np.asarray(obs["action_mask"], dtype=bool)
         legal = np.flatnonzero(mask)
         if len(legal) == 0:

@@ -133,3 +133,27 @@ def test_the_beliefs_weigh_deals_by_the_networks_probabilities_of_the_moves_seen
     assert logp[0] == pytest.approx(float(logits[0, slot] - np.log(np.exp(logits[0]).sum())), abs=1e-5)
     assert _search()._weighed_deals(position) is None  # beliefs off
 
+
+
+def test_the_web_tables_insight_shows_the_searched_candidates_and_a_forced_move_shows_none():
+    from big2_env.web.tables import insight
+
+    game = Game("charlesworth", seed=2)
+    search = _search()
+    while True:
+        obs = _extended(game)
+        if len(obs["candidate_actions"]) > 2:
+            break
+        game.play_index(0)
+    action = search.act(obs)
+    shown = insight(search, obs.decision, obs, action)
+    assert shown is not None and shown["kind"] == "search"
+    assert {tuple(row["cards"]) for row in shown["candidates"]} == {
+        tuple(obs.decision.require_entry(a, "")[1]) for a in search.last["candidates"]}
+    assert [row["mean"] for row in shown["candidates"]] == sorted(search.last["means"], reverse=True)
+    assert all(row["visits"] == search.last["deals"] for row in shown["candidates"])
+    while len(_extended(game)["candidate_actions"]) != 1:  # on to a move with one legal play
+        game.play_index(0)
+    forced = _extended(game)
+    search.act(forced)
+    assert search.last is None and search.last_stats is None
