@@ -250,7 +250,7 @@ def test_insight_is_off_by_default_while_playing_and_passes_belong_to_the_trick_
 
 def test_the_offered_agents_are_checked_before_serving_and_the_page_starts_on_the_servers_rules(tmp_path):
     TableStore(("random", "search:16", "pretrained", "pretrained-paper", "pretrained-default-recipe",
-                "pretrained-charlesworth")).check_agents()
+                "pretrained-charlesworth", "search-net", "search-net@640", "search-net:pretrained@1s")).check_agents()
     for bad, words in ((("wizard",), "no such agent name or file"), (("search:fast",), "search:fast"),
                        ((str(tmp_path / "missing.pt"),), "no such agent name or file"),
                        (("charlesworth:" + str(tmp_path / "nothing.bin"),), "no such agent name or file")):

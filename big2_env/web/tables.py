@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 import secrets
 import threading
 import time
@@ -241,7 +242,8 @@ class TableStore:
                     load_agent(spec, self.default_rules, what="--opponents")
                 except LoadError as err:
                     raise ValueError(str(err)) from None
-            elif not any(spec in plugin.names for plugin in agent_spec_plugins()):  # a plugin's name: loaded when seated
+            elif not any(spec in plugin.names or re.split("[:@]", spec, maxsplit=1)[0] in plugin.names
+                         for plugin in agent_spec_plugins()):  # a plugin's name (search-net@640 too): loaded when seated
                 path = spec.split(":", 1)[1] if spec.startswith(("charlesworth:", "charlesworth-greedy:")) else spec
                 if not os.path.exists(path):  # the same list of forms as big2 eval gives
                     raise ValueError(f"--opponents {spec!r}: no such agent name or file; an agent is one of "
