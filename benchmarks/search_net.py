@@ -17,6 +17,11 @@ whole's (``--first-deal``), then merged into one file over the same deals:
     python benchmarks/search_net.py --agent search-net@640 --params PATH --deals 500 --first-deal 0 --json a.json
     python benchmarks/search_net.py --agent search-net@640 --params PATH --deals 500 --first-deal 500 --json b.json
     python benchmarks/search_net.py --merge a.json b.json --json benchmarks/search_net/duel_640_1000.json
+
+Two agents' files over the same deals compare deal by deal (the paired difference of the per-deal
+means, with its 95% interval; the deals both files played):
+    python benchmarks/search_net.py --compare benchmarks/search_net/duel_640_1000.json \
+        benchmarks/search_net/duel_network_1000.json --json benchmarks/search_net/paired_640_network_1000.json
 """
 
 from __future__ import annotations
@@ -54,8 +59,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--first-deal", type=int, default=0,
                         help="play deals FIRST .. FIRST+DEALS-1 of the seed's sequence (a part of a longer run; default 0)")
     parser.add_argument("--merge", nargs="+", metavar="JSON", help="merge parts written by this script into one file (--json)")
+    parser.add_argument("--compare", nargs=2, metavar="JSON", help="the paired difference, deal by deal, of two files' agents")
     parser.add_argument("--json", help="write the figures to this file")
     args = parser.parse_args(argv)
+    if args.compare:
+        figures = compare(*[json.loads(Path(path).read_text()) for path in args.compare])
+        print(f"{figures['agent']} minus {figures['other']} on {figures['deals']} shared deals: win rate "
+              f"{figures['win_rate_difference']:+.1%} [{figures['win_rate_difference_ci'][0]:+.1%}, "
+              f"{figures['win_rate_difference_ci'][1]:+.1%}], mean score {figures['mean_score_difference']:+.2f} "
+              f"[{figures['mean_score_difference_ci'][0]:+.2f}, {figures['mean_score_difference_ci'][1]:+.2f}]")
+        if args.json:
+            Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+        return
     if args.merge:
         figures = merge([json.loads(Path(path).read_text()) for path in args.merge])
         report(figures)
@@ -154,6 +170,34 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
         figures["search"] = total
     figures["scores"], figures["won"] = [int(x) for x in scores], [int(x) for x in won]
     return figures
+
+
+def compare(first: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """``first``'s agent minus ``other``'s, deal by deal, over the deals both played (same seed and opponent)."""
+    for key in ("opponent", "rules", "seed"):
+        if first[key] != other[key]:
+            raise SystemExit(f"the files differ in {key}: {first[key]!r} and {other[key]!r}; they did not play the same deals")
+    for part in (first, other):
+        if "scores" not in part:
+            raise SystemExit("a file without per-game scores (written before --first-deal existed) cannot be compared")
+    lo = max(first.get("first_deal", 0), other.get("first_deal", 0))
+    hi = min(first.get("first_deal", 0) + first["deals"], other.get("first_deal", 0) + other["deals"])
+    if hi <= lo:
+        raise SystemExit("the files share no deal")
+
+    def per_deal(part: dict[str, Any], key: str) -> np.ndarray:
+        start = (lo - part.get("first_deal", 0)) * NUM_PLAYERS
+        values = np.asarray(part[key][start:start + (hi - lo) * NUM_PLAYERS], dtype=np.float64)
+        return values.reshape(hi - lo, NUM_PLAYERS).mean(axis=1)
+
+    wins = per_deal(first, "won") - per_deal(other, "won")
+    scores = per_deal(first, "scores") - per_deal(other, "scores")
+    return {"agent": first["agent"], "other": other["agent"], "opponent": first["opponent"], "seed": first["seed"],
+            "first_deal": lo, "deals": hi - lo,
+            "win_rate_difference": float(wins.mean()), "win_rate_difference_ci": list(normal_interval(wins)),
+            "mean_score_difference": float(scores.mean()), "mean_score_difference_ci": list(normal_interval(scores)),
+            "ci_method": "normal intervals over the per-deal differences of the two agents' four-seat means, z=1.96",
+            "files": [first["command"], other["command"]]}
 
 
 def report(figures: dict[str, Any]) -> None:

@@ -586,7 +586,7 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0: any free port)")
     web.add_argument(
         "--opponents", nargs="+", default=None, metavar="AGENT",
-        help=f"the agents the page offers ({agent_choices()}; default random greedy smart search pretrained)",
+        help=f"the agents the page offers ({agent_choices()}; default random greedy smart search pretrained search-net)",
     )
     web.add_argument("--rules", default="paper", choices=Rules.PRESETS, help="the page's default rules preset (default paper)")
     web.add_argument("--no-browser", action="store_true", help="do not open a browser")

@@ -46,7 +46,7 @@ from ..engine.replay import replay_dict
 
 __all__ = ["DEFAULT_AGENTS", "MODES", "Table", "TableError", "TableStore", "insight"]
 
-DEFAULT_AGENTS = ("random", "greedy", "smart", "search", "pretrained")
+DEFAULT_AGENTS = ("random", "greedy", "smart", "search", "pretrained", "search-net")
 """The agents a page may seat when ``big2 serve`` is given no ``--opponents``."""
 MODES = ("play", "watch")
 FIELDS = ("mode", "seats", "opponents", "rules", "options", "seed", "human", "insight")
