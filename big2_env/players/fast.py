@@ -169,8 +169,10 @@ class FastPolicy(Policy):
         self.rng = np.random.default_rng(seed)
 
     def _scores(self, obs: Observation) -> tuple[list[int], np.ndarray]:
-        state = public_state(obs)
         legal = sorted(int(a) for a in legal_actions(obs).tolist())
+        if len(legal) == 1:  # nothing to weigh (a pass forced, or a seat locked out by a pass under pass_locks,
+            return legal, np.zeros(1)  # which the public state cannot tell: the view says who else passed, not you)
+        state = public_state(obs)
         game = state_game(state, [state.hand_mask, 0, 0, 0], self.rules)
         entries = game.legal_entries()
         actions = entry_action_indices(entries, state.hand_mask)
