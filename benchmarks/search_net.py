@@ -31,7 +31,6 @@ import json
 import platform
 import sys
 from pathlib import Path
-
 from typing import Any
 
 import numpy as np
@@ -40,7 +39,7 @@ from big2_env import evaluate
 from big2_env.devtools.records import portable
 from big2_env.engine.game import NUM_PLAYERS
 from big2_env.evaluation.loading import load_agent
-from big2_env.evaluation.versus import normal_interval
+from big2_env.evaluation.versus import duplicate_intervals, normal_interval
 
 STRANDED = 10
 """A loss with this many cards or more left is *stranded* (it pays ten points or more)."""
@@ -68,16 +67,12 @@ def main(argv: list[str] | None = None) -> None:
               f"{figures['win_rate_difference']:+.1%} [{figures['win_rate_difference_ci'][0]:+.1%}, "
               f"{figures['win_rate_difference_ci'][1]:+.1%}], mean score {figures['mean_score_difference']:+.2f} "
               f"[{figures['mean_score_difference_ci'][0]:+.2f}, {figures['mean_score_difference_ci'][1]:+.2f}]")
-        if args.json:
-            Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-            Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+        write(args.json, figures)
         return
     if args.merge:
         figures = merge([json.loads(Path(path).read_text()) for path in args.merge])
         report(figures)
-        if args.json:
-            Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-            Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+        write(args.json, figures)
         return
     options = json.loads(args.options)
     if args.deals < 1 or args.first_deal < 0:
@@ -117,19 +112,22 @@ def main(argv: list[str] | None = None) -> None:
     figures["scores"] = [int(x) for x in result.scores]
     figures["won"] = [int(x) for x in result.winners == result.seats]
     report(figures)
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+    write(args.json, figures)
+
+
+def write(path: str | None, figures: dict[str, Any]) -> None:
+    """The figures as a JSON results file at ``path`` (its folder made); nothing when ``path`` is ``None``."""
+    if path:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(json.dumps(figures, indent=2) + "\n")
 
 
 def summary(scores: np.ndarray, won: np.ndarray) -> dict[str, Any]:
     """Win rate and mean score with duplicate intervals (the deal is the unit), and stranded losses."""
-    deals = len(scores) // NUM_PLAYERS
-    win_ci = normal_interval(won.reshape(deals, NUM_PLAYERS).mean(axis=1).astype(np.float64))
+    win_ci, score_ci = duplicate_intervals(won, scores)
     losses, stranded = scores < 0, scores <= -STRANDED
-    return {"win_rate": float(won.mean()), "win_rate_ci": [max(0.0, win_ci[0]), min(1.0, win_ci[1])],
-            "mean_score": float(scores.mean()),
-            "mean_score_ci": list(normal_interval(scores.reshape(deals, NUM_PLAYERS).mean(axis=1).astype(np.float64))),
+    return {"win_rate": float(won.mean()), "win_rate_ci": list(win_ci), "mean_score": float(scores.mean()),
+            "mean_score_ci": list(score_ci),
             "stranded_losses": int(stranded.sum()), "losses": int(losses.sum()),
             "stranded_share_of_losses": float(stranded.sum() / max(1, losses.sum()))}
 

@@ -401,6 +401,20 @@ def _check_positive_int(value: Any, what: str) -> int:
     return int(value)
 
 
+def duplicate_intervals(won: np.ndarray, scores: np.ndarray) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The 95% intervals of duplicate play (the deal is the unit): normal intervals over the per-deal
+    means of ``won`` (clipped to [0, 1]) and of ``scores``, both the agent's games four a deal, in deal order.
+
+    >>> wins, points = duplicate_intervals(np.array([1, 0, 0, 0, 1, 1, 0, 0]), np.array([5, -1, -2, -2, 4, 3, -1, -6]))
+    >>> [round(x, 2) for x in wins], [round(x, 2) for x in points]
+    ([0.13, 0.62], [0.0, 0.0])
+    """
+    won_by_deal = np.asarray(won, dtype=np.float64).reshape(-1, NUM_PLAYERS).mean(axis=1)
+    low, high = normal_interval(won_by_deal)
+    scores_by_deal = np.asarray(scores, dtype=np.float64).reshape(-1, NUM_PLAYERS).mean(axis=1)
+    return (max(0.0, low), min(1.0, high)), normal_interval(scores_by_deal)
+
+
 def evaluate(
     agent: Any,
     opponent: Any,
@@ -503,9 +517,7 @@ def evaluate(
     wins = int(won.sum())
     score_std = float(np.std(scores, ddof=1)) if total > 1 else math.nan
     if duplicate:
-        win_rate_ci = normal_interval(won.reshape(n_deals, NUM_PLAYERS).mean(axis=1))
-        win_rate_ci = (max(0.0, win_rate_ci[0]), min(1.0, win_rate_ci[1]))
-        mean_score_ci = normal_interval(scores.reshape(n_deals, NUM_PLAYERS).mean(axis=1))
+        win_rate_ci, mean_score_ci = duplicate_intervals(won, scores)
         method = "duplicate: normal intervals over per-deal means (deal = unit), z=1.96"
     else:
         win_rate_ci = wilson_interval(wins, total)
