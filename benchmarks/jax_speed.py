@@ -44,6 +44,7 @@ import numba
 import numpy as np
 
 from big2_env import vector_env
+from big2_env.devtools.records import portable
 from big2_env.jax import Big2
 
 OUT = Path(__file__).resolve().parent / "jax" / "speed.json"
@@ -132,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if any(b < 1 or b > 1 << 20 for b in args.batches):
         parser.error("--batches must be 1 to 1,048,576 games")
-    rows = []
+    rows: list[dict[str, Any]] = []
     for view in args.views:
         for batch in args.batches:
             steps = max(4, args.decisions // batch)
@@ -145,6 +146,13 @@ def main(argv: list[str] | None = None) -> int:
                   f"(first call {ours['first_call_s']:.1f} s)  vector env step {theirs['step_decisions_per_s']:12,.0f}/s, "
                   f"with the choice {theirs['with_choice_decisions_per_s']:12,.0f}/s  "
                   f"ratio {row['ratio_jax_over_vector_step']:.3f}", flush=True)
+            write(args, argv, rows)  # after every row: a run stopped from outside keeps the rows it measured
+    print(f"wrote {args.out}")
+    return 0
+
+
+def write(args: argparse.Namespace, argv: list[str] | None, rows: list[dict[str, Any]]) -> None:
+    """The results file: the command, the machine, the device and the rows measured so far."""
     device = jax.devices()[0]
     cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
     pinned = [f"taskset -c {','.join(map(str, cores))}"] if cores and len(cores) < (os.cpu_count() or 0) else []
@@ -167,9 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         "rows": rows,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(record, indent=1) + "\n")
-    print(f"wrote {args.out}")
-    return 0
+    args.out.write_text(json.dumps(portable(record), indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -30,6 +30,11 @@ Usage (the run docs/jax.md reports: one core of this CPU, about half an hour)::
     XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1" taskset -c 1 \\
         python examples/jax_ppo.py --updates 2000 --eval-every 200 --eval-games 512 --out runs/jax_ppo
     python examples/jax_ppo.py --updates 2 --eval-every 1 --eval-games 8 --out /tmp/jax_ppo_smoke   # a smoke run
+
+On a GPU, his cadence to 20.48M decisions (about two minutes on an H200; ``--max-seconds`` stops it at a
+chunk's end when time runs short, the log and the policy file being rewritten after every chunk)::
+
+    python examples/jax_ppo.py --updates 16000 --eval-every 1000 --eval-games 4096 --out runs/jax_gpu/ppo_20m
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from agents.config import CHARLESWORTH_PRESET as HIS
+from big2_env.devtools.records import portable
 from big2_env.jax import Big2
 
 LAG = 4  # a seat decides every fourth decision of its game
@@ -72,6 +78,7 @@ class Args:
     adam_eps: float = 1e-5  # his (torch's default is 1e-8)
     eval_every: int = 100
     eval_games: int = 512
+    max_seconds: float = 0.0  # start no chunk (after the first) that would end past this many seconds, at the last one's pace
     out: str = "runs/jax_ppo"
 
 
@@ -324,9 +331,11 @@ def save_policy(params: Any, path: Path, info: dict[str, Any]) -> None:
         hidden = model.trunk(torch.from_numpy(obs))
         logits = model.action_head(model.policy_branch(hidden)).numpy()
         value = model.state_value(hidden).numpy()
-    h = jax.nn.relu(obs @ params["trunk_w"] + params["trunk_b"])
-    ours = np.asarray(jax.nn.relu(h @ params["policy_w"] + params["policy_b"]) @ params["logits_w"] + params["logits_b"])
-    _, our_value = network(params, obs, np.ones((8, 1695), bool))
+    # JAX's network at full float32 precision (on a GPU its default matrix products use TF32)
+    with jax.default_matmul_precision("highest"):
+        h = jax.nn.relu(obs @ params["trunk_w"] + params["trunk_b"])
+        ours = np.asarray(jax.nn.relu(h @ params["policy_w"] + params["policy_b"]) @ params["logits_w"] + params["logits_b"])
+        _, our_value = network(params, obs, np.ones((8, 1695), bool))
     if not (np.allclose(logits, ours, atol=1e-4) and np.allclose(value, np.asarray(our_value), atol=1e-4)):
         raise AssertionError(f"{path}: the saved network does not give JAX's logits and values")
 
@@ -357,7 +366,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     train_s = 0.0
     done = 0
     started = time.perf_counter()
-    while done < args.updates:
+    summary: dict[str, Any] = {}
+    last_s = 0.0  # the last chunk's seconds, training and evaluation
+
+    def out_of_time() -> bool:  # never before the first chunk; 0 is no limit
+        return bool(done and args.max_seconds and time.perf_counter() - started + last_s > args.max_seconds)
+
+    while done < args.updates and not out_of_time():
         t0 = time.perf_counter()
         runner, metrics = run(runner)
         jax.block_until_ready(runner.params)
@@ -375,20 +390,24 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
               f"loss pi {means['policy_loss']:+.4f} v {means['value_loss']:.3f} entropy {means['entropy']:.3f} "
               f"kl {means['approx_kl']:.4f} clip {means['clip_fraction']:.3f} ev {means['explained_variance']:.3f} | "
               f"vs 3 x Random win rate {float(win):.1%}, mean score {float(score):+.2f}", flush=True)
-    timed = (done - chunk) * decisions_per_update
-    summary = {
-        "args": asdict(args),
-        "device": str(jax.devices()[0]),
-        "decisions": done * decisions_per_update,
-        "games": int(sum(row.get("games_ended", 0.0) * chunk for row in log[1:])),
-        "decisions_per_s": timed / train_s if train_s else None,
-        "wall_s": time.perf_counter() - started,
-        "log": log,
-    }
-    (out / "log.json").write_text(json.dumps(summary, indent=1) + "\n")
-    info = {"algo": "ppo", "rules": "charlesworth", "batch": done, "games": summary["games"], "seed": args.seed,
-            "decisions": summary["decisions"], "trainer": "examples/jax_ppo.py"}
-    save_policy(runner.params, out / "model.pt", info)
+        # the log and the policy are rewritten after every chunk: a run stopped from outside keeps its last chunk
+        timed = (done - chunk) * decisions_per_update
+        summary = {
+            "args": asdict(args),
+            "device": str(jax.devices()[0]),
+            "decisions": done * decisions_per_update,
+            "games": int(sum(row.get("games_ended", 0.0) * chunk for row in log[1:])),
+            "decisions_per_s": timed / train_s if train_s else None,
+            "train_s": sum(r["chunk_s"] for r in log[1:]),  # every chunk's training, the first's compiling included
+            "wall_s": time.perf_counter() - started,
+            "stopped_by_max_seconds": done < args.updates,
+            "log": log,
+        }
+        (out / "log.json").write_text(json.dumps(portable(summary), indent=1) + "\n")
+        info = {"algo": "ppo", "rules": "charlesworth", "batch": done, "games": summary["games"], "seed": args.seed,
+                "decisions": summary["decisions"], "trainer": "examples/jax_ppo.py"}
+        save_policy(runner.params, out / "model.pt", info)
+        last_s = time.perf_counter() - t0
     print(f"saved {out / 'model.pt'} (big2 eval --agent {out / 'model.pt'} --rules charlesworth --opponent random)")
     return summary
 

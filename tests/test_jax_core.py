@@ -8,6 +8,7 @@ at least 100,000 decisions per rule set and records them in ``benchmarks/jax/dif
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -278,3 +279,11 @@ def test_the_jax_ppo_example_trains_saves_a_policy_file_and_the_file_plays(tmp_p
     policy = load_agent(str(tmp_path / "model.pt"), rules="charlesworth")
     result = evaluate(policy, "random", n_games=8, seed=0, rules="charlesworth")
     assert result.n_games == 8
+    assert not summary["stopped_by_max_seconds"]
+    # --max-seconds: the first chunk always runs, and no chunk starts that would end past the limit;
+    # what was trained is kept (the log and the policy file are written after every chunk)
+    short = jax_ppo.main(["--updates", "6", "--eval-every", "2", "--eval-games", "16", "--max-seconds", "1e-6",
+                          "--out", str(tmp_path / "short")])
+    assert short["stopped_by_max_seconds"] and short["decisions"] == 2 * 1280 and len(short["log"]) == 2
+    assert json.loads((tmp_path / "short" / "log.json").read_text())["decisions"] == 2 * 1280
+    assert (tmp_path / "short" / "model.pt").is_file()
