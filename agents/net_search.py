@@ -56,6 +56,7 @@ from big2_env.observations.paper import OBS_CARDS_LEFT, OBS_HAND
 from big2_env.players.base import Policy
 from big2_env.players.search import tempered_weights
 
+from .budget import parse_budget
 from .network import Big2Net
 from .policy import NetworkPolicy, choose, score_numpy
 
@@ -71,28 +72,6 @@ DEFAULT_SAMPLE = True
 DEFAULT_DEALS = 16
 DEFAULT_BELIEF_STRENGTH = 0.75
 _FULL_DECK = (1 << NUM_CARDS) - 1
-
-
-def parse_budget(budget: Any) -> tuple[float | None, int | None]:
-    """``(seconds, rollouts)`` of a budget: ``"0.25s"`` or a float of seconds, or an int of rollouts.
-
-    >>> parse_budget("0.25s"), parse_budget(200), parse_budget("1s")
-    ((0.25, None), (None, 200), (1.0, None))
-    """
-    if isinstance(budget, bool):
-        raise ValueError(f"budget must be seconds ('0.25s', 0.25) or a number of rollouts (an int); got {budget!r}")
-    if isinstance(budget, (int, np.integer)) and budget >= 1:
-        return None, int(budget)
-    if isinstance(budget, str) and budget.isdigit() and int(budget) >= 1:
-        return None, int(budget)
-    text = budget[:-1] if isinstance(budget, str) and budget.endswith("s") else budget
-    try:
-        seconds = float(text)
-    except (TypeError, ValueError):
-        seconds = math.nan
-    if not 0.001 <= seconds <= 600:
-        raise ValueError(f"budget must be seconds in [0.001, 600] ('0.25s', 0.25) or a number of rollouts >= 1; got {budget!r}")
-    return seconds, None
 
 
 class NetworkRollouts:

@@ -38,7 +38,7 @@ from .config import TrainArgs
 from .shipped import SHIPPED
 
 __all__ = ["AGENT_SPECS", "PRETRAINED_SPECS", "TORCH_HINT", "add_average_command", "add_plot_command", "add_train_command",
-           "load_spec"]
+           "check_spec", "load_spec"]
 
 TORCH_HINT = "pip install torch==2.13.0, then pip install -e '.[agents]'"
 """How to install what the networks need: the ``[agents]`` extra (torch first, pinned to the CPU build)."""
@@ -80,10 +80,41 @@ def load_spec(spec: str | os.PathLike[str], rules: Rules | None, what: str, seed
     return None
 
 
+def check_spec(spec: str, what: str = "agent") -> None:
+    """Raise :class:`LoadError` if ``spec``, one of the named forms (a shipped network's name,
+    ``search-net[:NETWORK][@BUDGET]``), can never load: a malformed ``search-net`` spec, a bad budget,
+    a network that is neither shipped nor an existing file or run folder. Loads nothing (torch stays
+    unloaded); ``big2 serve`` calls it for the agents it offers.
+
+    >>> check_spec("search-net:pretrained@1s")
+    >>> check_spec("search-net@0")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    big2_env.errors.LoadError: agent 'search-net@0': budget must be seconds in [0.001, 600] ... got '0'
+    """
+    if spec in PRETRAINED_SPECS:
+        return
+    if not (spec == SEARCH_NET or spec.startswith((SEARCH_NET + ":", SEARCH_NET + "@"))):
+        raise LoadError(f"{what} {spec!r}: not one of {', '.join(AGENT_SPECS.names)} (with search-net's :NETWORK@BUDGET)")
+    network, budget = _parse_search_net(spec, what)
+    from .budget import parse_budget
+
+    try:
+        parse_budget(budget if budget else 1)
+    except ValueError as err:
+        raise LoadError(f"{what} {spec!r}: {err}") from None
+    if network is not None and network not in PRETRAINED_SPECS:
+        path = Path(network)
+        if not (path.suffix == ".pt" and path.is_file() or (path / RUN_MODEL_FILE).is_file()):
+            raise LoadError(f"{what} {spec!r}: its network {network!r} is neither a shipped network "
+                            f"({', '.join(SHIPPED)}) nor a .pt file or a run folder with {RUN_MODEL_FILE}")
+
+
 AGENT_SPECS = AgentSpecs(
     describe=", ".join(SHIPPED) + ", a trained model file (.pt), a run folder, search-net[:NETWORK][@BUDGET]",
     load=load_spec,
     names=tuple(SHIPPED) + ("search-net",),
+    check=check_spec,
 )
 """The ``big2_env.agent_specs`` entry point of the ``agents`` package."""
 
@@ -93,13 +124,19 @@ SEARCH_NET = "search-net"
 an optional ``@BUDGET`` (``@640``: rollouts a decision, 640 by default; ``@0.25s``, ``@1s``: seconds)."""
 
 
-def _load_search_net(text: str, rules: Rules, what: str, seed: int | None) -> Policy:
-    """The search over the network a ``search-net[:NETWORK][@BUDGET]`` spec names."""
+def _parse_search_net(text: str, what: str) -> tuple[str | None, str]:
+    """``(network or None, budget or "")`` of a ``search-net[:NETWORK][@BUDGET]`` spec; its form checked."""
     body, at, budget = text[len(SEARCH_NET):].partition("@")
     network = body[1:] if body.startswith(":") else None
     if body and network is None or network == "" or (at and not budget):
         raise LoadError(f"{what} {text!r}: the search over a network is search-net[:NETWORK][@BUDGET], "
                         "e.g. search-net, search-net@1s, search-net:pretrained@200")
+    return network, budget
+
+
+def _load_search_net(text: str, rules: Rules, what: str, seed: int | None) -> Policy:
+    """The search over the network a ``search-net[:NETWORK][@BUDGET]`` spec names."""
+    network, budget = _parse_search_net(text, what)
     _import_agents(what, text)
     from .net_search import DEFAULT_BUDGET, NetworkSearch
 

@@ -76,11 +76,15 @@ class AgentSpecs:
             :class:`~big2_env.errors.LoadError` (or a subclass) for a spec it claims but cannot load.
         names: the bare names among its forms (e.g. ``("pretrained",)``), which a caller can check
             without loading them (``big2 serve --opponents``); file and folder forms are not listed.
+        check: ``check(spec)`` raises :class:`~big2_env.errors.LoadError` for a spec of its named forms
+            (a name, or a name with ``:``/``@`` suffixes) that can never load, without loading it
+            (``big2 serve`` checks its offered agents so before serving); ``None``: no such check.
     """
 
     describe: str
     load: Callable[..., Any]
     names: tuple[str, ...] = ()
+    check: Callable[[str], None] | None = None
 
 
 def entry_points(group: str) -> list[importlib.metadata.EntryPoint]:

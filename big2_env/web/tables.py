@@ -232,8 +232,8 @@ class TableStore:
 
     def check_agents(self) -> None:
         """Refuse, before serving, an offered agent that can never load: an unknown name, a bad
-        ``search:`` budget or a missing file. Networks are not loaded here (torch stays unloaded
-        until a game seats one)."""
+        ``search:`` or ``search-net@`` budget, a missing file. Networks are not loaded here (torch
+        stays unloaded until a game seats one): a plugin's specs are checked by its ``check``."""
         from ..players.registry import POLICIES
 
         for spec in self.allowed:
@@ -242,8 +242,14 @@ class TableStore:
                     load_agent(spec, self.default_rules, what="--opponents")
                 except LoadError as err:
                     raise ValueError(str(err)) from None
-            elif not any(spec in plugin.names or re.split("[:@]", spec, maxsplit=1)[0] in plugin.names
-                         for plugin in agent_spec_plugins()):  # a plugin's name (search-net@640 too): loaded when seated
+            elif (plugin := next((p for p in agent_spec_plugins()
+                                  if spec in p.names or re.split("[:@]", spec, maxsplit=1)[0] in p.names), None)):
+                if plugin.check is not None:  # a plugin's name (search-net@640 too): checked here, loaded when seated
+                    try:
+                        plugin.check(spec)
+                    except LoadError as err:
+                        raise ValueError(f"--opponents: {err}") from None
+            else:
                 path = spec.split(":", 1)[1] if spec.startswith(("charlesworth:", "charlesworth-greedy:")) else spec
                 if not os.path.exists(path):  # the same list of forms as big2 eval gives
                     raise ValueError(f"--opponents {spec!r}: no such agent name or file; an agent is one of "
