@@ -60,6 +60,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--merge", nargs="+", metavar="JSON", help="merge parts written by this script into one file (--json)")
     parser.add_argument("--compare", nargs=2, metavar="JSON", help="the paired difference, deal by deal, of two files' agents")
     parser.add_argument("--json", help="write the figures to this file")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads (default 1: the time per decision is one core's; two runs side by side on "
+                             "two cores each with torch's default of every core would oversubscribe them)")
     args = parser.parse_args(argv)
     if args.compare:
         figures = compare(*[json.loads(Path(path).read_text()) for path in args.compare])
@@ -75,8 +78,14 @@ def main(argv: list[str] | None = None) -> None:
         write(args.json, figures)
         return
     options = json.loads(args.options)
-    if args.deals < 1 or args.first_deal < 0:
-        parser.error("--deals must be at least 1 and --first-deal at least 0")
+    if args.deals < 1 or args.first_deal < 0 or args.threads < 1:
+        parser.error("--deals and --threads must be at least 1 and --first-deal at least 0")
+    try:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    except ImportError:  # the heuristics need no torch; a network's spec says so when it loads
+        pass
     if args.opponent == "charlesworth":
         if not args.params or not Path(args.params).is_file():
             sys.exit("the duel needs --params PATH: modelParameters136500 from github.com/henrycharlesworth/big2_PPOalgorithm")
@@ -100,7 +109,7 @@ def main(argv: list[str] | None = None) -> None:
         "agent": portable(args.agent), "opponent": args.opponent, "rules": rules, "deals": args.deals,
         "first_deal": args.first_deal, "games": result.n_games, "seed": args.seed, "options": options,
         **summary(np.asarray(result.scores), np.asarray(result.winners == result.seats)),
-        "elapsed_s": result.elapsed_s, "machine": platform.machine(),
+        "elapsed_s": result.elapsed_s, "machine": platform.machine(), "torch_threads": args.threads,
         "command": f"python benchmarks/search_net.py --agent {portable(args.agent)} --opponent {args.opponent}"
                    + (" --params PATH" if args.opponent == "charlesworth" else "") + f" --deals {args.deals} --seed {args.seed}"
                    + (f" --first-deal {args.first_deal}" if args.first_deal else "")
