@@ -41,9 +41,11 @@ from __future__ import annotations
 
 import math
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
+import numba
 import numpy as np
 import torch
 
@@ -72,6 +74,24 @@ DEFAULT_SAMPLE = True
 DEFAULT_DEALS = 16
 DEFAULT_BELIEF_STRENGTH = 0.75
 _FULL_DECK = (1 << NUM_CARDS) - 1
+
+
+@contextmanager
+def threads_kept() -> Iterator[None]:
+    """Run numba's parallel loops on as many threads as torch has, and leave torch's count as it was.
+
+    With numba's OpenMP layer, a parallel loop sets OpenMP's thread count for the calling thread,
+    which torch's intra-op threads share: a process that set ``torch.set_num_threads(1)`` would run
+    its next forward passes on every core's threads. Two searches side by side on two cores then
+    spin-wait on each other's threads (25 times slower, measured on this project's 2-core machine).
+    """
+    threads = torch.get_num_threads()
+    numba.set_num_threads(max(1, min(threads, int(getattr(numba.config, "NUMBA_NUM_THREADS", 1)))))
+    try:
+        yield
+    finally:
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
 
 
 class NetworkRollouts:
@@ -103,12 +123,13 @@ class NetworkRollouts:
     def play(self, hands: np.ndarray, first: int, moves: Sequence[int], actions: np.ndarray | None = None) -> np.ndarray:
         """Start ``len(hands)`` games (:meth:`PositionGames.start`), play ``actions[g]`` first in game
         ``g`` when given (the candidates), then the network to the end; the scores ``(M, 4)``."""
-        obs = self.games.start(hands, first, moves)
-        if actions is not None:
-            obs = self.games.step(actions)
-        while self.games.active.any():
-            obs = self.games.step(self._choose(obs))
-        return self.games.scores.copy()
+        with threads_kept():
+            obs = self.games.start(hands, first, moves)
+            if actions is not None:
+                obs = self.games.step(actions)
+            while self.games.active.any():
+                obs = self.games.step(self._choose(obs))
+            return self.games.scores.copy()
 
     def _choose(self, obs: Mapping[str, np.ndarray]) -> np.ndarray:
         """The network's action in every active game (a forward pass for those with a choice)."""
@@ -293,7 +314,8 @@ class NetworkSearch(Policy):
     def act(self, obs: Mapping[str, Any]) -> int:
         started = time.perf_counter()
         try:
-            return self._act(obs)
+            with threads_kept():
+                return self._act(obs)
         finally:
             self.stats.decisions += 1
             self.stats.seconds += time.perf_counter() - started

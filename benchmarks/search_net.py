@@ -61,8 +61,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--compare", nargs=2, metavar="JSON", help="the paired difference, deal by deal, of two files' agents")
     parser.add_argument("--json", help="write the figures to this file")
     parser.add_argument("--threads", type=int, default=1,
-                        help="torch threads (default 1: the time per decision is one core's; two runs side by side on "
-                             "two cores each with torch's default of every core would oversubscribe them)")
+                        help="torch's threads, and so the search's numba threads (default 1: the time per decision "
+                             "is one core's; two runs side by side on two cores with every core's threads spin-wait)")
     args = parser.parse_args(argv)
     if args.compare:
         figures = compare(*[json.loads(Path(path).read_text()) for path in args.compare])
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> None:
     options = json.loads(args.options)
     if args.deals < 1 or args.first_deal < 0 or args.threads < 1:
         parser.error("--deals and --threads must be at least 1 and --first-deal at least 0")
-    try:
+    try:  # the search runs numba's parallel loops on torch's threads (agents.net_search.threads_kept)
         import torch
 
         torch.set_num_threads(args.threads)

@@ -157,3 +157,20 @@ def test_the_web_tables_insight_shows_the_searched_candidates_and_a_forced_move_
     forced = _extended(game)
     search.act(forced)
     assert search.last is None and search.last_stats is None
+
+
+def test_a_search_leaves_torchs_thread_count_as_the_caller_set_it():
+    """The rollouts' and the beliefs' compiled loops run on numba's threads; with numba's OpenMP
+    layer a parallel loop resets OpenMP's thread count, torch's included. A process that set torch to
+    one thread (two searches side by side on two cores) keeps one (agents.net_search.threads_kept;
+    without it, on a machine of two cores or more, the count came back as numba's)."""
+    import torch
+
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        search = load_agent("search-net@8", rules="charlesworth", seed=2)  # his view: the rollouts and beliefs
+        evaluate(search, "greedy", n_games=1, seed=4, rules="charlesworth", progress=False)
+        assert search.stats.searched > 0 and torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
