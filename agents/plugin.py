@@ -34,6 +34,7 @@ from big2_env.evaluation.loading import display_name
 from big2_env.players.base import Policy
 from big2_env.plugins import AgentSpecs, CommandError
 
+from .budget import parse_budget
 from .config import TrainArgs
 from .shipped import SHIPPED
 
@@ -97,8 +98,6 @@ def check_spec(spec: str, what: str = "agent") -> None:
     if not (spec == SEARCH_NET or spec.startswith((SEARCH_NET + ":", SEARCH_NET + "@"))):
         raise LoadError(f"{what} {spec!r}: not one of {', '.join(AGENT_SPECS.names)} (with search-net's :NETWORK@BUDGET)")
     network, budget = _parse_search_net(spec, what)
-    from .budget import parse_budget
-
     try:
         parse_budget(budget if budget else 1)
     except ValueError as err:

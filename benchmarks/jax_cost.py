@@ -60,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speed", type=Path, help="a jax_speed.py results file measured on a GPU")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
+    if any(b < 1 for b in args.batches):
+        parser.error("--batches must be at least 1 game")
     rows = []
     for view in ("paper", "charlesworth"):
         for batch in args.batches:
@@ -81,13 +83,13 @@ def main(argv: list[str] | None = None) -> int:
             if not measured:
                 continue
             best = max(measured, key=lambda r: r["jax"]["decisions_per_s"])
+            rate = best["jax"]["decisions_per_s"]
             estimate = next(r for r in rows if r["view"] == view)["bytes_per_decision"]
             record["gpu"]["views"][view] = {
-                "num_envs": best["num_envs"], "decisions_per_s": best["jax"]["decisions_per_s"],
-                "implied_bytes_per_s": best["jax"]["decisions_per_s"] * estimate,
-                "share_of_datasheet": best["jax"]["decisions_per_s"] * estimate / H200_BYTES_PER_S}
-            print(f"{view}: the GPU's best {best['jax']['decisions_per_s']:,.0f} decisions/s at {estimate:,.0f} bytes "
-                  f"would move {best['jax']['decisions_per_s'] * estimate / 1e12:.2f} TB/s")
+                "num_envs": best["num_envs"], "decisions_per_s": rate, "implied_bytes_per_s": rate * estimate,
+                "share_of_datasheet": rate * estimate / H200_BYTES_PER_S}
+            print(f"{view}: the GPU's best {rate:,.0f} decisions/s at {estimate:,.0f} bytes would move "
+                  f"{rate * estimate / 1e12:.2f} TB/s")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(record, indent=1) + "\n")
     print(f"wrote {args.out}")

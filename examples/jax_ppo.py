@@ -350,6 +350,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         parser.error("--num-envs x --num-steps must be a multiple of --minibatch")
     if args.num_steps < LAG:
         parser.error(f"--num-steps must be at least {LAG}")
+    if args.max_seconds < 0:
+        parser.error(f"--max-seconds must be 0 (no limit) or more; got {args.max_seconds}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     env, start, update = make(args)

@@ -259,6 +259,18 @@ def test_bad_settings_are_refused():
 
 # ------------------------------------------------------------------ the PPO example
 @needs_jax
+def test_the_jax_ppo_example_refuses_a_negative_time_limit(capsys):
+    sys.path.insert(0, str(REPO / "examples"))
+    try:
+        import jax_ppo
+    finally:
+        sys.path.remove(str(REPO / "examples"))
+    with pytest.raises(SystemExit):
+        jax_ppo.main(["--max-seconds", "-1", "--out", "unused"])
+    assert "--max-seconds must be 0 (no limit) or more; got -1.0" in capsys.readouterr().err
+
+
+@needs_jax
 @pytest.mark.slow
 def test_the_jax_ppo_example_trains_saves_a_policy_file_and_the_file_plays(tmp_path):
     pytest.importorskip("torch")
