@@ -2,18 +2,20 @@
 
 Two boards:
 
-* ``paper``: random, greedy, smart, pretrained, the search, ISMCTS, the fast model and
-  pretrained-default-recipe, under the paper's rules;
-* ``charlesworth``: the first seven plus pretrained-charlesworth and, given ``--params``, Charlesworth's own network
-  (his parameter file, ``modelParameters136500``, which you download from his repository), under his rules.
+* ``paper``: random, greedy, smart, pretrained, the search, ISMCTS, the fast model, the search over our network
+  (``search-net``, over ``pretrained``) and pretrained-default-recipe, under the paper's rules;
+* ``charlesworth``: the first eight (``search-net`` over ``pretrained-charlesworth``) plus pretrained-charlesworth
+  and, given ``--params``, Charlesworth's own network (his parameter file, ``modelParameters136500``, which you
+  download from his repository), under his rules.
 
 and ``check``, the arena's four-agent check (random, greedy, smart and the search at its default budget,
 paper rules, one table), which the page's introduction cites. The sentences that read the results (how
 the ratings' order meets the mean scores and the head to head) are written from the stored files too.
 
 Each board is one arena run (:func:`big2_env.evaluation.arena.run_arena`) into ``--runs/BOARD`` (resumed when
-there, so a finished folder is refitted without playing); its ratings (points first, then the
-finishing-order rating), head-to-head matrix, the command that measured it, the date and the deals go
+there, so a finished folder is refitted without playing, and one played with fewer deals goes on to the new
+deals: a board grows a few deals at a time, each step equal to a straight run of that many deals); its ratings
+(points first, then the finishing-order rating), head-to-head matrix, the command that measured it, the date and the deals go
 to ``benchmarks/leaderboard/BOARD.json``, its picture to ``benchmarks/leaderboard/BOARD.png``, and its
 games, as a pool others can refit or add an agent to (``big2 arena --pool benchmarks/leaderboard/BOARD
 --add AGENT --out DIR``), to ``benchmarks/leaderboard/BOARD/`` (``arena.json`` and ``games.csv.gz``).
@@ -59,11 +61,13 @@ TARGET_HALF_WIDTH = 0.5
 """The points interval the boards aim at: +-0.5 a game for every agent (issue 61)."""
 
 
-def pool(board: str, search: str, ismcts: str, params: str | None) -> list[str]:
-    """The board's agents (his network only with his parameter file)."""
+def pool(board: str, search: str, ismcts: str, params: str | None, search_net: str = "search-net") -> list[str]:
+    """The board's agents (his network only with his parameter file; ``search_net`` ``"none"`` leaves it out)."""
     if board == CHECK:
         return ["random", "greedy", "smart", "search"]
     agents = ["random", "greedy", "smart", "pretrained", search, ismcts, "fast"]
+    if search_net != "none":
+        agents.append(search_net)  # over pretrained under the paper's rules, pretrained-charlesworth under his
     if board == "paper":
         agents.append("pretrained-default-recipe")  # the paper's design, pretrained until 2026-11-27
     if board == "charlesworth":
@@ -96,7 +100,7 @@ def draw_board(data: dict[str, Any], path: Path) -> None:
 
 
 def measure(args: argparse.Namespace, board: str) -> dict[str, Any]:
-    agents = pool(board, args.search, args.ismcts, args.params)
+    agents = pool(board, args.search, args.ismcts, args.params, args.search_net)
     out = Path(args.runs) / board
     result = run_arena(agents, deals=args.deals, out=out, seed=args.seed, rules=RULES[board], tables=args.tables,
                        jobs=args.jobs, resume=out.exists(), progress=True, compress=True)
@@ -104,6 +108,7 @@ def measure(args: argparse.Namespace, board: str) -> dict[str, Any]:
     shown = [a if not a.startswith("charlesworth:") else "charlesworth:PATH" for a in agents]
     command = (f"python benchmarks/leaderboard.py --board {board} --deals {args.deals} --seed {args.seed} "
                f"--tables {result.schedule.mode} --search {args.search} --ismcts {args.ismcts}"
+               + (f" --search-net {args.search_net}" if board != CHECK else "")
                + (" --params PATH" if args.params and board == "charlesworth" else ""))
     name = dict(zip(agents, shown))
     matrix = result.head_to_head.to_dict()
@@ -158,6 +163,17 @@ def widest_interval(data: dict[str, Any]) -> float:
     return max((row["points_ci"][1] - row["points_ci"][0]) / 2 for row in data["ratings"])
 
 
+def deals_for_target(data: dict[str, Any]) -> int:
+    """About how many deals bring every points interval to the target, from the board's widest: an interval narrows
+    as one over the square root of the deals (the deal is the bootstrap's unit, and most of the spread is between
+    deals, so more tables would not narrow it much).
+
+    >>> deals_for_target({"deals": 20, "ratings": [dict(points_ci=[-1.0, 0.6])]})   # +-0.8 at 20 deals
+    52
+    """
+    return max(int(data["deals"]), math.ceil(data["deals"] * (widest_interval(data) / TARGET_HALF_WIDTH) ** 2))
+
+
 def agreement_note(data: dict[str, Any]) -> str:
     """What a board's points intervals tell apart, and whether the head to head and the mean scores agree.
 
@@ -178,9 +194,12 @@ def agreement_note(data: dict[str, Any]) -> str:
             if not conflicts else "the head to head (the mean score difference where both sat) goes against the "
             "order for " + _listed([f"`{a}` over `{b}`" for a, b in conflicts]))
     scores = order_disagreements(data)
+    wide = widest_interval(data)
+    more = (f", which about {deals_for_target(data)} deals would reach: the board is grown a few deals at a time, "
+            f"the same command with more `--deals` going on from these games" if wide > TARGET_HALF_WIDTH else "")
     return (
-        f"Every agent's points interval is within +-{widest_interval(data):.2f} a game (the target is "
-        f"+-{TARGET_HALF_WIDTH}). Of the {pairs} pairs of agents, {apart} have points intervals that do not overlap, "
+        f"Every agent's points interval is within +-{wide:.2f} a game (the target is "
+        f"+-{TARGET_HALF_WIDTH}{more}). Of the {pairs} pairs of agents, {apart} have points intervals that do not overlap, "
         f"and {head}; " + ("the points order is the mean score's." if not scores else _listed(scores) + ".")
     )
 
@@ -338,9 +357,12 @@ def budgets_note(boards: dict[str, dict[str, Any]]) -> str:
                     if a["agent_shown"].split(":")[0] in ("search", "ismcts") and ":" in a["agent_shown"]})
     if not named:
         return ("Every agent plays at its default budget: the search with 640 nested rollouts a decision, ISMCTS "
-                "with 640 iterations.")
+                "with 640 iterations, `search-net` with 640 rollouts of the board's network (`pretrained` under the "
+                "paper's rules, `pretrained-charlesworth` under his).")
     return ("The search and ISMCTS play at the budgets in the agent names where they have one: `search:64` is 64 "
-            "rollouts a decision (the default `search` has 640), `ismcts:64` 64 iterations.")
+            "rollouts a decision (the default `search` has 640), `ismcts:64` 64 iterations; `search-net` plays "
+            "640 rollouts of the board's network (`pretrained` under the paper's rules, `pretrained-charlesworth` "
+            "under his).")
 
 
 def write_page(params_note: str) -> None:
@@ -394,6 +416,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--search", default="search", help="the search's spec and budget (default: search, 640)")
     parser.add_argument("--ismcts", default="ismcts", help="ISMCTS's spec and budget (default: ismcts, 640)")
+    parser.add_argument("--search-net", default="search-net",
+                        help="the search over our network's spec and budget (default: search-net, 640 rollouts, "
+                             "over the board's network); none leaves it out")
     parser.add_argument("--params", default=None, help="Charlesworth's parameter file (modelParameters136500)")
     parser.add_argument("--runs", default="runs/leaderboard", help="the arena folders (resumed when there)")
     parser.add_argument("--page-only", action="store_true", help="rewrite docs/leaderboard.md from the stored results")

@@ -60,6 +60,7 @@ def _points_board(tmp_path, lb, monkeypatch, board="paper"):
     monkeypatch.setattr(lb, "HERE", tmp_path / "benchmarks")  # the pool is named relative to HERE.parent
     monkeypatch.setattr(lb, "pool", lambda *args: ["random", "greedy", "smart", "search:4", "search:8"])
     args = argparse.Namespace(deals=2, seed=1, tables="all", jobs=1, search="search", ismcts="ismcts", params=None,
+                              search_net="none",
                               runs=str(tmp_path / "runs"))
     (tmp_path / "results").mkdir()
     return lb.measure(args, board)
@@ -116,3 +117,25 @@ def test_the_real_boards_order_agrees_where_intervals_separate():
                 if a["points_ci"][0] > b["points_ci"][1]:
                     assert a["mean_score"] > b["mean_score"], (board, a["agent"], b["agent"])
         assert data["conflicts"] == [], (board, data["conflicts"])
+
+
+def test_the_boards_seat_the_search_over_the_network_at_its_default_budget():
+    lb = _leaderboard()
+    paper = lb.pool("paper", "search", "ismcts", None)
+    assert "search-net" in paper and "search" in paper and "ismcts" in paper and len(paper) == 9
+    his = lb.pool("charlesworth", "search", "ismcts", "his.params")
+    assert his[-2:] == ["pretrained-charlesworth", "charlesworth:his.params"] and "search-net" in his
+    assert "search-net" not in lb.pool("paper", "search", "ismcts", None, search_net="none")
+    assert lb.pool(lb.CHECK, "search", "ismcts", None) == ["random", "greedy", "smart", "search"]
+
+
+def test_a_board_short_of_the_target_says_how_many_deals_would_reach_it():
+    lb = _leaderboard()
+    rows = [dict(rank=1, agent_shown="a", points=2.0, points_ci=[1.0, 3.0], mean_score=2.0),
+            dict(rank=2, agent_shown="b", points=-2.0, points_ci=[-2.4, -1.6], mean_score=-2.0)]
+    wide = {"deals": 10, "ratings": rows, "conflicts": []}
+    assert lb.deals_for_target(wide) == 40  # +-1.0 at 10 deals: four times the deals halve it
+    assert "(the target is +-0.5, which about 40 deals would reach" in lb.agreement_note(wide)
+    rows[0]["points_ci"] = [1.6, 2.4]
+    narrow = {"deals": 10, "ratings": rows, "conflicts": []}
+    assert lb.deals_for_target(narrow) == 10 and "would reach" not in lb.agreement_note(narrow)

@@ -49,7 +49,6 @@ the same arguments give the same result (``elapsed_s`` aside).
 from __future__ import annotations
 
 import math
-import multiprocessing
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -64,7 +63,7 @@ from ..engine.replay import replay_dict, write_replay
 from ..players.base import Policy, policy_actions
 from .loading import resolve_policy
 from .progress import Progress
-from .workers import START_METHOD
+from .workers import worker_pool
 from ..engine.rules import Rules
 
 __all__ = ["EvaluationResult", "SeatResult", "evaluate", "normal_interval", "wilson_interval"]
@@ -370,7 +369,7 @@ def _play_in_processes(
     replays: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`_play_games` over ``4 * jobs`` chunks in ``jobs`` worker processes (see :func:`evaluate`)."""
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
 
     total = len(seats)
     unit = NUM_PLAYERS if duplicate else 1
@@ -382,7 +381,7 @@ def _play_in_processes(
     from ..engine.core import warm_up
 
     warm_up()  # the core compiles (or loads its cache) here once, not racing in every worker
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(START_METHOD)) as pool:
+    with worker_pool(jobs) as pool:
         futures = {
             pool.submit(_chunk_worker, (agent, opponent, rules, trust, deal_seeds, seats, duplicate, lo, hi, batch_size,
                                         agent_seqs[k], opponent_seqs[k], replays)): k

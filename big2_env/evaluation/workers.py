@@ -1,17 +1,64 @@
 """How the package's worker processes start: evaluation workers, the arena's, training helpers.
 
+:func:`worker_pool` is the process pool evaluation and the arena play in: each worker shares the cores out
+(:func:`threads_per_worker`), so that two workers' torch and numba thread pools (one OpenMP runtime) do not
+outnumber the cores and spin-wait on each other's threads.
+
 Example:
-    >>> from big2_env.evaluation.workers import START_METHOD
+    >>> from big2_env.evaluation.workers import START_METHOD, threads_per_worker
     >>> START_METHOD in ("forkserver", "spawn")
+    True
+    >>> threads_per_worker(1) >= threads_per_worker(2) >= threads_per_worker(10_000) == 1
     True
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
 
-__all__ = ["START_METHOD"]
+__all__ = ["START_METHOD", "limit_threads", "threads_per_worker", "worker_pool"]
 
 START_METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 """How worker processes start (evaluation and arena workers here, training helpers in :mod:`agents.collect.parallel`):
 never by forking a process whose torch/OpenMP thread pool may be running, which can deadlock."""
+
+
+def _cores() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1  # pragma: no cover - platforms without affinity
+
+
+def threads_per_worker(jobs: int) -> int:
+    """The threads each of ``jobs`` worker processes may run: this process's cores shared out, at least one."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive int; got {jobs!r}")
+    return max(1, _cores() // jobs)
+
+
+def limit_threads(threads: int) -> None:
+    """A worker's initializer: torch's and numba's thread pools run ``threads`` threads (fewer where the
+    environment's ``OMP_NUM_THREADS`` already asks for fewer). Set before either library loads in the worker (the
+    environment variables they read at import) and on them where they already have."""
+    asked = os.environ.get("OMP_NUM_THREADS", "")
+    if asked.isdigit() and 0 < int(asked) < threads:
+        threads = int(asked)
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    os.environ["MKL_NUM_THREADS"] = str(threads)
+    if "numba" in sys.modules:
+        import numba
+
+        numba.set_num_threads(max(1, min(threads, int(getattr(numba.config, "NUMBA_NUM_THREADS", 1)))))
+    else:
+        os.environ["NUMBA_NUM_THREADS"] = str(threads)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(threads)
+
+
+def worker_pool(jobs: int) -> ProcessPoolExecutor:
+    """``jobs`` worker processes, started by :data:`START_METHOD`, each with :func:`threads_per_worker` threads."""
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(START_METHOD),
+                               initializer=limit_threads, initargs=(threads_per_worker(jobs),))

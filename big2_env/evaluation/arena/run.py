@@ -31,7 +31,6 @@ Example:
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 import time
@@ -45,7 +44,7 @@ from ...engine.rules import Rules
 from ...errors import MissingDependencyError
 from ..loading import load_agent
 from ..progress import Progress
-from ..workers import START_METHOD
+from ..workers import worker_pool
 from .estimate import decision_seconds, describe_estimate
 from .play import play_chunk, play_chunk_in_worker
 from .ratings import AgentRating, HeadToHead, check_rating, head_to_head, order_conflicts, rate
@@ -296,13 +295,12 @@ def _play(
             append_games(path, records)
             played.extend(records)
         return played
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
 
     from ...engine.core import warm_up
 
     warm_up()  # the compiled core loads its cache here once, not racing in every worker
-    context = multiprocessing.get_context(START_METHOD)
-    with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=context) as pool:
+    with worker_pool(min(jobs, len(todo))) as pool:
         futures = [pool.submit(play_chunk_in_worker,
                                (names, specs, rules, trust, chunks[c], schedule.deal_seeds, seed, c)) for c in todo]
         for future in as_completed(futures):
