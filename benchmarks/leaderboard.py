@@ -19,6 +19,13 @@ deals: a board grows a few deals at a time, each step equal to a straight run of
 to ``benchmarks/leaderboard/BOARD.json``, its picture to ``benchmarks/leaderboard/BOARD.png``, and its
 games, as a pool others can refit or add an agent to (``big2 arena --pool benchmarks/leaderboard/BOARD
 --add AGENT --out DIR``), to ``benchmarks/leaderboard/BOARD/`` (``arena.json`` and ``games.csv.gz``).
+The three agents that search (the search, ISMCTS and search-net: a tenth to a fifth of a second a decision, where
+the others take under a millisecond) join each board by ``big2 arena --pool --add`` with matched seats
+(``--searchers add``, the default): the other agents play every table on every deal, and each searcher gets about
+as many seats as each of them held, spread over the same deals, all fitted together. Seating them at every table
+as well (``--searchers tables``) takes about ten times as long: on two cores some 20 minutes a deal for the paper
+board, where the intervals need tens of deals.
+
 The page is written from those files (``--page-only`` rewrites it without measuring; ``--pictures``
 redraws the pictures from the stored files).
 
@@ -42,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from big2_env.devtools.records import portable
-from big2_env.evaluation.arena import run_arena
+from big2_env.evaluation.arena import add_to_arena, run_arena
 from big2_env.evaluation.arena.ratings import AgentRating
 from big2_env.evaluation.arena.records import write_games
 from big2_env.evaluation.arena.report import write_json
@@ -99,24 +106,55 @@ def draw_board(data: dict[str, Any], path: Path) -> None:
     draw_ratings(path, rows, title=f"{TITLES[data['board']]}: {data['deals']} deals, {data['games']} games")
 
 
+def searchers(board: str, agents: list[str], args: argparse.Namespace) -> list[str]:
+    """The board's agents that join it by ``--add`` (``--searchers add``): the search, ISMCTS and search-net."""
+    if board == CHECK or getattr(args, "searchers", "tables") != "add":
+        return []
+    return [a for a in agents if a in (args.search, args.ismcts, args.search_net)]
+
+
+def _added_folder(base: Path, deals: int) -> Path:
+    """The folder the searchers are added into; one added to a smaller board is moved aside (it cannot grow)."""
+    added = base.with_name(base.name + "+searchers")
+    if added.is_dir() and (added / "arena.json").is_file():
+        saved = json.loads((added / "arena.json").read_text()).get("deals")
+        if saved != deals:
+            aside = added.with_name(f"{added.name}.{saved}deals")
+            print(f"moving {added} (added to {saved} deals) aside to {aside}: the board has {deals} now", file=sys.stderr)
+            added.rename(aside)
+    return added
+
+
 def measure(args: argparse.Namespace, board: str) -> dict[str, Any]:
     agents = pool(board, args.search, args.ismcts, args.params, args.search_net)
+    slow = searchers(board, agents, args)
+    base = [a for a in agents if a not in slow]
     out = Path(args.runs) / board
-    result = run_arena(agents, deals=args.deals, out=out, seed=args.seed, rules=RULES[board], tables=args.tables,
+    result = run_arena(base, deals=args.deals, out=out, seed=args.seed, rules=RULES[board], tables=args.tables,
                        jobs=args.jobs, resume=out.exists(), progress=True, compress=True)
+    run = out
+    if slow:
+        run = _added_folder(out, args.deals)
+        result = add_to_arena(out, slow, out=run, add_tables="matched", jobs=args.jobs, resume=run.exists(),
+                              progress=True, compress=True)
     print(result.to_table())
     shown = [a if not a.startswith("charlesworth:") else "charlesworth:PATH" for a in agents]
     command = (f"python benchmarks/leaderboard.py --board {board} --deals {args.deals} --seed {args.seed} "
                f"--tables {result.schedule.mode} --search {args.search} --ismcts {args.ismcts}"
-               + (f" --search-net {args.search_net}" if board != CHECK else "")
+               + (f" --search-net {args.search_net} --searchers {args.searchers}" if board != CHECK else "")
                + (" --params PATH" if args.params and board == "charlesworth" else ""))
     name = dict(zip(agents, shown))
     matrix = result.head_to_head.to_dict()
+    arena_command = (f"big2 arena {' '.join(name[a] for a in base)} --rules {RULES[board]} --deals {args.deals} "
+                     f"--seed {args.seed} --tables {result.schedule.mode} --compress --out runs/leaderboard/{board}")
+    if slow:
+        arena_command += (f" && big2 arena --pool runs/leaderboard/{board} --add {' '.join(name[a] for a in slow)} "
+                          f"--add-tables matched --compress --out runs/leaderboard/{board}+searchers")
     data = {
         "board": board,
         "command": command,
-        "arena_command": f"big2 arena {' '.join(shown)} --rules {RULES[board]} --deals {args.deals} --seed {args.seed} "
-                         f"--tables {result.schedule.mode} --compress --out runs/leaderboard/{board}",
+        "arena_command": arena_command,
+        "added": [name[a] for a in slow],
         "date": datetime.date.today().isoformat(),
         "deals": args.deals,
         "tables": result.schedule.mode,
@@ -135,7 +173,7 @@ def measure(args: argparse.Namespace, board: str) -> dict[str, Any]:
         "conflicts": [[name[a], name[b]] for a, b in result.conflicts],
     }
     if board != CHECK:
-        data["pool"] = str(store_pool(out, board).relative_to(HERE.parent))
+        data["pool"] = str(store_pool(run, board).relative_to(HERE.parent))
         draw_board(data, RESULTS / f"{board}.png")
     return portable(data)
 
@@ -209,9 +247,15 @@ def board_section(data: dict[str, Any]) -> list[str]:
         return legacy_section(data)
     board = data["board"]
     lines = [f"## {TITLES[board]}", ""]
+    added = data.get("added") or []
+    how = (f"{data['deals']} deals, {data['tables']} tables ({data['tables_played']} tables played)"
+           if not added else
+           f"{data['deals']} deals; every table of the other agents on every deal, and "
+           f"{_listed([f'`{a}`' for a in added])} added to them with `big2 arena --pool --add` (matched seats: about "
+           f"as many as each of the others held, spread over the same deals; {data['tables_played']} tables in all)")
     lines += [
-        f"Measured {data['date']}: {data['deals']} deals, {data['tables']} tables ({data['tables_played']} tables "
-        f"played), {data['games']} games, each deal in the four seat rotations; each agent held {_seats(data)}.",
+        f"Measured {data['date']}: {how}, {data['games']} games, each deal in the four seat rotations; each agent "
+        f"held {_seats(data)}.",
         "",
         "```text",
         data["command"],
@@ -279,7 +323,9 @@ def _ordinal(n: int) -> str:
 
 
 def _listed(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + ", and " + items[-1]
+    if len(items) <= 2:
+        return " and ".join(items)
+    return ", ".join(items[:-1]) + ", and " + items[-1]
 
 
 def _load(path: Path) -> dict[str, Any] | None:
@@ -419,6 +465,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--search-net", default="search-net",
                         help="the search over our network's spec and budget (default: search-net, 640 rollouts, "
                              "over the board's network); none leaves it out")
+    parser.add_argument("--searchers", choices=("add", "tables"), default="add",
+                        help="add (default): the search, ISMCTS and search-net (a tenth to a fifth of a second a "
+                             "decision) join a board of the others by big2 arena --add, with as many seats as each "
+                             "of those holds; tables: they play every table too (about ten times the time)")
     parser.add_argument("--params", default=None, help="Charlesworth's parameter file (modelParameters136500)")
     parser.add_argument("--runs", default="runs/leaderboard", help="the arena folders (resumed when there)")
     parser.add_argument("--page-only", action="store_true", help="rewrite docs/leaderboard.md from the stored results")

@@ -52,17 +52,16 @@ def test_the_stored_page_is_the_one_the_script_writes(tmp_path, monkeypatch):
     assert page.read_text() == (REPO / "docs" / "leaderboard.md").read_text()
 
 
-def _points_board(tmp_path, lb, monkeypatch, board="paper"):
+def _points_board(tmp_path, lb, monkeypatch, board="paper", searchers="tables", deals=2):
     """A small real board in the new format, measured into tmp_path (the stored files go there too)."""
     import argparse
 
     monkeypatch.setattr(lb, "RESULTS", tmp_path / "results")
     monkeypatch.setattr(lb, "HERE", tmp_path / "benchmarks")  # the pool is named relative to HERE.parent
     monkeypatch.setattr(lb, "pool", lambda *args: ["random", "greedy", "smart", "search:4", "search:8"])
-    args = argparse.Namespace(deals=2, seed=1, tables="all", jobs=1, search="search", ismcts="ismcts", params=None,
-                              search_net="none",
-                              runs=str(tmp_path / "runs"))
-    (tmp_path / "results").mkdir()
+    args = argparse.Namespace(deals=deals, seed=1, tables="all", jobs=1, search="search:4", ismcts="ismcts",
+                              params=None, search_net="search:8", searchers=searchers, runs=str(tmp_path / "runs"))
+    (tmp_path / "results").mkdir(exist_ok=True)
     return lb.measure(args, board)
 
 
@@ -139,3 +138,26 @@ def test_a_board_short_of_the_target_says_how_many_deals_would_reach_it():
     rows[0]["points_ci"] = [1.6, 2.4]
     narrow = {"deals": 10, "ratings": rows, "conflicts": []}
     assert lb.deals_for_target(narrow) == 10 and "would reach" not in lb.agreement_note(narrow)
+
+
+def test_the_searchers_join_a_board_of_the_others_by_add(tmp_path, monkeypatch):
+    """--searchers add: the other agents play every table, the searchers are added with matched seats; a board grown
+    to more deals adds them again (the earlier addition is moved aside, not mixed in)."""
+    from big2_env.evaluation.arena.run import read_arena
+
+    lb = _leaderboard()
+    data = _points_board(tmp_path, lb, monkeypatch, searchers="add")
+    assert data["added"] == ["search:4", "search:8"] and "--searchers add" in data["command"]
+    assert "big2 arena random greedy smart --rules paper --deals 2" in data["arena_command"]
+    assert "&& big2 arena --pool runs/leaderboard/paper --add search:4 search:8 --add-tables matched" in data["arena_command"]
+    base, _, base_games = read_arena(tmp_path / "runs" / "paper")
+    assert base["agents"] == ["random", "greedy", "smart"] and len(base_games) == 3 * 2 * 4  # three agents: 3 tables
+    config, _, games = read_arena(tmp_path / "results" / "paper")  # the stored pool is the addition's
+    assert config["agents"] == ["random", "greedy", "smart", "search:4", "search:8"] and len(games) == data["games"]
+    seats = {r["agent"]: r["games"] for r in data["ratings"]}
+    assert seats["search:4"] > 0 and seats["search:8"] > 0 and len(seats) == 5
+    text = "\n".join(lb.board_section(data))
+    assert "`search:4` and `search:8` added to them with `big2 arena --pool --add`" in text
+    grown = _points_board(tmp_path, lb, monkeypatch, searchers="add", deals=3)
+    assert grown["deals"] == 3 and (tmp_path / "runs" / "paper+searchers.2deals").is_dir()
+    assert read_arena(tmp_path / "runs" / "paper+searchers")[0]["deals"] == 3
