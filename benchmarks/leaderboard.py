@@ -393,8 +393,12 @@ def check_note(data: dict[str, Any] | None) -> str:
     else:
         ranks = ", ".join(f"{r['agent_shown']} {r['mu']:.1f}" for r in rows)
     scores = ", ".join(f"{r['mean_score']:+.2f}" for r in rows)
+    if _points_board(data) and all(abs(r["points"] - r["mean_score"]) < 5e-3 for r in rows):
+        scores = "at one table of four, each agent's points are its mean score"
+    else:
+        scores = f"mean scores {scores}"
     return (f"The arena's four-agent check (`{data['arena_command']}`, measured {data['date']}, the search at its "
-            f"default budget of 640 rollouts, {data['games']} games) ranks {ranks} (mean scores {scores}).")
+            f"default budget of 640 rollouts, {data['games']} games) ranks {ranks} ({scores}).")
 
 
 def budgets_note(boards: dict[str, dict[str, Any]]) -> str:

@@ -41,6 +41,12 @@ def test_the_four_agent_check_is_read_from_its_file(tmp_path):
     data.update(arena_command="big2 arena random greedy smart search --deals 40", date="2026-11-27", games=160)
     text = lb.check_note(json.loads(json.dumps(data)))
     assert "ranks search 29.0, smart 28.0 (mean scores +9.80, -0.70)" in text and "160 games" in text
+    for row, points in zip(data["ratings"], (9.8, -0.7)):
+        row.update(points=points, points_ci=[points - 1, points + 1])
+    text = lb.check_note(data)
+    assert "ranks search +9.80, smart -0.70 points a game (at one table of four, each agent's points are its " in text
+    data["ratings"][0]["points"] = 9.0
+    assert "points a game (mean scores +9.80, -0.70)" in lb.check_note(data)
 
 
 def test_the_stored_page_is_the_one_the_script_writes(tmp_path, monkeypatch):
