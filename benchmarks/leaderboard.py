@@ -233,8 +233,10 @@ def agreement_note(data: dict[str, Any]) -> str:
             "order for " + _listed([f"`{a}` over `{b}`" for a, b in conflicts]))
     scores = order_disagreements(data)
     wide = widest_interval(data)
+    grows = ("the same command with more `--deals` goes on from the other agents' games and seats the searchers "
+             "again" if data.get("added") else "the same command with more `--deals` going on from these games")
     more = (f", which about {deals_for_target(data)} deals would reach: the board is grown a few deals at a time, "
-            f"the same command with more `--deals` going on from these games" if wide > TARGET_HALF_WIDTH else "")
+            f"{grows}" if wide > TARGET_HALF_WIDTH else "")
     return (
         f"Every agent's points interval is within +-{wide:.2f} a game (the target is "
         f"+-{TARGET_HALF_WIDTH}{more}). Of the {pairs} pairs of agents, {apart} have points intervals that do not overlap, "
@@ -359,14 +361,18 @@ def order_disagreements(data: dict[str, Any]) -> list[str]:
 def reading_note(boards: dict[str, dict[str, Any]]) -> str:
     """The introduction's paragraph on reading the ratings, from the stored boards."""
     legacy = {board: data for board, data in boards.items() if not _points_board(data)}
+    points = (
+        "Read the ratings with their intervals: neighbours whose intervals overlap are not told apart. Under "
+        "each board: how wide its intervals are, how many pairs of agents they separate, and whether the head to "
+        "head agrees with the order there (it need not: strengths can be non-transitive)."
+    )
+    if any(data.get("added") for board, data in boards.items() if board not in legacy):
+        points += (" A mean score depends on whom an agent sat with: the searchers, added with matched seats, met "
+                   "another mix of opponents than the others did. The points rating counts whom each agent met, so "
+                   "where its order and the mean scores' part, the points are the fair comparison.")
     if not legacy:
-        return (
-            "Read the ratings with their intervals: neighbours whose intervals overlap are not told apart. Under "
-            "each board: how wide its intervals are, how many pairs of agents they separate, and whether the head to "
-            "head agrees with the order there (it need not: strengths can be non-transitive). For a sharp comparison "
-            "of two agents use `big2 eval --duplicate`; to place a new agent, add it to a stored board with "
-            "`big2 arena --pool`."
-        )
+        return points + (" For a sharp comparison of two agents use `big2 eval --duplicate`; to place a new agent, "
+                         "add it to a stored board with `big2 arena --pool`.")
     seats = [r["games"] for data in legacy.values() for r in data["ratings"]]
     sampled = any(data["tables"] == "sampled" for data in legacy.values())
     held = (f"{min(seats)} to {max(seats)} seats an agent" if seats else "a few dozen seats an agent") + (
@@ -374,8 +380,9 @@ def reading_note(boards: dict[str, dict[str, Any]]) -> str:
     parts = [f"on the {BOARD_NAMES[board]} board " + _listed(notes)
              for board, data in legacy.items() if (notes := order_disagreements(data))]
     where = ("; ".join(parts) + ".") if parts else "on these runs no agent is two places apart in the two orders."
+    lead = points + " " if len(legacy) < len(boards) else "Read the ratings with their intervals. "
     return (
-        f"Read the ratings with their intervals. On the boards measured before the points rating, with so few games "
+        lead + f"On the boards measured before the points rating, with so few games "
         f"({held}), OpenSkill's order can disagree with the mean score's: {where} That rating counts finishing "
         "places only, not the points won, and its one pass over the games is an approximation that more deals "
         "settle. For a sharp comparison of two agents use `big2 eval --duplicate` or a larger arena."

@@ -167,3 +167,15 @@ def test_the_searchers_join_a_board_of_the_others_by_add(tmp_path, monkeypatch):
     grown = _points_board(tmp_path, lb, monkeypatch, searchers="add", deals=3)
     assert grown["deals"] == 3 and (tmp_path / "runs" / "paper+searchers.2deals").is_dir()
     assert read_arena(tmp_path / "runs" / "paper+searchers")[0]["deals"] == 3
+
+
+def test_the_introduction_reads_points_boards_and_legacy_ones_together():
+    lb = _leaderboard()
+    legacy = _board([("a", 1.0, 48), ("b", 0.5, 80), ("c", 4.0, 60)])
+    points = {"ratings": [dict(rank=1, agent_shown="x", points=1.0, points_ci=[0.5, 1.5], mean_score=1.0)],
+              "added": ["x"]}
+    mixed = lb.reading_note({"paper": points, "charlesworth": legacy})
+    assert mixed.startswith("Read the ratings with their intervals: neighbours whose intervals overlap")
+    assert "the searchers, added with matched seats" in mixed and "On the boards measured before the points" in mixed
+    alone = lb.reading_note({"paper": dict(points, added=[])})
+    assert "matched seats" not in alone and "On the boards measured before" not in alone

@@ -24,9 +24,9 @@ from .ratings import AgentRating, HeadToHead
 __all__ = ["draw_ratings"]
 
 PANELS = (
-    ("points", "points a game against the pool (95% interval)", "points"),
-    ("plackett-luce", "finishing-order strength, log (95% interval)", "placing (Plackett-Luce)"),
-    ("openskill", "OpenSkill mu (95% interval)", "OpenSkill (online)"),
+    ("points", "points a game against the pool\n(95% interval)", "points"),
+    ("plackett-luce", "finishing-order strength, log\n(95% interval)", "placing (Plackett-Luce)"),
+    ("openskill", "OpenSkill mu\n(95% interval)", "OpenSkill (online)"),
 )
 
 
