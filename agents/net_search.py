@@ -45,12 +45,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, Sequence
 
-import numba
 import numpy as np
 import torch
 
 from big2_env.engine.cards import NUM_CARDS, THREE_OF_DIAMONDS
 from big2_env.engine.rules import Rules
+from big2_env.evaluation.workers import set_numba_threads
 from big2_env.envs.positions import PositionGames
 from big2_env.observations.compiled import PASS_ACTION
 from big2_env.observations.extended import history_moves
@@ -86,7 +86,7 @@ def threads_kept() -> Iterator[None]:
     spin-wait on each other's threads (25 times slower, measured on this project's 2-core machine).
     """
     threads = torch.get_num_threads()
-    numba.set_num_threads(max(1, min(threads, int(getattr(numba.config, "NUMBA_NUM_THREADS", 1)))))
+    set_numba_threads(threads)
     try:
         yield
     finally:

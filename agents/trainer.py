@@ -338,18 +338,15 @@ class Trainer:
     def vector_env(self) -> Any:
         """The compiled vector env of ``--env vector`` (``games_per_batch`` games, one thread per free core)."""
         if self._vector_env is None:
-            import numba
-
             from big2_env.envs.vector import Big2VectorEnv
+            from big2_env.evaluation.workers import set_numba_threads
 
             # the compiled env's threads match torch's: two OpenMP pools spinning on the same cores
-            # made collection several times slower under load (measured: 20.6k against 7.8k decisions/s)
-            torch_threads = torch.get_num_threads()
-            numba.set_num_threads(max(1, min(self.process_threads, int(getattr(numba.config, "NUMBA_NUM_THREADS", 1)))))
-            # numba and torch share one OpenMP runtime, and numba's first set_num_threads (which starts its
-            # pool) resets that runtime's thread count to every core: without this, torch then ran on every
-            # core whatever --threads said, and two runs side by side at --threads 1 were 10x slower
-            torch.set_num_threads(torch_threads)
+            # made collection several times slower under load (measured: 20.6k against 7.8k decisions/s).
+            # numba's first set_num_threads resets the OpenMP runtime both share, and set_numba_threads puts
+            # torch's count back: without that, torch ran on every core whatever --threads said, and two runs
+            # side by side at --threads 1 were 10x slower
+            set_numba_threads(self.process_threads)
             view = "charlesworth" if self.config.observation == "charlesworth" else "paper"
             self._vector_env = Big2VectorEnv(self.args.games_in_batch(), rules=self.rules, observation=view)
         return self._vector_env

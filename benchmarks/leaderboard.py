@@ -108,7 +108,7 @@ def draw_board(data: dict[str, Any], path: Path) -> None:
 
 def searchers(board: str, agents: list[str], args: argparse.Namespace) -> list[str]:
     """The board's agents that join it by ``--add`` (``--searchers add``): the search, ISMCTS and search-net."""
-    if board == CHECK or getattr(args, "searchers", "tables") != "add":
+    if board == CHECK or args.searchers != "add":
         return []
     return [a for a in agents if a in (args.search, args.ismcts, args.search_net)]
 
@@ -399,11 +399,10 @@ def check_note(data: dict[str, Any] | None) -> str:
         ranks = ", ".join(f"{r['agent_shown']} {r['points']:+.2f}" for r in rows) + " points a game"
     else:
         ranks = ", ".join(f"{r['agent_shown']} {r['mu']:.1f}" for r in rows)
-    scores = ", ".join(f"{r['mean_score']:+.2f}" for r in rows)
     if _points_board(data) and all(abs(r["points"] - r["mean_score"]) < 5e-3 for r in rows):
         scores = "at one table of four, each agent's points are its mean score"
     else:
-        scores = f"mean scores {scores}"
+        scores = "mean scores " + ", ".join(f"{r['mean_score']:+.2f}" for r in rows)
     return (f"The arena's four-agent check (`{data['arena_command']}`, measured {data['date']}, the search at its "
             f"default budget of 640 rollouts, {data['games']} games) ranks {ranks} ({scores}).")
 

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from big2_env.evaluation.workers import threads_per_worker, worker_pool
+from big2_env.evaluation.workers import set_numba_threads, threads_per_worker, worker_pool
 
 
 def _threads_in_worker() -> tuple[int, int, str]:
@@ -45,3 +45,27 @@ def test_limit_threads_keeps_a_lower_request_and_sets_libraries_already_loaded()
     env = dict(os.environ, OMP_NUM_THREADS="1")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert out.split() == ["(1,", "'1')", "1", "1"]
+
+
+
+def test_set_numba_threads_leaves_torch_as_it_was(monkeypatch):
+    """Under numba's OpenMP layer, its set_num_threads resets the runtime torch shares (here played by a stand-in, as
+    this machine's layer may not); set_numba_threads puts torch's count back and clamps numba's to its maximum."""
+    torch = pytest.importorskip("torch")
+    import numba
+
+    before = torch.get_num_threads()
+    asked: list[int] = []
+
+    def openmp_like(n: int) -> None:
+        asked.append(n)
+        torch.set_num_threads(len(os.sched_getaffinity(0)) + 1)  # the runtime's count, not torch's
+
+    monkeypatch.setattr(numba, "set_num_threads", openmp_like)
+    try:
+        torch.set_num_threads(1)
+        set_numba_threads(10_000)
+        assert torch.get_num_threads() == 1
+        assert asked == [int(numba.config.NUMBA_NUM_THREADS)]
+    finally:
+        torch.set_num_threads(before)

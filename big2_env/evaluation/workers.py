@@ -19,7 +19,7 @@ import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
-__all__ = ["START_METHOD", "limit_threads", "threads_per_worker", "worker_pool"]
+__all__ = ["START_METHOD", "limit_threads", "set_numba_threads", "threads_per_worker", "worker_pool"]
 
 START_METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 """How worker processes start (evaluation and arena workers here, training helpers in :mod:`agents.collect.parallel`):
@@ -39,6 +39,19 @@ def threads_per_worker(jobs: int) -> int:
     return max(1, _cores() // jobs)
 
 
+def set_numba_threads(threads: int) -> None:
+    """Run numba's parallel loops on ``threads`` threads (at most its ``NUMBA_NUM_THREADS``), leaving torch's count
+    as it was: numba and torch share one OpenMP runtime, and numba's call resets that runtime's thread count, so
+    torch would otherwise go on with every core's threads whatever it was set to."""
+    import numba
+
+    torch = sys.modules.get("torch")
+    before = torch.get_num_threads() if torch is not None else None
+    numba.set_num_threads(max(1, min(threads, int(getattr(numba.config, "NUMBA_NUM_THREADS", 1)))))
+    if torch is not None and torch.get_num_threads() != before:
+        torch.set_num_threads(before)
+
+
 def limit_threads(threads: int) -> None:
     """A worker's initializer: torch's and numba's thread pools run ``threads`` threads (fewer where the
     environment's ``OMP_NUM_THREADS`` already asks for fewer). Set before either library loads in the worker (the
@@ -49,9 +62,7 @@ def limit_threads(threads: int) -> None:
     os.environ["OMP_NUM_THREADS"] = str(threads)
     os.environ["MKL_NUM_THREADS"] = str(threads)
     if "numba" in sys.modules:
-        import numba
-
-        numba.set_num_threads(max(1, min(threads, int(getattr(numba.config, "NUMBA_NUM_THREADS", 1)))))
+        set_numba_threads(threads)
     else:
         os.environ["NUMBA_NUM_THREADS"] = str(threads)
     if "torch" in sys.modules:
