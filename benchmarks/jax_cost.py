@@ -10,11 +10,13 @@ program is memory-bound. The estimate is of the program as compiled for the back
 
 With ``--speed`` (a results file of ``benchmarks/jax_speed.py`` run on a GPU), the file also gives
 the memory traffic that the fastest JAX row of each view would need at these bytes a decision, beside
-the H200's datasheet bandwidth, and the bytes a decision that 20M decisions/s would allow at it.
+the H200's datasheet bandwidth, and the bytes a decision that 20M decisions/s would allow at it; with
+``--gpu-cost`` (this script's file written on that GPU), at the bytes of the program as compiled there.
 
 Usage::
 
-    python benchmarks/jax_cost.py --speed benchmarks/jax/speed_gpu.json   # writes benchmarks/jax/cost.json
+    python benchmarks/jax_cost.py --batches 16384 --out benchmarks/jax/cost_gpu.json   # on the GPU machine
+    python benchmarks/jax_cost.py --speed benchmarks/jax/speed_gpu.json --gpu-cost benchmarks/jax/cost_gpu.json
 """
 
 from __future__ import annotations
@@ -58,10 +60,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--batches", type=int, nargs="+", default=[1024, 4096])
     parser.add_argument("--speed", type=Path, help="a jax_speed.py results file measured on a GPU")
+    parser.add_argument("--gpu-cost", type=Path, help="this script's results file written on that GPU (its bytes a decision)")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     if any(b < 1 for b in args.batches):
         parser.error("--batches must be at least 1 game")
+    if args.gpu_cost and not args.speed:
+        parser.error("--gpu-cost goes with --speed")
     rows = []
     for view in ("paper", "charlesworth"):
         for batch in args.batches:
@@ -75,16 +80,20 @@ def main(argv: list[str] | None = None) -> int:
               "rules": RULES, "rows": rows}
     if args.speed:
         speed = json.loads(args.speed.read_text())
+        estimates = rows
+        if args.gpu_cost:
+            estimates = json.loads(args.gpu_cost.read_text())["rows"]
         record["gpu"] = {"speed_file": str(args.speed), "device": speed["jax_device"],
                          "datasheet_bytes_per_s": H200_BYTES_PER_S,
-                         "bytes_per_decision_for_target": H200_BYTES_PER_S / TARGET, "views": {}}
+                         "bytes_per_decision_for_target": H200_BYTES_PER_S / TARGET,
+                         "bytes_from": str(args.gpu_cost) if args.gpu_cost else "rows (this machine's compiler)", "views": {}}
         for view in ("paper", "charlesworth"):
             measured = [r for r in speed["rows"] if r["view"] == view]
             if not measured:
                 continue
             best = max(measured, key=lambda r: r["jax"]["decisions_per_s"])
             rate = best["jax"]["decisions_per_s"]
-            estimate = next(r for r in rows if r["view"] == view)["bytes_per_decision"]
+            estimate = next(r for r in estimates if r["view"] == view)["bytes_per_decision"]
             record["gpu"]["views"][view] = {
                 "num_envs": best["num_envs"], "decisions_per_s": rate, "implied_bytes_per_s": rate * estimate,
                 "share_of_datasheet": rate * estimate / H200_BYTES_PER_S}

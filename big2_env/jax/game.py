@@ -55,7 +55,7 @@ from ..engine.core.kernels import (
     TWO_PAIR,
 )
 from ..engine.rules import Rules
-from .tables import BLOCKS, PAD_CARD, PASS_ACTION, SIZES, SLOT_ONE_HOT, SLOTS, STRAIGHT_SHAPES
+from .tables import BLOCKS, PAD_CARD, PASS_ACTION, SIZES, SLOTS, STRAIGHT_SHAPES
 
 __all__ = ["CW_LAST_SIZE", "Game", "GameState", "play_cards", "sorted_cards"]
 
@@ -125,9 +125,7 @@ def play_cards(hand: Array) -> Array:
     >>> cards[0].tolist(), cards[13].tolist(), cards[3].tolist()   # slot 0; slots 0 and 1; slot 3: none
     ([0, 52, 52, 52, 52], [0, 7, 52, 52, 52], [52, 52, 52, 52, 52])
     """
-    held = jnp.append(sorted_cards(hand), PAD_CARD).astype(jnp.float32)
-    picked = jnp.dot(jnp.asarray(SLOT_ONE_HOT), held, precision=jax.lax.Precision.HIGHEST)  # exact: small integers
-    return picked.reshape(PASS_ACTION, 5).astype(jnp.int32)
+    return jnp.append(sorted_cards(hand), PAD_CARD)[jnp.asarray(SLOTS[:PASS_ACTION])]
 
 
 def _coerce_rules(rules: Rules | str | Mapping[str, Any] | None) -> Rules:
@@ -194,51 +192,62 @@ class Game:
         >>> [int(v) for v in game.classify(jnp.array([0, 1, 2, 5, 6]), 5)]    # 3s full of 4s
         [1, 2000, 7]
         """
+        if size not in (1, 2, 3, 4, 5):
+            raise ValueError(f"size must be 1 to 5; got {size!r}")
+        return self._classify_columns([cards[..., k] for k in range(size)])
+
+    def _classify_columns(self, c: list[Array]) -> tuple[Array, Array, Array]:
+        """:meth:`classify` over the cards as a list of ``size`` arrays (the lowest card's first).
+
+        Elementwise work alone (no reduction over the cards, no stacked intermediate), so that XLA
+        fuses a whole block of the index into one loop that reads the hand's slots and writes the
+        block's answers: on a GPU the mask is then bound by neither memory nor launches.
+        """
         rules = self.rules
-        c = cards[..., :size]
-        held = c[..., size - 1] < PAD_CARD
-        r = c >> 2  # shifts, not floor division: cheaper, and the same for card ids
-        top = c[..., size - 1]
+        size = len(c)
+        top = c[-1]
+        held = top < PAD_CARD
+        r = [card >> 2 for card in c]  # shifts, not floor division: cheaper, and the same for card ids
         zero = jnp.zeros_like(top)
         if size == 1:
             return held, top, zero + SINGLE
         if size == 2:
-            return held & (r[..., 0] == r[..., 1]), top, zero + PAIR
+            return held & (r[0] == r[1]), top, zero + PAIR
         if size == 3:
-            ok = held & (r[..., 0] == r[..., 2]) & rules.lone_triples
-            return ok, top, zero + TRIPLE
+            return held & (r[0] == r[2]) & rules.lone_triples, top, zero + TRIPLE
         if size == 4:
-            r0, r1, r2, r3 = r[..., 0], r[..., 1], r[..., 2], r[..., 3]
+            r0, r1, r2, r3 = r
             quads = r0 == r3
             two_pair = (r0 == r1) & (r2 == r3) & (r1 != r2)
             ok = held & (quads | two_pair) & rules.four_card_plays
             return ok, jnp.where(quads, QUADS4_OFFSET + r0, top), jnp.where(quads, QUADS, TWO_PAIR)
-        if size != 5:
-            raise ValueError(f"size must be 1 to 5; got {size!r}")
-        s = c & 3
-        r0, r1, r2, r3, r4 = r[..., 0], r[..., 1], r[..., 2], r[..., 3], r[..., 4]
+        r0, r1, r2, r3, r4 = r
+        s = [card & 3 for card in c]
         distinct = (r0 < r1) & (r1 < r2) & (r2 < r3) & (r3 < r4)
-        rank_bits = (jnp.left_shift(1, r)).sum(axis=-1)  # the ranks' mask, when they are distinct
-        matches = rank_bits[..., None] == jnp.asarray(self._shapes)
-        straight = distinct & matches.any(axis=-1)
-        # the matching shape's index (at most one matches); a sum, as an argmax is slow on XLA's CPU backend
-        shape = (matches * jnp.arange(len(self._shapes), dtype=jnp.int32)).sum(axis=-1)
-        suited = (s[..., 0] == s[..., 1]) & (s[..., 0] == s[..., 2]) & (s[..., 0] == s[..., 3]) & (s[..., 0] == s[..., 4])
+        rank_bits = (1 << r0) | (1 << r1) | (1 << r2) | (1 << r3) | (1 << r4)  # the ranks' mask, when distinct
+        straight = jnp.zeros_like(held)
+        shape = zero  # the matching shape's index (at most one matches)
+        for index, mask in enumerate(self._shapes.tolist()):
+            hit = rank_bits == mask
+            straight = straight | hit
+            shape = jnp.where(hit, index, shape)
+        straight = straight & distinct
+        suited = (s[0] == s[1]) & (s[0] == s[2]) & (s[0] == s[3]) & (s[0] == s[4])
         full_house = ((r0 == r2) & (r3 == r4) & (r2 != r3)) | ((r0 == r1) & (r2 == r4) & (r1 != r2))
         four_kind = (((r0 == r3) & (r3 != r4)) | ((r1 == r4) & (r0 != r1))) & rules.five_card_quads
         flush_key = (top & 3) * 52 + top if self._suit_first else top
-        kinds = [straight & suited, straight & ~suited, suited & ~straight, full_house, four_kind]
-        strengths = [
-            4 * FIVE_SCALE + shape * 52 + top,
-            shape * 52 + top,
-            FIVE_SCALE + flush_key,
-            2 * FIVE_SCALE + r2,  # the middle card is always of the triple's rank
-            3 * FIVE_SCALE + r2,  # and of the four's
-        ]
-        categories = [STRAIGHT_FLUSH, STRAIGHT, FLUSH, FULL_HOUSE, FOUR_OF_A_KIND]
-        strength = jnp.select(kinds, strengths, 0).astype(jnp.int32)
-        category = jnp.select(kinds, [zero + k for k in categories], 0).astype(jnp.int32)
-        ok = held & (kinds[0] | kinds[1] | kinds[2] | kinds[3] | kinds[4])
+        # the kinds exclude each other once a straight flush is taken first (a pair in the ranks
+        # rules out a flush and a straight; a flush's five suits rule out repeated ranks)
+        strength = jnp.where(
+            straight, jnp.where(suited, 4 * FIVE_SCALE, 0) + shape * 52 + top,
+            jnp.where(suited, FIVE_SCALE + flush_key,
+                      jnp.where(full_house, 2 * FIVE_SCALE + r2,  # the middle card is always of the triple's rank
+                                jnp.where(four_kind, 3 * FIVE_SCALE + r2, 0)))).astype(jnp.int32)  # and of the four's
+        category = jnp.where(
+            straight, jnp.where(suited, STRAIGHT_FLUSH, STRAIGHT),
+            jnp.where(suited, FLUSH, jnp.where(full_house, FULL_HOUSE, jnp.where(four_kind, FOUR_OF_A_KIND, 0))),
+        ).astype(jnp.int32)
+        ok = held & (straight | suited | full_house | four_kind)
         return ok, strength, category
 
     # ------------------------------------------------------------------ legality
@@ -251,11 +260,11 @@ class Game:
     def legal_action_mask(self, x: GameState) -> Array:
         """``bool[1695]``: the legal actions of the player on move (pass, 1694, exactly when facing a trick).
 
-        Each action's cards are picked from the mover's sorted hand (:func:`play_cards`); a play is legal when its
+        Each action's cards are its slots in the mover's sorted hand (:func:`play_cards`); a play is legal when its
         slots are all held, it is a combination under the rules, and it either leads (under the
         opening rule at the game's first play) or beats the trick: the same size, a higher strength.
         """
-        cards = play_cards(x.hands[x.player])
+        hand = jnp.append(sorted_cards(x.hands[x.player]), PAD_CARD)  # the 13 slots and the pad's
         lead = x.trick_size == 0
         blocked = self.locked(x)
         parts = []
@@ -263,20 +272,20 @@ class Game:
             if (size == 3 and not self.rules.lone_triples) or (size == 4 and not self.rules.four_card_plays):
                 parts.append(jnp.zeros(stop - start, dtype=jnp.bool_))
                 continue
-            block = cards[start:stop, :size]
-            ok, strength, _ = self.classify(block, size)
+            columns = [hand[jnp.asarray(SLOTS[start:stop, k])] for k in range(size)]  # the block's k-th cards
+            ok, strength, _ = self._classify_columns(columns)
             beats = (x.trick_size == size) & (strength > x.trick_strength)
-            opens = self._opening_allows(block, size)
+            opens = self._opening_allows(columns[0], size)
             parts.append(ok & jnp.where(lead, ~x.opening | opens, beats) & ~blocked)
         parts.append(jnp.reshape(~lead, (1,)))
         return jnp.concatenate(parts)
 
-    def _opening_allows(self, block: Array, size: int) -> Array:
-        """Which of a block's plays the opening rule allows at the game's first play."""
+    def _opening_allows(self, lowest: Array, size: int) -> Array:
+        """Which of a block's plays (``lowest``: each play's lowest card) the opening rule allows at the game's first play."""
         opening = self.rules.opening
         if opening == "3D_leads_free":
-            return jnp.ones(block.shape[:-1], dtype=jnp.bool_)
-        holds_3d = block[..., 0] == 0  # the lowest card is 3D
+            return jnp.ones(lowest.shape, dtype=jnp.bool_)
+        holds_3d = lowest == 0  # the lowest card is 3D
         if opening == "3D_single":
             return holds_3d & (size == 1)
         return holds_3d

@@ -7,7 +7,6 @@ move). These tables turn an action into slots, and slots into cards, with one ga
 * :data:`SLOTS` ``(1695, 5)``: each action's slots, ascending, padded with :data:`PAD_SLOT` (13),
   the slot that always holds the pad card 52 (pass is all padding);
 * :data:`SIZES` ``(1695,)``: each action's number of cards (0 for pass);
-* :data:`SLOT_ONE_HOT`: the same slots as a 0/1 matrix (the plays' cards as a matrix product);
 * :data:`BLOCKS`: ``(start, stop, size)`` of the five blocks of plays (singles .. five-card sets);
 * :data:`STRAIGHT_SHAPES`: per ``straights`` option, the 13-bit rank masks of its straights,
   lowest first (a straight's shape index orders it before its top card does), as the compiled
@@ -39,7 +38,6 @@ __all__ = [
     "RUN_WINDOWS",
     "SIZES",
     "SLOTS",
-    "SLOT_ONE_HOT",
     "STRAIGHT_SHAPES",
 ]
 
@@ -53,12 +51,6 @@ SIZES = np.zeros(NUM_ACTIONS, dtype=np.int32)
 for _index, _slots in enumerate(ACTION_SLOTS):
     SLOTS[_index, : len(_slots)] = _slots
     SIZES[_index] = len(_slots)
-
-SLOT_ONE_HOT = np.zeros((PASS_ACTION * 5, PAD_SLOT + 1), dtype=np.float32)
-SLOT_ONE_HOT[np.arange(PASS_ACTION * 5), SLOTS[:PASS_ACTION].reshape(-1)] = 1.0
-"""``(1694 * 5, 14)``: row ``5 a + j`` picks slot ``SLOTS[a, j]``; times a hand's 14 sorted cards (the
-pad's last) it gives every play's cards as one matrix product, which runs several times faster than a
-gather on XLA's CPU backend and is one dense product on an accelerator."""
 
 BLOCKS: tuple[tuple[int, int, int], ...] = tuple(
     (BLOCK_STARTS[size], BLOCK_STARTS[size + 1] if size < 5 else PASS_ACTION, size) for size in range(1, 6)
