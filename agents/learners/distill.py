@@ -54,7 +54,7 @@ import numpy as np
 import torch
 
 from big2_env.observations.decision import Decision
-from big2_env.evaluation.workers import START_METHOD
+from big2_env.evaluation.workers import worker_pool
 from big2_env.observations.decision import PolicyObservation
 from big2_env.players.base import policy_actions
 from big2_env.observations.extended import EXTENDED_SIZE
@@ -193,7 +193,7 @@ class TeacherPool:
             from big2_env.engine.core import warm_up
 
             warm_up()  # once here, not racing in every helper
-            self._pool = ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context(START_METHOD))
+            self._pool = worker_pool(processes)  # each worker with its share of the cores' threads
 
     def collect(self, seeds: Sequence[int], prior: Payload | None = None) -> Rollout:
         """The teacher games of ``seeds`` (with ``prior``: the search's prior network, as in
