@@ -31,7 +31,7 @@ if [ "${BIG2_GPU_SMOKE:-0}" = 1 ]; then
     CADENCE=(--updates 6 --eval-every 2 --eval-games 16)
     SPEED_S=200; THROUGHPUT_S=150
 else
-    SPEED=(--batches 1024 16384 262144 --decisions 524288 --jax-decisions 16777216)
+    SPEED=(--batches 1024 16384 262144 --decisions 524288 --jax-decisions 67108864)
     THROUGHPUT=(--num-envs 16384 --num-steps 20 --minibatch 81920 --updates 12 --eval-every 4 --eval-games 4096)
     CADENCE=(--updates 16000 --eval-every 1000 --eval-games 4096)
     SPEED_S=200; THROUGHPUT_S=80

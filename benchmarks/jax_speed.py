@@ -23,9 +23,9 @@ Usage (as recorded, one core: JAX on one thread, numba on one thread)::
 On a machine with a GPU and 16 cores (the compiled env on all of them)::
 
     NUMBA_NUM_THREADS=16 python benchmarks/jax_speed.py --batches 1024 16384 262144 --decisions 524288 \\
-        --jax-decisions 16777216 --out benchmarks/jax/speed_gpu.json
+        --jax-decisions 67108864 --out benchmarks/jax/speed_gpu.json
 
-(JAX timed over 16.8M decisions a row, the vector env over 524,288: the numpy choice on the host is
+(JAX timed over 67M decisions a row, the vector env over 524,288: the numpy choice on the host is
 what takes the time there.)
 """
 
