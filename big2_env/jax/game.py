@@ -57,7 +57,7 @@ from ..engine.core.kernels import (
 from ..engine.rules import Rules
 from .tables import BLOCKS, PAD_CARD, PASS_ACTION, SIZES, SLOTS, STRAIGHT_SHAPES
 
-__all__ = ["CW_LAST_SIZE", "Game", "GameState", "play_cards", "sorted_cards"]
+__all__ = ["CW_LAST_SIZE", "Game", "GameState", "play_cards", "slot_cards", "sorted_cards"]
 
 Array = Any
 CW_FLAG_COUNT = 6
@@ -116,6 +116,17 @@ def sorted_cards(hand: Array) -> Array:
     return jnp.where(at.any(axis=0), (at * _CARDS[:, None]).sum(axis=0), PAD_CARD).astype(jnp.int32)
 
 
+def slot_cards(hand: Array) -> Array:
+    """``int32[14]``: :func:`sorted_cards` of ``hand`` and the pad slot's card 52 (slot 13), so that any
+    action's slots (:data:`~big2_env.jax.tables.SLOTS`) index it directly.
+
+    >>> import jax.numpy as jnp
+    >>> slot_cards(jnp.zeros(52, bool).at[jnp.array([7, 0])].set(True)).tolist()[:3], int(slot_cards(jnp.ones(52, bool))[13])
+    ([0, 7, 52], 52)
+    """
+    return jnp.append(sorted_cards(hand), PAD_CARD)
+
+
 def play_cards(hand: Array) -> Array:
     """``int32[1694, 5]``: the cards of every play of the index (ascending, 52 for a slot past the hand's
     last card and for the padding of plays of fewer than five cards), for the hand ``hand`` (``bool[52]``).
@@ -125,7 +136,7 @@ def play_cards(hand: Array) -> Array:
     >>> cards[0].tolist(), cards[13].tolist(), cards[3].tolist()   # slot 0; slots 0 and 1; slot 3: none
     ([0, 52, 52, 52, 52], [0, 7, 52, 52, 52], [52, 52, 52, 52, 52])
     """
-    return jnp.append(sorted_cards(hand), PAD_CARD)[jnp.asarray(SLOTS[:PASS_ACTION])]
+    return slot_cards(hand)[jnp.asarray(SLOTS[:PASS_ACTION])]
 
 
 def _coerce_rules(rules: Rules | str | Mapping[str, Any] | None) -> Rules:
@@ -264,7 +275,7 @@ class Game:
         slots are all held, it is a combination under the rules, and it either leads (under the
         opening rule at the game's first play) or beats the trick: the same size, a higher strength.
         """
-        hand = jnp.append(sorted_cards(x.hands[x.player]), PAD_CARD)  # the 13 slots and the pad's
+        hand = slot_cards(x.hands[x.player])
         lead = x.trick_size == 0
         blocked = self.locked(x)
         parts = []
@@ -300,7 +311,7 @@ class Game:
         action = jnp.asarray(action, dtype=jnp.int32)
         player = x.player
         slots = jnp.asarray(SLOTS)[action]
-        cards = jnp.append(sorted_cards(x.hands[player]), PAD_CARD)[slots]  # (5,), ascending, padded
+        cards = slot_cards(x.hands[player])[slots]  # (5,), ascending, padded
         size = jnp.asarray(SIZES)[action]
         strengths = [jnp.int32(0)] + [self.classify(cards, k)[1] for k in range(1, 6)]
         strength = jnp.stack(strengths)[size]
