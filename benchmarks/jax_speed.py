@@ -155,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if any(b < 1 or b > 1 << 20 for b in args.batches):
         parser.error("--batches must be 1 to 1,048,576 games")
+    if args.decisions < 1 or args.jax_decisions < 0:
+        parser.error("--decisions must be at least 1 and --jax-decisions at least 0 (0: as many as --decisions)")
     rows: list[dict[str, Any]] = []
     for view in args.views:
         for batch in args.batches:

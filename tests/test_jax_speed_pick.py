@@ -28,3 +28,11 @@ def test_random_legal_is_the_kth_legal_action() -> None:
     expected = [np.flatnonzero(row)[k] for row, k in zip(mask, picks)]
     assert got.tolist() == expected
     assert mask[np.arange(256), got].all()
+
+
+@pytest.mark.parametrize("bad", [["--decisions", "0"], ["--jax-decisions", "-1"]])
+def test_the_speed_benchmark_refuses_bad_counts(bad, capsys) -> None:
+    speed = load_script("benchmarks/jax_speed.py")
+    with pytest.raises(SystemExit):
+        speed.main(bad)
+    assert "--jax-decisions at least 0" in capsys.readouterr().err
