@@ -444,6 +444,36 @@ def test_the_time_is_estimated_before_the_games_start(tmp_path, capsys):
     assert "ms a decision: random" in err and err.index("games to play") < err.index("arena (3 agents")
 
 
+class _CompilesLate:
+    """Plays the first legal move, compiling a new numba function on its second and third decisions (as a searcher
+    does at its first real search on a fresh install, after a forced opening)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def act(self, observation):
+        import numba
+
+        self.calls += 1
+        if self.calls in (2, 3):  # a fresh function each time: never in numba's cache
+            numba.njit(lambda x, k=self.calls: x * k + 1)(3)
+        return int(observation["candidate_actions"][0])
+
+
+def test_the_estimate_leaves_numbas_compiling_out():
+    from big2_env.engine.rules import Rules
+    from big2_env.evaluation.arena.estimate import compiling, decision_seconds
+
+    with compiling() as seconds:
+        _CompilesLate().act  # nothing compiled: the list stays empty
+    assert seconds == []
+    late = _CompilesLate()
+    with compiling() as seconds:  # a budget the compile overruns, as a searcher's 30 s compile overruns 0.5 s
+        speed = decision_seconds(late, Rules(), budget_s=0.01)
+    assert late.calls >= 2 and len(seconds) == 1 and seconds[0] > 0  # it did compile, inside the timed batches
+    assert speed < 0.005, f"{speed:.4f} s a decision: the compile was counted"
+
+
 # ---------------------------------------------------------------- refusals
 
 

@@ -4,6 +4,9 @@
 8 then :data:`SAMPLE_GAMES` decisions from games stepped together (batched, as the arena batches
 them) until about :data:`BUDGET_S` seconds have passed, and takes the speed of the largest batch:
 a slow agent is timed on a handful of decisions, a network on a batch as the arena gives it.
+The time numba spends compiling (or loading its cache) is left out: on a fresh install the
+searchers compile at their first real search, which the warm-up decision may not reach (a forced
+opening), and a 30-second compile read as a decision's time had forecast hundreds of hours.
 :func:`estimate_seconds` prices each game to play at :data:`~big2_env.evaluation.arena.play.EXPECTED_TURNS`
 moves, a quarter of them in each seat, and divides by the worker processes that will share the
 chunks. It is a forecast: the progress bar's time left takes over once the games start.
@@ -24,7 +27,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from ...engine.game import Game
@@ -34,12 +38,31 @@ from ...players.base import policy_actions
 from .play import EXPECTED_TURNS
 from .schedule import SEATS, ScheduledGame
 
-__all__ = ["BUDGET_S", "SAMPLE_GAMES", "decision_seconds", "describe_estimate", "estimate_seconds"]
+__all__ = ["BUDGET_S", "SAMPLE_GAMES", "compiling", "decision_seconds", "describe_estimate", "estimate_seconds"]
 
 SAMPLE_GAMES = 16
 """Games stepped together while an agent is timed (about the batch an agent gets in an arena chunk)."""
 BUDGET_S = 0.5
 """About how long each agent is timed for."""
+
+
+@contextmanager
+def compiling() -> Iterator[list[float]]:
+    """A list that receives, on leaving the block, the seconds numba spent compiling (or loading compiled code from
+    its cache) inside it: nested compiles counted once.
+
+    >>> import numba
+    >>> with compiling() as seconds:
+    ...     numba.njit(lambda x: x + 1)(1)
+    2
+    >>> len(seconds), seconds[0] > 0
+    (1, True)
+    """
+    from numba.core import event
+
+    seconds: list[float] = []
+    with event.install_timer("numba:compile", seconds.append):
+        yield seconds
 
 
 def decision_seconds(policy: Any, rules: Rules, seed: int = 0, budget_s: float = BUDGET_S) -> float:
@@ -50,11 +73,12 @@ def decision_seconds(policy: Any, rules: Rules, seed: int = 0, budget_s: float =
     def step(count: int) -> float:
         nonlocal dealt
         start = time.perf_counter()
-        decisions = [Decision(game) for game in games[:count]]
-        actions = policy_actions(policy, [PolicyObservation(d) for d in decisions])
-        for game, decision, action in zip(games, decisions, actions):
-            game._apply(decision.require_entry(action, "the agent being timed"))
-        elapsed = time.perf_counter() - start
+        with compiling() as compile_s:
+            decisions = [Decision(game) for game in games[:count]]
+            actions = policy_actions(policy, [PolicyObservation(d) for d in decisions])
+            for game, decision, action in zip(games, decisions, actions):
+                game._apply(decision.require_entry(action, "the agent being timed"))
+        elapsed = max(0.0, time.perf_counter() - start - sum(compile_s))
         for i in range(count):
             if games[i].winner is not None:
                 games[i] = Game(rules, seed=seed + dealt)
