@@ -753,9 +753,11 @@ class TrainArgs:
             if self.model.get("observation", "paper") == "extended":
                 raise ValueError("--env vector gives the paper's 277 numbers or Charlesworth's 412: it cannot train model "
                                  "observation=extended")
-        if self.model.get("observation", "paper") == "charlesworth" and self.env_in_use() != "vector":
-            raise ValueError("model observation=charlesworth (his 412 numbers) is computed by the compiled vector env: "
-                             "train it with --env vector (or auto) and --curriculum self")
+        his_view = self.model.get("observation", "paper") == "charlesworth"
+        if his_view and self.algo not in DISTILLING and self.env_in_use() != "vector":
+            raise ValueError("model observation=charlesworth (his 412 numbers) is computed by the compiled vector env "
+                             "(or, for distill and exit, from the teacher's games): train it with --env vector (or auto) "
+                             "and --curriculum self")
         if self.lr_schedule not in LR_SCHEDULES:
             raise ValueError(f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}; got {self.lr_schedule!r}")
         if self.critic not in CRITICS:

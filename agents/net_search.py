@@ -258,8 +258,6 @@ class NetworkSearch(Policy):
                  top_k: int = DEFAULT_TOP_K, margin: float = DEFAULT_MARGIN, deals: int = DEFAULT_DEALS,
                  sample: bool = DEFAULT_SAMPLE, beliefs: int = 0, belief_strength: float = DEFAULT_BELIEF_STRENGTH,
                  seed: int | None = None, name: str | None = None) -> None:
-        if not isinstance(network, NetworkPolicy):
-            raise ValueError(f"network must be a NetworkPolicy (NetworkSearch.from_spec loads one by name); got {network!r}")
         self.seconds, self.rollouts = parse_budget(budget)
         self.budget = budget
         for what, value, low, high in (("top_k", top_k, 1, 64), ("deals", deals, 1, 4096), ("beliefs", beliefs, 0, 4096)):
@@ -267,7 +265,6 @@ class NetworkSearch(Policy):
                 raise ValueError(f"{what} must be an int in {low}..{high}; got {value!r}")
         if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 <= margin <= 100:
             raise ValueError(f"margin must be a number of standard errors in [0, 100]; got {margin!r}")
-        self.network = network
         self.rules = Rules.coerce(rules)
         self.top_k, self.margin, self.deals, self.sample = int(top_k), float(margin), int(deals), bool(sample)
         self.beliefs = int(beliefs)
@@ -275,7 +272,7 @@ class NetworkSearch(Policy):
             raise ValueError(f"belief_strength must be a number in [0, 1]; got {belief_strength!r}")
         self.belief_strength = float(belief_strength)
         self.rng = np.random.default_rng(seed)
-        self.rollout = NetworkRollouts(network.model, self.rules, sample=self.sample, rng=self.rng)
+        self.use_network(network)
         self.stats = SearchStats()
         self.last: dict[str, Any] | None = None
         if name is not None:
@@ -296,6 +293,14 @@ class NetworkSearch(Policy):
             raise ValueError(f"search-net needs a network (a shipped name such as {', '.join(SHIPPED)}, a .pt file or a "
                              f"run folder); got {spec!r}")
         return cls(network, rules, **kwargs)
+
+    def use_network(self, network: NetworkPolicy) -> None:
+        """Make ``network`` the blueprint: the candidates, the beliefs and every move of the rollouts (expert
+        iteration, ``big2 train --algo exit --teacher search-net``, gives it the network being trained each batch)."""
+        if not isinstance(network, NetworkPolicy):
+            raise ValueError(f"network must be a NetworkPolicy (NetworkSearch.from_spec loads one by name); got {network!r}")
+        self.network = network
+        self.rollout = NetworkRollouts(network.model, self.rules, sample=self.sample, rng=self.rng)
 
     @property
     def last_stats(self) -> dict[str, Any] | None:

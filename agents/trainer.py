@@ -153,11 +153,16 @@ class Trainer:
             teacher = load_agent(args.teacher, self.rules, what="--teacher")
             from big2_env.players.search import SearchPolicy
 
-            if not isinstance(teacher, SearchPolicy):
+            from .net_search import NetworkSearch
+
+            if isinstance(teacher, NetworkSearch) and args.leaf_value > 0:
+                raise ValueError("--leaf-value is the search's (search:N); search-net plays every rollout to the end with "
+                                 "the network")
+            if not isinstance(teacher, (SearchPolicy, NetworkSearch)):
                 if args.algo == "exit":
                     raise ValueError(
-                        f"--algo exit needs a search --teacher (search, search:N or search:0.1s) to give the network to as "
-                        f"its prior; got {args.teacher!r}"
+                        f"--algo exit needs a search --teacher (search, search:N or search:0.1s, or search-net@N) to give "
+                        f"the network to; got {args.teacher!r}"
                     )
                 if args.soft_targets > 0:
                     raise ValueError(
@@ -355,9 +360,9 @@ class Trainer:
         """distill's teacher games, spread over ``workers`` processes (started on first use)."""
         if self._teachers is None:
             assert self.distill is not None  # teachers play for distill and exit only
-            extended = self.config.observation == "extended"
             self._teachers = TeacherPool(
-                self.processes, self.rules, self.args.teacher, extended, self.args.backend, self.args.ray_address,
+                self.processes, self.rules, self.args.teacher, self.config.observation, self.args.backend,
+                self.args.ray_address,
                 self.args.leaf_value, 1.0 / self.distill.reward_scale,  # the value head learns score x reward_scale
             )
         return self._teachers

@@ -30,7 +30,7 @@ from test_agents_train import SMALL, tiny  # noqa: E402  (tests/ is on sys.path 
 
 def test_teacher_games_record_every_choice_the_teacher_made():
     seeds = [3, 4]
-    rollout = teacher_rollout(Rules(), seeds, "greedy", extended=False)
+    rollout = teacher_rollout(Rules(), seeds, "greedy", observation="paper")
     greedy = make_policy("greedy")
     rows = 0
     for g, seed in enumerate(seeds):  # replay each game: the recorded rows are its non-forced decisions, in order
@@ -48,7 +48,7 @@ def test_teacher_games_record_every_choice_the_teacher_made():
             game._apply(decision.entry_for_action(action))
         assert rollout.scores[g].tolist() == list(game.scores())
     assert rows == len(rollout)
-    extended = teacher_rollout(Rules(), seeds[:1], "greedy", extended=True)
+    extended = teacher_rollout(Rules(), seeds[:1], "greedy", observation="extended")
     assert extended.obs.shape[1] == 315 and np.array_equal(extended.obs[:, :277], rollout.obs[: len(extended)])
 
 
@@ -58,9 +58,9 @@ def test_the_teacher_pool_gives_the_same_data_with_any_process_count():
     seeds = list(range(10, 16))
     torch.manual_seed(0)
     prior = network_payload(Big2Net(NetworkConfig(**SMALL)))  # expert iteration's teacher, too
-    alone = TeacherPool(1, Rules(), "search:4", extended=True)
+    alone = TeacherPool(1, Rules(), "search:4", observation="extended")
     alone_data = [alone.collect(seeds), alone.collect(seeds, prior)]
-    pool = TeacherPool(2, Rules(), "search:4", extended=True)
+    pool = TeacherPool(2, Rules(), "search:4", observation="extended")
     try:
         spread_data = [pool.collect(seeds), pool.collect(seeds, prior)]
     finally:
@@ -72,8 +72,8 @@ def test_the_teacher_pool_gives_the_same_data_with_any_process_count():
 
 
 def test_a_search_teacher_records_its_candidate_means():
-    rollout = teacher_rollout(Rules(), [5], "search:24", extended=False)
-    assert teacher_rollout(Rules(), [5], "greedy", extended=False).candidate_values is None
+    rollout = teacher_rollout(Rules(), [5], "search:24", observation="paper")
+    assert teacher_rollout(Rules(), [5], "greedy", observation="paper").candidate_values is None
     values = rollout.candidate_values
     assert values is not None and values.shape == (len(rollout.features),)
     for i in range(len(rollout)):
@@ -93,7 +93,7 @@ def test_a_search_teacher_records_its_candidate_means():
 
 
 def test_soft_targets_learn_the_search_means_and_need_a_search_teacher(tmp_path):
-    data = teacher_rollout(Rules(), range(4), "search:24", extended=False)
+    data = teacher_rollout(Rules(), range(4), "search:24", observation="paper")
     torch.manual_seed(0)
     model = Big2Net(NetworkConfig(**SMALL, design="plus"))
     optimizer = make_optimizer(model, 3e-3)
@@ -102,7 +102,7 @@ def test_soft_targets_learn_the_search_means_and_need_a_search_teacher(tmp_path)
     for _ in range(8):
         last = distill_update(model, optimizer, data, config, np.random.default_rng(1))
     assert last["cross_entropy"] < 0.8 * first["cross_entropy"]
-    greedy = teacher_rollout(Rules(), range(2), "greedy", extended=False)
+    greedy = teacher_rollout(Rules(), range(2), "greedy", observation="paper")
     with pytest.raises(ValueError, match="search teacher"):
         distill_update(model, optimizer, greedy, config, np.random.default_rng(0))
     with pytest.raises(ValueError, match="is not a search"):
@@ -126,16 +126,16 @@ def test_expert_iteration_gives_the_teacher_search_the_current_network_as_its_pr
         return ranking(self, obs)
 
     monkeypatch.setattr(NetworkPolicy, "probabilities", spy)
-    with_prior = teacher_rollout(Rules(), [7], "search:8", extended=False, prior=payload)
+    with_prior = teacher_rollout(Rules(), [7], "search:8", observation="paper", prior=payload)
     assert asked  # the search ranked its candidates (where it had more than prior_top + 1) by the network
     for name, tensor in model.state_dict().items():
         assert torch.equal(tensor, asked[0].state_dict()[name]), name
     asked.clear()
-    without = teacher_rollout(Rules(), [7], "search:8", extended=False)
+    without = teacher_rollout(Rules(), [7], "search:8", observation="paper")
     assert not asked  # without a payload, Smart's score ranks them
     assert len(with_prior) > 0 and len(without) > 0
     with pytest.raises(ValueError, match="needs a search teacher"):
-        teacher_rollout(Rules(), [7], "greedy", extended=False, prior=payload)
+        teacher_rollout(Rules(), [7], "greedy", observation="paper", prior=payload)
 
 
 def test_big2_train_exit_runs_and_checks_its_teacher(tmp_path):
@@ -148,6 +148,71 @@ def test_big2_train_exit_runs_and_checks_its_teacher(tmp_path):
         Trainer(tiny(tmp_path / "bad", algo="exit", teacher="greedy"))
     with pytest.raises(ValueError, match="exit plays the --teacher in all four seats"):
         TrainArgs(algo="exit", curriculum="mixed").validate()
+
+
+def test_teacher_games_in_charlesworths_view_are_what_his_design_reads():
+    from agents.learners.distill import teacher_observation
+    from big2_env.players.charlesworth import observation_input
+
+    rules = Rules.preset("charlesworth")
+    rollout = teacher_rollout(rules, [3], "greedy", observation="charlesworth")
+    assert rollout.obs.shape[1] == 412
+    greedy, game, rows = make_policy("greedy"), Game(rules, seed=3), 0
+    model = Big2Net(NetworkConfig(design="charlesworth", observation="charlesworth"))
+    while game.winner is None:  # replay: each recorded row is his 412 numbers at that decision
+        decision = Decision(game)
+        action = greedy.act(observation_dict(game))
+        if len(decision.actions) > 1:
+            mine = observation_input(PolicyObservation(decision, extended=True))
+            np.testing.assert_array_equal(rollout.obs[rows], mine)
+            held = model.hand_indicator(torch.as_tensor(rollout.obs[rows : rows + 1], dtype=torch.float32))[0]
+            assert sorted(np.flatnonzero(held.numpy()).tolist()) == sorted(game.hands[decision.player])
+            rows += 1
+        game._apply(decision.entry_for_action(action))
+    assert rows == len(rollout)
+    with pytest.raises(ValueError, match="observation must be one of paper, extended, charlesworth; got 'his'"):
+        teacher_observation(Decision(Game(rules, seed=3)), "his")
+    with pytest.raises(ValueError, match="observation must be one of"):
+        teacher_rollout(rules, [3], "greedy", observation="his")
+
+
+def test_expert_iteration_makes_the_network_being_trained_search_nets_blueprint(monkeypatch):
+    from agents.learners.distill import network_payload
+
+    rules = Rules.preset("charlesworth")
+    torch.manual_seed(0)
+    model = Big2Net(NetworkConfig(design="charlesworth", observation="charlesworth"))  # untrained: not the shipped one
+    asked = []
+    ranking = NetworkPolicy.probabilities
+
+    def spy(self, obs):
+        asked.append(self.model)
+        return ranking(self, obs)
+
+    monkeypatch.setattr(NetworkPolicy, "probabilities", spy)
+    data = teacher_rollout(rules, [7], "search-net@8", observation="charlesworth", prior=network_payload(model))
+    assert asked and data.obs.shape[1] == 412
+    for name, tensor in model.state_dict().items():  # the blueprint that ranked the candidates is the payload's
+        assert torch.equal(tensor, asked[-1].state_dict()[name]), name
+    values = data.candidate_values
+    assert values is not None and len(values) == len(data.features)
+    searched = ~np.isnan(values)
+    assert 0 < searched.sum() < len(values)  # its candidates' means; NaN for the legal moves it did not search
+    with pytest.raises(ValueError, match="search-net plays every rollout to the end"):
+        teacher_rollout(rules, [7], "search-net@8", observation="charlesworth", prior=network_payload(model),
+                        leaf_value=0.5)
+
+
+def test_big2_train_exit_with_search_net_in_his_view(tmp_path):
+    args = dict(algo="exit", rules="charlesworth", teacher="search-net@8", soft_targets=1.0, batches=1,
+                games_per_batch=2, workers=1, model={"design": "charlesworth", "observation": "charlesworth"})
+    result = train(tiny(tmp_path / "exit", **args))
+    assert result.finished
+    with open(tmp_path / "exit" / "train_log.csv") as handle:
+        [row] = list(csv.DictReader(handle))
+    assert float(row["cross_entropy"]) > 0 and float(row["value_loss"]) > 0
+    with pytest.raises(ValueError, match="search-net plays every rollout to the end"):
+        Trainer(tiny(tmp_path / "bad", algo="exit", teacher="search-net@8", leaf_value=0.5))  # the paper's view
 
 
 def test_replay_learns_from_the_recent_batches(tmp_path, monkeypatch):
@@ -173,7 +238,7 @@ def test_replay_learns_from_the_recent_batches(tmp_path, monkeypatch):
 
 
 def test_distillation_learns_the_teachers_moves():
-    data = teacher_rollout(Rules(), range(12), "greedy", extended=False)
+    data = teacher_rollout(Rules(), range(12), "greedy", observation="paper")
     torch.manual_seed(0)
     model = Big2Net(NetworkConfig(**SMALL, design="plus"))
     optimizer = make_optimizer(model, 3e-3)
@@ -282,13 +347,13 @@ def test_expert_iteration_with_a_leaf_value_gives_the_network_to_the_search_as_i
         return values(self, observations)
 
     monkeypatch.setattr(NetworkPolicy, "state_values", spy)
-    data = teacher_rollout(Rules(), [3], "search:8", extended=False, prior=network_payload(model), leaf_value=0.5)
+    data = teacher_rollout(Rules(), [3], "search:8", observation="paper", prior=network_payload(model), leaf_value=0.5)
     assert judged and len(data) > 0  # the search's leaves were judged by the network being trained
     judged.clear()
-    teacher_rollout(Rules(), [3], "search:8", extended=False, prior=network_payload(model))
+    teacher_rollout(Rules(), [3], "search:8", observation="paper", prior=network_payload(model))
     assert not judged  # leaf_value 0: the network is the prior only
     with pytest.raises(ValueError, match="a leaf value comes with the network prior"):
-        teacher_rollout(Rules(), [3], "search:8", extended=False, leaf_value=0.5)
+        teacher_rollout(Rules(), [3], "search:8", observation="paper", leaf_value=0.5)
     result = train(tiny(tmp_path / "exit", algo="exit", teacher="search:4", batches=1, workers=1, leaf_value=1.0))
     assert result.finished
     with pytest.raises(ValueError, match="leaf_value is expert iteration's"):

@@ -199,8 +199,8 @@ def test_an_error_inside_an_actor_is_raised_with_its_traceback():
 
 def test_teacher_games_on_ray_tasks_equal_the_ones_played_here():
     seeds = [3, 4, 5]
-    here = TeacherPool(1, Rules(), "smart", extended=False).collect(seeds)
-    pool = TeacherPool(2, Rules(), "smart", extended=False, backend="ray")
+    here = TeacherPool(1, Rules(), "smart", observation="paper").collect(seeds)
+    pool = TeacherPool(2, Rules(), "smart", observation="paper", backend="ray")
     try:
         spread = pool.collect(seeds)
     finally:

@@ -7,7 +7,7 @@ decides in one forward pass:
 1. **Teacher games** (:func:`teacher_rollout`): each batch, ``games_per_batch`` games
    with the teacher (``--teacher``, any agent spec; default ``search:64``) in all four
    seats. Every decision with more than one legal action is recorded: the observation
-   the network reads (277 numbers, or the 315 of the extended observation), the
+   the network reads (277 numbers, the 315 of the extended observation, or Charlesworth's 412), the
    candidates' features, the teacher's choice and, once the game ends, that seat's final
    score. Each game is played by a teacher seeded with the game's seed, so the data do
    not depend on how the games are spread over processes.
@@ -23,7 +23,9 @@ decides in one forward pass:
 **Expert iteration** (``--algo exit``, the loop of ExIt and AlphaZero): the same, except that
 every batch's teacher search ranks its candidates by the network being trained (its
 ``prior``: the network's ``prior_top`` favourites and pass are searched), so that the better
-the network, the better the search's candidate list and the next targets. The network is
+the network, the better the search's candidate list and the next targets. With the search over
+a network as the teacher (``--teacher search-net``, :mod:`agents.net_search`), the network being
+trained is the search's whole blueprint: its candidates, its beliefs and every move of its rollouts. The network is
 sent to the teacher processes each batch as plain arrays (:func:`network_payload`).
 ``--leaf-value W`` makes it the search's leaf value too (AlphaGo's mix): each deal is played
 after each candidate until the searcher is next on move, and there the network's value head
@@ -42,6 +44,8 @@ Example::
     big2 train --algo ppo --init runs/distill --model design=plus --lr 1e-4 --out runs/distill-ppo
     big2 train --algo exit --teacher search --init pretrained-default-recipe --soft-targets 1 --replay 4 --out runs/exit
     big2 train --algo exit --teacher search:0.03s --leaf-value 0.5 --init pretrained-default-recipe --out runs/exit-value
+    big2 train --algo exit --preset charlesworth --teacher search-net@128 --soft-targets 1 --init pretrained-charlesworth \
+        --out runs/exit-net
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ from big2_env.evaluation.workers import worker_pool
 from big2_env.observations.decision import PolicyObservation
 from big2_env.players.base import policy_actions
 from big2_env.observations.extended import EXTENDED_SIZE
+from big2_env.players.charlesworth import INPUT_SIZE as CHARLESWORTH_SIZE, observation_input
 from big2_env.engine.game import NUM_PLAYERS, Game
 from big2_env.engine.rules import Rules
 
@@ -66,7 +71,11 @@ from ..network import OBS_SIZE, Big2Net
 from .ppo import attach_flat_grad, candidate_keys, minibatches
 from ..collect.rollout import Rollout, _Recorder, concat_rollouts
 
-__all__ = ["Payload", "TeacherPool", "distill_update", "network_payload", "payload_network", "soft_targets", "teacher_rollout"]
+__all__ = ["OBSERVATIONS", "Payload", "TeacherPool", "distill_update", "network_payload", "payload_network", "soft_targets",
+           "teacher_observation", "teacher_rollout"]
+
+OBSERVATIONS = {"paper": OBS_SIZE, "extended": EXTENDED_SIZE, "charlesworth": CHARLESWORTH_SIZE}
+"""The views a teacher's games are recorded in (a network's ``NetworkConfig.observation``), and their widths."""
 
 
 Payload = tuple[dict, dict[str, np.ndarray]]
@@ -87,22 +96,64 @@ def payload_network(payload: Payload) -> Big2Net:
     return model.eval()
 
 
+def teacher_observation(decision: Decision, observation: str) -> np.ndarray:
+    """What a network of ``observation`` (a key of :data:`OBSERVATIONS`) reads at ``decision``.
+
+    >>> from big2_env import Game, Rules
+    >>> decision = Decision(Game(Rules(), seed=0))
+    >>> [teacher_observation(decision, view).shape for view in OBSERVATIONS]
+    [(277,), (315,), (412,)]
+    """
+    if observation == "paper":
+        return decision.observation
+    if observation == "extended":
+        return decision.extended_observation
+    if observation == "charlesworth":
+        return observation_input(PolicyObservation(decision, extended=True))
+    raise ValueError(f"observation must be one of {', '.join(OBSERVATIONS)}; got {observation!r}")
+
+
+def _give_network(policy: Any, teacher: str, rules: Rules, prior: Payload, leaf_value: float, value_scale: float) -> None:
+    """Make the network of ``prior`` the search teacher's: a search's prior (and, with ``leaf_value``, its leaf value),
+    or the blueprint of a search over a network."""
+    from big2_env.players.search import SearchPolicy
+
+    from ..net_search import NetworkSearch
+    from ..policy import NetworkPolicy
+
+    if not isinstance(policy, (SearchPolicy, NetworkSearch)):
+        raise ValueError(f"a network prior needs a search teacher (search or search-net); got {teacher!r}")
+    if multiprocessing.parent_process() is not None:
+        torch.set_num_threads(1)  # a teacher process: one forward pass at a time, one core each
+    network = NetworkPolicy(payload_network(prior), deterministic=True, rules=rules)
+    if isinstance(policy, NetworkSearch):
+        if leaf_value > 0:
+            raise ValueError("--leaf-value is the search's (search:N); search-net plays every rollout to the end "
+                             "with the network")
+        policy.use_network(network)
+        return
+    policy.prior = network
+    if leaf_value > 0:
+        policy.set_value(policy.prior, leaf_value, value_scale)
+
+
 def teacher_rollout(
-    rules: Rules | str | dict, seeds: Sequence[int], teacher: str, extended: bool, prior: Payload | None = None,
-    leaf_value: float = 0.0, value_scale: float = 13.0,
+    rules: Rules | str | dict, seeds: Sequence[int], teacher: str, observation: str = "paper",
+    prior: Payload | None = None, leaf_value: float = 0.0, value_scale: float = 13.0,
 ) -> Rollout:
     """Play one game per seed with ``teacher`` (an agent spec) in all four seats; record every
     decision with more than one legal action (forced moves are played, not recorded).
 
     The :class:`~agents.collect.rollout.Rollout`'s ``choice`` is the teacher's pick (its position in the
-    ascending legal list), ``obs`` the 277 numbers (315 with ``extended``); ``logp`` and
-    ``value`` are 0 (no network played). For a search teacher, ``candidate_values`` holds
-    its mean final score of every candidate (``last_stats["means"]``; NaN where it searched
-    none), the soft targets' source; ``None`` for other teachers.
+    ascending legal list), ``obs`` what a network of ``observation`` reads (:func:`teacher_observation`:
+    277, 315 or 412 numbers); ``logp`` and ``value`` are 0 (no network played). For a search teacher
+    (``search`` or ``search-net``), ``candidate_values`` holds its mean final score of every candidate
+    (``last_stats["means"]``; NaN where it searched none), the soft targets' source; ``None`` for other teachers.
 
     ``prior`` (expert iteration, ``--algo exit``): the search teacher ranks its candidates by
     this network's probabilities (its ``prior``; it searches the network's ``prior_top``
-    favourites and pass) instead of by Smart's score. ``leaf_value`` > 0: the same network's
+    favourites and pass) instead of by Smart's score; ``search-net`` takes it as its blueprint (its
+    candidates, beliefs and rollouts). ``leaf_value`` > 0 (``search`` only): the same network's
     value head also judges the search's leaves, with this weight against the rollouts (the
     search's ``value`` and ``value_weight``); ``value_scale`` turns the value head's output into
     points (1 / the reward scale it learns with: 13 for distillation's default).
@@ -110,27 +161,24 @@ def teacher_rollout(
     from big2_env.evaluation.loading import load_agent  # here: a worker process builds its own teacher
     from big2_env.players.search import SearchPolicy
 
-    from ..policy import NetworkPolicy
+    from ..net_search import NetworkSearch
 
+    if observation not in OBSERVATIONS:
+        raise ValueError(f"observation must be one of {', '.join(OBSERVATIONS)}; got {observation!r}")
     rules = Rules.coerce(rules)
     policy = load_agent(teacher, rules, what="--teacher")
     if prior is not None:
-        if not isinstance(policy, SearchPolicy):
-            raise ValueError(f"a network prior needs a search teacher; got {teacher!r}")
-        if multiprocessing.parent_process() is not None:
-            torch.set_num_threads(1)  # a teacher process: one forward pass at a time, one core each
-        policy.prior = NetworkPolicy(payload_network(prior), deterministic=True, rules=rules)
-        if leaf_value > 0:
-            policy.set_value(policy.prior, leaf_value, value_scale)
+        _give_network(policy, teacher, rules, prior, leaf_value, value_scale)
     elif leaf_value > 0:
         raise ValueError("a leaf value comes with the network prior (expert iteration)")
-    recorder = _Recorder(EXTENDED_SIZE if extended else OBS_SIZE)
+    recorder = _Recorder(OBSERVATIONS[observation])
     n = len(seeds)
     scores = np.zeros((n, NUM_PLAYERS), dtype=np.int64)
     turns = np.zeros(n, dtype=np.int64)
     winners = np.zeros(n, dtype=np.int64)
     decisions = 0
-    values: list[np.ndarray] | None = [] if isinstance(policy, SearchPolicy) else None  # its means, per decision
+    searches = isinstance(policy, (SearchPolicy, NetworkSearch))
+    values: list[np.ndarray] | None = [] if searches else None  # its means, per decision
     for g, seed in enumerate(seeds):
         game = Game(rules, seed=int(seed))
         if hasattr(policy, "seed"):
@@ -144,14 +192,15 @@ def teacher_rollout(
             [action] = policy_actions(policy, [PolicyObservation(decision)])
             entry = decision.require_entry(action, f"teacher {teacher!r}")
             choice = int(np.searchsorted(decision.actions, int(action)))
-            obs = decision.extended_observation if extended else decision.observation
+            obs = teacher_observation(decision, observation)
             recorder.add(
                 obs[None], decision.features, decision.actions, np.array([len(decision.actions)]), np.array([choice]),
                 np.array([int(action)]), np.array([g]), np.array([decision.player]), np.array([game.turn]),
                 np.zeros(1), np.zeros(1),
             )
             if values is not None:
-                means = policy.last_stats["means"]  # type: ignore[attr-defined]
+                stats = policy.last_stats  # type: ignore[attr-defined]
+                means = {} if stats is None else stats["means"]  # search-net: None where it kept a lone candidate
                 values.append(np.array([means.get(int(a), np.nan) for a in decision.actions], dtype=np.float32))
             game._apply(entry)
         scores[g], turns[g], winners[g] = game.scores(), game.turn, game.winner
@@ -171,10 +220,11 @@ class TeacherPool:
     """
 
     def __init__(
-        self, processes: int, rules: Rules, teacher: str, extended: bool, backend: str = "process", address: str | None = None,
+        self, processes: int, rules: Rules, teacher: str, observation: str = "paper", backend: str = "process",
+        address: str | None = None,
         leaf_value: float = 0.0, value_scale: float = 13.0,
     ) -> None:
-        self.processes, self.rules, self.teacher, self.extended = processes, rules, teacher, extended
+        self.processes, self.rules, self.teacher, self.observation = processes, rules, teacher, observation
         self.leaf_value, self.value_scale = float(leaf_value), float(value_scale)
         self._pool: ProcessPoolExecutor | None = None
         self._ray: Any = None
@@ -200,14 +250,14 @@ class TeacherPool:
         :func:`teacher_rollout`)."""
         seeds = [int(s) for s in seeds]
         if self._pool is None and self._ray is None:
-            return teacher_rollout(self.rules, seeds, self.teacher, self.extended, prior, self.leaf_value, self.value_scale)
+            return teacher_rollout(self.rules, seeds, self.teacher, self.observation, prior, self.leaf_value, self.value_scale)
         pieces = 4 * self.processes
         cuts = [len(seeds) * k // pieces for k in range(pieces + 1)]
         chunks = [seeds[lo:hi] for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
         rules = self.rules.to_dict()
         if self._ray is not None:  # Ray tasks: a task whose worker dies is retried (max_retries), same result
             shared = self._ray.put(prior)  # once, not once per task
-            refs = [self._task.remote(rules, chunk, self.teacher, self.extended, shared, self.leaf_value, self.value_scale)
+            refs = [self._task.remote(rules, chunk, self.teacher, self.observation, shared, self.leaf_value, self.value_scale)
                     for chunk in chunks]
             try:
                 return concat_rollouts(self._ray.get(refs))
@@ -215,7 +265,7 @@ class TeacherPool:
                 raise RuntimeError(f"a Ray teacher-game task failed:\n{err}") from None
         assert self._pool is not None
         futures: list[Future] = [
-            self._pool.submit(teacher_rollout, rules, chunk, self.teacher, self.extended, prior, self.leaf_value,
+            self._pool.submit(teacher_rollout, rules, chunk, self.teacher, self.observation, prior, self.leaf_value,
                               self.value_scale)
             for chunk in chunks
         ]
