@@ -875,8 +875,11 @@ def args_from_mapping(data: Mapping[str, Any], base: TrainArgs | None = None) ->
     if unknown:
         raise ValueError(f"unknown training argument(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     if data.get("preset") == "charlesworth":  # his recipe beneath what the run sets itself
-        data = {**CHARLESWORTH_PRESET, **data,
-                "model": {**CHARLESWORTH_PRESET["model"], **dict(data.get("model", {}))}}
+        preset = dict(CHARLESWORTH_PRESET)
+        if data.get("algo") in DISTILLING:  # distill and exit play the teacher's games on the engine, not the vector env
+            for key in ("env", "steps_per_batch"):  # (and his cadence of games stepped across batches is PPO's)
+                preset.pop(key)
+        data = {**preset, **data, "model": {**CHARLESWORTH_PRESET["model"], **dict(data.get("model", {}))}}
     values = (base or TrainArgs()).to_dict()
     values.update({k: (list(v) if k == "eval_opponents" else (dict(v) if k == "model" else v)) for k, v in data.items()})
     return TrainArgs(**values)

@@ -367,3 +367,12 @@ def test_expert_iteration_with_a_leaf_value_gives_the_network_to_the_search_as_i
 def test_init_from_a_shipped_network_of_another_design_names_the_designs(tmp_path):
     with pytest.raises(CheckpointError, match="--init pretrained: .*the shipped networks' designs: pretrained: charlesworth"):
         Trainer(tiny(tmp_path / "run", init="pretrained", model={}))
+
+
+def test_his_preset_under_exit_plays_the_teacher_on_the_engine():
+    exit_args = TrainArgs.from_preset("charlesworth", algo="exit", teacher="search-net@128", out="runs/x")
+    exit_args.validate()  # his rules, network and learning rate; the teacher's games on the engine
+    assert exit_args.env_in_use() == "engine" and exit_args.steps_per_batch == 0 and exit_args.rules == "charlesworth"
+    assert exit_args.model == {"design": "charlesworth", "observation": "charlesworth"} and exit_args.lr == 2.5e-4
+    ppo = TrainArgs.from_preset("charlesworth", out="runs/y")
+    assert ppo.env == "vector" and ppo.steps_per_batch == 20  # PPO keeps his cadence on the vector env
