@@ -113,11 +113,17 @@ def _empty(agents: Sequence[str]) -> Fit:
     return Fit(tuple(agents), nan, nan, nan)
 
 
-def _by_deal(records: Sequence[GameRecord]) -> tuple[np.ndarray, int]:
-    """Each game's deal as an index into the sorted distinct deals, and how many deals there are."""
-    deals = sorted({r.deal for r in records})
+def _prepare(
+    agents: Sequence[str], records: Sequence[GameRecord]
+) -> tuple[dict[str, int], list[GameRecord], np.ndarray, int] | None:
+    """What both fits start from: each agent's index, the games checked and in a fixed order, each game's deal as an
+    index into the sorted distinct deals, and how many deals there are; ``None`` when there are no games."""
+    index, ordered = _check(agents, records)
+    if not ordered:
+        return None
+    deals = sorted({r.deal for r in ordered})
     where = {deal: i for i, deal in enumerate(deals)}
-    return np.array([where[r.deal] for r in records], dtype=np.int64), len(deals)
+    return index, ordered, np.array([where[r.deal] for r in ordered], dtype=np.int64), len(deals)
 
 
 # ------------------------------------------------------------------------------------------ points
@@ -137,11 +143,11 @@ def points_fit(
     agents: Sequence[str], records: Sequence[GameRecord], draws: int = BOOTSTRAP_DRAWS, seed: int = BOOTSTRAP_SEED
 ) -> Fit:
     """The points rating of ``agents`` from ``records`` (see the module docstring), with its bootstrap intervals."""
-    index, records = _check(agents, records)
-    n = len(agents)
-    if not records:
+    prepared = _prepare(agents, records)
+    if prepared is None:
         return _empty(agents)
-    deal_of, deals = _by_deal(records)
+    index, records, deal_of, deals = prepared
+    n = len(agents)
     seats = np.array([[index[a] for a in r.agents] for r in records], dtype=np.int64).reshape(-1, SEATS)
     scores = np.array([r.scores for r in records], dtype=float).reshape(-1, SEATS)
     rows = np.arange(len(records))
@@ -207,11 +213,11 @@ def plackett_luce_fit(
     agents: Sequence[str], records: Sequence[GameRecord], draws: int = BOOTSTRAP_DRAWS, seed: int = BOOTSTRAP_SEED
 ) -> Fit:
     """The Plackett-Luce finishing-order rating (log strengths, mean zero) with its bootstrap intervals."""
-    index, records = _check(agents, records)
-    n = len(agents)
-    if not records:
+    prepared = _prepare(agents, records)
+    if prepared is None:
         return _empty(agents)
-    deal_of, deals = _by_deal(records)
+    index, records, deal_of, deals = prepared
+    n = len(agents)
     finishing = np.array([[index[r.agents[seat]] for seat in r.order] for r in records], dtype=np.int64).reshape(-1, SEATS)
     orders, pattern = np.unique(finishing, axis=0, return_inverse=True)
     by_deal = np.zeros((deals, len(orders)))
