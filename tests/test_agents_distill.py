@@ -109,16 +109,9 @@ def test_soft_targets_learn_the_search_means_and_need_a_search_teacher(tmp_path)
         Trainer(tiny(tmp_path / "soft", algo="distill", teacher="greedy", soft_targets=1.0))
 
 
-def test_expert_iteration_gives_the_teacher_search_the_current_network_as_its_prior(monkeypatch):
-    from agents.learners.distill import network_payload, payload_network
-
-    torch.manual_seed(0)
-    model = Big2Net(NetworkConfig(**SMALL))
-    payload = network_payload(model)
-    copy = payload_network(payload)
-    for name, tensor in model.state_dict().items():
-        assert torch.equal(tensor, copy.state_dict()[name]), name
-    asked = []
+def _networks_asked(monkeypatch) -> list:
+    """The networks whose probabilities are asked for from now on (NetworkPolicy.probabilities, spied on)."""
+    asked: list = []
     ranking = NetworkPolicy.probabilities
 
     def spy(self, obs):
@@ -126,10 +119,25 @@ def test_expert_iteration_gives_the_teacher_search_the_current_network_as_its_pr
         return ranking(self, obs)
 
     monkeypatch.setattr(NetworkPolicy, "probabilities", spy)
+    return asked
+
+
+def _assert_same_weights(model, other) -> None:
+    for name, tensor in model.state_dict().items():
+        assert torch.equal(tensor, other.state_dict()[name]), name
+
+
+def test_expert_iteration_gives_the_teacher_search_the_current_network_as_its_prior(monkeypatch):
+    from agents.learners.distill import network_payload, payload_network
+
+    torch.manual_seed(0)
+    model = Big2Net(NetworkConfig(**SMALL))
+    payload = network_payload(model)
+    _assert_same_weights(model, payload_network(payload))
+    asked = _networks_asked(monkeypatch)
     with_prior = teacher_rollout(Rules(), [7], "search:8", observation="paper", prior=payload)
     assert asked  # the search ranked its candidates (where it had more than prior_top + 1) by the network
-    for name, tensor in model.state_dict().items():
-        assert torch.equal(tensor, asked[0].state_dict()[name]), name
+    _assert_same_weights(model, asked[0])
     asked.clear()
     without = teacher_rollout(Rules(), [7], "search:8", observation="paper")
     assert not asked  # without a payload, Smart's score ranks them
@@ -182,18 +190,10 @@ def test_expert_iteration_makes_the_network_being_trained_search_nets_blueprint(
     rules = Rules.preset("charlesworth")
     torch.manual_seed(0)
     model = Big2Net(NetworkConfig(design="charlesworth", observation="charlesworth"))  # untrained: not the shipped one
-    asked = []
-    ranking = NetworkPolicy.probabilities
-
-    def spy(self, obs):
-        asked.append(self.model)
-        return ranking(self, obs)
-
-    monkeypatch.setattr(NetworkPolicy, "probabilities", spy)
+    asked = _networks_asked(monkeypatch)
     data = teacher_rollout(rules, [7], "search-net@8", observation="charlesworth", prior=network_payload(model))
     assert asked and data.obs.shape[1] == 412
-    for name, tensor in model.state_dict().items():  # the blueprint that ranked the candidates is the payload's
-        assert torch.equal(tensor, asked[-1].state_dict()[name]), name
+    _assert_same_weights(model, asked[-1])  # the blueprint that ranked the candidates is the payload's
     values = data.candidate_values
     assert values is not None and len(values) == len(data.features)
     searched = ~np.isnan(values)
