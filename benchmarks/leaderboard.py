@@ -19,12 +19,14 @@ deals: a board grows a few deals at a time, each step equal to a straight run of
 to ``benchmarks/leaderboard/BOARD.json``, its picture to ``benchmarks/leaderboard/BOARD.png``, and its
 games, as a pool others can refit or add an agent to (``big2 arena --pool benchmarks/leaderboard/BOARD
 --add AGENT --out DIR``), to ``benchmarks/leaderboard/BOARD/`` (``arena.json`` and ``games.csv.gz``).
-The three agents that search (the search, ISMCTS and search-net: a tenth to a fifth of a second a decision, where
+The three agents that search (the search, ISMCTS and search-net: tenths of a second a decision, ISMCTS the slowest, where
 the others take under a millisecond) join each board by ``big2 arena --pool --add`` with matched seats
 (``--searchers add``, the default): the other agents play every table on every deal, and each searcher gets about
-as many seats as each of them held, spread over the same deals, all fitted together. Seating them at every table
-as well (``--searchers tables``) takes about ten times as long: on two cores some 20 minutes a deal for the paper
-board, where the intervals need tens of deals.
+as many seats as each of them held, spread over the same deals, all fitted together: on two cores about four
+minutes a deal for the paper board (79 of their games a deal, a chunk of 64 every 3.4 minutes with two processes,
+ISMCTS's Python rollouts two thirds of the time), so its 60 deals take about four hours. Seating them at every
+table as well (``--searchers tables``: the 111 tables that seat one of them on every deal, 444 games a deal for the
+paper board) takes between five and six times as long.
 
 The page is written from those files (``--page-only`` rewrites it without measuring; ``--pictures``
 redraws the pictures from the stored files).
@@ -476,9 +478,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="the search over our network's spec and budget (default: search-net, 640 rollouts, "
                              "over the board's network); none leaves it out")
     parser.add_argument("--searchers", choices=("add", "tables"), default="add",
-                        help="add (default): the search, ISMCTS and search-net (a tenth to a fifth of a second a "
+                        help="add (default): the search, ISMCTS and search-net (tenths of a second a "
                              "decision) join a board of the others by big2 arena --add, with as many seats as each "
-                             "of those holds; tables: they play every table too (about ten times the time)")
+                             "of those holds; tables: they play every table too (five to six times the time)")
     parser.add_argument("--params", default=None, help="Charlesworth's parameter file (modelParameters136500)")
     parser.add_argument("--runs", default="runs/leaderboard", help="the arena folders (resumed when there)")
     parser.add_argument("--page-only", action="store_true", help="rewrite docs/leaderboard.md from the stored results")
