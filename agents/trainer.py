@@ -38,7 +38,7 @@ from .config import (
     eval_opponent_name,
 )
 from .curriculum import make_curriculum
-from .learners.distill import TeacherPool, distill_update, network_payload
+from .learners.distill import NO_LEAF_VALUE, TeacherPool, distill_update, network_payload
 from .learners.ppo import entropy_at, linear_lr_at, lr_at, make_optimizer, ppo_update, probe_due
 from .learners.value import epsilon_at, value_update
 from .network import Big2Net, count_parameters
@@ -156,8 +156,7 @@ class Trainer:
             from .net_search import NetworkSearch
 
             if isinstance(teacher, NetworkSearch) and args.leaf_value > 0:
-                raise ValueError("--leaf-value is the search's (search:N); search-net plays every rollout to the end with "
-                                 "the network")
+                raise ValueError(NO_LEAF_VALUE)
             if not isinstance(teacher, (SearchPolicy, NetworkSearch)):
                 if args.algo == "exit":
                     raise ValueError(

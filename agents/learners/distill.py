@@ -71,11 +71,13 @@ from ..network import OBS_SIZE, Big2Net
 from .ppo import attach_flat_grad, candidate_keys, minibatches
 from ..collect.rollout import Rollout, _Recorder, concat_rollouts
 
-__all__ = ["OBSERVATIONS", "Payload", "TeacherPool", "distill_update", "network_payload", "payload_network", "soft_targets",
-           "teacher_observation", "teacher_rollout"]
+__all__ = ["NO_LEAF_VALUE", "OBSERVATIONS", "Payload", "TeacherPool", "distill_update", "network_payload",
+           "payload_network", "soft_targets", "teacher_observation", "teacher_rollout"]
 
 OBSERVATIONS = {"paper": OBS_SIZE, "extended": EXTENDED_SIZE, "charlesworth": CHARLESWORTH_SIZE}
 """The views a teacher's games are recorded in (a network's ``NetworkConfig.observation``), and their widths."""
+NO_LEAF_VALUE = "--leaf-value is the search's (search:N); search-net plays every rollout to the end with the network"
+"""The refusal of a leaf value for search-net, by the trainer at start and by a teacher process alike."""
 
 
 Payload = tuple[dict, dict[str, np.ndarray]]
@@ -128,8 +130,7 @@ def _give_network(policy: Any, teacher: str, rules: Rules, prior: Payload, leaf_
     network = NetworkPolicy(payload_network(prior), deterministic=True, rules=rules)
     if isinstance(policy, NetworkSearch):
         if leaf_value > 0:
-            raise ValueError("--leaf-value is the search's (search:N); search-net plays every rollout to the end "
-                             "with the network")
+            raise ValueError(NO_LEAF_VALUE)
         policy.use_network(network)
         return
     policy.prior = network
