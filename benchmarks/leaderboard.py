@@ -45,6 +45,7 @@ import datetime
 import json
 import math
 import platform
+import shutil
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -56,6 +57,7 @@ from big2_env.evaluation.arena.ratings import AgentRating
 from big2_env.evaluation.arena.records import write_games
 from big2_env.evaluation.arena.report import write_json
 from big2_env.evaluation.arena.run import read_arena
+from big2_env.evaluation.arena.timing import TIMING
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "leaderboard"
@@ -97,6 +99,11 @@ def store_pool(run: Path, board: str) -> Path:
     write_json(folder / "arena.json", dict(config, agents=[rename[a] for a in config["agents"]]))
     write_games(folder / "games.csv.gz",
                 [replace(r, agents=tuple(rename[a] for a in r.agents)) for r in records])
+    timing = folder / TIMING  # what the games cost, chunk by chunk, where the run kept it
+    if (run / TIMING).is_file():
+        shutil.copyfile(run / TIMING, timing)
+    elif timing.exists():
+        timing.unlink()
     return folder
 
 
@@ -162,7 +169,8 @@ def measure(args: argparse.Namespace, board: str) -> dict[str, Any]:
         "tables": result.schedule.mode,
         "tables_played": len({m.table for m in result.schedule.matches}),
         "games": len(result.records),
-        "elapsed_s": result.elapsed_s,
+        "elapsed_s": result.elapsed_s,  # this call's; a board resumed across sessions: play_time
+        "play_time": result.play_time.to_dict() if result.play_time is not None else None,
         "jobs": args.jobs,
         "his_network": bool(args.params) if board == "charlesworth" else None,
         "machine": f"{platform.machine()}, Python {platform.python_version()}",

@@ -336,7 +336,7 @@ def test_add_plays_only_the_new_tables_and_leaves_the_pool_as_it_was(tmp_path):
 def test_add_to_a_compressed_pool_and_to_an_added_one(tmp_path):
     pool = tmp_path / "pool"
     run_arena(["random", "greedy", "smart", "search:1"], deals=1, seed=1, out=pool, picture=False, compress=True)
-    assert sorted(os.listdir(pool)) == ["arena.json", "games.csv.gz", "head_to_head.json", "ratings.json"]
+    assert sorted(os.listdir(pool)) == ["arena.json", "games.csv.gz", "head_to_head.json", "ratings.json", "timing.csv"]
     with gzip.open(pool / "games.csv.gz", "rt") as handle:
         assert handle.readline().startswith("game,deal,deal_seed")
     once = add_to_arena(pool, ["search:2"], out=tmp_path / "once", picture=False)

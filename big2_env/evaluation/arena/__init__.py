@@ -10,6 +10,7 @@ stored arena, playing only the tables that seat them (:func:`add_to_arena`).
 Modules, one job each: :mod:`~big2_env.evaluation.arena.schedule` (tables, rotations, chunks, seeds,
 additions), :mod:`~big2_env.evaluation.arena.play` (a chunk's games stepped together, decisions
 batched per agent), :mod:`~big2_env.evaluation.arena.records` (a game's record and ``games.csv``),
+:mod:`~big2_env.evaluation.arena.timing` (what each chunk cost, ``timing.csv``),
 :mod:`~big2_env.evaluation.arena.fits` (the points and Plackett-Luce fits and their bootstrap),
 :mod:`~big2_env.evaluation.arena.ratings` (the ratings, win rates, mean scores, head to head),
 :mod:`~big2_env.evaluation.arena.report` (the printed table and the JSON files),

@@ -23,6 +23,7 @@ Example:
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -107,10 +108,10 @@ _LOADED: dict[tuple[str, str, bool], Any] = {}
 """A worker process's agents, loaded once: (spec, rules as JSON, trust) -> policy."""
 
 
-def play_chunk_in_worker(task: tuple[Any, ...]) -> tuple[int, list[GameRecord]]:
+def play_chunk_in_worker(task: tuple[Any, ...]) -> tuple[int, list[GameRecord], float]:
     """One chunk in a worker process: ``(names, specs, rules, trust, games, deal_seeds, seed, chunk)`` ->
-    ``(chunk, records)``; agent ``names[i]`` is loaded from ``specs[i]`` (the same but for a stored pool's agent
-    that loads from elsewhere here)."""
+    ``(chunk, records, seconds)`` (the seconds its games took, the agents' loading left out); agent ``names[i]``
+    is loaded from ``specs[i]`` (the same but for a stored pool's agent that loads from elsewhere here)."""
     names, specs, rules, trust, games, deal_seeds, seed, chunk = task
     key = json.dumps(rules.to_dict(), sort_keys=True)
     policies = []
@@ -118,4 +119,6 @@ def play_chunk_in_worker(task: tuple[Any, ...]) -> tuple[int, list[GameRecord]]:
         if (spec, key, trust) not in _LOADED:
             _LOADED[(spec, key, trust)] = load_agent(spec, rules, trust=trust)
         policies.append(_LOADED[(spec, key, trust)])
-    return chunk, play_chunk(names, policies, rules, games, deal_seeds, seed, chunk)
+    start = time.perf_counter()
+    records = play_chunk(names, policies, rules, games, deal_seeds, seed, chunk)
+    return chunk, records, time.perf_counter() - start

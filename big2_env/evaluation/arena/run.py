@@ -8,6 +8,8 @@ The folder ``out`` holds:
 * ``games.csv``: every game (:mod:`~big2_env.evaluation.arena.records`), appended chunk by chunk
   as the games finish, then rewritten in game-number order (``compress=True``: ``games.csv.gz``
   at the end);
+* ``timing.csv``: the seconds each chunk of games took, appended as they finish
+  (:mod:`~big2_env.evaluation.arena.timing`), so that the cost of a run interrupted and resumed is known;
 * ``ratings.json``, ``head_to_head.json`` (:mod:`~big2_env.evaluation.arena.report`) and
   ``ratings.png`` (:mod:`~big2_env.evaluation.arena.plot`, when matplotlib is installed).
 
@@ -51,6 +53,7 @@ from .ratings import AgentRating, HeadToHead, check_rating, head_to_head, order_
 from .records import GameRecord, append_games, read_games, write_games
 from .report import head_to_head_table, ratings_table, write_json
 from .schedule import ADD_TABLE_MODES, CHUNK_MATCHES, TABLE_MODES, Schedule, ScheduledGame
+from .timing import TIMING, PlayTime, append_time, play_time, read_times, write_times
 
 __all__ = ["ARENA_FORMAT", "ArenaError", "ArenaResult", "add_to_arena", "read_arena", "refit_arena", "rules_name",
            "run_arena"]
@@ -79,6 +82,8 @@ class ArenaResult:
         records: every game, in game-number order. schedule: the :class:`Schedule` played. out: the folder.
         resumed: games read back (from ``games.csv``, or the pool's). elapsed_s: seconds this call played for.
         picture: the path of ``ratings.png``, ``None`` without matplotlib. rating: the rating that orders the rows.
+        play_time: what every game of the folder cost, whichever call played it (``timing.csv``,
+            :class:`~big2_env.evaluation.arena.timing.PlayTime`: process-seconds, and the games they cover).
     """
 
     agents: tuple[str, ...]
@@ -93,6 +98,7 @@ class ArenaResult:
     elapsed_s: float
     picture: str | None
     rating: str = "points"
+    play_time: PlayTime | None = None
 
     @property
     def conflicts(self) -> list[tuple[str, str]]:
@@ -111,6 +117,10 @@ class ArenaResult:
         )
         played = len(self.records) - self.resumed
         timing = f"{played} games played in {self.elapsed_s:.1f} s" + (f", {self.resumed} read back" if self.resumed else "")
+        cost = self.play_time
+        if cost is not None and self.resumed and cost.games:
+            timing += (f"; all {cost.of_games} games: {cost.seconds:.1f} process-seconds"
+                       + ("" if cost.complete else f" for the {cost.games} timed (timing.csv)"))
         order = [r.agent for r in self.ratings]
         conflicts = self.conflicts
         agreement = (
@@ -289,11 +299,18 @@ def _play(
     """Play the chunks ``todo``, appending each one's games to ``path`` as it finishes."""
     chunks = schedule.chunks()
     played: list[GameRecord] = []
+    timing = os.path.join(os.path.dirname(path), TIMING)
+
+    def keep(chunk: int, records: list[GameRecord], seconds: float) -> None:
+        append_games(path, records)
+        append_time(timing, chunk, len(records), seconds)
+        played.extend(records)
+
     if jobs == 1 or len(todo) <= 1:
         for chunk in todo:
+            start = time.perf_counter()
             records = play_chunk(names, policies, rules, chunks[chunk], schedule.deal_seeds, seed, chunk, report)
-            append_games(path, records)
-            played.extend(records)
+            keep(chunk, records, time.perf_counter() - start)
         return played
     from concurrent.futures import as_completed
 
@@ -304,9 +321,8 @@ def _play(
         futures = [pool.submit(play_chunk_in_worker,
                                (names, specs, rules, trust, chunks[c], schedule.deal_seeds, seed, c)) for c in todo]
         for future in as_completed(futures):
-            _, records = future.result()
-            append_games(path, records)
-            played.extend(records)
+            chunk, records, seconds = future.result()
+            keep(chunk, records, seconds)
             report(len(records))
     return played
 
@@ -343,16 +359,21 @@ def _finish(
             drawn = target
         except MissingDependencyError as err:
             print(f"ratings.png not drawn: {err}", file=sys.stderr)
-    return ArenaResult(names, ratings, matrix, records, schedule, seed, rules, folder, resumed, elapsed, drawn, rating)
+    times = _read_times(folder)
+    chunks = {game.chunk for game in schedule.games()}
+    cost = play_time({c: t for c, t in times.items() if c in chunks}, len(records))
+    return ArenaResult(names, ratings, matrix, records, schedule, seed, rules, folder, resumed, elapsed, drawn, rating,
+                       cost)
 
 
 def _run(
     names: tuple[str, ...], config: dict[str, Any], schedule: Schedule, rules: Rules, folder: str, *, seed: int,
     jobs: int, resume: bool, progress: bool, trust: bool, picture: bool, rating: str, compress: bool,
-    start_with: list[GameRecord] | None = None, specs: tuple[str, ...] | None = None,
+    start_with: list[GameRecord] | None = None, start_times: Mapping[int, tuple[int, float]] | None = None,
+    specs: tuple[str, ...] | None = None,
 ) -> ArenaResult:
-    """Play ``schedule`` into ``folder`` (after ``start_with``, the games already played: a pool's) and fit; agent
-    ``names[i]`` is loaded from ``specs[i]`` (default: the names)."""
+    """Play ``schedule`` into ``folder`` (after ``start_with``, the games already played: a pool's, whose chunks took
+    ``start_times``) and fit; agent ``names[i]`` is loaded from ``specs[i]`` (default: the names)."""
     specs = names if specs is None else specs
     policies = [load_agent(spec, rules, trust=trust, what="arena agent") for spec in specs]
     resuming = _prepare_folder(folder, config, resume)
@@ -360,12 +381,15 @@ def _run(
     games = schedule.games()
     if resuming:
         kept = _read_back(_games_file(folder), games, names)
+        times = _read_times(folder)
     else:
         kept = {}
         for record in start_with or []:
             kept.setdefault(games[record.game].chunk, []).append(record)
+        times = dict(start_times or {})
     done = [r for chunk in sorted(kept) for r in kept[chunk]]
     write_games(path, done)
+    write_times(os.path.join(folder, TIMING), {c: t for c, t in times.items() if c in kept and t[0] == len(kept[c])})
     if os.path.isfile(os.path.join(folder, GAMES_GZ)):
         os.remove(os.path.join(folder, GAMES_GZ))  # the games are in games.csv while the run goes on
     todo = [c for c in range(len(schedule.chunks())) if c not in kept]
@@ -388,6 +412,14 @@ def _run(
     else:
         write_games(path, records)
     return _finish(names, records, schedule, seed, rules, folder, len(done), elapsed, picture, rating)
+
+
+def _read_times(folder: str) -> dict[int, tuple[int, float]]:
+    """The folder's ``timing.csv`` (:mod:`~big2_env.evaluation.arena.timing`); :class:`ArenaError` for a bad one."""
+    try:
+        return read_times(os.path.join(folder, TIMING))
+    except ValueError as err:
+        raise ArenaError(f"cannot read the arena's timing: {err}") from None
 
 
 def run_arena(
@@ -501,6 +533,7 @@ def add_to_arena(
     if os.path.exists(folder) and os.path.exists(pool_folder) and os.path.samefile(folder, pool_folder):
         raise ArenaError(f"out must be a new folder, not the pool's own ({pool_folder!r}): the pool is left as it is")
     config, schedule, records = read_arena(pool_folder)
+    times = _read_times(pool_folder)
     present = [a for a in new if a in config["agents"]]
     if present:
         raise ArenaError(f"{', '.join(present)} {'is' if len(present) == 1 else 'are'} already in the pool "
@@ -517,7 +550,7 @@ def add_to_arena(
     rules = Rules.coerce(config["rules"])
     return _run(names, extended, schedule, rules, folder, seed=config["seed"], jobs=jobs, resume=resume,
                 progress=progress, trust=trust, picture=picture, rating=rating, compress=compress,
-                start_with=records, specs=tuple(load.get(name, name) for name in names))
+                start_with=records, start_times=times, specs=tuple(load.get(name, name) for name in names))
 
 
 def refit_arena(folder: str | os.PathLike[str], rating: str = "points", picture: bool = True) -> ArenaResult:
