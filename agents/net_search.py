@@ -135,7 +135,8 @@ class NetworkRollouts:
         """The network's action in every active game (a forward pass for those with a choice)."""
         active = np.flatnonzero(self.games.active)
         actions = np.zeros(len(self.games.active), dtype=np.int64)
-        rows, cols = np.nonzero(obs["action_mask"][active])
+        mask = obs["action_mask"]
+        rows, cols = _legal_cells(mask if len(active) == len(mask) else mask[active])
         counts = np.bincount(rows, minlength=len(active))
         offsets = np.cumsum(counts) - counts
         actions[active] = cols[offsets]  # the first legal action: the only one where there is no choice
@@ -182,7 +183,7 @@ class NetworkRollouts:
         view ``vectors[i]`` with legal actions ``masks[i]`` (his design only)."""
         if not self._his:
             raise ValueError("the network's beliefs need Charlesworth's design (its 1695-way head)")
-        rows, cols = np.nonzero(masks)
+        rows, cols = _legal_cells(masks)
         counts = np.bincount(rows, minlength=len(masks))
         offsets = np.cumsum(counts) - counts
         logp = _log_softmax(self._his_scores(vectors, cols, counts))
@@ -196,6 +197,13 @@ class NetworkRollouts:
         logp, _ = score_numpy(self.model, vectors, features[rows], counts[decide])
         pick = choose(logp, counts[decide], self.rng if self.sample else None)
         return actions[offsets[decide] + pick]
+
+
+def _legal_cells(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.nonzero(masks)`` of a 2-D boolean array (rows, then the legal actions of each in ascending order), by
+    the flat index: numpy's 2-D ``nonzero`` takes about seven times as long on ``(M, 1695)`` masks."""
+    rows, cols = np.divmod(np.flatnonzero(masks), masks.shape[1])
+    return rows, cols
 
 
 def _log_softmax(padded: np.ndarray) -> np.ndarray:

@@ -7,7 +7,7 @@ seat on the engine (:class:`big2_env.players.search.SmartRollout`, memoised). Th
 the same run: uniformly random legal plays through the bare engine from a fresh deal.
 Also: the search's seconds per decision at the default budget, over the sampled
 positions that have more than one legal play: the one-ply search (``inner=0``) on both paths,
-and the default search (nested rollouts, core only).
+and the default search (nested rollouts, core only); and ISMCTS's seconds a decision on both paths.
 
 Each is measured twice in the same run: on the compiled core (``SearchPolicy(core=True)``,
 the default: :mod:`big2_env.engine.core.rollouts`) and on the Python engine (``core=False``,
@@ -32,6 +32,7 @@ from big2_env import Game, Rules
 from big2_env.observations.decision import Decision
 from big2_env.observations.decision import PolicyObservation
 from big2_env.observations.decision import observation_dict
+from big2_env.players.ismcts import DEFAULT_ITERATIONS, ISMCTSPolicy
 from big2_env.players.smart import SmartPolicy
 from big2_env.engine.core import rules_array
 from big2_env.engine.core.fast import N_FEATURES
@@ -147,11 +148,28 @@ def seconds_per_decision(positions: list[Game], budget: int, seed: int, core: bo
     return float(np.mean(times)), len(times)
 
 
+def ismcts_seconds_per_decision(positions: list[Game], budget: int, seed: int, core: bool) -> tuple[float, int]:
+    """Mean seconds a decision of :class:`~big2_env.players.ismcts.ISMCTSPolicy` at ``budget`` iterations, its deals
+    and Smart rollouts in the compiled core or on the Python engine (the same decisions)."""
+    policy = ISMCTSPolicy(positions[0].rules, budget=budget, seed=seed, core=core)
+    times = []
+    for game in positions:
+        if len(game.legal_entries()) < 2:
+            continue
+        obs = PolicyObservation(Decision(game), extended=True)
+        start = time.perf_counter()
+        policy.act(obs)
+        times.append(time.perf_counter() - start)
+    return float(np.mean(times)), len(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=200, help="positions sampled from Smart-vs-Smart games")
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds per speed measurement")
     parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="search budget for the seconds-per-decision figure")
+    parser.add_argument("--ismcts-positions", type=int, default=60,
+                        help="the first positions, for ISMCTS's seconds a decision on both paths")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args()
@@ -168,6 +186,9 @@ def main() -> None:
     fast_rps = core_rollouts_per_second(positions, args.seconds, args.seed, fast=True)
     fast_per_decision, _ = seconds_per_decision(positions, args.budget, args.seed, core=True, inner=None,
                                                 rollout="fast-sample")
+    ismcts_positions = positions[: args.ismcts_positions]
+    ismcts_python, ismcts_n = ismcts_seconds_per_decision(ismcts_positions, DEFAULT_ITERATIONS, args.seed, core=False)
+    ismcts_core, _ = ismcts_seconds_per_decision(ismcts_positions, DEFAULT_ITERATIONS, args.seed, core=True)
     print(f"positions: {len(positions)} (one per Smart-vs-Smart game)")
     print(f"(a) engine, random legal plays:   {engine_dps:10,.0f} decisions/s  {engine_gps:8,.0f} games/s")
     print(f"(b) search rollouts, Smart seats: {rps:10,.0f} rollouts/s  ({moves:.1f} moves each: "
@@ -183,6 +204,10 @@ def main() -> None:
           f"({fast_rps / core_rps:.2f}x (c))")
     print(f"(h) (f) with the fast model's rollouts (rollout='fast-sample'): {fast_per_decision * 1000:7.2f} ms per decision "
           f"({fast_per_decision / nested_per_decision:.2f}x (f))")
+    print(f"(i) ISMCTS at {DEFAULT_ITERATIONS} iterations, Python engine: {ismcts_python * 1000:7.1f} ms per decision "
+          f"(over the first {ismcts_n} positions with a choice)")
+    print(f"(j) ISMCTS, deals and rollouts in the compiled core: {ismcts_core * 1000:7.1f} ms per decision "
+          f"({ismcts_python / ismcts_core:.1f}x faster than (i); the same decisions)")
     if args.json:
         figures = {
             "machine": platform.processor() or platform.machine(), "positions": len(positions), "budget": args.budget,
@@ -192,6 +217,9 @@ def main() -> None:
             "search_speedup": per_decision / core_per_decision,
             "default_nested_search_ms_per_decision": nested_per_decision * 1000, "inner": SearchPolicy().inner,
             "core_fast_rollouts_per_s": fast_rps, "fast_rollouts_search_ms_per_decision": fast_per_decision * 1000,
+            "ismcts_iterations": DEFAULT_ITERATIONS, "ismcts_positions": ismcts_n,
+            "python_ismcts_ms_per_decision": ismcts_python * 1000, "core_ismcts_ms_per_decision": ismcts_core * 1000,
+            "ismcts_speedup": ismcts_python / ismcts_core,
             "command": "taskset -c 1 python benchmarks/search_speed.py --json benchmarks/core/search_speed.json",
         }
         args.json.write_text(json.dumps(figures, indent=2) + "\n")

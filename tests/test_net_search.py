@@ -174,3 +174,14 @@ def test_a_search_leaves_torchs_thread_count_as_the_caller_set_it():
         assert search.stats.searched > 0 and torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("shape", [(1, 1695), (7, 1695), (3, 5), (0, 1695)])
+def test_legal_cells_are_numpys_nonzero(shape):
+    from agents.net_search import _legal_cells
+
+    masks = np.random.default_rng(shape[0]).random(shape) < 0.05
+    masks[:, -1] |= shape[0] % 2 == 1  # the last column too, where a flat index meets the next row
+    rows, cols = _legal_cells(masks)
+    expected = np.nonzero(masks)
+    assert rows.tolist() == expected[0].tolist() and cols.tolist() == expected[1].tolist()

@@ -288,3 +288,42 @@ def test_a_value_is_checked_when_the_search_is_made():
 
     with pytest.raises(ValueError, match="the search's leaves give the paper's 277 numbers"):
         SearchPolicy(value=Extended())
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31), smart_seats=st.integers(0, 4))
+def test_smart_finish_plays_what_the_engines_smart_rollout_plays(rules, seed, smart_seats):
+    from big2_env.engine.core.rollouts import smart_finish
+    from big2_env.players.public import game_row
+    from big2_env.players.search import SmartRollout, play_out
+
+    game = played_position(seed, rules, smart_seats)
+    row = game_row(game)
+    scores = np.empty(4, dtype=np.int64)
+    winner = smart_finish(row, rules_array(rules), scores)
+    play_out([game], SmartRollout(rules))
+    assert (winner, scores.tolist()) == (game.winner, game.scores())
+    assert row[:4].tolist() == game._hand_masks  # the same cards left in every hand: the same moves to the end
+
+
+def test_game_row_is_the_cores_table_of_the_game():
+    from big2_env.engine.combos import classify
+    from big2_env.engine.core.games import TABLE_AT, TABLE_FIELDS
+    from big2_env.players.public import game_row
+
+    game = Game(Rules(pass_locks=True), seed=3)
+    first = game.current_player
+    assert dict(zip(TABLE_FIELDS, game_row(game)[TABLE_AT:].tolist())) == {
+        "player": first, "trick_size": 0, "trick_strength": 0, "trick_category": 0, "trick_mask": 0, "passes": 0,
+        "opening": 1, "winner": -1, "passed": 0}
+    game.play("3D")
+    game.play("pass")
+    row = game_row(game)
+    single = classify([0], game.rules)
+    assert single is not None
+    assert row[:4].tolist() == game._hand_masks and game._hand_masks[first] & 1 == 0
+    assert dict(zip(TABLE_FIELDS, row[TABLE_AT:].tolist())) == {
+        "player": (first + 2) % 4, "trick_size": 1, "trick_strength": single.strength,
+        "trick_category": single.category, "trick_mask": 1, "passes": 1, "opening": 0, "winner": -1,
+        "passed": 1 << (first + 1) % 4}

@@ -13,7 +13,7 @@ shared by every determinisation. Each iteration
    the one with the best UCB score for the player on move is taken, where a child's
    exploration term counts the times it was *available* rather than its parent's visits
    (the availability correction for moves that exist only in some deals);
-3. plays the rest of the game with the rollout policy in every seat (Smart, on the engine);
+3. plays the rest of the game with the rollout policy in every seat (Smart, in the compiled core);
 4. adds each node's own mover's final score (divided by 13) to that node: every seat, the
    searcher and its opponents, chooses in the tree to maximise its own score.
 
@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -48,10 +49,13 @@ from ..engine.game import Game
 from ..engine.rules import Rules
 from ..observations.paper import entry_action_indices
 from .base import Observation, Policy
+from .public import PublicState, game_row
 from .search import (
     DEFAULT_PASS_INFERENCE,
     RolloutPolicy,
+    SmartRollout,
     _as_rollout,
+    _CoreState,
     _legal_actions,
     _parse_budget,
     deal_consistent,
@@ -102,6 +106,12 @@ class ISMCTSPolicy(Policy):
             :class:`~big2_env.players.search.SearchPolicy` (default
             :data:`~big2_env.players.search.DEFAULT_PASS_INFERENCE`).
         seed: seed of the deals and of the expansion order.
+        core: deal and play the Smart rollouts in the compiled core
+            (:func:`~big2_env.engine.core.rollouts.deal_hands`,
+            :func:`~big2_env.engine.core.rollouts.smart_finish`; default ``True``; other rollout
+            policies always run on the Python engine). The core draws from the same generator in
+            the same order and Smart is deterministic, so ``core=False`` (the Python reference)
+            makes the same decisions for a seed.
 
     Raises:
         ValueError: a bad budget, exploration constant or pass inference, or an unknown rollout
@@ -124,6 +134,7 @@ class ISMCTSPolicy(Policy):
         rollout: Any = "smart",
         pass_inference: float = DEFAULT_PASS_INFERENCE,
         seed: int | None = None,
+        core: bool = True,
     ) -> None:
         self.rules = Rules.coerce(rules)
         self.iterations, self.seconds = _parse_budget(budget, unit="iterations")
@@ -136,6 +147,10 @@ class ISMCTSPolicy(Policy):
         self.exploration = float(exploration)
         self.pass_inference = float(pass_inference)
         self._rollout: RolloutPolicy = _as_rollout(rollout, self.rules)
+        if not isinstance(core, bool):
+            raise ValueError(f"core must be True or False; got {core!r}")
+        self.core = core and isinstance(self._rollout, SmartRollout)
+        self._rules_array: np.ndarray | None = None
         self.rng = np.random.default_rng(seed)
         self.last_stats: dict[str, Any] = {}
 
@@ -150,7 +165,8 @@ class ISMCTSPolicy(Policy):
             self.last_stats = {"iterations": 0, "seconds": 0.0, "nodes": 0, "visits": {}, "means": {}}
             return legal[0]
         started = time.perf_counter()
-        first = state_game(state, deal_consistent(state, self.rng, self.rules, self.pass_inference), self.rules)
+        deal = self._dealer(state)
+        first = state_game(state, deal(), self.rules)
         entries = first.legal_entries()
         actions = entry_action_indices(entries, first._hand_masks[0])
         if sorted(actions) != legal:
@@ -164,7 +180,7 @@ class ISMCTSPolicy(Policy):
         done = 0
         deadline = None if self.seconds is None else started + self.seconds
         while True:
-            hands = None if done == 0 else deal_consistent(state, self.rng, self.rules, self.pass_inference)
+            hands = None if done == 0 else deal()
             nodes += self._iterate(root, first if hands is None else state_game(state, hands, self.rules))
             done += 1
             if deadline is None:
@@ -178,6 +194,42 @@ class ISMCTSPolicy(Policy):
             "iterations": done, "seconds": time.perf_counter() - started, "nodes": nodes, "visits": visits, "means": means,
         }
         return min(visits, key=lambda a: (-visits[a], -means.get(a, -math.inf), a))
+
+    def _dealer(self, state: PublicState) -> Callable[[], list[int]]:
+        """What deals the hidden cards, one determinisation a call: the core's
+        :func:`~big2_env.engine.core.rollouts.deal_hands` or :func:`deal_consistent` (the same draws)."""
+        if not self.core:
+            return lambda: deal_consistent(state, self.rng, self.rules, self.pass_inference)
+        from ..engine.core.rollouts import deal_hands  # numba loads on first use, not with big2_env
+
+        arrays, rules, out = _CoreState.of(state), self._core_rules(), np.empty((1, 4), dtype=np.int64)
+
+        def deal() -> list[int]:
+            deal_hands(self.rng, 1, arrays.hand, arrays.unseen, arrays.left, arrays.declined, self.pass_inference, rules,
+                       out)
+            return out[0].tolist()
+
+        return deal
+
+    def _core_rules(self) -> np.ndarray:
+        if self._rules_array is None:
+            from ..engine.core import rules_array
+
+            self._rules_array = rules_array(self.rules)
+        return self._rules_array
+
+    def _finish(self, game: Game) -> list[int]:
+        """Play ``game`` to its end with the rollout policy in every seat; the final scores."""
+        if game.winner is not None:
+            return game.scores()
+        if not self.core:
+            play_out([game], self._rollout)
+            return game.scores()
+        from ..engine.core.rollouts import smart_finish
+
+        scores = np.empty(4, dtype=np.int64)
+        smart_finish(game_row(game), self._core_rules(), scores)
+        return scores.tolist()
 
     def _iterate(self, root: _Node, game: Game) -> int:
         """One walk down the tree on ``game`` (a deal), one rollout, the backup; returns the nodes added."""
@@ -213,9 +265,7 @@ class ISMCTSPolicy(Policy):
             game._apply(best_entry)
             path.append(best)
             node = best
-        if game.winner is None:
-            play_out([game], self._rollout)
-        scores = game.scores()
+        scores = self._finish(game)
         for visited in path:
             visited.visits += 1
             visited.total += scores[visited.mover] / SCORE_SCALE

@@ -184,3 +184,23 @@ def state_game(state: PublicState, hands: Sequence[int], rules: Rules) -> Game:
             raise ValueError(f"the trick {state.trick} is not a legal combination under {rules}")
         game._trick_strength = combo.strength
     return game
+
+
+def game_row(game: Game) -> np.ndarray:
+    """``game``'s position as a row of the compiled core (:data:`~big2_env.engine.core.games.GAME_SIZE` int64: the
+    four hands' bitmasks, then the table of :data:`~big2_env.engine.core.games.TABLE_FIELDS`), seats as the game's."""
+    from ..engine.core.games import GAME_SIZE, TABLE_AT, T_CATEGORY, T_MASK, T_OPENING, T_PASSED, T_PASSES, T_PLAYER
+    from ..engine.core.games import T_SIZE, T_STRENGTH, T_WINNER
+
+    row = np.zeros(GAME_SIZE, dtype=np.int64)
+    row[:4] = game._hand_masks
+    table = row[TABLE_AT:]
+    table[T_PLAYER] = game.current_player
+    if game.trick is not None:
+        combo = classify(game.trick, game.rules)
+        assert combo is not None  # the engine made it
+        table[T_SIZE], table[T_STRENGTH], table[T_CATEGORY] = len(game.trick), game._trick_strength, combo.category
+        table[T_MASK] = game._trick_mask
+    table[T_PASSES], table[T_OPENING], table[T_PASSED] = game.passes, int(game._opening), game.passed_mask
+    table[T_WINNER] = -1 if game.winner is None else game.winner
+    return row

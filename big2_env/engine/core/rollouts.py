@@ -11,6 +11,8 @@ search deals the same hands and makes the same decisions on either path:
   running in order, as :func:`big2_env.players.search.play_out` does with a
   :class:`~big2_env.players.search.NoisyOpponents` around Smart (an opponent seat plays a
   uniformly random legal move with its noise probability, else Smart's choice);
+* :func:`smart_finish` plays one game on from any position with Smart in every seat, as ``play_out``
+  does with a ``SmartRollout``: the rollouts of :class:`~big2_env.players.ismcts.ISMCTSPolicy`;
 * :func:`leaves` plays each deal after each candidate only until the searcher is next on move:
   the positions a value network judges (``SearchPolicy(value=...)``);
 * :func:`replay_seat` is :func:`big2_env.players.beliefs.seat_log_likelihoods`.
@@ -317,6 +319,42 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
                 if games[g, t + T_WINNER] >= 0:
                     running -= 1
                     values[d, g % n_alive] = _value(games, g, rules[R_SCORING], objective, scores)
+
+
+@njit(cache=True)
+def smart_finish(row, rules, scores):  # pragma: no cover - compiled
+    """Play the game ``row`` (:data:`~big2_env.engine.core.games.GAME_SIZE` int64: the four hands, then the table;
+    changed in place) to its end with Smart in every seat, as :func:`big2_env.players.search.play_out` does with a
+    :class:`~big2_env.players.search.SmartRollout` on the engine (Smart is deterministic: nothing is drawn), and write
+    the final scores to ``scores`` (4,); returns the winner."""
+    games = row.reshape(1, GAME_SIZE)
+    h, t = HANDS_AT, TABLE_AT
+    masks = np.empty((4, CAPACITY), dtype=np.int64)
+    sizes = np.empty((4, CAPACITY), dtype=np.int64)
+    strengths = np.empty((4, CAPACITY), dtype=np.int64)
+    categories = np.empty((4, CAPACITY), dtype=np.int64)
+    counts = np.zeros(4, dtype=np.int64)
+    work = np.empty(WORK_SIZE, dtype=np.int64)
+    for p in range(4):
+        counts[p] = combos_into(games[0, h + p], rules, masks[p], sizes[p], strengths[p], categories[p], 0, work)
+    legal = np.empty(CAPACITY, dtype=np.int64)
+    while games[0, t + T_WINNER] < 0:
+        p = games[0, t + T_PLAYER]
+        n = counts[p]
+        pm, ps, pst, pc = masks[p, :n], sizes[p, :n], strengths[p, :n], categories[p, :n]
+        hand = games[0, h + p]
+        trick_size = games[0, t + T_SIZE]
+        k = legal_from(pm, ps, pst, n, hand, trick_size, games[0, t + T_STRENGTH], games[0, t + T_OPENING],
+                       rules[R_OPENING], locked(games, 0, t, rules), legal)
+        pick = smart_pick(hand, pm, ps, pc, legal, k, trick_size, games[0, t + T_CATEGORY], games[0, t + T_MASK], rules)
+        if pick == k:
+            apply_move(games, 0, h, t, 0, 0, 0, 0)
+        else:
+            i = legal[pick]
+            apply_move(games, 0, h, t, pm[i], ps[i], pst[i], pc[i])
+    winner = games[0, t + T_WINNER]
+    final_scores(games, 0, h, winner, rules[R_SCORING], scores)
+    return winner
 
 
 @njit(cache=True)
