@@ -11,7 +11,7 @@ from test_search import VARIANTS, leading_position, position
 from big2_env import Game, Rules, evaluate
 from big2_env.errors import LoadError
 from big2_env.evaluation.loading import load_agent
-from big2_env.observations.decision import Decision, PolicyObservation, observation_dict
+from big2_env.observations.decision import observation_dict
 from big2_env.observations.paper import action_cards
 from big2_env.players.ismcts import ISMCTSPolicy, _Node
 
@@ -119,20 +119,15 @@ def test_ismcts_agent_specs():
 @pytest.mark.parametrize("rules", [Rules(), Rules.preset("charlesworth"), Rules(pass_locks=True, lone_triples=False)],
                          ids=["default", "charlesworth", "locks-no-triples"])
 def test_the_core_ismcts_decides_what_the_python_ismcts_decides(rules):
-    from test_search_core import played_position
+    from test_search_core import choice_observations
 
     core, python = ISMCTSPolicy(rules, budget=48, seed=5), ISMCTSPolicy(rules, budget=48, seed=5, core=False)
     assert core.core and not python.core and not ISMCTSPolicy(rollout="greedy").core
-    searched = 0
-    for seed in range(10):
-        game = played_position(seed, rules)
-        if len(game.legal_entries()) < 2:
-            continue
-        obs = PolicyObservation(Decision(game), extended=True)
+    observations = choice_observations(rules, range(10))
+    for obs in observations:
         assert core.act(obs) == python.act(obs)
         a, b = core.last_stats, python.last_stats
         assert (a["visits"], a["means"], a["nodes"]) == (b["visits"], b["means"], b["nodes"])
-        searched += 1
-    assert searched >= 5 and core.rng.random() == python.rng.random()
+    assert len(observations) >= 5 and core.rng.random() == python.rng.random()
     with pytest.raises(ValueError, match="core must be True or False"):
         ISMCTSPolicy(core=1)  # type: ignore[arg-type]

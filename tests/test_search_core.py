@@ -43,6 +43,13 @@ def played_position(seed: int, rules: Rules, smart_seats: int = 2) -> Game:
     return game
 
 
+def choice_observations(rules: Rules, seeds: range) -> list[PolicyObservation]:
+    """The searchers' view (passes and history included) of :func:`played_position` for each seed, where the
+    mover has more than one legal move."""
+    games = [played_position(seed, rules) for seed in seeds]
+    return [PolicyObservation(Decision(g), extended=True) for g in games if len(g.legal_entries()) > 1]
+
+
 @pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**31), belief=st.sampled_from([0.0, 0.5, 1.0]), deal_seed=st.integers(0, 2**31))
@@ -100,11 +107,7 @@ def test_the_core_search_decides_what_the_python_search_decides(options, rules):
     # the one-ply search (inner=0): nested rollouts exist only in the core
     core, python = SearchPolicy(rules, seed=7, inner=0, **options), SearchPolicy(rules, seed=7, core=False, **options)
     assert core.core and not python.core and python.inner == 0 and SearchPolicy(rules).inner == 4
-    for seed in range(8):
-        game = played_position(seed, rules)
-        if len(game.legal_entries()) < 2:
-            continue
-        obs = PolicyObservation(Decision(game), extended=True)
+    for obs in choice_observations(rules, range(8)):
         assert core.act(obs) == python.act(obs)
         assert core.last_stats["rollouts"] == python.last_stats["rollouts"]
     assert core.rng.random() == python.rng.random()
