@@ -98,6 +98,11 @@ def payload_network(payload: Payload) -> Big2Net:
     return model.eval()
 
 
+def _bad_observation(observation: str) -> ValueError:
+    """The error for an ``observation`` that is not a key of :data:`OBSERVATIONS`."""
+    return ValueError(f"observation must be one of {', '.join(OBSERVATIONS)}; got {observation!r}")
+
+
 def teacher_observation(decision: Decision, observation: str) -> np.ndarray:
     """What a network of ``observation`` (a key of :data:`OBSERVATIONS`) reads at ``decision``.
 
@@ -112,7 +117,7 @@ def teacher_observation(decision: Decision, observation: str) -> np.ndarray:
         return decision.extended_observation
     if observation == "charlesworth":
         return observation_input(PolicyObservation(decision, extended=True))
-    raise ValueError(f"observation must be one of {', '.join(OBSERVATIONS)}; got {observation!r}")
+    raise _bad_observation(observation)
 
 
 def _give_network(policy: Any, teacher: str, rules: Rules, prior: Payload, leaf_value: float, value_scale: float) -> None:
@@ -164,8 +169,8 @@ def teacher_rollout(
 
     from ..net_search import NetworkSearch
 
-    if observation not in OBSERVATIONS:
-        raise ValueError(f"observation must be one of {', '.join(OBSERVATIONS)}; got {observation!r}")
+    if observation not in OBSERVATIONS:  # before any game is played
+        raise _bad_observation(observation)
     rules = Rules.coerce(rules)
     policy = load_agent(teacher, rules, what="--teacher")
     if prior is not None:
