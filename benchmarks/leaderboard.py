@@ -22,11 +22,11 @@ games, as a pool others can refit or add an agent to (``big2 arena --pool benchm
 The three agents that search (the search, ISMCTS and search-net: tenths of a second a decision, ISMCTS the slowest, where
 the others take under a millisecond) join each board by ``big2 arena --pool --add`` with matched seats
 (``--searchers add``, the default): the other agents play every table on every deal, and each searcher gets about
-as many seats as each of them held, spread over the same deals, all fitted together: on two cores about four
-minutes a deal for the paper board (79 of their games a deal, a chunk of 64 every 3.4 minutes with two processes,
-ISMCTS's Python rollouts two thirds of the time), so its 60 deals take about four hours. Seating them at every
-table as well (``--searchers tables``: the 111 tables that seat one of them on every deal, 444 games a deal for the
-paper board) takes between five and six times as long.
+as many seats as each of them held, spread over the same deals, all fitted together: on two cores about a minute
+a deal for the paper board (79 of their games a deal at about 1.6 process-seconds a game, ``timing.csv``; search-net's
+network rollouts the most of it since ISMCTS's rollouts run in the core), so its 60 deals take about an hour.
+Seating them at every table as well (``--searchers tables``: the 111 tables that seat one of them on every deal,
+444 games a deal for the paper board) takes between five and six times as long.
 
 The page is written from those files (``--page-only`` rewrites it without measuring; ``--pictures``
 redraws the pictures from the stored files).
