@@ -474,6 +474,38 @@ def test_the_estimate_leaves_numbas_compiling_out():
     assert speed < 0.005, f"{speed:.4f} s a decision: the compile was counted"
 
 
+class _CountsThreads:
+    """Plays the first legal move and notes torch's and numba's thread counts at each decision."""
+
+    def __init__(self) -> None:
+        self.seen: set[tuple[int, int]] = set()
+
+    def act(self, observation):
+        import numba
+        import torch
+
+        self.seen.add((torch.get_num_threads(), numba.get_num_threads()))
+        return int(observation["candidate_actions"][0])
+
+
+def test_the_estimate_times_each_agent_on_a_workers_threads(monkeypatch, capsys):
+    """Timed on every core's threads while other processes ran, a search over a network took 24 s a decision
+    against 0.15 s on the one thread each of two workers has: the forecast said hundreds of hours."""
+    import numba
+    import torch
+
+    from big2_env.engine.rules import Rules
+
+    agent = _CountsThreads()
+    monkeypatch.setattr(arena_run, "load_agent", lambda spec, rules, trust=False: agent)
+    games = Schedule.build(n_agents=2, deals=1, seed=0).games()
+    before = (torch.get_num_threads(), numba.get_num_threads())
+    arena_run._say_estimate(("a", "b"), ("a", "b"), Rules(), False, games, 10_000, 1)  # far more jobs than cores
+    assert agent.seen == {(1, 1)}
+    assert (torch.get_num_threads(), numba.get_num_threads()) == before
+    assert "games to play" in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------- refusals
 
 

@@ -46,7 +46,7 @@ from ...engine.rules import Rules
 from ...errors import MissingDependencyError
 from ..loading import load_agent
 from ..progress import Progress
-from ..workers import worker_pool
+from ..workers import threads_as_worker, worker_pool
 from .estimate import decision_seconds, describe_estimate
 from .play import play_chunk, play_chunk_in_worker
 from .ratings import AgentRating, HeadToHead, check_rating, head_to_head, order_conflicts, rate
@@ -330,11 +330,13 @@ def _play(
 def _say_estimate(names: tuple[str, ...], specs: tuple[str, ...], rules: Rules, trust: bool,
                   games: list[ScheduledGame], jobs: int, deals: int) -> None:
     """Print, before the games start, how many there are and how long they will take (each agent timed on fresh
-    copies, so the agents that play are untouched)."""
+    copies, so the agents that play are untouched, on the threads each of the ``jobs`` workers will have)."""
     used = sorted({agent for game in games for agent in game.seats})
     speeds = [0.0] * len(names)
     for agent in used:
-        speeds[agent] = decision_seconds(load_agent(specs[agent], rules, trust=trust), rules)
+        policy = load_agent(specs[agent], rules, trust=trust)
+        with threads_as_worker(jobs):
+            speeds[agent] = decision_seconds(policy, rules)
     print(describe_estimate(games, names, speeds, jobs, deals), file=sys.stderr, flush=True)
 
 
