@@ -164,9 +164,10 @@ def test_nested_rollouts_search_seat_zeros_own_moves(rules, seed):
     state = public_state(PolicyObservation(Decision(game), extended=True))
     rng = np.random.default_rng(seed)
     deals = np.array([game._hand_masks[(game.current_player + i) % 4] for i in range(4)], dtype=np.int64)[None]
-    from big2_env.players.search import _root_table, state_game
+    from big2_env.engine.core.games import TABLE_AT
+    from big2_env.players.public import game_row, state_game
 
-    table = _root_table(state, state_game(state, [int(m) for m in deals[0]], rules))
+    table = game_row(state_game(state, [int(m) for m in deals[0]], rules))[TABLE_AT:]
     candidates = np.array([[0, 0, 0, 0]], dtype=np.int64) if state.trick is not None else None
     if candidates is None:  # leading: the weakest single
         low = int(deals[0, 0] & -deals[0, 0])
@@ -212,7 +213,8 @@ def test_the_leaves_are_where_the_engine_has_seat_zero_next_on_move(rules, seed)
     from big2_env.engine.core.rollouts import LEAF_SIZE, PLAYED_AT, leaves
     from big2_env.observations import observation_dict
     from big2_env.observations.compiled import leaf_observations
-    from big2_env.players.search import SmartRollout, _root_table, state_game
+    from big2_env.players.public import game_row
+    from big2_env.players.search import SmartRollout, state_game
 
     game = played_position(seed, rules)
     state = public_state(PolicyObservation(Decision(game), extended=True))
@@ -222,7 +224,7 @@ def test_the_leaves_are_where_the_engine_has_seat_zero_next_on_move(rules, seed)
     candidates = np.array([(e[2], len(e[1]), e[0], e[3]) for e in entries], dtype=np.int64)
     values = np.empty((1, len(entries)))
     rows = np.empty((len(entries), LEAF_SIZE), dtype=np.int64)
-    leaves(np.array([hands], dtype=np.int64), _root_table(state, root), np.array(state.played_by, dtype=np.int64),
+    leaves(np.array([hands], dtype=np.int64), game_row(root)[TABLE_AT:], np.array(state.played_by, dtype=np.int64),
            candidates, np.arange(len(entries), dtype=np.int64), np.zeros(4), np.random.default_rng(0),
            rules_array(rules), 0, values, rows)
     observations = np.zeros((len(entries), 277), dtype=np.float32)

@@ -68,7 +68,7 @@ import numpy as np
 
 from .beliefs import DEFAULT_TREMBLE, MODELS, Move, check_models, deal_log_weights, game_course, model_posteriors
 from ..engine.cards import NUM_CARDS, mask_to_cards
-from ..engine.combos import Entry, classify, enumerate_combos
+from ..engine.combos import Entry, enumerate_combos
 from ..observations.decision import Decision, PolicyObservation
 from ..observations.paper import (
     NUM_ACTIONS,
@@ -82,7 +82,7 @@ from .random import RandomPolicy
 from .smart import SmartPolicy, smart_choice, smart_ranking
 from ..engine.rules import Rules
 from .fast import FastModel, as_model, entry_features, features, shipped_model, softmax
-from .public import PublicState, public_state, state_game
+from .public import PublicState, game_row, public_state, state_game
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -235,31 +235,6 @@ class _CoreState:
             np.array(state.cards_left, dtype=np.int64),
             np.array(state.declined, dtype=np.int64).reshape(4, 5),
         )
-
-
-def _root_table(state: PublicState, game: Game) -> np.ndarray:
-    """The core's table (:data:`~big2_env.engine.core.games.TABLE_FIELDS`) of ``game`` (:func:`state_game`), seat 0 on move."""
-    from ..engine.core.games import (
-        T_CATEGORY,
-        T_MASK,
-        T_OPENING,
-        T_PASSED,
-        T_PASSES,
-        T_SIZE,
-        T_STRENGTH,
-        T_WINNER,
-        TABLE_SIZE,
-    )
-
-    table = np.zeros(TABLE_SIZE, dtype=np.int64)
-    if state.trick is not None:
-        combo = classify(state.trick, game.rules)
-        assert combo is not None  # state_game has classified it
-        table[T_SIZE], table[T_STRENGTH], table[T_CATEGORY] = len(state.trick), combo.strength, combo.category
-        table[T_MASK] = sum(1 << c for c in state.trick)
-    table[T_PASSES], table[T_OPENING], table[T_WINNER] = state.passes, state.opening, -1
-    table[T_PASSED] = state.passed
-    return table
 
 
 # ----------------------------------------------------------------------------- rollout policies
@@ -845,9 +820,10 @@ class SearchPolicy(Policy):
         deal_weights: list[float] = []  # log-weight of each deal under the move history (0 without it)
         values: list[list[tuple[int, float]]] = [[] for _ in range(n)]  # per candidate: (deal, final value)
         if self._core_state is not None:
+            from ..engine.core.games import TABLE_AT
             from ..engine.core.rollouts import play_outs
 
-            root_table = _root_table(state, root[1])
+            root_table = game_row(root[1])[TABLE_AT:]  # the deal's game: its table is the state's, seat 0 on move
             played_by = np.array(state.played_by, dtype=np.int64)
             candidate_rows = np.array([(e[2], len(e[1]), e[0], e[3]) for e in (entries[c] for c in candidates)], dtype=np.int64)
             seat_models, weights = self._core_models()
