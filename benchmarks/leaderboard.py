@@ -26,7 +26,7 @@ as many seats as each of them held, spread over the same deals, all fitted toget
 a deal for the paper board (79 of their games a deal at about 1.6 process-seconds a game, ``timing.csv``; search-net's
 network rollouts the most of it since ISMCTS's rollouts run in the core), so its 60 deals take about an hour;
 Charlesworth's board seats them at 167 games a deal (about 1.34 process-seconds a game: 12,500 games in 16,750
-process-seconds), so its 75 deals take about two and a half hours on two cores.
+process-seconds), so its 75 deals take about two and a third hours on two cores.
 Seating them at every table as well (``--searchers tables``: the 111 tables that seat one of them on every deal,
 444 games a deal for the paper board) takes between five and six times as long.
 
