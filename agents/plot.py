@@ -114,10 +114,14 @@ _HEALTH = (
 
 
 def read_train_log(run_dir: str | Path) -> dict[str, list[float]]:
-    """``{column: values}`` from ``run_dir/train_log.csv`` (one row per batch; blanks are nan)."""
-    path = Path(run_dir) / "train_log.csv"
+    """``{column: values}`` from ``run_dir/train_log.csv``, or from a CSV file of that form named
+    directly (a committed, renamed log), one row per batch; blanks are nan."""
+    path = Path(run_dir)
+    if not (path.suffix == ".csv" and path.is_file()):
+        path = path / "train_log.csv"
     if not path.is_file():
-        raise FileNotFoundError(f"no train_log.csv in {str(run_dir)!r}: is it a `big2 train` output folder?")
+        raise FileNotFoundError(f"no train_log.csv in {str(run_dir)!r}: is it a `big2 train` output folder "
+                                f"or a train_log CSV file?")
     columns: dict[str, list[float]] = defaultdict(list)
     with path.open(newline="") as handle:
         for row in csv.DictReader(handle):
@@ -167,6 +171,56 @@ def plot_health(run_dir: str | Path, output: str | Path | None = None, title: st
     fig.suptitle(title or f"Learner health: {Path(run_dir).resolve().name}")
     output = Path(output) if output is not None else Path(run_dir) / HEALTH_NAME
     return _save(fig, plt, output)
+
+
+HEALTH_MEANS = ("approx_kl", "clip_fraction", "explained_variance", "entropy", "cross_entropy")
+"""The learner's statistics that :func:`health_summary` averages over a log's rows."""
+
+
+def health_summary(run_dir: str | Path) -> dict[str, Any]:
+    """What a training log says in a few numbers: how far it ran and how healthy it was.
+
+    ``run_dir`` is a run folder or a train_log CSV file. The summary holds the log's ``rows``, its
+    last ``batch``, ``games`` and ``decisions``, whether it was ``thinned`` (fewer rows than
+    batches: a committed log keeps every n-th row), the mean over its rows of each of
+    :data:`HEALTH_MEANS` that it logs (``mean_approx_kl``, ...), and for a log of every batch the
+    ``learned_decisions`` (the sum of ``trained_decisions``) with the ``accuracy`` over them
+    (agreement with a teacher, weighted by each batch's learned decisions); a thinned log's sums
+    would miss rows, so it gives neither.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> log = pathlib.Path(tempfile.mkdtemp()) / "train_log.csv"
+        >>> _ = log.write_text("batch,games,decisions,trained_decisions,accuracy\\n1,16,500,300,0.9\\n2,32,1000,100,1.0\\n")
+        >>> summary = health_summary(log)
+        >>> summary["learned_decisions"], round(summary["accuracy"], 3), summary["thinned"]
+        (400, 0.925, False)
+    """
+    log = read_train_log(run_dir)
+    batches = [b for b in log.get("batch", []) if math.isfinite(b)]
+    if not batches:
+        raise ValueError(f"{str(run_dir)!r} has no logged batches yet")
+
+    def last(key: str) -> int | None:
+        values = [v for v in log.get(key, []) if math.isfinite(v)]
+        return int(values[-1]) if values else None
+
+    thinned = len(batches) < int(batches[-1] - batches[0]) + 1
+    summary: dict[str, Any] = {"rows": len(batches), "batch": int(batches[-1]), "games": last("games"),
+                               "decisions": last("decisions"), "thinned": thinned}
+    for key in HEALTH_MEANS:
+        values = [v for v in log.get(key, []) if math.isfinite(v)]
+        if values:
+            summary[f"mean_{key}"] = sum(values) / len(values)
+    learned = log.get("trained_decisions", [])
+    if not thinned and any(math.isfinite(v) for v in learned):
+        pairs = [(n, a) for n, a in zip(learned, log.get("accuracy", [math.nan] * len(learned))) if math.isfinite(n)]
+        total = sum(n for n, _ in pairs)
+        summary["learned_decisions"] = int(round(total))
+        weighted = [(n, a) for n, a in pairs if math.isfinite(a)]
+        if weighted and total > 0:
+            summary["accuracy"] = sum(n * a for n, a in weighted) / sum(n for n, _ in weighted)
+    return summary
 
 
 def rolling_mean(values: list[float], window: int) -> list[float]:

@@ -1,0 +1,84 @@
+"""A training log's health summary (``agents.plot.health_summary``) and the script that stores it."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from agents.plot import health_summary
+from scripts import load_script
+
+HEADER = "batch,games,decisions,approx_kl,clip_fraction,explained_variance,trained_decisions,accuracy\n"
+
+
+def write_log(path: Path, rows: list[str]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(HEADER + "".join(row + "\n" for row in rows))
+    return path
+
+
+def test_every_batch_logged_sums_learned_decisions_and_weights_accuracy(tmp_path: Path) -> None:
+    log = write_log(tmp_path / "run" / "train_log.csv", [
+        "1,16,500,0.01,0.1,0.5,300,0.9",
+        "2,32,1000,0.03,,0.7,100,1.0",  # a blank is not a zero
+        "3,48,1600,,0.3,,200,",  # nor is a missing accuracy
+    ])
+    summary = health_summary(log.parent)  # the run folder reads its train_log.csv
+    assert summary == health_summary(log)  # and so does the file named directly
+    assert (summary["rows"], summary["batch"], summary["games"], summary["decisions"]) == (3, 3, 48, 1600)
+    assert summary["thinned"] is False
+    assert summary["learned_decisions"] == 600
+    assert summary["accuracy"] == pytest.approx((300 * 0.9 + 100 * 1.0) / 400)
+    assert summary["mean_approx_kl"] == pytest.approx(0.02)
+    assert summary["mean_clip_fraction"] == pytest.approx(0.2)
+    assert summary["mean_explained_variance"] == pytest.approx(0.6)
+    assert "mean_entropy" not in summary  # not logged, not invented
+
+
+def test_a_thinned_log_gives_no_sums(tmp_path: Path) -> None:
+    log = write_log(tmp_path / "thin.csv", ["1,16,500,0.01,0.1,0.5,300,0.9", "30,480,15000,0.03,0.3,0.7,300,0.9"])
+    summary = health_summary(log)
+    assert summary["thinned"] is True and summary["batch"] == 30
+    assert "learned_decisions" not in summary and "accuracy" not in summary
+    assert summary["mean_approx_kl"] == pytest.approx(0.02)
+
+
+def test_a_log_that_starts_late_is_not_thinned(tmp_path: Path) -> None:
+    """A resumed run's log may start past batch 1: rows 5..7 are every batch from 5 on."""
+    log = write_log(tmp_path / "late.csv", [f"{b},{16 * b},{500 * b},0.01,0.1,0.5,10,1.0" for b in (5, 6, 7)])
+    assert health_summary(log)["thinned"] is False
+    assert health_summary(log)["learned_decisions"] == 30
+
+
+def test_missing_or_empty_logs_are_named(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="train_log"):
+        health_summary(tmp_path)
+    empty = write_log(tmp_path / "empty.csv", [])
+    with pytest.raises(ValueError, match="no logged batches"):
+        health_summary(empty)
+
+
+def test_the_script_stores_each_log_under_its_name(tmp_path: Path) -> None:
+    script = load_script("benchmarks/health_summary.py")
+    a = write_log(tmp_path / "train_log_exit.csv", ["1,16,500,,,,300,0.9"])
+    b = write_log(tmp_path / "ppo" / "train_log.csv", ["1,16,500,0.01,0.1,0.5,,"])
+    out = tmp_path / "health.json"
+    assert script.main([str(a), str(b.parent), "--json", str(out)]) == 0
+    stored = json.loads(out.read_text())
+    assert stored["train_log_exit"]["learned_decisions"] == 300
+    assert math.isclose(stored["ppo"]["mean_approx_kl"], 0.01)
+    assert stored["command"].startswith("python benchmarks/health_summary.py ")
+    with pytest.raises(SystemExit):  # two logs of one name would overwrite each other
+        script.main([str(a), str(a)])
+
+
+def test_the_committed_summaries_match_their_logs() -> None:
+    """The exit README quotes ``health.json``; it must be what the committed logs give today."""
+    repo = Path(__file__).resolve().parents[1]
+    for folder in ("benchmarks/exit_net", "benchmarks/exit_net/lr2.5e-5"):
+        stored = json.loads((repo / folder / "health.json").read_text())
+        for name in ("train_log_exit", "train_log_ppo"):
+            assert stored[name] == health_summary(repo / folder / f"{name}.csv")
