@@ -177,16 +177,19 @@ HEALTH_MEANS = ("approx_kl", "clip_fraction", "explained_variance", "entropy", "
 """The learner's statistics that :func:`health_summary` averages over a log's rows."""
 
 
-def health_summary(run_dir: str | Path) -> dict[str, Any]:
+def health_summary(run_dir: str | Path, upto: int | None = None, last: int | None = None) -> dict[str, Any]:
     """What a training log says in a few numbers: how far it ran and how healthy it was.
 
-    ``run_dir`` is a run folder or a train_log CSV file. The summary holds the log's ``rows``, its
-    last ``batch``, ``games`` and ``decisions``, whether it was ``thinned`` (fewer rows than
+    ``run_dir`` is a run folder or a train_log CSV file; ``upto`` reads only its rows up to that
+    batch (the run as it stood then). The summary holds the rows' count (``rows``), the last
+    ``batch``, ``games`` and ``decisions``, whether the log was ``thinned`` (fewer rows than
     batches: a committed log keeps every n-th row), the mean over its rows of each of
     :data:`HEALTH_MEANS` that it logs (``mean_approx_kl``, ...), and for a log of every batch the
     ``learned_decisions`` (the sum of ``trained_decisions``) with the ``accuracy`` over them
     (agreement with a teacher, weighted by each batch's learned decisions); a thinned log's sums
-    would miss rows, so it gives neither.
+    would miss rows, so it gives neither. With ``last``, it adds the median of each of
+    :data:`HEALTH_MEANS` and the learning rate over the rows of the last ``last`` batches
+    (``median_approx_kl``, ..., ``median_lr``; ``last_rows`` of them): where a run stood lately.
 
     Example:
         >>> import tempfile, pathlib
@@ -196,18 +199,24 @@ def health_summary(run_dir: str | Path) -> dict[str, Any]:
         >>> summary["learned_decisions"], round(summary["accuracy"], 3), summary["thinned"]
         (400, 0.925, False)
     """
+    for what, value in (("upto", upto), ("last", last)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise ValueError(f"{what} must be a positive number of batches or None; got {value!r}")
     log = read_train_log(run_dir)
+    if upto is not None:
+        keep = [i for i, b in enumerate(log.get("batch", [])) if math.isfinite(b) and b <= upto]
+        log = {key: [values[i] for i in keep] for key, values in log.items()}
     batches = [b for b in log.get("batch", []) if math.isfinite(b)]
     if not batches:
-        raise ValueError(f"{str(run_dir)!r} has no logged batches yet")
+        raise ValueError(f"{str(run_dir)!r} has no logged batches" + (f" up to batch {upto}" if upto else " yet"))
 
-    def last(key: str) -> int | None:
+    def final(key: str) -> int | None:
         values = [v for v in log.get(key, []) if math.isfinite(v)]
         return int(values[-1]) if values else None
 
     thinned = len(batches) < int(batches[-1] - batches[0]) + 1
-    summary: dict[str, Any] = {"rows": len(batches), "batch": int(batches[-1]), "games": last("games"),
-                               "decisions": last("decisions"), "thinned": thinned}
+    summary: dict[str, Any] = {"rows": len(batches), "batch": int(batches[-1]), "games": final("games"),
+                               "decisions": final("decisions"), "thinned": thinned}
     for key in HEALTH_MEANS:
         values = [v for v in log.get(key, []) if math.isfinite(v)]
         if values:
@@ -220,6 +229,14 @@ def health_summary(run_dir: str | Path) -> dict[str, Any]:
         weighted = [(n, a) for n, a in pairs if math.isfinite(a)]
         if weighted and total > 0:
             summary["accuracy"] = sum(n * a for n, a in weighted) / sum(n for n, _ in weighted)
+    if last is not None:
+        recent = [i for i, b in enumerate(log["batch"]) if math.isfinite(b) and b > batches[-1] - last]
+        summary["last_batches"], summary["last_rows"] = last, len(recent)
+        for key in HEALTH_MEANS + ("lr",):
+            values = sorted(log[key][i] for i in recent if math.isfinite(log[key][i])) if key in log else []
+            if values:
+                middle = len(values) // 2
+                summary[f"median_{key}"] = values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
     return summary
 
 

@@ -4,17 +4,22 @@ Reads the train_log CSV of each run named (a ``big2 train`` output folder, or a 
 file such as ``benchmarks/exit_net/train_log_ppo.csv``) and writes, under each log's name,
 :func:`agents.plot.health_summary`: its last batch, games and decisions, the mean KL, clip
 fraction, explained variance and entropy over its rows, and for an unthinned log the decisions
-learned and the agreement with a teacher. Pages quote the figures from the file it writes.
+learned and the agreement with a teacher. With ``--upto B [B ...]`` each log is read as it stood at
+each batch ``B`` (stored as ``NAME@B``), and ``--last N`` adds the medians over the last ``N``
+batches. Pages quote the figures from the file it writes.
 
 Usage:
     python benchmarks/health_summary.py benchmarks/exit_net/train_log_exit.csv \\
         benchmarks/exit_net/train_log_ppo.csv --json benchmarks/exit_net/health.json
+    python benchmarks/health_summary.py benchmarks/long/paper benchmarks/long/charlesworth \\
+        --upto 1075 2149 --last 300 --json benchmarks/long/health.json
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from agents.plot import health_summary
@@ -29,14 +34,25 @@ def log_name(path: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("logs", nargs="+", help="run folders or train_log CSV files")
+    parser.add_argument("--upto", type=int, nargs="+", metavar="BATCH",
+                        help="summarise each log as it stood at each of these batches (stored as NAME@BATCH)")
+    parser.add_argument("--last", type=int, metavar="N", help="add the medians over the last N batches")
     parser.add_argument("--json", help="write the summaries here (default: print only)")
     options = parser.parse_args(argv)
     names = [log_name(path) for path in options.logs]
     if len(set(names)) != len(names):
         parser.error(f"two logs share a name ({', '.join(names)}): each is stored under its file's stem")
-    result = {name: health_summary(path) for name, path in zip(names, options.logs)}
-    result["command"] = "python benchmarks/health_summary.py " + " ".join(options.logs) + (
-        f" --json {options.json}" if options.json else "")
+    for what, value in (("--last", options.last), *(("--upto", b) for b in options.upto or ())):
+        if value is not None and value < 1:
+            parser.error(f"{what} takes a positive number of batches; got {value}")
+    result: dict[str, object] = {}
+    for name, path in zip(names, options.logs):
+        if options.upto:
+            for batch in options.upto:
+                result[f"{name}@{batch}"] = health_summary(path, upto=batch, last=options.last)
+        else:
+            result[name] = health_summary(path, last=options.last)
+    result["command"] = "python benchmarks/health_summary.py " + " ".join(argv if argv is not None else sys.argv[1:])
     text = json.dumps(result, indent=2)
     print(text)
     if options.json:

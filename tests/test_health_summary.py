@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
+from contextlib import chdir
 from pathlib import Path
 
 import pytest
@@ -53,6 +55,25 @@ def test_a_log_that_starts_late_is_not_thinned(tmp_path: Path) -> None:
     assert health_summary(log)["learned_decisions"] == 30
 
 
+def test_upto_reads_the_run_as_it_stood_and_last_takes_medians(tmp_path: Path) -> None:
+    log = tmp_path / "train_log.csv"
+    log.write_text("batch,games,decisions,approx_kl,lr\n" + "".join(
+        f"{b},{10 * b},{100 * b},{b / 1000},{1e-3 / b}\n" for b in range(1, 11)))
+    summary = health_summary(log, upto=7, last=4)  # batches 4..7 are the last four up to batch 7
+    assert (summary["batch"], summary["games"], summary["rows"]) == (7, 70, 7)
+    assert summary["mean_approx_kl"] == pytest.approx(0.004)
+    assert (summary["last_batches"], summary["last_rows"]) == (4, 4)
+    assert summary["median_approx_kl"] == pytest.approx(0.0055)  # (5 + 6) / 2, an even count
+    assert summary["median_lr"] == pytest.approx((1e-3 / 5 + 1e-3 / 6) / 2)
+    assert health_summary(log, last=3)["median_approx_kl"] == pytest.approx(0.009)
+    assert "median_approx_kl" not in health_summary(log)
+    for bad in ({"upto": 0}, {"last": -1}, {"last": 2.5}, {"upto": True}):
+        with pytest.raises(ValueError, match="positive number of batches"):
+            health_summary(log, **bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="up to batch 0|no logged batches"):
+        health_summary(write_log(tmp_path / "late.csv", ["5,80,500,,,,,"]), upto=4)
+
+
 def test_missing_or_empty_logs_are_named(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="train_log"):
         health_summary(tmp_path)
@@ -75,10 +96,17 @@ def test_the_script_stores_each_log_under_its_name(tmp_path: Path) -> None:
         script.main([str(a), str(a)])
 
 
-def test_the_committed_summaries_match_their_logs() -> None:
-    """The exit README quotes ``health.json``; it must be what the committed logs give today."""
+def test_the_committed_summaries_match_their_logs(tmp_path: Path) -> None:
+    """Pages quote each ``health.json``; run again from its stored command, it gives the same figures."""
+    script = load_script("benchmarks/health_summary.py")
     repo = Path(__file__).resolve().parents[1]
-    for folder in ("benchmarks/exit_net", "benchmarks/exit_net/lr2.5e-5"):
-        stored = json.loads((repo / folder / "health.json").read_text())
-        for name in ("train_log_exit", "train_log_ppo"):
-            assert stored[name] == health_summary(repo / folder / f"{name}.csv")
+    files = sorted(repo.glob("benchmarks/**/health.json"))
+    assert len(files) >= 3  # the exit runs' two and the long runs'
+    for path in files:
+        stored = json.loads(path.read_text())
+        args = shlex.split(stored["command"])[2:]
+        args[args.index("--json") + 1] = str(tmp_path / "again.json")
+        with chdir(repo):
+            assert script.main(args) == 0
+        again = json.loads((tmp_path / "again.json").read_text())
+        assert {k: v for k, v in again.items() if k != "command"} == {k: v for k, v in stored.items() if k != "command"}
