@@ -83,7 +83,6 @@ def test_random_vs_random_near_a_quarter():
     assert 0.20 <= result.win_rate <= 0.30
     assert abs(result.mean_score) < 1.5
     assert all(200 <= s.games <= 300 for s in result.per_seat)  # seats drawn uniformly per game
-    assert result.elapsed_s < 20
 
 
 def test_scores_are_the_agents_final_scores():

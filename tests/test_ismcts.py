@@ -45,11 +45,27 @@ def test_iteration_budget_visits_and_the_choice_of_the_most_visited_child():
     assert len(stats["visits"]) == min(120, len(legal))  # every root move was expanded before any was revisited
 
 
-def test_a_time_budget_stops_near_its_limit():
+def test_a_time_budget_stops_near_its_limit(monkeypatch):
+    """The budget is read off the search's clock; here a fake one that moves only as iterations run
+    (1 ms each), so the test checks the stopping rule whatever the machine's load: the search stops at
+    the first iteration that ends at or past its deadline."""
+    import types
+
+    import big2_env.players.ismcts as ismcts_module
+
+    clock = [0.0]
+    monkeypatch.setattr(ismcts_module, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
     policy = ISMCTSPolicy(budget="0.2s", seed=0)
+    real = policy._iterate
+
+    def timed(*args):
+        clock[0] += 1e-3
+        return real(*args)
+
+    monkeypatch.setattr(policy, "_iterate", timed)
     policy.act(observation_dict(leading_position()))
-    assert 0.2 <= policy.last_stats["seconds"] < 0.2 + 0.5
-    assert policy.last_stats["iterations"] > 1
+    assert policy.last_stats["iterations"] == round(policy.last_stats["seconds"] / 1e-3)
+    assert 0.2 <= policy.last_stats["seconds"] < 0.2 + 1e-3 + 1e-9
 
 
 def test_it_takes_the_win_when_its_last_cards_make_one_play():
