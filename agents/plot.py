@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import math
+import statistics
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -227,16 +228,15 @@ def health_summary(run_dir: str | Path, upto: int | None = None, last: int | Non
         total = sum(n for n, _ in pairs)
         summary["learned_decisions"] = int(round(total))
         weighted = [(n, a) for n, a in pairs if math.isfinite(a)]
-        if weighted and total > 0:
+        if sum(n for n, _ in weighted) > 0:
             summary["accuracy"] = sum(n * a for n, a in weighted) / sum(n for n, _ in weighted)
     if last is not None:
         recent = [i for i, b in enumerate(log["batch"]) if math.isfinite(b) and b > batches[-1] - last]
         summary["last_batches"], summary["last_rows"] = last, len(recent)
         for key in HEALTH_MEANS + ("lr",):
-            values = sorted(log[key][i] for i in recent if math.isfinite(log[key][i])) if key in log else []
+            values = [log[key][i] for i in recent if math.isfinite(log[key][i])] if key in log else []
             if values:
-                middle = len(values) // 2
-                summary[f"median_{key}"] = values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+                summary[f"median_{key}"] = statistics.median(values)
     return summary
 
 

@@ -40,6 +40,12 @@ def test_every_batch_logged_sums_learned_decisions_and_weights_accuracy(tmp_path
     assert "mean_entropy" not in summary  # not logged, not invented
 
 
+def test_batches_that_learned_nothing_give_no_accuracy(tmp_path: Path) -> None:
+    log = write_log(tmp_path / "idle.csv", ["1,16,500,,,,0,0.9", "2,32,1000,,,,0,1.0"])
+    summary = health_summary(log)
+    assert summary["learned_decisions"] == 0 and "accuracy" not in summary  # no 0 / 0
+
+
 def test_a_thinned_log_gives_no_sums(tmp_path: Path) -> None:
     log = write_log(tmp_path / "thin.csv", ["1,16,500,0.01,0.1,0.5,300,0.9", "30,480,15000,0.03,0.3,0.7,300,0.9"])
     summary = health_summary(log)
