@@ -211,15 +211,22 @@ def health_summary(run_dir: str | Path, upto: int | None = None, last: int | Non
     if not batches:
         raise ValueError(f"{str(run_dir)!r} has no logged batches" + (f" up to batch {upto}" if upto else " yet"))
 
+    def finite(key: str, rows: list[int] | None = None) -> list[float]:
+        """The logged values of ``key`` (of the ``rows`` given, else every row), blanks left out."""
+        if key not in log:
+            return []
+        values = log[key] if rows is None else [log[key][i] for i in rows]
+        return [v for v in values if math.isfinite(v)]
+
     def final(key: str) -> int | None:
-        values = [v for v in log.get(key, []) if math.isfinite(v)]
+        values = finite(key)
         return int(values[-1]) if values else None
 
     thinned = len(batches) < int(batches[-1] - batches[0]) + 1
     summary: dict[str, Any] = {"rows": len(batches), "batch": int(batches[-1]), "games": final("games"),
                                "decisions": final("decisions"), "thinned": thinned}
     for key in HEALTH_MEANS:
-        values = [v for v in log.get(key, []) if math.isfinite(v)]
+        values = finite(key)
         if values:
             summary[f"mean_{key}"] = sum(values) / len(values)
     learned = log.get("trained_decisions", [])
@@ -234,7 +241,7 @@ def health_summary(run_dir: str | Path, upto: int | None = None, last: int | Non
         recent = [i for i, b in enumerate(log["batch"]) if math.isfinite(b) and b > batches[-1] - last]
         summary["last_batches"], summary["last_rows"] = last, len(recent)
         for key in HEALTH_MEANS + ("lr",):
-            values = [log[key][i] for i in recent if math.isfinite(log[key][i])] if key in log else []
+            values = finite(key, recent)
             if values:
                 summary[f"median_{key}"] = statistics.median(values)
     return summary

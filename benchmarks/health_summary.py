@@ -42,16 +42,14 @@ def main(argv: list[str] | None = None) -> int:
     names = [log_name(path) for path in options.logs]
     if len(set(names)) != len(names):
         parser.error(f"two logs share a name ({', '.join(names)}): each is stored under its file's stem")
-    for what, value in (("--last", options.last), *(("--upto", b) for b in options.upto or ())):
-        if value is not None and value < 1:
-            parser.error(f"{what} takes a positive number of batches; got {value}")
     result: dict[str, object] = {}
-    for name, path in zip(names, options.logs):
-        if options.upto:
-            for batch in options.upto:
-                result[f"{name}@{batch}"] = health_summary(path, upto=batch, last=options.last)
-        else:
-            result[name] = health_summary(path, last=options.last)
+    try:  # health_summary checks the bounds and names a missing or empty log
+        for name, path in zip(names, options.logs):
+            for batch in options.upto or [None]:
+                key = name if batch is None else f"{name}@{batch}"
+                result[key] = health_summary(path, upto=batch, last=options.last)
+    except (ValueError, FileNotFoundError) as error:
+        parser.error(str(error))
     result["command"] = "python benchmarks/health_summary.py " + " ".join(argv if argv is not None else sys.argv[1:])
     text = json.dumps(result, indent=2)
     print(text)

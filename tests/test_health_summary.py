@@ -102,6 +102,28 @@ def test_the_script_stores_each_log_under_its_name(tmp_path: Path) -> None:
         script.main([str(a), str(a)])
 
 
+@pytest.mark.parametrize("args, says", [
+    (["LOG", "--last", "0"], "last must be a positive number of batches"),
+    (["LOG", "--upto", "0"], "upto must be a positive number of batches"),
+    (["LOG", "MISSING", "--json", "OUT"], "no train_log.csv"),
+    (["LOG", "--upto", "1", "3", "--json", "OUT"], None),  # the control: this one is accepted
+])
+def test_the_script_refuses_bad_input_with_a_message(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                     args: list[str], says: str | None) -> None:
+    script = load_script("benchmarks/health_summary.py")
+    log = write_log(tmp_path / "train_log_a.csv", ["1,16,500,,,,300,0.9", "2,32,1000,,,,100,1.0"])
+    places = {"LOG": str(log), "MISSING": str(tmp_path / "missing"), "OUT": str(tmp_path / "out.json")}
+    argv = [places.get(a, a) for a in args]
+    if says is None:
+        assert script.main(argv) == 0
+        assert set(json.loads((tmp_path / "out.json").read_text())) == {"train_log_a@1", "train_log_a@3", "command"}
+        return
+    with pytest.raises(SystemExit) as stopped:
+        script.main(argv)
+    assert stopped.value.code == 2 and says in capsys.readouterr().err
+    assert not (tmp_path / "out.json").exists()  # nothing written on a refusal
+
+
 def test_the_committed_summaries_match_their_logs(tmp_path: Path) -> None:
     """Pages quote each ``health.json``; run again from its stored command, it gives the same figures."""
     script = load_script("benchmarks/health_summary.py")
