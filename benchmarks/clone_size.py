@@ -46,13 +46,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="write the sizes here (default: print only)")
     options = parser.parse_args(argv)
     repo = Path(options.repo).resolve()
-    result: dict[str, object] = {"commit": git("rev-parse", "HEAD", cwd=repo).strip(),
-                                 "date": datetime.date.today().isoformat()}
-    with tempfile.TemporaryDirectory() as scratch:
-        for name, extra in (("full", []), ("shallow", ["--depth", "1"])):
-            target = Path(scratch) / name
-            git("clone", "-q", "--no-local", *extra, f"file://{repo}", str(target))
-            result[name] = measure(target)
+    if not repo.is_dir():
+        parser.error(f"--repo {options.repo!r} is not a folder")
+    try:
+        result: dict[str, object] = {"commit": git("rev-parse", "HEAD", cwd=repo).strip(),
+                                     "date": datetime.date.today().isoformat()}
+        with tempfile.TemporaryDirectory() as scratch:
+            for name, extra in (("full", []), ("shallow", ["--depth", "1"])):
+                target = Path(scratch) / name
+                git("clone", "-q", "--no-local", *extra, f"file://{repo}", str(target))
+                result[name] = measure(target)
+    except subprocess.CalledProcessError as error:
+        parser.error(f"git failed on {str(repo)!r} (is it a repository with a commit?): {error.stderr.strip()}")
     result["command"] = "python benchmarks/clone_size.py" + (f" --json {options.json}" if options.json else "")
     text = json.dumps(result, indent=2)
     print(text)

@@ -40,3 +40,16 @@ def test_a_shallow_clone_leaves_the_old_commits_behind(tmp_path: Path) -> None:
         assert sizes[clone]["checkout_mib"] * (1 << 20) == pytest.approx(len("print('hello')\n"))
         assert sizes[clone]["git_mib"] >= sizes[clone]["pack_mib"]
     assert len(sizes["commit"]) == 40
+
+
+def test_a_folder_that_is_not_a_repository_is_refused_with_a_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = load_script("benchmarks/clone_size.py")
+    out = tmp_path / "sizes.json"
+    for repo in (tmp_path / "plain", tmp_path / "absent"):
+        if repo.name == "plain":
+            repo.mkdir()
+        with pytest.raises(SystemExit) as stopped:
+            script.main(["--repo", str(repo), "--json", str(out)])
+        assert stopped.value.code == 2
+        assert ("git failed" if repo.name == "plain" else "is not a folder") in capsys.readouterr().err
+    assert not out.exists()
