@@ -16,6 +16,10 @@ decision with a choice:
    over it, paired deal by deal, exceeds ``margin`` standard errors of that paired difference
    (SPARTA's threshold, counted in standard errors). By the policy improvement argument such a
    search is no worse than its blueprint where its deals are right.
+5. **Model check** (``model_check``, off by default): the rollouts assume every seat plays like the
+   network. Where the other seats' moves so far say otherwise (their mean log-likelihood ratio,
+   network against a uniform choice among their legal moves, is below ``-model_check`` nats a
+   move), the search keeps the blueprint's move without searching.
 
 It decides from the observation alone (the extended view's hand, counts and public move
 history): swapping the unseen cards between the other hands never changes its decision for a
@@ -73,6 +77,10 @@ DEFAULT_MARGIN = 4.0
 DEFAULT_SAMPLE = True
 DEFAULT_DEALS = 16
 DEFAULT_BELIEF_STRENGTH = 0.75
+MODEL_CHECK_DEALS = 16
+"""Uniform deals of the hidden cards over which the model check averages each move's probability."""
+MODEL_CHECK_MOVES = 4
+"""The other seats' moves with a choice the model check needs before it judges them."""
 _FULL_DECK = (1 << NUM_CARDS) - 1
 
 
@@ -119,6 +127,11 @@ class NetworkRollouts:
                              f"the {cfg.observation!r} view with the {cfg.design!r} design")
         self.games = PositionGames(self.rules, observation="charlesworth" if self._his else "paper")
         self.decisions = 0
+
+    @property
+    def reads_his_view(self) -> bool:
+        """Whether the network is of Charlesworth's design (its 1695-way head gives :meth:`log_probabilities`)."""
+        return self._his
 
     def play(self, hands: np.ndarray, first: int, moves: Sequence[int], actions: np.ndarray | None = None) -> np.ndarray:
         """Start ``len(hands)`` games (:meth:`PositionGames.start`), play ``actions[g]`` first in game
@@ -223,6 +236,8 @@ class SearchStats:
     departures: int = 0
     gains: list[float] = field(default_factory=list)
     seconds: float = 0.0
+    kept: int = 0
+    """Decisions with a choice where the model check kept the blueprint's move without searching."""
 
     @property
     def departure_rate(self) -> float:
@@ -232,7 +247,7 @@ class SearchStats:
     def to_dict(self) -> dict[str, float]:
         return {"decisions": self.decisions, "searched": self.searched, "rollouts": self.rollouts,
                 "departures": self.departures, "departure_rate": self.departure_rate,
-                "mean_gain": float(np.mean(self.gains)) if self.gains else 0.0,
+                "mean_gain": float(np.mean(self.gains)) if self.gains else 0.0, "model_check_kept": self.kept,
                 "seconds_per_decision": self.seconds / self.decisions if self.decisions else 0.0}
 
 
@@ -256,6 +271,14 @@ class NetworkSearch(Policy):
         belief_strength: how far the weights are followed, tempered so that the effective number of
             deals stays at least ``1 - belief_strength`` of them (1: the exact posterior under the
             network as every opponent's model; a posterior that rests on one deal is tempered).
+        model_check: ``None`` (the default): off. A number of nats: keep the blueprint's move, without
+            searching, while the other seats' moves with a choice so far (at least
+            :data:`MODEL_CHECK_MOVES` of them) are on average more than ``model_check`` nats a move
+            less likely under the network than under a uniform choice among their legal moves (each
+            move's probability averaged over :data:`MODEL_CHECK_DEALS` uniform deals of the hidden
+            cards): opponents unlike the network make its rollouts a wrong model. The check draws
+            its deals from a generator of its own, so where it never fires the search's decisions
+            are those it makes without it.
         seed: seeds the deals (and sampled rollouts).
     """
 
@@ -265,7 +288,7 @@ class NetworkSearch(Policy):
     def __init__(self, network: NetworkPolicy, rules: Rules | str | dict | None = None, budget: Any = DEFAULT_BUDGET,
                  top_k: int = DEFAULT_TOP_K, margin: float = DEFAULT_MARGIN, deals: int = DEFAULT_DEALS,
                  sample: bool = DEFAULT_SAMPLE, beliefs: int = 0, belief_strength: float = DEFAULT_BELIEF_STRENGTH,
-                 seed: int | None = None, name: str | None = None) -> None:
+                 model_check: float | None = None, seed: int | None = None, name: str | None = None) -> None:
         self.seconds, self.rollouts = parse_budget(budget)
         self.budget = budget
         for what, value, low, high in (("top_k", top_k, 1, 64), ("deals", deals, 1, 4096), ("beliefs", beliefs, 0, 4096)):
@@ -279,7 +302,12 @@ class NetworkSearch(Policy):
         if isinstance(belief_strength, bool) or not isinstance(belief_strength, (int, float)) or not 0 <= belief_strength <= 1:
             raise ValueError(f"belief_strength must be a number in [0, 1]; got {belief_strength!r}")
         self.belief_strength = float(belief_strength)
+        if model_check is not None and (isinstance(model_check, bool) or not isinstance(model_check, (int, float))
+                                        or not 0 <= model_check <= 100):
+            raise ValueError(f"model_check must be None (off) or a number of nats a move in [0, 100]; got {model_check!r}")
+        self.model_check = None if model_check is None else float(model_check)
         self.rng = np.random.default_rng(seed)
+        self.check_rng = np.random.default_rng(seed if seed is None else [seed, 1])
         self.use_network(network)
         self.stats = SearchStats()
         self.last: dict[str, Any] | None = None
@@ -307,8 +335,11 @@ class NetworkSearch(Policy):
         iteration, ``big2 train --algo exit --teacher search-net``, gives it the network being trained each batch)."""
         if not isinstance(network, NetworkPolicy):
             raise ValueError(f"network must be a NetworkPolicy (NetworkSearch.from_spec loads one by name); got {network!r}")
-        self.network = network
-        self.rollout = NetworkRollouts(network.model, self.rules, sample=self.sample, rng=self.rng)
+        rollout = NetworkRollouts(network.model, self.rules, sample=self.sample, rng=self.rng)
+        if (self.beliefs or self.model_check is not None) and not rollout.reads_his_view:
+            raise ValueError("beliefs and the model check need a network of Charlesworth's design (its 1695-way head: "
+                             f"pretrained, pretrained-charlesworth); this one has the {network.model.config.design!r} design")
+        self.network, self.rollout = network, rollout
 
     @property
     def last_stats(self) -> dict[str, Any] | None:
@@ -321,6 +352,7 @@ class NetworkSearch(Policy):
 
     def seed(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
+        self.check_rng = np.random.default_rng(seed if seed is None else [seed, 1])
         self.rollout.rng = self.rng
 
     # ------------------------------------------------------------------ the decision
@@ -349,8 +381,13 @@ class NetworkSearch(Policy):
             candidates.append(PASS_ACTION)
         if len(candidates) == 1:
             return blueprint
-        self.stats.searched += 1
         position = _Position.of(obs, self.rules)
+        if self.model_check is not None:
+            ratio = self.model_ratio(position)
+            if ratio is not None and ratio < -self.model_check:
+                self.stats.kept += 1
+                return blueprint
+        self.stats.searched += 1
         values = self._values(position, np.array(candidates, dtype=np.int64))
         chosen, gain, error = self._decide(values, candidates.index(blueprint))
         move = candidates[chosen]
@@ -413,6 +450,35 @@ class NetworkSearch(Policy):
         weights = tempered_weights(likelihood, self.belief_strength)
         return hands, weights / weights.sum()
 
+    def model_ratio(self, position: "_Position") -> float | None:
+        """The other seats' mean log-likelihood ratio, network against a uniform choice, over their moves
+        with a choice so far (nats a move; ``None`` before :data:`MODEL_CHECK_MOVES` of them): each
+        move's probability under either is averaged over :data:`MODEL_CHECK_DEALS` uniform deals of
+        the hidden cards, drawn from the check's own generator."""
+        record = [t for t, seat in enumerate(position.movers) if seat != 0]
+        if not record:
+            return None
+        hands = position.deal(self.check_rng, MODEL_CHECK_DEALS)
+        views, masks, actions = self.rollout.games.history_views(hands, position.first, position.moves, record)
+        b, r = actions.shape
+        flat = masks.reshape(b * r, -1)
+        legal = flat.sum(axis=1)
+        chosen = np.flatnonzero(legal > 1)  # forced moves say nothing
+        if len(chosen) == 0:
+            return None
+        move = chosen % r
+        kept = np.unique(move)
+        if len(kept) < MODEL_CHECK_MOVES:
+            return None
+        network = np.exp(self.rollout.log_probabilities(views.reshape(b * r, -1)[chosen], flat[chosen],
+                                                        actions.reshape(-1)[chosen]))
+        uniform = 1.0 / legal[chosen]
+        # each move's probability averaged over the deals where it had a choice
+        seen = np.bincount(move, minlength=r)[kept]
+        mean_network = np.bincount(move, weights=network, minlength=r)[kept] / seen
+        mean_uniform = np.bincount(move, weights=uniform, minlength=r)[kept] / seen
+        return float(np.mean(np.log(np.maximum(mean_network, 1e-300)) - np.log(mean_uniform)))
+
     def _decide(self, values: np.ndarray, blueprint: int) -> tuple[int, float, float]:
         """The candidate to play: the best mean, if its paired gain over the blueprint's move clears
         ``margin`` standard errors, else the blueprint's; with that gain and its standard error."""
@@ -428,7 +494,8 @@ class NetworkSearch(Policy):
         return blueprint, gain, error
 
     def __repr__(self) -> str:
-        return f"NetworkSearch(budget={self.budget!r}, top_k={self.top_k}, margin={self.margin}, deals={self.deals})"
+        check = "" if self.model_check is None else f", model_check={self.model_check}"
+        return f"NetworkSearch(budget={self.budget!r}, top_k={self.top_k}, margin={self.margin}, deals={self.deals}{check})"
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,7 @@ def test_the_search_decides_from_the_observation_alone(seed):
             np.testing.assert_array_equal(obs["observation"], other["observation"])
             first, second = _search(), _search()
             assert first.act(obs) == second.act(other)
+            assert _search(model_check=0.5).act(obs) == _search(model_check=0.5).act(other)
             assert first.last is not None and first.last == second.last
             searched += 1
         game.play_index(int(rng.integers(len(game.legal_plays()))))
@@ -133,6 +134,70 @@ def test_the_beliefs_weigh_deals_by_the_networks_probabilities_of_the_moves_seen
     assert logp[0] == pytest.approx(float(logits[0, slot] - np.log(np.exp(logits[0]).sum())), abs=1e-5)
     assert _search()._weighed_deals(position) is None  # beliefs off
 
+
+
+def _position_after(moves: int, seed: int = 2):
+    from agents.net_search import _Position
+
+    game = Game("charlesworth", seed=seed)
+    while (len(game.history) < moves or len(game.legal_plays()) < 3) and not game.is_over:
+        game.play_index(len(game.legal_plays()) // 2)  # not always the smallest play: some moves had a choice
+    assert not game.is_over
+    obs = _extended(game)
+    return obs, _Position.of(obs, Rules.preset("charlesworth"))
+
+
+def test_the_model_check_is_the_mean_log_ratio_of_the_network_to_a_uniform_choice(monkeypatch):
+    from agents import net_search
+
+    search = _search(model_check=1.0)
+    _, early = _position_after(1)
+    assert search.model_ratio(early) is None  # fewer than MODEL_CHECK_MOVES moves of the others with a choice
+    _, position = _position_after(16)
+    ratio = search.model_ratio(position)
+    assert ratio is not None and np.isfinite(ratio)
+    # a network that gives every move e^-c times a uniform choice's probability: the ratio is exactly -c
+    for c in (0.0, 0.7, 3.0):
+        def scaled(views, masks, actions, c=c):
+            return -np.log(masks.sum(axis=1)) - c
+        monkeypatch.setattr(search.rollout, "log_probabilities", scaled)
+        assert search.model_ratio(position) == pytest.approx(-c)
+    # it counts the others' moves with a choice: too few, and it withholds judgement
+    monkeypatch.setattr(net_search, "MODEL_CHECK_MOVES", 10_000)
+    assert search.model_ratio(position) is None
+
+
+def test_the_model_check_keeps_the_blueprints_move_only_when_the_others_look_unlike_the_network(monkeypatch):
+    obs, position = _position_after(16)
+    assert len(np.flatnonzero(obs["action_mask"])) > 1
+    blueprint = max((p := _search().network.probabilities(obs)), key=p.get)
+    for ratio, kept in ((-2.0, True), (-0.5, False)):
+        search = _search(model_check=1.0)
+        monkeypatch.setattr(search, "model_ratio", lambda position, ratio=ratio: ratio)
+        move = search.act(obs)
+        assert search.stats.kept == int(kept) and search.stats.searched == int(not kept)
+        assert (search.last is None) == kept
+        if kept:
+            assert move == blueprint
+    for bad in (-1, 101, True, "1"):
+        with pytest.raises(ValueError, match="model_check"):
+            _search(model_check=bad)
+    for option in ({"model_check": 1.0}, {"beliefs": 8}):  # a card-aware network has no 1695-way head to ask
+        with pytest.raises(ValueError, match="Charlesworth's design"):
+            NetworkSearch.from_spec("pretrained-paper", rules="paper", **option)
+
+
+def test_a_model_check_that_never_fires_changes_no_decision():
+    """The check draws from its own generator: where it never fires, every game is the one played without it."""
+    plain = NetworkSearch.from_spec("pretrained", rules="paper", budget=32)
+    checked = NetworkSearch.from_spec("pretrained", rules="paper", budget=32, model_check=100.0)
+    first = evaluate(plain, "random", n_games=3, seed=8, rules="paper", progress=False)
+    second = evaluate(checked, "random", n_games=3, seed=8, rules="paper", progress=False)
+    assert first.scores.tolist() == second.scores.tolist() and checked.stats.kept == 0
+    assert checked.stats.searched == plain.stats.searched and checked.stats.rollouts == plain.stats.rollouts
+    fired = NetworkSearch.from_spec("pretrained", rules="paper", budget=32, model_check=0.0)
+    evaluate(fired, "random", n_games=3, seed=8, rules="paper", progress=False)
+    assert fired.stats.kept > 0  # Random's moves are less likely under the network than a uniform choice
 
 
 def test_the_web_tables_insight_shows_the_searched_candidates_and_a_forced_move_shows_none():
