@@ -279,6 +279,9 @@ class NetworkSearch(Policy):
             cards): opponents unlike the network make its rollouts a wrong model. The check draws
             its deals from a generator of its own, so where it never fires the search's decisions
             are those it makes without it.
+        model_check_strict: with ``model_check``, also keep the blueprint's move while the check
+            cannot judge yet (fewer than :data:`MODEL_CHECK_MOVES` of the others' moves with a
+            choice): the search leaves the network only once the others have shown they play like it.
         seed: seeds the deals (and sampled rollouts).
     """
 
@@ -288,7 +291,8 @@ class NetworkSearch(Policy):
     def __init__(self, network: NetworkPolicy, rules: Rules | str | dict | None = None, budget: Any = DEFAULT_BUDGET,
                  top_k: int = DEFAULT_TOP_K, margin: float = DEFAULT_MARGIN, deals: int = DEFAULT_DEALS,
                  sample: bool = DEFAULT_SAMPLE, beliefs: int = 0, belief_strength: float = DEFAULT_BELIEF_STRENGTH,
-                 model_check: float | None = None, seed: int | None = None, name: str | None = None) -> None:
+                 model_check: float | None = None, model_check_strict: bool = False, seed: int | None = None,
+                 name: str | None = None) -> None:
         self.seconds, self.rollouts = parse_budget(budget)
         self.budget = budget
         for what, value, low, high in (("top_k", top_k, 1, 64), ("deals", deals, 1, 4096), ("beliefs", beliefs, 0, 4096)):
@@ -306,6 +310,10 @@ class NetworkSearch(Policy):
                                         or not 0 <= model_check <= 100):
             raise ValueError(f"model_check must be None (off) or a number of nats a move in [0, 100]; got {model_check!r}")
         self.model_check = None if model_check is None else float(model_check)
+        if not isinstance(model_check_strict, bool) or (model_check_strict and model_check is None):
+            raise ValueError(f"model_check_strict must be True or False, and True only with a model_check; "
+                             f"got {model_check_strict!r} with model_check={model_check!r}")
+        self.model_check_strict = model_check_strict
         self.rng = np.random.default_rng(seed)
         self.check_rng = np.random.default_rng(seed if seed is None else [seed, 1])
         self.use_network(network)
@@ -384,7 +392,7 @@ class NetworkSearch(Policy):
         position = _Position.of(obs, self.rules)
         if self.model_check is not None:
             ratio = self.model_ratio(position)
-            if ratio is not None and ratio < -self.model_check:
+            if ratio < -self.model_check if ratio is not None else self.model_check_strict:
                 self.stats.kept += 1
                 return blueprint
         self.stats.searched += 1
@@ -494,7 +502,8 @@ class NetworkSearch(Policy):
         return blueprint, gain, error
 
     def __repr__(self) -> str:
-        check = "" if self.model_check is None else f", model_check={self.model_check}"
+        check = "" if self.model_check is None else f", model_check={self.model_check}" + (
+            ", model_check_strict=True" if self.model_check_strict else "")
         return f"NetworkSearch(budget={self.budget!r}, top_k={self.top_k}, margin={self.margin}, deals={self.deals}{check})"
 
 

@@ -171,8 +171,11 @@ def test_the_model_check_keeps_the_blueprints_move_only_when_the_others_look_unl
     obs, position = _position_after(16)
     assert len(np.flatnonzero(obs["action_mask"])) > 1
     blueprint = max((p := _search().network.probabilities(obs)), key=p.get)
-    for ratio, kept in ((-2.0, True), (-0.5, False)):
-        search = _search(model_check=1.0)
+    # (the ratio, strict, whether the blueprint's move is kept unsearched): a ratio that cannot be
+    # judged yet (None) keeps it only under the strict check
+    for ratio, strict, kept in ((-2.0, False, True), (-0.5, False, False), (None, False, False), (None, True, True),
+                                (-0.5, True, False), (-2.0, True, True)):
+        search = _search(model_check=1.0, model_check_strict=strict)
         monkeypatch.setattr(search, "model_ratio", lambda position, ratio=ratio: ratio)
         move = search.act(obs)
         assert search.stats.kept == int(kept) and search.stats.searched == int(not kept)
@@ -182,6 +185,9 @@ def test_the_model_check_keeps_the_blueprints_move_only_when_the_others_look_unl
     for bad in (-1, 101, True, "1"):
         with pytest.raises(ValueError, match="model_check"):
             _search(model_check=bad)
+    for bad in ({"model_check_strict": True}, {"model_check": 1.0, "model_check_strict": 1}):
+        with pytest.raises(ValueError, match="model_check_strict"):
+            _search(**bad)
     for option in ({"model_check": 1.0}, {"beliefs": 8}):  # a card-aware network has no 1695-way head to ask
         with pytest.raises(ValueError, match="Charlesworth's design"):
             NetworkSearch.from_spec("pretrained-paper", rules="paper", **option)
