@@ -19,7 +19,8 @@ decision with a choice:
 5. **Model check** (``model_check``, off by default): the rollouts assume every seat plays like the
    network. Where the other seats' moves so far say otherwise (their mean log-likelihood ratio,
    network against a uniform choice among their legal moves, is below ``-model_check`` nats a
-   move), the search keeps the blueprint's move without searching.
+   move), the search keeps the blueprint's move without searching (``model_check_strict``: also
+   while it cannot judge yet).
 
 It decides from the observation alone (the extended view's hand, counts and public move
 history): swapping the unseen cards between the other hands never changes its decision for a
