@@ -315,8 +315,7 @@ class NetworkSearch(Policy):
             raise ValueError(f"model_check_strict must be True or False, and True only with a model_check; "
                              f"got {model_check_strict!r} with model_check={model_check!r}")
         self.model_check_strict = model_check_strict
-        self.rng = np.random.default_rng(seed)
-        self.check_rng = np.random.default_rng(seed if seed is None else [seed, 1])
+        self.rng, self.check_rng = _generators(seed)
         self.use_network(network)
         self.stats = SearchStats()
         self.last: dict[str, Any] | None = None
@@ -360,8 +359,7 @@ class NetworkSearch(Policy):
                 "visits": {a: self.last["deals"] for a in self.last["candidates"]}}
 
     def seed(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
-        self.check_rng = np.random.default_rng(seed if seed is None else [seed, 1])
+        self.rng, self.check_rng = _generators(seed)
         self.rollout.rng = self.rng
 
     # ------------------------------------------------------------------ the decision
@@ -440,22 +438,37 @@ class NetworkSearch(Policy):
                     break
         return np.concatenate(rows)
 
-    def _weighed_deals(self, position: "_Position") -> tuple[np.ndarray, np.ndarray] | None:
-        """``beliefs`` deals and their weights under the network's beliefs (``None``: beliefs off, or no
-        other seat has moved yet)."""
+    def _others_moves(self, position: "_Position", rng: np.random.Generator,
+                      n: int) -> tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray] | None:
+        """The other seats' moves so far, seen from ``n`` deals of the hidden cards drawn with ``rng``
+        (``None``, and nothing drawn, before any of them has moved): the deals ``(n, 4)``; the flat
+        rows ``deal * R + move`` where the mover had a choice (R: the others' moves so far; forced
+        moves say nothing); R; each such row's count of legal actions; and the network's
+        log-probability of the move made there. What the beliefs and the model check both weigh."""
         record = [t for t, seat in enumerate(position.movers) if seat != 0]
-        if not self.beliefs or not record:
+        if not record:
             return None
-        hands = position.deal(self.rng, self.beliefs)
+        hands = position.deal(rng, n)
         views, masks, actions = self.rollout.games.history_views(hands, position.first, position.moves, record)
         b, r = actions.shape
         flat = masks.reshape(b * r, -1)
-        chosen = np.flatnonzero(flat.sum(axis=1) > 1)  # forced moves say nothing
-        likelihood = np.zeros(b)
+        legal = flat.sum(axis=1)
+        chosen = np.flatnonzero(legal > 1)
+        logp = np.zeros(0)
         if len(chosen):
             logp = self.rollout.log_probabilities(views.reshape(b * r, -1)[chosen], flat[chosen],
                                                   actions.reshape(-1)[chosen])
-            np.add.at(likelihood, chosen // r, logp)
+        return hands, chosen, r, legal[chosen], logp
+
+    def _weighed_deals(self, position: "_Position") -> tuple[np.ndarray, np.ndarray] | None:
+        """``beliefs`` deals and their weights under the network's beliefs (``None``: beliefs off, or no
+        other seat has moved yet)."""
+        seen = self._others_moves(position, self.rng, self.beliefs) if self.beliefs else None
+        if seen is None:
+            return None
+        hands, chosen, r, _, logp = seen
+        likelihood = np.zeros(len(hands))
+        np.add.at(likelihood, chosen // r, logp)
         weights = tempered_weights(likelihood, self.belief_strength)
         return hands, weights / weights.sum()
 
@@ -464,28 +477,18 @@ class NetworkSearch(Policy):
         with a choice so far (nats a move; ``None`` before :data:`MODEL_CHECK_MOVES` of them): each
         move's probability under either is averaged over :data:`MODEL_CHECK_DEALS` uniform deals of
         the hidden cards, drawn from the check's own generator."""
-        record = [t for t, seat in enumerate(position.movers) if seat != 0]
-        if not record:
+        seen = self._others_moves(position, self.check_rng, MODEL_CHECK_DEALS)
+        if seen is None:
             return None
-        hands = position.deal(self.check_rng, MODEL_CHECK_DEALS)
-        views, masks, actions = self.rollout.games.history_views(hands, position.first, position.moves, record)
-        b, r = actions.shape
-        flat = masks.reshape(b * r, -1)
-        legal = flat.sum(axis=1)
-        chosen = np.flatnonzero(legal > 1)  # forced moves say nothing
-        if len(chosen) == 0:
-            return None
+        _, chosen, r, legal, logp = seen
         move = chosen % r
-        kept = np.unique(move)
-        if len(kept) < MODEL_CHECK_MOVES:
+        judged = np.unique(move)
+        if len(chosen) == 0 or len(judged) < MODEL_CHECK_MOVES:
             return None
-        network = np.exp(self.rollout.log_probabilities(views.reshape(b * r, -1)[chosen], flat[chosen],
-                                                        actions.reshape(-1)[chosen]))
-        uniform = 1.0 / legal[chosen]
         # each move's probability averaged over the deals where it had a choice
-        seen = np.bincount(move, minlength=r)[kept]
-        mean_network = np.bincount(move, weights=network, minlength=r)[kept] / seen
-        mean_uniform = np.bincount(move, weights=uniform, minlength=r)[kept] / seen
+        count = np.bincount(move, minlength=r)[judged]
+        mean_network = np.bincount(move, weights=np.exp(logp), minlength=r)[judged] / count
+        mean_uniform = np.bincount(move, weights=1.0 / legal, minlength=r)[judged] / count
         return float(np.mean(np.log(np.maximum(mean_network, 1e-300)) - np.log(mean_uniform)))
 
     def _decide(self, values: np.ndarray, blueprint: int) -> tuple[int, float, float]:
@@ -506,6 +509,11 @@ class NetworkSearch(Policy):
         check = "" if self.model_check is None else f", model_check={self.model_check}" + (
             ", model_check_strict=True" if self.model_check_strict else "")
         return f"NetworkSearch(budget={self.budget!r}, top_k={self.top_k}, margin={self.margin}, deals={self.deals}{check})"
+
+
+def _generators(seed: int | None) -> tuple[np.random.Generator, np.random.Generator]:
+    """The search's generator (deals, sampled rollouts) and the model check's, apart, from one seed."""
+    return np.random.default_rng(seed), np.random.default_rng(seed if seed is None else [seed, 1])
 
 
 @dataclass(frozen=True)

@@ -57,8 +57,7 @@ def ratios(opponent: str, params: str | None, games: int, seed: int) -> list[flo
                     seen.append(ratio)
             return int(max(probabilities, key=lambda a: probabilities[a]))
 
-    search = NetworkSearch.from_spec(None, rules=rules, budget=16)
-    watch = Watch(search.network, rules, budget=16, model_check=0.0, seed=seed)
+    watch = Watch.from_spec(None, rules=rules, budget=16, model_check=0.0, seed=seed)
     evaluate(watch, spec, n_games=games, seed=seed, rules=rules, progress=True)
     return seen
 
