@@ -21,6 +21,9 @@ decision with a choice:
    network against a uniform choice among their legal moves, is below ``-model_check`` nats a
    move), the search keeps the blueprint's move without searching (``model_check_strict``: also
    while it cannot judge yet).
+6. **Opponent models** (``opponent_models``, the network alone by default): the rollouts may give each
+   other seat the model that best explains its moves so far, Smart, Greedy or Random (compiled, beside
+   the network), where it explains them far better than the network does.
 
 It decides from the observation alone (the extended view's hand, counts and public move
 history): swapping the unseen cards between the other hands never changes its decision for a
@@ -53,7 +56,7 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 import torch
 
-from big2_env.engine.cards import NUM_CARDS, THREE_OF_DIAMONDS
+from big2_env.engine.cards import NUM_CARDS, THREE_OF_DIAMONDS, mask_to_cards
 from big2_env.engine.rules import Rules
 from big2_env.evaluation.workers import set_numba_threads
 from big2_env.envs.positions import PositionGames
@@ -61,13 +64,14 @@ from big2_env.observations.compiled import PASS_ACTION
 from big2_env.observations.extended import history_moves
 from big2_env.observations.paper import OBS_CARDS_LEFT, OBS_HAND
 from big2_env.players.base import Policy
+from big2_env.players.beliefs import DEFAULT_TREMBLE, course_array, game_course, seat_log_likelihood_table
 from big2_env.players.search import tempered_weights
 
 from .budget import parse_budget
 from .network import Big2Net
 from .policy import NetworkPolicy, choose, score_numpy
 
-__all__ = ["DEFAULT_BUDGET", "NetworkRollouts", "NetworkSearch", "SearchStats", "parse_budget"]
+__all__ = ["DEFAULT_BUDGET", "ROLLOUT_MODELS", "NetworkRollouts", "NetworkSearch", "SearchStats", "parse_budget"]
 
 DEFAULT_BUDGET = 640
 """The search's default budget: 640 rollouts a decision (0.23 to 0.56 s a decision, forced ones
@@ -82,7 +86,16 @@ MODEL_CHECK_DEALS = 16
 """Uniform deals of the hidden cards over which the model check averages each move's probability."""
 MODEL_CHECK_MOVES = 4
 """The other seats' moves with a choice the model check needs before it judges them."""
+OPPONENT_DEALS = 32
+"""Uniform deals of the hidden cards over which ``opponent_models`` averages each model's likelihood of a seat's moves."""
+OPPONENT_SWITCH_NATS = 3.0
+"""How much better (in log-likelihood, nats) a model must explain a seat's moves than every model before it
+(:data:`_MODEL_LEVELS`) before the rollouts give that seat that model: prior odds of about 20 to 1 each step."""
+_MODEL_LEVELS = {"network": 0, "smart": 1, "greedy": 1, "random": 2}
+"""The models in the order a seat moves through them: the blueprint, the rules, no rule."""
 _FULL_DECK = (1 << NUM_CARDS) - 1
+ROLLOUT_MODELS = ("network", "smart", "greedy", "random")
+"""Who can move for a seat in :class:`NetworkRollouts` (and model an opponent in :class:`NetworkSearch`)."""
 
 
 @contextmanager
@@ -134,21 +147,45 @@ class NetworkRollouts:
         """Whether the network is of Charlesworth's design (its 1695-way head gives :meth:`log_probabilities`)."""
         return self._his
 
-    def play(self, hands: np.ndarray, first: int, moves: Sequence[int], actions: np.ndarray | None = None) -> np.ndarray:
+    def play(self, hands: np.ndarray, first: int, moves: Sequence[int], actions: np.ndarray | None = None,
+             models: Sequence[str] | None = None) -> np.ndarray:
         """Start ``len(hands)`` games (:meth:`PositionGames.start`), play ``actions[g]`` first in game
-        ``g`` when given (the candidates), then the network to the end; the scores ``(M, 4)``."""
+        ``g`` when given (the candidates), then the network to the end; the scores ``(M, 4)``.
+
+        ``models``: who moves for each seat (in the seat order of ``hands``), each one of
+        :data:`ROLLOUT_MODELS`: ``"network"`` (every seat when ``None``), ``"smart"`` or ``"greedy"``
+        (the heuristic's move, in compiled code: :meth:`PositionGames.heuristic_actions`) or
+        ``"random"`` (a uniform choice among the legal moves, drawn with ``rng``)."""
+        codes = None if models is None else _model_codes(models)
         with threads_kept():
             obs = self.games.start(hands, first, moves)
             if actions is not None:
                 obs = self.games.step(actions)
             while self.games.active.any():
-                obs = self.games.step(self._choose(obs))
+                obs = self.games.step(self._choose(obs, codes))
             return self.games.scores.copy()
 
-    def _choose(self, obs: Mapping[str, np.ndarray]) -> np.ndarray:
-        """The network's action in every active game (a forward pass for those with a choice)."""
+    def _choose(self, obs: Mapping[str, np.ndarray], codes: np.ndarray | None = None) -> np.ndarray:
+        """The action in every active game: the network's (a forward pass for those with a choice), or, where
+        ``codes`` (by seat, indices of :data:`ROLLOUT_MODELS`) gives the mover another model, that model's."""
         active = np.flatnonzero(self.games.active)
         actions = np.zeros(len(self.games.active), dtype=np.int64)
+        if codes is not None:
+            kind = codes[obs["current_player"][active]]
+            for code in np.unique(kind[kind > 0]).tolist():
+                games = active[kind == code]
+                if ROLLOUT_MODELS[code] == "random":
+                    rows, cols = _legal_cells(obs["action_mask"][games])
+                    counts = np.bincount(rows, minlength=len(games))
+                    pick = np.minimum((self.rng.random(len(games)) * counts).astype(np.int64), counts - 1)
+                    actions[games] = cols[np.cumsum(counts) - counts + pick]
+                else:
+                    where = np.zeros(len(self.games.active), dtype=np.bool_)
+                    where[games] = True
+                    actions[games] = self.games.heuristic_actions(ROLLOUT_MODELS[code], where)[games]
+            active = active[kind == 0]
+            if not len(active):
+                return actions
         mask = obs["action_mask"]
         rows, cols = _legal_cells(mask if len(active) == len(mask) else mask[active])
         counts = np.bincount(rows, minlength=len(active))
@@ -213,6 +250,13 @@ class NetworkRollouts:
         return actions[offsets[decide] + pick]
 
 
+def _model_codes(models: Sequence[str]) -> np.ndarray:
+    """``models`` (one name of :data:`ROLLOUT_MODELS` per seat) as their indices; ``ValueError`` for anything else."""
+    if isinstance(models, str) or len(models) != 4 or any(m not in ROLLOUT_MODELS for m in models):
+        raise ValueError(f"models must name one of {', '.join(ROLLOUT_MODELS)} for each of the 4 seats; got {models!r}")
+    return np.array([ROLLOUT_MODELS.index(m) for m in models], dtype=np.int64)
+
+
 def _legal_cells(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.nonzero(masks)`` of a 2-D boolean array (rows, then the legal actions of each in ascending order), by
     the flat index: numpy's 2-D ``nonzero`` takes about seven times as long on ``(M, 1695)`` masks."""
@@ -239,6 +283,8 @@ class SearchStats:
     seconds: float = 0.0
     kept: int = 0
     """Decisions with a choice where the model check kept the blueprint's move without searching."""
+    opponent_seats: dict[str, int] = field(default_factory=dict)
+    """Over the searched decisions, how many of the other seats the rollouts gave each model (``opponent_models``)."""
 
     @property
     def departure_rate(self) -> float:
@@ -249,6 +295,7 @@ class SearchStats:
         return {"decisions": self.decisions, "searched": self.searched, "rollouts": self.rollouts,
                 "departures": self.departures, "departure_rate": self.departure_rate,
                 "mean_gain": float(np.mean(self.gains)) if self.gains else 0.0, "model_check_kept": self.kept,
+                **{f"opponent_seats_{m}": self.opponent_seats.get(m, 0) for m in ROLLOUT_MODELS},
                 "seconds_per_decision": self.seconds / self.decisions if self.decisions else 0.0}
 
 
@@ -283,6 +330,12 @@ class NetworkSearch(Policy):
         model_check_strict: with ``model_check``, also keep the blueprint's move while the check
             cannot judge yet (fewer than :data:`MODEL_CHECK_MOVES` of the others' moves with a
             choice): the search leaves the network only once the others have shown they play like it.
+        opponent_models: who may move for the other seats in the rollouts, ``"network"`` among them (the
+            default: the network alone): at each searched decision each other seat gets the model of these
+            (:data:`ROLLOUT_MODELS`: ``"smart"``, ``"greedy"``, ``"random"``) that explains its moves so far
+            best, and keeps the network unless another does better by :data:`OPPONENT_SWITCH_NATS`
+            (:meth:`seat_models`). Read from the check's generator: where every seat keeps the network the
+            search's decisions are those it makes without it.
         seed: seeds the deals (and sampled rollouts).
     """
 
@@ -292,8 +345,8 @@ class NetworkSearch(Policy):
     def __init__(self, network: NetworkPolicy, rules: Rules | str | dict | None = None, budget: Any = DEFAULT_BUDGET,
                  top_k: int = DEFAULT_TOP_K, margin: float = DEFAULT_MARGIN, deals: int = DEFAULT_DEALS,
                  sample: bool = DEFAULT_SAMPLE, beliefs: int = 0, belief_strength: float = DEFAULT_BELIEF_STRENGTH,
-                 model_check: float | None = None, model_check_strict: bool = False, seed: int | None = None,
-                 name: str | None = None) -> None:
+                 model_check: float | None = None, model_check_strict: bool = False,
+                 opponent_models: Sequence[str] = ("network",), seed: int | None = None, name: str | None = None) -> None:
         self.seconds, self.rollouts = parse_budget(budget)
         self.budget = budget
         for what, value, low, high in (("top_k", top_k, 1, 64), ("deals", deals, 1, 4096), ("beliefs", beliefs, 0, 4096)):
@@ -315,6 +368,15 @@ class NetworkSearch(Policy):
             raise ValueError(f"model_check_strict must be True or False, and True only with a model_check; "
                              f"got {model_check_strict!r} with model_check={model_check!r}")
         self.model_check_strict = model_check_strict
+        if (isinstance(opponent_models, str) or not opponent_models or "network" not in opponent_models
+                or any(m not in ROLLOUT_MODELS for m in opponent_models) or len(set(opponent_models)) != len(opponent_models)):
+            raise ValueError(f"opponent_models must list distinct models of {', '.join(ROLLOUT_MODELS)}, \"network\" "
+                             f"among them; got {opponent_models!r}")
+        self.opponent_models = tuple(opponent_models)
+        if self.beliefs and len(self.opponent_models) > 1:
+            raise ValueError("beliefs weigh the deals by the network's moves in every seat: they cannot be combined with "
+                             f"opponent_models other than the network; got beliefs={beliefs!r}, "
+                             f"opponent_models={opponent_models!r}")
         self.rng, self.check_rng = _generators(seed)
         self.use_network(network)
         self.stats = SearchStats()
@@ -344,8 +406,9 @@ class NetworkSearch(Policy):
         if not isinstance(network, NetworkPolicy):
             raise ValueError(f"network must be a NetworkPolicy (NetworkSearch.from_spec loads one by name); got {network!r}")
         rollout = NetworkRollouts(network.model, self.rules, sample=self.sample, rng=self.rng)
-        if (self.beliefs or self.model_check is not None) and not rollout.reads_his_view:
-            raise ValueError("beliefs and the model check need a network of Charlesworth's design (its 1695-way head: "
+        if (self.beliefs or self.model_check is not None or len(self.opponent_models) > 1) and not rollout.reads_his_view:
+            raise ValueError("beliefs, the model check and opponent_models need a network of Charlesworth's design "
+                             "(its 1695-way head: "
                              f"pretrained, pretrained-charlesworth); this one has the {network.model.config.design!r} design")
         self.network, self.rollout = network, rollout
 
@@ -395,7 +458,10 @@ class NetworkSearch(Policy):
                 self.stats.kept += 1
                 return blueprint
         self.stats.searched += 1
-        values = self._values(position, np.array(candidates, dtype=np.int64))
+        models = self.seat_models(position) if len(self.opponent_models) > 1 else None
+        for seat_model in (models or ("network",) * 4)[1:]:
+            self.stats.opponent_seats[seat_model] = self.stats.opponent_seats.get(seat_model, 0) + 1
+        values = self._values(position, np.array(candidates, dtype=np.int64), models)
         chosen, gain, error = self._decide(values, candidates.index(blueprint))
         move = candidates[chosen]
         if move != blueprint:
@@ -406,8 +472,9 @@ class NetworkSearch(Policy):
                      "probabilities": [probabilities[a] for a in candidates]}
         return int(move)
 
-    def _values(self, position: "_Position", candidates: np.ndarray) -> np.ndarray:
-        """Rounds of deals until the budget is spent: the searcher's score ``(deals, candidates)``."""
+    def _values(self, position: "_Position", candidates: np.ndarray, models: Sequence[str] | None = None) -> np.ndarray:
+        """Rounds of deals until the budget is spent: the searcher's score ``(deals, candidates)`` (``models``: who
+        moves for each seat in the rollouts, :meth:`NetworkRollouts.play`; ``None``: the network everywhere)."""
         n = len(candidates)
         rows: list[np.ndarray] = []
         started = time.perf_counter()
@@ -424,7 +491,7 @@ class NetworkSearch(Policy):
             else:
                 hands = pool[0][self.rng.choice(len(pool[0]), size=deals, p=pool[1])]
             scores = self.rollout.play(np.repeat(hands, n, axis=0), position.first, position.moves,
-                                       np.tile(candidates, deals))
+                                       np.tile(candidates, deals), models)
             rows.append(scores[:, 0].reshape(deals, n).astype(np.float64))
             played += deals * n
             self.stats.rollouts += deals * n
@@ -491,6 +558,62 @@ class NetworkSearch(Policy):
         mean_uniform = np.bincount(move, weights=1.0 / legal, minlength=r)[judged] / count
         return float(np.mean(np.log(np.maximum(mean_network, 1e-300)) - np.log(mean_uniform)))
 
+    def seat_models(self, position: "_Position") -> tuple[str, ...]:
+        """Who the rollouts make move for each seat (relative: 0, the searcher, is always the network): per
+        other seat, the model of ``opponent_models`` that best explains its moves so far
+        (:meth:`model_log_likelihoods`): a seat keeps the network unless Smart or Greedy does better by
+        more than :data:`OPPONENT_SWITCH_NATS`, and goes to Random only when Random does better than each
+        of those by as much."""
+        score = self.model_log_likelihoods(position)
+        if score is None:
+            return ("network",) * 4
+        level = np.array([_MODEL_LEVELS[m] for m in self.opponent_models])
+        out = ["network"] * 4
+        for seat in (1, 2, 3):
+            for rung in (1, 2):
+                if not (level == rung).any():
+                    continue
+                best = int(np.flatnonzero(level == rung)[np.argmax(score[seat, level == rung])])
+                if score[seat, best] > score[seat, level < rung].max() + OPPONENT_SWITCH_NATS:
+                    out[seat] = self.opponent_models[best]
+        return tuple(out)
+
+    def model_log_likelihoods(self, position: "_Position") -> np.ndarray | None:
+        """``(4, len(opponent_models))``: how well each model of ``opponent_models`` explains each seat's moves so
+        far, the sum over its moves of the log of the move's probability under the model averaged over
+        :data:`OPPONENT_DEALS` uniform deals of the hidden cards (drawn with the check's generator; as the
+        model check averages each move). Smart and Greedy play their move with probability 0.95, any other
+        legal move sharing the rest (:data:`~big2_env.players.beliefs.DEFAULT_TREMBLE`); Random is uniform;
+        a forced move has probability 1. Seat 0's row and an unmoved seat's are 0; ``None`` before any
+        other seat has moved. (Averaging each move, not the whole record, keeps a deterministic rule from
+        needing one deal that explains every move: with a few deals that joint average is mostly noise.)"""
+        seen = self._others_moves(position, self.check_rng, OPPONENT_DEALS)
+        if seen is None:
+            return None
+        hands, chosen, r, _, logp = seen
+        record = [t for t, seat in enumerate(position.movers) if seat != 0]
+        per_move = np.zeros((len(hands), r, len(self.opponent_models)))  # log-probability by deal, move, model
+        per_move[chosen // r, chosen % r, 0] = logp
+        heuristics = [m for m in self.opponent_models if m != "network"]
+        course = game_course([(seat, tuple(mask_to_cards(mask))) for seat, mask in zip(position.movers, position.moves)],
+                             self.rules)
+        rows = course_array(course, self.rules)
+        for seat in sorted(set(position.movers) - {0}):
+            before = np.zeros((len(hands), len(heuristics)))
+            for j, t in enumerate(record):
+                if position.movers[t] != seat:
+                    continue
+                upto = seat_log_likelihood_table(rows[: t + 1], seat, hands[:, seat].tolist(), self.rules, heuristics,
+                                                 DEFAULT_TREMBLE)
+                with np.errstate(invalid="ignore"):
+                    per_move[:, j, 1:] = np.nan_to_num(upto - before, nan=-np.inf)
+                before = upto
+        by_move = _log_mean_exp(per_move, axis=0)  # (moves, models)
+        movers = np.array([position.movers[t] for t in record], dtype=np.int64)
+        score = np.zeros((4, len(self.opponent_models)))
+        np.add.at(score, movers, by_move)
+        return score
+
     def _decide(self, values: np.ndarray, blueprint: int) -> tuple[int, float, float]:
         """The candidate to play: the best mean, if its paired gain over the blueprint's move clears
         ``margin`` standard errors, else the blueprint's; with that gain and its standard error."""
@@ -508,7 +631,17 @@ class NetworkSearch(Policy):
     def __repr__(self) -> str:
         check = "" if self.model_check is None else f", model_check={self.model_check}" + (
             ", model_check_strict=True" if self.model_check_strict else "")
+        if len(self.opponent_models) > 1:
+            check += f", opponent_models={self.opponent_models!r}"
         return f"NetworkSearch(budget={self.budget!r}, top_k={self.top_k}, margin={self.margin}, deals={self.deals}{check})"
+
+
+def _log_mean_exp(values: np.ndarray, axis: int) -> np.ndarray:
+    """``log(mean(exp(values)))`` along ``axis``, stable (a row of ``-inf`` stays ``-inf``)."""
+    top = np.max(values, axis=axis, keepdims=True)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.squeeze(safe + np.log(np.exp(values - safe).mean(axis=axis, keepdims=True)), axis=axis)
 
 
 def _generators(seed: int | None) -> tuple[np.random.Generator, np.random.Generator]:

@@ -256,3 +256,146 @@ def test_legal_cells_are_numpys_nonzero(shape):
     rows, cols = _legal_cells(masks)
     expected = np.nonzero(masks)
     assert rows.tolist() == expected[0].tolist() and cols.tolist() == expected[1].tolist()
+
+
+# ---------------------------------------------------------------- opponent models (opponent_models)
+MODELS = ("network", "smart", "greedy", "random")
+
+
+@pytest.mark.parametrize("kind", ["smart", "greedy"])
+def test_rollouts_with_a_heuristic_in_every_seat_play_the_heuristics_game(kind):
+    """Every seat given Smart (or Greedy): the rollout is the game the Python heuristic plays from the position."""
+    from big2_env.observations import observation_dict
+    from big2_env.observations.paper import PASS_ACTION, action_cards
+    from big2_env.players import GreedyPolicy, SmartPolicy
+
+    rules = Rules.preset("charlesworth")
+    policy = SmartPolicy(rules) if kind == "smart" else GreedyPolicy(rules)
+    rollouts = NetworkRollouts(_search().network.model, rules)
+    for seed in range(3):
+        game = Game(rules, seed=seed)
+        start = [_mask(h) for h in game.hands]
+        for _ in range(5 + seed):
+            game.play_index(len(game.legal_plays()) - 1)
+        scores = rollouts.play(np.array([start, start]), game.history[0][0], [_mask(p) for _, p in game.history],
+                               models=[kind] * 4)
+        while not game.is_over:
+            action = policy.act(observation_dict(game))
+            game.play(() if action == PASS_ACTION else action_cards(action, game.hand(game.current_player)))
+        assert scores.tolist() == [game.scores()] * 2
+        assert rollouts.decisions == 0  # the network never asked
+
+
+def test_rollouts_with_random_seats_are_legal_seeded_games_and_network_seats_are_the_plain_rollouts():
+    game = Game("charlesworth", seed=6)
+    start = [_mask(h) for h in game.hands]
+    for _ in range(4):
+        game.play_index(0)
+    moves = [_mask(p) for _, p in game.history]
+    model = _search().network.model
+
+    def play(models, seed=0):
+        rollouts = NetworkRollouts(model, "charlesworth", sample=True, rng=np.random.default_rng(seed))
+        return rollouts.play(np.array([start] * 8), game.history[0][0], moves, models=models)
+
+    mixed = play(["network", "random", "smart", "random"])
+    assert (mixed.sum(axis=1) == 0).all() and (mixed == play(["network", "random", "smart", "random"])).all()
+    assert (play(["network"] * 4) == play(None)).all()
+    for bad in (["network"] * 3, ["network", "fast", "smart", "random"], "network"):
+        with pytest.raises(ValueError, match="one of network, smart, greedy, random for each of the 4 seats"):
+            play(bad)
+
+
+def test_opponent_models_are_checked():
+    for bad in (("smart", "greedy"), ("network", "fast"), ("network", "network"), "network", ()):
+        with pytest.raises(ValueError, match="opponent_models must list distinct models"):
+            _search(opponent_models=bad)
+    with pytest.raises(ValueError, match="cannot be combined with opponent_models"):
+        _search(beliefs=8, opponent_models=MODELS)
+    with pytest.raises(ValueError, match="Charlesworth's design"):
+        NetworkSearch.from_spec("pretrained-paper", rules="paper", opponent_models=MODELS)
+
+
+def test_each_models_score_is_the_sum_of_the_logs_of_its_moves_probabilities_averaged_over_the_deals():
+    """Against an independent computation on the Python engine, on the same deals: Smart and Greedy give their
+    move 0.95 and every other legal move a share of 0.05; Random is uniform; a forced move has probability 1."""
+    from agents import net_search
+    from big2_env.engine.cards import mask_to_cards
+    from big2_env.observations import observation_dict
+    from big2_env.players import GreedyPolicy, SmartPolicy
+
+    rules = Rules.preset("charlesworth")
+    _, position = _position_after(14)
+    search = _search(opponent_models=("network", "smart", "greedy", "random"))
+    search.check_rng = np.random.default_rng(7)
+    score = search.model_log_likelihoods(position)
+    deals = position.deal(np.random.default_rng(7), net_search.OPPONENT_DEALS)
+    heuristics = {"smart": SmartPolicy(rules), "greedy": GreedyPolicy(rules)}
+    expected = np.zeros((4, 3))
+    by_move: list[list[list[float]]] = [[] for _ in position.moves]  # per move, per deal: smart, greedy, random
+    for hands in deals:
+        game = Game.from_hands([mask_to_cards(int(h)) for h in hands], rules, current_player=position.first, opening=True)
+        for t, (seat, mask) in enumerate(zip(position.movers, position.moves)):
+            n = len(game.legal_plays())
+            row = [1.0, 1.0, 1.0]
+            if n > 1:
+                obs = observation_dict(game)
+                for j, kind in enumerate(("smart", "greedy")):
+                    choice = heuristics[kind].act(obs)
+                    chosen = Decision(game).actions.tolist().index(choice)
+                    played = game.legal_plays()[chosen] if chosen < len(game.legal_plays()) else ()
+                    row[j] = 0.95 if _mask(played) == mask else 0.05 / (n - 1)
+                row[2] = 1.0 / n
+            by_move[t].append(row)
+            game.play(mask_to_cards(mask))
+    for t, seat in enumerate(position.movers):
+        if seat != 0:
+            expected[seat] += np.log(np.mean(by_move[t], axis=0))
+    np.testing.assert_allclose(score[:, 1:], expected, atol=1e-9)
+    assert (score[0] == 0).all() and (score[1:, 0] < 0).any()
+
+
+def test_a_seat_moves_to_another_model_only_when_it_explains_the_moves_clearly_better(monkeypatch):
+    from agents import net_search
+
+    _, position = _position_after(14)
+    search = _search(opponent_models=MODELS)
+    switch = net_search.OPPONENT_SWITCH_NATS
+    cases = [  # per seat: network, smart, greedy, random scores; the model it gets
+        ([-10.0, -10.0 + switch - 0.1, -12.0, -11.0], "network"),  # Smart better, but not clearly
+        ([-10.0, -10.0 + switch + 0.1, -12.0, -11.0], "smart"),
+        ([-10.0, -9.0, -10.0 + switch + 1, -20.0], "greedy"),  # the better rule of the two
+        ([-10.0, -10.0 + switch + 1, -12.0, -10.0 + 2 * switch], "smart"),  # Random not clearly better than Smart
+        ([-30.0, -20.0, -20.0, -20.0 + switch + 0.1], "random"),  # clearly better than every rule and the network
+    ]
+    for scores, expected in cases:
+        table = np.zeros((4, 4))
+        table[1:] = scores
+        monkeypatch.setattr(search, "model_log_likelihoods", lambda position, table=table: table)
+        assert search.seat_models(position) == ("network",) + (expected,) * 3
+    monkeypatch.setattr(search, "model_log_likelihoods", lambda position: None)
+    assert search.seat_models(position) == ("network",) * 4
+
+
+def test_opponent_models_where_every_seat_keeps_the_network_change_no_decision(monkeypatch):
+    """The models are read with the check's generator: where every seat keeps the network, the search's
+    rollouts, values and decision are those it makes without them."""
+    obs, _ = _position_after(16)
+    plain = _search()
+    modelled = _search(opponent_models=MODELS)
+    monkeypatch.setattr(modelled, "model_log_likelihoods",
+                        lambda position: np.tile([0.0, -1.0, -1.0, -1.0], (4, 1)))  # the network explains best
+    assert plain.act(obs) == modelled.act(obs)
+    assert plain.last == modelled.last and modelled.stats.opponent_seats == {"network": 3}
+
+
+def test_opponent_models_read_each_heuristics_seats_mostly_as_that_heuristic_or_a_rule_and_play_legal_games():
+    seen = {}
+    for opponent in ("random", "greedy"):
+        search = NetworkSearch.from_spec("pretrained", rules="paper", budget=32, seed=1, opponent_models=MODELS)
+        result = evaluate(search, opponent, n_games=2, seed=3, rules="paper", progress=False)
+        assert result.n_games == 2 and sum(search.stats.opponent_seats.values()) == 3 * search.stats.searched
+        seen[opponent] = search.stats.opponent_seats
+    # Greedy's seats: read as Greedy most often, never as Random; Random's: as Random far more often
+    assert max(seen["greedy"], key=seen["greedy"].get) == "greedy" and seen["greedy"].get("random", 0) == 0
+    assert seen["random"]["random"] >= 10

@@ -11,6 +11,8 @@ from big2_env.envs.positions import PositionGames
 from big2_env.observations.decision import Decision
 from big2_env.observations.extended import extended_observation
 from big2_env.observations.paper import PASS_ACTION, action_index, observation
+from big2_env.observations import observation_dict
+from big2_env.players import GreedyPolicy, SmartPolicy
 from big2_env.players.charlesworth import network_input
 
 RULES = [Rules(), Rules.preset("charlesworth"), Rules(pass_locks=True, lone_triples=False, four_card_plays=True)]
@@ -61,6 +63,35 @@ def test_a_position_of_a_real_game_goes_on_as_that_game_did(rules, kind, seed):
         obs = games.step(np.full(3, action))
     assert not games.active.any() and replay.is_over
     assert (games.scores == replay.scores()).all() and (games.hands() == [_mask(h) for h in replay.hands]).all()
+
+
+@pytest.mark.parametrize("rules", RULES, ids=["paper", "charlesworth", "house"])
+def test_heuristic_actions_are_the_python_heuristics_moves(rules):
+    """At every position of a few games, in several games side by side, the compiled Greedy and Smart
+    choose what GreedyPolicy and SmartPolicy choose from the same table; an ended game gets 0."""
+    policies = {"greedy": GreedyPolicy(rules), "smart": SmartPolicy(rules)}
+    checked = left_out = 0
+    for seed in range(4):
+        finished, hands, replay = _random_game(rules, 10 + seed)
+        first = finished.history[0][0]
+        games = PositionGames(rules, observation="paper")
+        games.start(np.array([hands, hands]), first, [])
+        for seat, play in finished.history:
+            for kind, policy in policies.items():
+                assert (games.heuristic_actions(kind) == policy.act(observation_dict(replay))).all()
+                part = games.heuristic_actions(kind, np.array([False, True]))  # game 0 left out
+                assert part[0] == 0 and part[1] == policy.act(observation_dict(replay))
+                left_out += int(part[1] != 0)
+            checked += 1
+            action = PASS_ACTION if not play else action_index(play, replay.hand(replay.current_player))
+            replay.play(list(play))
+            games.step(np.full(2, action))
+        assert not games.active.any() and (games.heuristic_actions("smart") == 0).all()
+    assert checked > 100 and left_out > 10
+    with pytest.raises(ValueError, match="greedy, smart"):
+        games.heuristic_actions("random")
+    with pytest.raises(ValueError, match="bool array of shape"):
+        games.heuristic_actions("smart", np.array([1, 0]))
 
 
 def test_each_game_plays_its_own_deal_and_ended_games_stay_ended():

@@ -14,7 +14,7 @@ from big2_env.engine.core.fast import N_FEATURES
 from big2_env.engine.core.rollouts import deal_hands
 from big2_env.observations.decision import Decision, PolicyObservation
 from big2_env.observations.paper import PASS_ACTION, action_cards
-from big2_env.players.beliefs import MODELS, MOVE_MODELS, _seat_table, game_course, seat_log_likelihoods
+from big2_env.players.beliefs import MODELS, MOVE_MODELS, seat_log_likelihood_table, game_course, seat_log_likelihoods
 from big2_env.players.fast import FastModel
 from big2_env.players.search import SearchPolicy, _CoreState, deal_consistent, public_state
 
@@ -77,7 +77,7 @@ def test_the_core_replays_the_history_as_seat_log_likelihoods_does(rules, seed, 
         free = [c for c in range(52) if not played >> c & 1]
         starts = [game._hand_masks[seat] | played]  # the true hand, then hands that may not explain the moves
         starts += [played | sum(1 << int(c) for c in rng.choice(free, len(game.hand(seat)), replace=False)) for _ in range(4)]
-        table = _seat_table(course, seat, starts, rules, MOVE_MODELS, 0.05, weights)
+        table = seat_log_likelihood_table(course, seat, starts, rules, MOVE_MODELS, 0.05, weights)
         for row, start in zip(table.tolist(), starts):
             expected = seat_log_likelihoods(course, seat, start, rules, MOVE_MODELS, 0.05, FastModel(weights))
             assert row[:3] == expected[:3]
@@ -86,9 +86,9 @@ def test_the_core_replays_the_history_as_seat_log_likelihoods_does(rules, seed, 
 
 def test_the_replay_refuses_hands_of_more_than_thirteen_cards():
     with pytest.raises(ValueError, match="at most 13 cards"):
-        _seat_table([], 1, [(1 << 14) - 1], Rules(), MODELS, 0.05)
+        seat_log_likelihood_table([], 1, [(1 << 14) - 1], Rules(), MODELS, 0.05)
     with pytest.raises(ValueError, match="at most 13 cards"):
-        _seat_table([], 1, [1 << 52], Rules(), MODELS, 0.05)
+        seat_log_likelihood_table([], 1, [1 << 52], Rules(), MODELS, 0.05)
 
 
 OPTIONS = [

@@ -40,8 +40,9 @@ from numba import njit, prange
 
 from ..engine.cards import NUM_CARDS
 from ..engine.core import rules_array
-from ..engine.core.games import T_PLAYER, T_SIZE, T_WINNER
+from ..engine.core.games import T_CATEGORY, T_MASK, T_PLAYER, T_SIZE, T_WINNER
 from ..engine.core.kernels import combos_into, popcount
+from ..engine.core.smart import smart_pick
 from ..engine.game import Game
 from ..engine.rules import Rules
 from ..observations.compiled import NUM_ACTIONS, PASS_ACTION, action_index
@@ -66,7 +67,7 @@ from .vector import (
     write_view,
 )
 
-__all__ = ["MAX_GAMES", "PositionGames"]
+__all__ = ["HEURISTICS", "MAX_GAMES", "PositionGames"]
 
 MAX_GAMES = 1 << 20
 """The most games one :meth:`PositionGames.start` takes."""
@@ -156,6 +157,35 @@ def _advance(state, actions, active, rules, tables, observations, masks, players
             else:
                 _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths,
                       ws_categories, legal, work)
+
+
+HEURISTICS = ("greedy", "smart")
+"""The heuristics :meth:`PositionGames.heuristic_actions` moves by in compiled code (their codes: 1, 2)."""
+
+
+@njit(cache=True, parallel=True)
+def _heuristic(state, active, kind, rules, tables, out, chunks):  # pragma: no cover - compiled
+    """``out[g]``: the action index of Greedy's (``kind`` 1) or Smart's (2) move for game ``g``'s mover, as
+    :mod:`big2_env.envs.vector_opponents` moves its opponents (0 in an ended game)."""
+    n = state.shape[0]
+    for chunk in prange(chunks):
+        ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work = _workspace()
+        for g in range(chunk, n, chunks):
+            out[g] = 0
+            if not active[g]:
+                continue
+            player = state[g, T0 + T_PLAYER]
+            hand = state[g, H0 + player]
+            k = _legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work)
+            trick_size = state[g, T0 + T_SIZE]
+            pick = 0
+            if kind == 2:
+                pick = smart_pick(hand, ws_masks, ws_sizes, ws_categories, legal, k, trick_size, state[g, T0 + T_CATEGORY],
+                                  state[g, T0 + T_MASK], rules)
+            if pick == k:
+                out[g] = PASS_ACTION
+            else:
+                out[g] = action_index(ws_masks[legal[pick]], hand, tables[1])
 
 
 class PositionGames:
@@ -286,6 +316,23 @@ class PositionGames:
         if errors.any():  # cannot happen after the check above; a guard, not a path
             raise AssertionError(f"the core refused the actions of games {np.flatnonzero(errors).tolist()}")
         return self._obs()
+
+    def heuristic_actions(self, kind: str, where: Any = None) -> np.ndarray:
+        """The action index (int64 ``(M,)``) that Greedy (``"greedy"``) or Smart (``"smart"``) would play in
+        every game on move, move for move as :class:`~big2_env.players.GreedyPolicy` and
+        :class:`~big2_env.players.SmartPolicy` choose (0 in an ended game, and in a game ``where``, a
+        bool ``(M,)``, leaves out): a rollout can give a seat a heuristic's moves without leaving compiled code."""
+        if kind not in HEURISTICS:
+            raise ValueError(f"kind must be one of {', '.join(HEURISTICS)}; got {kind!r}")
+        games = self.active
+        if where is not None:
+            chosen = np.asarray(where)
+            if chosen.dtype != np.bool_ or chosen.shape != games.shape:
+                raise ValueError(f"where must be a bool array of shape {games.shape}; got {chosen.dtype} {chosen.shape}")
+            games = games & chosen
+        out = np.zeros(len(games), dtype=np.int64)
+        _heuristic(self._state, games, HEURISTICS.index(kind) + 1, self._rules, TABLES, out, thread_chunks(max(1, len(games))))
+        return out
 
     def candidates(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every game's legal plays as the card-aware networks read them (as

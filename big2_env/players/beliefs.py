@@ -75,6 +75,7 @@ __all__ = [
     "deal_log_weights",
     "game_course",
     "model_posteriors",
+    "seat_log_likelihood_table",
     "seat_log_likelihoods",
 ]
 
@@ -249,7 +250,7 @@ def course_array(course: Sequence[Move], rules: Rules | str | dict | None = None
     return rows
 
 
-def _seat_table(
+def seat_log_likelihood_table(
     course: Sequence[Move] | np.ndarray, seat: int, starts: Sequence[int], rules: Rules, models: Sequence[str], tremble: float,
     weights: np.ndarray | None = None,
 ) -> np.ndarray:
@@ -311,7 +312,7 @@ def model_posteriors(
     for seat in (1, 2, 3):
         if seat not in movers or not deals:
             continue
-        ll = _seat_table(rows, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble, weights)
+        ll = seat_log_likelihood_table(rows, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble, weights)
         joint = log_prior + _logsumexp(ll, axis=0)
         if np.isfinite(joint).any():
             out[seat] = np.exp(joint - _logsumexp(joint))
@@ -340,6 +341,7 @@ def deal_log_weights(
     out = np.zeros(len(deals))
     for seat in (1, 2, 3):
         if seat in movers and deals:
-            ll = _seat_table(rows, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble, weights)
+            ll = seat_log_likelihood_table(rows, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble,
+                                           weights)
             out += _logsumexp(ll + log_prior, axis=1)
     return out
