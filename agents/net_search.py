@@ -8,8 +8,8 @@ decision with a choice:
 2. **Deals**: the hidden cards are dealt to the other seats in their counts (a determinisation;
    every card played stays with the seat that played it), in rounds of ``deals`` deals.
 3. **Value**: every candidate is played on the *same* deals (common random numbers), and every
-   game is then played to its end by the network in all four seats, the searcher's own later
-   moves included (:class:`NetworkRollouts`: the compiled :class:`~big2_env.envs.positions.PositionGames`,
+   game is then played to its end by the network in all four seats (but see 6), the searcher's own
+   later moves included (:class:`NetworkRollouts`: the compiled :class:`~big2_env.envs.positions.PositionGames`,
    one batched forward pass per step over every game on move). A game is worth its final score
    to the searcher: points, not wins.
 4. **Deviation**: the blueprint's own first choice is kept unless the best candidate's mean gain
@@ -21,9 +21,10 @@ decision with a choice:
    network against a uniform choice among their legal moves, is below ``-model_check`` nats a
    move), the search keeps the blueprint's move without searching (``model_check_strict``: also
    while it cannot judge yet).
-6. **Opponent models** (``opponent_models``, the network alone by default): the rollouts may give each
-   other seat the model that best explains its moves so far, Smart, Greedy or Random (compiled, beside
-   the network), where it explains them far better than the network does.
+6. **Opponent models** (``opponent_models``; by default every model for a network of his design): the
+   rollouts give each other seat the model that best explains its moves so far, Smart, Greedy or Random
+   (compiled, beside the network), where it explains them far better than the network does; the
+   network otherwise.
 
 It decides from the observation alone (the extended view's hand, counts and public move
 history): swapping the unseen cards between the other hands never changes its decision for a
@@ -330,12 +331,15 @@ class NetworkSearch(Policy):
         model_check_strict: with ``model_check``, also keep the blueprint's move while the check
             cannot judge yet (fewer than :data:`MODEL_CHECK_MOVES` of the others' moves with a
             choice): the search leaves the network only once the others have shown they play like it.
-        opponent_models: who may move for the other seats in the rollouts, ``"network"`` among them (the
-            default: the network alone): at each searched decision each other seat gets the model of these
-            (:data:`ROLLOUT_MODELS`: ``"smart"``, ``"greedy"``, ``"random"``) that explains its moves so far
-            best, and keeps the network unless another does better by :data:`OPPONENT_SWITCH_NATS`
-            (:meth:`seat_models`). Read from the check's generator: where every seat keeps the network the
-            search's decisions are those it makes without it.
+        opponent_models: who may move for the other seats in the rollouts, ``"network"`` among them: at
+            each searched decision each other seat gets the model of these (:data:`ROLLOUT_MODELS`:
+            ``"smart"``, ``"greedy"``, ``"random"``) that explains its moves so far best, and keeps the
+            network unless another does better by :data:`OPPONENT_SWITCH_NATS` (:meth:`seat_models`).
+            ``None`` (the default): all of :data:`ROLLOUT_MODELS` for a network of Charlesworth's design
+            without ``beliefs``, else the network alone (a card-aware network has no head to weigh the
+            others' moves with; the beliefs weigh deals by the network in every seat). Read with a generator
+            of their own: where every seat keeps the network the search's decisions are those it makes
+            without them.
         seed: seeds the deals (and sampled rollouts).
     """
 
@@ -346,7 +350,7 @@ class NetworkSearch(Policy):
                  top_k: int = DEFAULT_TOP_K, margin: float = DEFAULT_MARGIN, deals: int = DEFAULT_DEALS,
                  sample: bool = DEFAULT_SAMPLE, beliefs: int = 0, belief_strength: float = DEFAULT_BELIEF_STRENGTH,
                  model_check: float | None = None, model_check_strict: bool = False,
-                 opponent_models: Sequence[str] = ("network",), seed: int | None = None, name: str | None = None) -> None:
+                 opponent_models: Sequence[str] | None = None, seed: int | None = None, name: str | None = None) -> None:
         self.seconds, self.rollouts = parse_budget(budget)
         self.budget = budget
         for what, value, low, high in (("top_k", top_k, 1, 64), ("deals", deals, 1, 4096), ("beliefs", beliefs, 0, 4096)):
@@ -368,16 +372,18 @@ class NetworkSearch(Policy):
             raise ValueError(f"model_check_strict must be True or False, and True only with a model_check; "
                              f"got {model_check_strict!r} with model_check={model_check!r}")
         self.model_check_strict = model_check_strict
-        if (isinstance(opponent_models, str) or not opponent_models or "network" not in opponent_models
+        if opponent_models is not None and (
+                isinstance(opponent_models, str) or not opponent_models or "network" not in opponent_models
                 or any(m not in ROLLOUT_MODELS for m in opponent_models) or len(set(opponent_models)) != len(opponent_models)):
-            raise ValueError(f"opponent_models must list distinct models of {', '.join(ROLLOUT_MODELS)}, \"network\" "
-                             f"among them; got {opponent_models!r}")
-        self.opponent_models = tuple(opponent_models)
-        if self.beliefs and len(self.opponent_models) > 1:
+            raise ValueError(f"opponent_models must be None (the default) or list distinct models of "
+                             f"{', '.join(ROLLOUT_MODELS)}, \"network\" among them; got {opponent_models!r}")
+        self.opponent_models_option = None if opponent_models is None else tuple(opponent_models)
+        self.opponent_models: tuple[str, ...] = ("network",)  # resolved with the network (use_network)
+        if self.beliefs and opponent_models is not None and len(opponent_models) > 1:
             raise ValueError("beliefs weigh the deals by the network's moves in every seat: they cannot be combined with "
                              f"opponent_models other than the network; got beliefs={beliefs!r}, "
                              f"opponent_models={opponent_models!r}")
-        self.rng, self.check_rng = _generators(seed)
+        self.rng, self.check_rng, self.models_rng = _generators(seed)
         self.use_network(network)
         self.stats = SearchStats()
         self.last: dict[str, Any] | None = None
@@ -406,11 +412,14 @@ class NetworkSearch(Policy):
         if not isinstance(network, NetworkPolicy):
             raise ValueError(f"network must be a NetworkPolicy (NetworkSearch.from_spec loads one by name); got {network!r}")
         rollout = NetworkRollouts(network.model, self.rules, sample=self.sample, rng=self.rng)
-        if (self.beliefs or self.model_check is not None or len(self.opponent_models) > 1) and not rollout.reads_his_view:
+        models = self.opponent_models_option
+        if models is None:  # the default: every model where the network can weigh the others' moves
+            models = ROLLOUT_MODELS if rollout.reads_his_view and not self.beliefs else ("network",)
+        if (self.beliefs or self.model_check is not None or len(models) > 1) and not rollout.reads_his_view:
             raise ValueError("beliefs, the model check and opponent_models need a network of Charlesworth's design "
                              "(its 1695-way head: "
                              f"pretrained, pretrained-charlesworth); this one has the {network.model.config.design!r} design")
-        self.network, self.rollout = network, rollout
+        self.network, self.rollout, self.opponent_models = network, rollout, tuple(models)
 
     @property
     def last_stats(self) -> dict[str, Any] | None:
@@ -422,7 +431,7 @@ class NetworkSearch(Policy):
                 "visits": {a: self.last["deals"] for a in self.last["candidates"]}}
 
     def seed(self, seed: int | None = None) -> None:
-        self.rng, self.check_rng = _generators(seed)
+        self.rng, self.check_rng, self.models_rng = _generators(seed)
         self.rollout.rng = self.rng
 
     # ------------------------------------------------------------------ the decision
@@ -587,7 +596,7 @@ class NetworkSearch(Policy):
         a forced move has probability 1. Seat 0's row and an unmoved seat's are 0; ``None`` before any
         other seat has moved. (Averaging each move, not the whole record, keeps a deterministic rule from
         needing one deal that explains every move: with a few deals that joint average is mostly noise.)"""
-        seen = self._others_moves(position, self.check_rng, OPPONENT_DEALS)
+        seen = self._others_moves(position, self.models_rng, OPPONENT_DEALS)
         if seen is None:
             return None
         hands, chosen, r, _, logp = seen
@@ -644,9 +653,12 @@ def _log_mean_exp(values: np.ndarray, axis: int) -> np.ndarray:
         return np.squeeze(safe + np.log(np.exp(values - safe).mean(axis=axis, keepdims=True)), axis=axis)
 
 
-def _generators(seed: int | None) -> tuple[np.random.Generator, np.random.Generator]:
-    """The search's generator (deals, sampled rollouts) and the model check's, apart, from one seed."""
-    return np.random.default_rng(seed), np.random.default_rng(seed if seed is None else [seed, 1])
+def _generators(seed: int | None) -> tuple[np.random.Generator, np.random.Generator, np.random.Generator]:
+    """From one seed: the search's generator (deals, sampled rollouts), the model check's and the opponent
+    models', each apart from the search's. The check's and the models' are two generators of the same seed:
+    each draws the deals it drew when measured alone, and neither's draws move the other's."""
+    reading = seed if seed is None else [seed, 1]
+    return np.random.default_rng(seed), np.random.default_rng(reading), np.random.default_rng(reading)
 
 
 @dataclass(frozen=True)

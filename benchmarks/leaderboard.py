@@ -166,6 +166,7 @@ def measure(args: argparse.Namespace, board: str) -> dict[str, Any]:
         "command": command,
         "arena_command": arena_command,
         "added": [name[a] for a in slow],
+        "search_net_opponent_models": True,  # its rollouts' opponent models (the default since 2026-11-29)
         "date": datetime.date.today().isoformat(),
         "deals": args.deals,
         "tables": result.schedule.mode,
@@ -420,7 +421,23 @@ def check_note(data: dict[str, Any] | None) -> str:
 
 
 def budgets_note(boards: dict[str, dict[str, Any]]) -> str:
-    """Which budgets the search and ISMCTS played at, from the boards' commands."""
+    """Which budgets the search and ISMCTS played at, from the boards' commands (and how search-net's rollouts played)."""
+    return _budgets(boards) + _search_net_note(boards)
+
+
+def _search_net_note(boards: dict[str, dict[str, Any]]) -> str:
+    """A board measured before search-net's opponent models (its file says nothing of them) rated the older default."""
+    before = [TITLES[b] for b, data in boards.items() if "search_net_opponent_models" not in data
+              and any(a["agent_shown"].startswith("search-net") for a in data["ratings"])]
+    if not before:
+        return ""
+    return (f" On the {' and '.join(before)} board{'s' if len(before) > 1 else ''}, `search-net` was rated with the "
+            "network in every seat of its rollouts, its default until 2026-11-29; since then its rollouts give a seat "
+            "whose moves Smart, Greedy or Random explain clearly better to that model "
+            "([opponent models](opponents.md#opponent-models)).")
+
+
+def _budgets(boards: dict[str, dict[str, Any]]) -> str:
     named = sorted({a["agent_shown"] for data in boards.values() for a in data["ratings"]
                     if a["agent_shown"].split(":")[0] in ("search", "ismcts") and ":" in a["agent_shown"]})
     if not named:

@@ -169,7 +169,10 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     }
     searches = [part["search"] for part in parts if "search" in part]
     if searches:
-        total = {key: sum(search[key] for search in searches) for key in ("decisions", "searched", "rollouts", "departures")}
+        counts = ["decisions", "searched", "rollouts", "departures"] + [  # and the counts only newer parts keep
+            key for key in searches[0] if (key == "model_check_kept" or key.startswith("opponent_seats_"))
+            and all(key in search for search in searches)]
+        total = {key: sum(search[key] for search in searches) for key in counts}
         total["departure_rate"] = total["departures"] / max(1, total["searched"])
         total["mean_gain"] = sum(s["mean_gain"] * s["departures"] for s in searches) / max(1, total["departures"])
         total["seconds_per_decision"] = (sum(s["seconds_per_decision"] * s["decisions"] for s in searches)

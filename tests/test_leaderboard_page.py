@@ -179,3 +179,13 @@ def test_the_introduction_reads_points_boards_and_legacy_ones_together():
     assert "the searchers, added with matched seats" in mixed and "On the boards measured before the points" in mixed
     alone = lb.reading_note({"paper": dict(points, added=[])})
     assert "matched seats" not in alone and "On the boards measured before" not in alone
+
+
+def test_a_board_rated_before_search_nets_opponent_models_says_so():
+    lb = _leaderboard()
+    rated = {"ratings": [{"agent_shown": "search-net"}, {"agent_shown": "smart"}]}
+    assert "its default until 2026-11-29" in lb.budgets_note({"paper": rated})
+    assert "Paper rules board," in lb.budgets_note({"paper": rated})
+    now = dict(rated, search_net_opponent_models=True)
+    assert "2026-11-29" not in lb.budgets_note({"paper": now})
+    assert "2026-11-29" not in lb.budgets_note({"paper": {"ratings": [{"agent_shown": "smart"}]}})

@@ -47,12 +47,17 @@ def test_the_deviation_rule_leaves_the_blueprint_only_for_a_clear_paired_gain():
     assert search._decide(np.array([[0.0, 1.0], [0.0, 2.0]]), 1) == (1, 0.0, 0.0)
 
 
-def test_rollouts_play_every_game_to_its_end_with_the_candidates_first():
-    game = Game("charlesworth", seed=4)
+def _opened(seed: int, moves: int) -> tuple[Game, list[int], list[int]]:
+    """A game of his rules after ``moves`` smallest plays: the game, its starting hands and its moves (masks)."""
+    game = Game("charlesworth", seed=seed)
     start = [_mask(h) for h in game.hands]
-    for _ in range(3):
+    for _ in range(moves):
         game.play_index(0)
-    moves = [_mask(p) for _, p in game.history]
+    return game, start, [_mask(p) for _, p in game.history]
+
+
+def test_rollouts_play_every_game_to_its_end_with_the_candidates_first():
+    game, start, moves = _opened(4, 3)
     rollouts = NetworkRollouts(_search().network.model, "charlesworth")
     decision = Decision(game)
     actions = decision.actions  # every legal action of the player on move, one game each
@@ -287,11 +292,7 @@ def test_rollouts_with_a_heuristic_in_every_seat_play_the_heuristics_game(kind):
 
 
 def test_rollouts_with_random_seats_are_legal_seeded_games_and_network_seats_are_the_plain_rollouts():
-    game = Game("charlesworth", seed=6)
-    start = [_mask(h) for h in game.hands]
-    for _ in range(4):
-        game.play_index(0)
-    moves = [_mask(p) for _, p in game.history]
+    game, start, moves = _opened(6, 4)
     model = _search().network.model
 
     def play(models, seed=0):
@@ -306,9 +307,13 @@ def test_rollouts_with_random_seats_are_legal_seeded_games_and_network_seats_are
             play(bad)
 
 
-def test_opponent_models_are_checked():
+def test_opponent_models_are_checked_and_default_to_every_model_where_the_network_can_weigh_moves():
+    assert _search().opponent_models == MODELS  # his design: every model
+    assert _search(beliefs=8).opponent_models == ("network",)  # the beliefs weigh deals by the network everywhere
+    card_aware = NetworkSearch.from_spec("pretrained-paper", rules="paper", budget=8)
+    assert card_aware.opponent_models == ("network",)  # no head to weigh the others' moves with
     for bad in (("smart", "greedy"), ("network", "fast"), ("network", "network"), "network", ()):
-        with pytest.raises(ValueError, match="opponent_models must list distinct models"):
+        with pytest.raises(ValueError, match="opponent_models must be None .the default. or list distinct models"):
             _search(opponent_models=bad)
     with pytest.raises(ValueError, match="cannot be combined with opponent_models"):
         _search(beliefs=8, opponent_models=MODELS)
@@ -327,7 +332,7 @@ def test_each_models_score_is_the_sum_of_the_logs_of_its_moves_probabilities_ave
     rules = Rules.preset("charlesworth")
     _, position = _position_after(14)
     search = _search(opponent_models=("network", "smart", "greedy", "random"))
-    search.check_rng = np.random.default_rng(7)
+    search.models_rng = np.random.default_rng(7)
     score = search.model_log_likelihoods(position)
     deals = position.deal(np.random.default_rng(7), net_search.OPPONENT_DEALS)
     heuristics = {"smart": SmartPolicy(rules), "greedy": GreedyPolicy(rules)}
@@ -381,7 +386,7 @@ def test_opponent_models_where_every_seat_keeps_the_network_change_no_decision(m
     """The models are read with the check's generator: where every seat keeps the network, the search's
     rollouts, values and decision are those it makes without them."""
     obs, _ = _position_after(16)
-    plain = _search()
+    plain = _search(opponent_models=["network"])
     modelled = _search(opponent_models=MODELS)
     monkeypatch.setattr(modelled, "model_log_likelihoods",
                         lambda position: np.tile([0.0, -1.0, -1.0, -1.0], (4, 1)))  # the network explains best
