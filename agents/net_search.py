@@ -65,7 +65,7 @@ from big2_env.observations.compiled import PASS_ACTION
 from big2_env.observations.extended import history_moves
 from big2_env.observations.paper import OBS_CARDS_LEFT, OBS_HAND
 from big2_env.players.base import Policy
-from big2_env.players.beliefs import DEFAULT_TREMBLE, course_array, game_course, seat_log_likelihood_table
+from big2_env.players.beliefs import DEFAULT_TREMBLE, course_array, game_course, logsumexp, seat_log_likelihood_table
 from big2_env.players.search import tempered_weights
 
 from .budget import parse_budget
@@ -521,7 +521,7 @@ class NetworkSearch(Policy):
         rows ``deal * R + move`` where the mover had a choice (R: the others' moves so far; forced
         moves say nothing); R; each such row's count of legal actions; and the network's
         log-probability of the move made there. What the beliefs and the model check both weigh."""
-        record = [t for t, seat in enumerate(position.movers) if seat != 0]
+        record = position.others_moves()
         if not record:
             return None
         hands = position.deal(rng, n)
@@ -600,25 +600,19 @@ class NetworkSearch(Policy):
         if seen is None:
             return None
         hands, chosen, r, _, logp = seen
-        record = [t for t, seat in enumerate(position.movers) if seat != 0]
+        record = np.array(position.others_moves(), dtype=np.int64)  # the history's rows of the others' moves
+        movers = np.array(position.movers, dtype=np.int64)[record]
         per_move = np.zeros((len(hands), r, len(self.opponent_models)))  # log-probability by deal, move, model
         per_move[chosen // r, chosen % r, 0] = logp
         heuristics = [m for m in self.opponent_models if m != "network"]
         course = game_course([(seat, tuple(mask_to_cards(mask))) for seat, mask in zip(position.movers, position.moves)],
                              self.rules)
         rows = course_array(course, self.rules)
-        for seat in sorted(set(position.movers) - {0}):
-            before = np.zeros((len(hands), len(heuristics)))
-            for j, t in enumerate(record):
-                if position.movers[t] != seat:
-                    continue
-                upto = seat_log_likelihood_table(rows[: t + 1], seat, hands[:, seat].tolist(), self.rules, heuristics,
-                                                 DEFAULT_TREMBLE)
-                with np.errstate(invalid="ignore"):
-                    per_move[:, j, 1:] = np.nan_to_num(upto - before, nan=-np.inf)
-                before = upto
-        by_move = _log_mean_exp(per_move, axis=0)  # (moves, models)
-        movers = np.array([position.movers[t] for t in record], dtype=np.int64)
+        for seat in np.unique(movers).tolist():
+            terms = seat_log_likelihood_table(rows, seat, hands[:, seat].tolist(), self.rules, heuristics,
+                                              DEFAULT_TREMBLE, by_move=True)
+            per_move[:, movers == seat, 1:] = terms[:, record[movers == seat]]
+        by_move = logsumexp(per_move, axis=0) - math.log(len(hands))  # each move's probability averaged over deals
         score = np.zeros((4, len(self.opponent_models)))
         np.add.at(score, movers, by_move)
         return score
@@ -643,14 +637,6 @@ class NetworkSearch(Policy):
         if len(self.opponent_models) > 1:
             check += f", opponent_models={self.opponent_models!r}"
         return f"NetworkSearch(budget={self.budget!r}, top_k={self.top_k}, margin={self.margin}, deals={self.deals}{check})"
-
-
-def _log_mean_exp(values: np.ndarray, axis: int) -> np.ndarray:
-    """``log(mean(exp(values)))`` along ``axis``, stable (a row of ``-inf`` stays ``-inf``)."""
-    top = np.max(values, axis=axis, keepdims=True)
-    safe = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        return np.squeeze(safe + np.log(np.exp(values - safe).mean(axis=axis, keepdims=True)), axis=axis)
 
 
 def _generators(seed: int | None) -> tuple[np.random.Generator, np.random.Generator, np.random.Generator]:
@@ -694,6 +680,10 @@ class _Position:
         left = (hand.bit_count(),) + tuple(int(x) for x in vector[OBS_CARDS_LEFT])
         return cls(hand, tuple(moves), movers, first, (played[0], played[1], played[2], played[3]),
                    (left[0], left[1], left[2], left[3]))
+
+    def others_moves(self) -> list[int]:
+        """The indices in the history of the other seats' moves (not the searcher's)."""
+        return [t for t, seat in enumerate(self.movers) if seat != 0]
 
     def deal(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """``n`` determinisations as *starting* hands ``(n, 4)``: the unseen cards dealt uniformly to seats

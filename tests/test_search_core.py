@@ -3,6 +3,8 @@ the same history replay and the same decisions from the same seed."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -82,6 +84,40 @@ def test_the_core_replays_the_history_as_seat_log_likelihoods_does(rules, seed, 
             expected = seat_log_likelihoods(course, seat, start, rules, MOVE_MODELS, 0.05, FastModel(weights))
             assert row[:3] == expected[:3]
             assert row[3] == pytest.approx(expected[3], rel=1e-12, abs=1e-12)  # the fast model: sums of log-softmaxes
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**31), others=st.integers(0, 2**31))
+def test_the_replay_move_by_move_is_the_difference_of_the_prefixes(rules, seed, others):
+    game = played_position(seed, rules, smart_seats=4)
+    course = game_course(game.history, rules)
+    rng = np.random.default_rng(others)
+    for seat in range(4):
+        played = sum(1 << c for s, play in game.history if s == seat for c in play)
+        free = [c for c in range(52) if not played >> c & 1]
+        starts = [game._hand_masks[seat] | played]
+        starts += [played | sum(1 << int(c) for c in rng.choice(free, len(game.hand(seat)), replace=False)) for _ in range(3)]
+        starts += [1 << int(rng.choice(free))]  # one card the seat never played: impossible from its first play
+        moves = seat_log_likelihood_table(course, seat, starts, rules, MODELS, 0.05, by_move=True)
+        assert moves.shape == (len(starts), len(course), len(MODELS))
+        table = seat_log_likelihood_table(course, seat, starts, rules, MODELS, 0.05)
+        assert moves.sum(axis=1).tolist() == table.tolist()
+        for h, start in enumerate(starts):
+            before = [0.0] * len(MODELS)
+            for t, move in enumerate(course):
+                upto = seat_log_likelihoods(course[: t + 1], seat, start, rules, MODELS, 0.05)
+                if move.seat != seat:
+                    assert moves[h, t].tolist() == [0.0] * len(MODELS)
+                elif math.isinf(upto[0]):
+                    assert moves[h, t].tolist() == [-math.inf] * len(MODELS)
+                else:
+                    assert moves[h, t] == pytest.approx(np.subtract(upto, before), abs=1e-9)
+                before = upto
+    # seat 3's last start fails at its first play (a card it lacks), and stays -inf from there
+    plays = [t for t, m in enumerate(course) if m.seat == 3 and m.mask]
+    rows = [t for t, m in enumerate(course) if m.seat == 3 and plays and t >= plays[0]]
+    assert moves[-1, rows].tolist() == [[-math.inf] * len(MODELS)] * len(rows)
 
 
 def test_the_replay_refuses_hands_of_more_than_thirteen_cards():

@@ -74,6 +74,7 @@ __all__ = [
     "course_array",
     "deal_log_weights",
     "game_course",
+    "logsumexp",
     "model_posteriors",
     "seat_log_likelihood_table",
     "seat_log_likelihoods",
@@ -198,7 +199,7 @@ def seat_log_likelihoods(
                 if model == "fast":
                     left = [move.left[(seat + r) % 4] for r in range(4)]
                     scores = entry_features(hand_mask, entries, move.trick, left, move.passes, rules) @ weights
-                    out[j] += float(scores[observed] - _logsumexp(scores))
+                    out[j] += float(scores[observed] - logsumexp(scores))
                     continue
                 choice = smart_choice(hand, move.trick, plays, rules) if model == "smart" else greedy_choice(plays, rules)
                 out[j] += keep if choice == observed else other - math.log(n - 1)
@@ -252,24 +253,34 @@ def course_array(course: Sequence[Move], rules: Rules | str | dict | None = None
 
 def seat_log_likelihood_table(
     course: Sequence[Move] | np.ndarray, seat: int, starts: Sequence[int], rules: Rules, models: Sequence[str], tremble: float,
-    weights: np.ndarray | None = None,
+    weights: np.ndarray | None = None, by_move: bool = False,
 ) -> np.ndarray:
     """``(len(starts), len(models))``: :func:`seat_log_likelihoods` of each starting hand, each
     distinct hand replayed once, in the compiled core (:func:`~big2_env.engine.core.rollouts.replay_seat`);
-    ``course`` may already be its :func:`course_array`."""
+    ``course`` may already be its :func:`course_array`.
+
+    ``by_move``: ``(len(starts), len(course), len(models))`` instead, each move's own term
+    (:func:`~big2_env.engine.core.rollouts.replay_seat_moves`): 0 for another seat's move and a
+    forced one, ``-inf`` for each of ``seat``'s moves from the first that the hand could not have
+    made; summed over the moves, the table."""
     unique, inverse = np.unique(np.asarray(starts, dtype=np.int64), return_inverse=True)
     if len(unique) and (unique[0] < 0 or unique[-1] >= 1 << 52 or max(int(h).bit_count() for h in unique) > 13):
         raise ValueError("each starting hand must be a bitmask of at most 13 cards (0 <= mask < 2**52)")
-    table = np.empty((len(unique), len(models)))
     codes = np.array([MOVE_MODELS.index(m) for m in models], dtype=np.int64)
     if weights is None:
         weights = fast_weights(models, rules, None)
     from ..engine.core import rules_array  # numba loads on first use, not with big2_env
-    from ..engine.core.rollouts import replay_seat
+    from ..engine.core.rollouts import replay_seat, replay_seat_moves
 
     rows = course if isinstance(course, np.ndarray) else course_array(course, rules)
-    replay_seat(rows, seat, unique, rules_array(rules), codes, math.log1p(-tremble),
-                math.log(tremble), np.asarray(weights, dtype=np.float64), table)
+    arguments = (rows, seat, unique, rules_array(rules), codes, math.log1p(-tremble), math.log(tremble),
+                 np.asarray(weights, dtype=np.float64))
+    if by_move:
+        moves = np.empty((len(unique), len(rows), len(models)))
+        replay_seat_moves(*arguments, moves)
+        return moves[inverse.reshape(-1)]
+    table = np.empty((len(unique), len(models)))
+    replay_seat(*arguments, table)
     return table[inverse.reshape(-1)]
 
 
@@ -281,7 +292,13 @@ def _log_prior(models: Sequence[str], prior: Sequence[float] | None) -> np.ndarr
         return np.log(weights / weights.sum())
 
 
-def _logsumexp(values: np.ndarray, axis: int | None = None) -> np.ndarray:
+def logsumexp(values: np.ndarray, axis: int | None = None) -> np.ndarray:
+    """``log(sum(exp(values)))`` along ``axis`` (all of it by default), stable: a slice of ``-inf``
+    gives ``-inf``.
+
+        >>> round(float(logsumexp(np.log(np.array([1.0, 3.0])))), 6)  # log 4
+        1.386294
+    """
     top = np.max(values, axis=axis, keepdims=True)
     safe = np.where(np.isfinite(top), top, 0.0)
     with np.errstate(divide="ignore"):
@@ -313,9 +330,9 @@ def model_posteriors(
         if seat not in movers or not deals:
             continue
         ll = seat_log_likelihood_table(rows, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble, weights)
-        joint = log_prior + _logsumexp(ll, axis=0)
+        joint = log_prior + logsumexp(ll, axis=0)
         if np.isfinite(joint).any():
-            out[seat] = np.exp(joint - _logsumexp(joint))
+            out[seat] = np.exp(joint - logsumexp(joint))
     return out
 
 
@@ -343,5 +360,5 @@ def deal_log_weights(
         if seat in movers and deals:
             ll = seat_log_likelihood_table(rows, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble,
                                            weights)
-            out += _logsumexp(ll + log_prior, axis=1)
+            out += logsumexp(ll + log_prior, axis=1)
     return out

@@ -15,7 +15,8 @@ search deals the same hands and makes the same decisions on either path:
   does with a ``SmartRollout``: the rollouts of :class:`~big2_env.players.ismcts.ISMCTSPolicy`;
 * :func:`leaves` plays each deal after each candidate only until the searcher is next on move:
   the positions a value network judges (``SearchPolicy(value=...)``);
-* :func:`replay_seat` is :func:`big2_env.players.beliefs.seat_log_likelihoods`.
+* :func:`replay_seat` is :func:`big2_env.players.beliefs.seat_log_likelihoods`, and
+  :func:`replay_seat_moves` the same move by move.
 
 Inputs are trusted (see :mod:`big2_env.engine.core.kernels`); seats are relative (0 is the
 searcher, on move at the root).
@@ -559,7 +560,24 @@ def replay_seat(course, seat, starts, rules, models, keep, other, weights, out):
     log-probability that ``seat`` would have made its moves of ``course`` (rows of
     :data:`COURSE_FIELDS`), written to ``out[h, j]`` (``-inf`` when a move is impossible from
     the hand); ``keep`` and ``other`` are ``log(1 - tremble)`` and ``log(tremble)``; ``weights``
-    the fast model's (:mod:`.fast`: the move's log-softmax of ``w . phi``)."""
+    the fast model's (:mod:`.fast`: the move's log-softmax of ``w . phi``). The sum over the
+    moves of :func:`replay_seat_moves`."""
+    terms = np.empty((len(starts), course.shape[0], len(models)))
+    replay_seat_moves(course, seat, starts, rules, models, keep, other, weights, terms)
+    for h in range(len(starts)):
+        for j in range(len(models)):
+            total = 0.0
+            for t in range(course.shape[0]):
+                total += terms[h, t, j]
+            out[h, j] = total
+
+
+@njit(cache=True)
+def replay_seat_moves(course, seat, starts, rules, models, keep, other, weights, out):  # pragma: no cover - compiled
+    """:func:`replay_seat` move by move: ``out[h, t, j]`` is the log-probability under ``models[j]`` that
+    ``seat``, from starting hand ``starts[h]``, made the move of row ``t`` of ``course``: 0 for another
+    seat's move and for a forced one, and ``-inf`` for every move of ``seat`` from the first that is
+    impossible from the hand on."""
     smart_work = np.empty(CAPACITY, dtype=np.int64)
     features = np.empty((CAPACITY + 1, N_FEATURES))
     left = np.empty(4, dtype=np.int64)
@@ -572,15 +590,14 @@ def replay_seat(course, seat, starts, rules, models, keep, other, weights, out):
     for h in range(len(starts)):
         hand = starts[h]
         n = hand_combos(hand, rules, masks, sizes, strengths, categories)
-        for j in range(n_models):
-            out[h, j] = 0.0
-        possible = True
+        out[h, :, :] = 0.0
+        impossible = course.shape[0]
         for t in range(course.shape[0]):
             if course[t, C_SEAT] != seat:
                 continue
             move = course[t, C_MASK]
             if move & ~hand:
-                possible = False
+                impossible = t
                 break
             trick_size = course[t, C_SIZE]
             k = legal_from(masks, sizes, strengths, n, hand, trick_size, course[t, C_STRENGTH], course[t, C_OPENING],
@@ -596,18 +613,18 @@ def replay_seat(course, seat, starts, rules, models, keep, other, weights, out):
                             observed = j
                             break
                 if observed < 0:
-                    possible = False
+                    impossible = t
                     break
                 smart = -1
                 for j in range(n_models):
                     model = models[j]
                     if model == MODEL_RANDOM:
-                        out[h, j] -= math.log(total)
+                        out[h, t, j] = -math.log(total)
                         continue
                     if model == MODEL_FAST:
-                        out[h, j] += _fast_log_probability(hand, masks, sizes, strengths, categories, legal, k,
-                                                           course[t], rules, weights, smart_work, features, left,
-                                                           observed)
+                        out[h, t, j] = _fast_log_probability(hand, masks, sizes, strengths, categories, legal, k,
+                                                             course[t], rules, weights, smart_work, features, left,
+                                                             observed)
                         continue
                     if model == MODEL_SMART:
                         if smart < 0:
@@ -616,13 +633,14 @@ def replay_seat(course, seat, starts, rules, models, keep, other, weights, out):
                         choice = smart
                     else:
                         choice = 0  # Greedy: the first legal play (there is one: total > 1)
-                    out[h, j] += keep if choice == observed else other - math.log(total - 1)
+                    out[h, t, j] = keep if choice == observed else other - math.log(total - 1)
             else:
                 only = 0 if k == 0 else masks[legal[0]]
                 if total == 0 or only != move:
-                    possible = False
+                    impossible = t
                     break
             hand ^= move
-        if not possible:
-            for j in range(n_models):
-                out[h, j] = -np.inf
+        for t in range(impossible, course.shape[0]):
+            if course[t, C_SEAT] == seat:
+                for j in range(n_models):
+                    out[h, t, j] = -np.inf
