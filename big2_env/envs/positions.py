@@ -40,9 +40,8 @@ from numba import njit, prange
 
 from ..engine.cards import NUM_CARDS
 from ..engine.core import rules_array
-from ..engine.core.games import T_CATEGORY, T_MASK, T_PLAYER, T_SIZE, T_WINNER
+from ..engine.core.games import T_PLAYER, T_SIZE, T_WINNER
 from ..engine.core.kernels import combos_into, popcount
-from ..engine.core.smart import smart_pick
 from ..engine.game import Game
 from ..engine.rules import Rules
 from ..observations.compiled import NUM_ACTIONS, PASS_ACTION, action_index
@@ -56,6 +55,7 @@ from .vector import (
     _legal,
     _play,
     _play_action,
+    _rule_pick,
     _scores,
     _view,
     _workspace,
@@ -174,18 +174,12 @@ def _heuristic(state, active, kind, rules, tables, out, chunks):  # pragma: no c
             out[g] = 0
             if not active[g]:
                 continue
-            player = state[g, T0 + T_PLAYER]
-            hand = state[g, H0 + player]
             k = _legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work)
-            trick_size = state[g, T0 + T_SIZE]
-            pick = 0
-            if kind == 2:
-                pick = smart_pick(hand, ws_masks, ws_sizes, ws_categories, legal, k, trick_size, state[g, T0 + T_CATEGORY],
-                                  state[g, T0 + T_MASK], rules)
+            pick = _rule_pick(state, g, kind, k, rules, ws_masks, ws_sizes, ws_categories, legal)
             if pick == k:
                 out[g] = PASS_ACTION
             else:
-                out[g] = action_index(ws_masks[legal[pick]], hand, tables[1])
+                out[g] = action_index(ws_masks[legal[pick]], state[g, H0 + state[g, T0 + T_PLAYER]], tables[1])
 
 
 class PositionGames:

@@ -64,6 +64,7 @@ from numba import njit, prange
 
 from ..engine.core import check_seed, rules_array, shuffled_decks
 from ..engine.core.games import (
+    T_CATEGORY,
     T_MASK,
     T_OPENING,
     T_PASSED,
@@ -89,6 +90,7 @@ from ..engine.core.kernels import (
     legal_from,
     popcount,
 )
+from ..engine.core.smart import smart_pick
 from ..engine.rules import Rules
 from ..observations.compiled import (
     FEATURE_CATEGORIES,
@@ -180,6 +182,16 @@ def _legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, leg
     n = combos_into(hand, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, trick_size, work)
     return legal_from(ws_masks, ws_sizes, ws_strengths, n, hand, trick_size, state[g, T0 + T_STRENGTH],
                       state[g, T0 + T_OPENING] == 1, rules[R_OPENING], locked(state, g, T0, rules), legal)
+
+
+@njit(cache=True)
+def _rule_pick(state, g, kind, k, rules, ws_masks, ws_sizes, ws_categories, legal):  # pragma: no cover - compiled
+    """After :func:`_legal` wrote the mover's ``k`` legal plays: the index among them (``k``: pass) of
+    Greedy's move (``kind`` 1: the first, the weakest play) or Smart's (``kind`` 2)."""
+    if kind != 2:
+        return 0
+    return smart_pick(state[g, H0 + state[g, T0 + T_PLAYER]], ws_masks, ws_sizes, ws_categories, legal, k,
+                      state[g, T0 + T_SIZE], state[g, T0 + T_CATEGORY], state[g, T0 + T_MASK], rules)
 
 
 @njit(cache=True)

@@ -58,9 +58,8 @@ from gymnasium.vector.utils import batch_space
 from numba import njit, prange
 
 from ..engine.core import check_seed, rules_array, shuffled_decks
-from ..engine.core.games import T_CATEGORY, T_MASK, T_PLAYER, T_SIZE, T_WINNER, final_scores
+from ..engine.core.games import T_PLAYER, T_SIZE, T_WINNER, final_scores
 from ..engine.core.kernels import R_SCORING
-from ..engine.core.smart import smart_pick
 from ..engine.rules import Rules
 from ..observations.compiled import NUM_ACTIONS, OBS_SIZE
 from ..observations.spaces import observation_space
@@ -77,6 +76,7 @@ from .vector import (
     _legal,
     _play,
     _play_action,
+    _rule_pick,
     _view,
     _workspace,
     EXTENDED_SIZE,
@@ -114,14 +114,11 @@ def _opponents(state, g, rules, kinds, draws, offset, ws_masks, ws_sizes, ws_str
         trick_size = state[g, T0 + T_SIZE]
         total = k + 1 if trick_size else k
         kind = kinds[(player - learner + 3) % 4]
-        if kind == 2:
-            pick = smart_pick(state[g, H0 + player], ws_masks, ws_sizes, ws_categories, legal, k, trick_size,
-                              state[g, T0 + T_CATEGORY], state[g, T0 + T_MASK], rules)
-        elif kind == 1:
-            pick = 0
-        else:
+        if kind == 0:
             pick = min(int(draws[g, (offset + used) % DRAWS] * total), total - 1)
             used += 1
+        else:
+            pick = _rule_pick(state, g, kind, k, rules, ws_masks, ws_sizes, ws_categories, legal)
         if pick == k:
             _play(state, g, 0, 0, 0, 0)
         else:
