@@ -66,6 +66,15 @@ def test_the_core_deals_what_deal_consistent_deals(rules, seed, belief, deal_see
     assert a.random() == b.random()  # the generators were left in the same state
 
 
+def seat_starts(game: Game, seat: int, rng: np.random.Generator, others: int) -> list[int]:
+    """``seat``'s true starting hand, then ``others`` hands of its played cards and random unplayed ones (which
+    may not explain its moves)."""
+    played = sum(1 << c for s, play in game.history if s == seat for c in play)
+    free = [c for c in range(52) if not played >> c & 1]
+    return [game._hand_masks[seat] | played] + [
+        played | sum(1 << int(c) for c in rng.choice(free, len(game.hand(seat)), replace=False)) for _ in range(others)]
+
+
 @pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 2**31), others=st.integers(0, 2**31))
@@ -75,10 +84,7 @@ def test_the_core_replays_the_history_as_seat_log_likelihoods_does(rules, seed, 
     rng = np.random.default_rng(others)
     weights = rng.normal(size=N_FEATURES)  # any fast model's weights
     for seat in range(4):
-        played = sum(1 << c for s, play in game.history if s == seat for c in play)
-        free = [c for c in range(52) if not played >> c & 1]
-        starts = [game._hand_masks[seat] | played]  # the true hand, then hands that may not explain the moves
-        starts += [played | sum(1 << int(c) for c in rng.choice(free, len(game.hand(seat)), replace=False)) for _ in range(4)]
+        starts = seat_starts(game, seat, rng, 4)
         table = seat_log_likelihood_table(course, seat, starts, rules, MOVE_MODELS, 0.05, weights)
         for row, start in zip(table.tolist(), starts):
             expected = seat_log_likelihoods(course, seat, start, rules, MOVE_MODELS, 0.05, FastModel(weights))
@@ -94,11 +100,8 @@ def test_the_replay_move_by_move_is_the_difference_of_the_prefixes(rules, seed, 
     course = game_course(game.history, rules)
     rng = np.random.default_rng(others)
     for seat in range(4):
-        played = sum(1 << c for s, play in game.history if s == seat for c in play)
-        free = [c for c in range(52) if not played >> c & 1]
-        starts = [game._hand_masks[seat] | played]
-        starts += [played | sum(1 << int(c) for c in rng.choice(free, len(game.hand(seat)), replace=False)) for _ in range(3)]
-        starts += [1 << int(rng.choice(free))]  # one card the seat never played: impossible from its first play
+        starts = seat_starts(game, seat, rng, 3)
+        starts += [1 << int(rng.choice([c for c in range(52) if not starts[0] >> c & 1]))]  # a card it never held
         moves = seat_log_likelihood_table(course, seat, starts, rules, MODELS, 0.05, by_move=True)
         assert moves.shape == (len(starts), len(course), len(MODELS))
         table = seat_log_likelihood_table(course, seat, starts, rules, MODELS, 0.05)
