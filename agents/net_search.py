@@ -335,9 +335,10 @@ class NetworkSearch(Policy):
             each searched decision each other seat gets the model of these (:data:`ROLLOUT_MODELS`:
             ``"smart"``, ``"greedy"``, ``"random"``) that explains its moves so far best, and keeps the
             network unless another does better by :data:`OPPONENT_SWITCH_NATS` (:meth:`seat_models`).
-            ``None`` (the default): all of :data:`ROLLOUT_MODELS` for a network of Charlesworth's design
-            without ``beliefs``, else the network alone (a card-aware network has no head to weigh the
-            others' moves with; the beliefs weigh deals by the network in every seat). Read with a generator
+            Given in any order, they are kept in :data:`ROLLOUT_MODELS`' order. ``None`` (the default): all
+            of :data:`ROLLOUT_MODELS` for a network of Charlesworth's design without ``beliefs``, else the
+            network alone (a card-aware network has no head to weigh the others' moves with; the beliefs
+            weigh deals by the network in every seat). Read with a generator
             of their own: where every seat keeps the network the search's decisions are those it makes
             without them.
         seed: seeds the deals (and sampled rollouts).
@@ -377,7 +378,9 @@ class NetworkSearch(Policy):
                 or any(m not in ROLLOUT_MODELS for m in opponent_models) or len(set(opponent_models)) != len(opponent_models)):
             raise ValueError(f"opponent_models must be None (the default) or list distinct models of "
                              f"{', '.join(ROLLOUT_MODELS)}, \"network\" among them; got {opponent_models!r}")
-        self.opponent_models_option = None if opponent_models is None else tuple(opponent_models)
+        # in ROLLOUT_MODELS' order whatever the caller's: the network first, as the scores' columns are read
+        self.opponent_models_option = None if opponent_models is None else tuple(
+            m for m in ROLLOUT_MODELS if m in opponent_models)
         self.opponent_models: tuple[str, ...] = ("network",)  # resolved with the network (use_network)
         if self.beliefs and opponent_models is not None and len(opponent_models) > 1:
             raise ValueError("beliefs weigh the deals by the network's moves in every seat: they cannot be combined with "

@@ -317,6 +317,8 @@ def test_opponent_models_are_checked_and_default_to_every_model_where_the_networ
             _search(opponent_models=bad)
     with pytest.raises(ValueError, match="cannot be combined with opponent_models"):
         _search(beliefs=8, opponent_models=MODELS)
+    # any order names the same models, kept in the order the scores' columns are read (the network first)
+    assert _search(opponent_models=("random", "smart", "network")).opponent_models == ("network", "smart", "random")
     with pytest.raises(ValueError, match="Charlesworth's design"):
         NetworkSearch.from_spec("pretrained-paper", rules="paper", opponent_models=MODELS)
 
