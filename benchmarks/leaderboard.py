@@ -231,9 +231,11 @@ def agreement_note(data: dict[str, Any]) -> str:
     >>> rows = [dict(rank=1, agent_shown="a", points=2.0, points_ci=[1.5, 2.5], mean_score=1.8),
     ...         dict(rank=2, agent_shown="b", points=0.5, points_ci=[0.1, 1.6], mean_score=0.4),
     ...         dict(rank=3, agent_shown="c", points=-2.5, points_ci=[-2.9, -2.1], mean_score=-2.2)]
-    >>> note = agreement_note({"ratings": rows, "conflicts": []})
-    >>> note.split(". ")[0]
-    "Every agent's points interval is within +-0.75 a game (the target is +-0.5)"
+    >>> note = agreement_note({"ratings": rows, "conflicts": [], "deals": 20})
+    >>> note.split(", which")[0]
+    "Every agent's points interval is within +-0.75 a game (the target is +-0.5"
+    >>> "about 45 deals would reach" in note  # 20 deals x (0.75 / 0.5) ** 2
+    True
     >>> "2 have points intervals that do not overlap" in note, note.endswith("the points order is the mean score's.")
     (True, True)
     """
@@ -427,11 +429,12 @@ def budgets_note(boards: dict[str, dict[str, Any]]) -> str:
 
 def _search_net_note(boards: dict[str, dict[str, Any]]) -> str:
     """A board measured before search-net's opponent models (its file says nothing of them) rated the older default."""
-    before = [TITLES[b] for b, data in boards.items() if "search_net_opponent_models" not in data
+    before = [TITLES[b].lower().replace("charlesworth", "Charlesworth") for b, data in boards.items()
+              if "search_net_opponent_models" not in data
               and any(a["agent_shown"].startswith("search-net") for a in data["ratings"])]
     if not before:
         return ""
-    return (f" On the {' and '.join(before)} board{'s' if len(before) > 1 else ''}, `search-net` was rated with the "
+    return (f" On the board{'s' if len(before) > 1 else ''} under {' and '.join(before)}, `search-net` was rated with the "
             "network in every seat of its rollouts, its default until 2026-11-29; since then its rollouts give a seat "
             "whose moves Smart, Greedy or Random explain clearly better to that model "
             "([opponent models](opponents.md#opponent-models)).")
