@@ -66,6 +66,8 @@ RESULTS = HERE / "leaderboard"
 PAGE = HERE.parent / "docs" / "leaderboard.md"
 BOARDS = ("paper", "charlesworth")
 TITLES = {"paper": "Paper rules", "charlesworth": "Charlesworth's rules"}
+UNDER = {"paper": "the paper's rules", "charlesworth": "Charlesworth's rules"}
+"""Each board's rules as a sentence names them (``under ...``)."""
 BOARD_NAMES = {"paper": "paper-rules", "charlesworth": "Charlesworth"}
 CHECK = "check"
 """The four-agent check: not a board of the page, a sentence of its introduction."""
@@ -429,8 +431,7 @@ def budgets_note(boards: dict[str, dict[str, Any]]) -> str:
 
 def _search_net_note(boards: dict[str, dict[str, Any]]) -> str:
     """A board measured before search-net's opponent models (its file says nothing of them) rated the older default."""
-    before = [TITLES[b].lower().replace("charlesworth", "Charlesworth") for b, data in boards.items()
-              if "search_net_opponent_models" not in data
+    before = [UNDER[b] for b, data in boards.items() if "search_net_opponent_models" not in data
               and any(a["agent_shown"].startswith("search-net") for a in data["ratings"])]
     if not before:
         return ""

@@ -185,9 +185,9 @@ def test_a_board_rated_before_search_nets_opponent_models_says_so():
     lb = _leaderboard()
     rated = {"ratings": [{"agent_shown": "search-net"}, {"agent_shown": "smart"}]}
     assert "its default until 2026-11-29" in lb.budgets_note({"paper": rated})
-    assert "On the board under paper rules," in lb.budgets_note({"paper": rated})
+    assert "On the board under the paper's rules," in lb.budgets_note({"paper": rated})
     both = lb.budgets_note({"paper": rated, "charlesworth": rated})
-    assert "On the boards under paper rules and Charlesworth's rules," in both
+    assert "On the boards under the paper's rules and Charlesworth's rules," in both
     now = dict(rated, search_net_opponent_models=True)
     assert "2026-11-29" not in lb.budgets_note({"paper": now})
     assert "2026-11-29" not in lb.budgets_note({"paper": {"ratings": [{"agent_shown": "smart"}]}})
