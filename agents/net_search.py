@@ -90,8 +90,9 @@ MODEL_CHECK_MOVES = 4
 OPPONENT_DEALS = 32
 """Uniform deals of the hidden cards over which ``opponent_models`` averages each model's likelihood of a seat's moves."""
 OPPONENT_SWITCH_NATS = 3.0
-"""How much better (in log-likelihood, nats) a model must explain a seat's moves than every model before it
-(:data:`_MODEL_LEVELS`) before the rollouts give that seat that model: prior odds of about 20 to 1 each step."""
+"""The default ``opponent_switch``: how much better (in log-likelihood, nats) a model must explain a seat's moves
+than every model before it (:data:`_MODEL_LEVELS`) before the rollouts give that seat that model: prior odds of
+about 20 to 1 each step."""
 _MODEL_LEVELS = {"network": 0, "smart": 1, "greedy": 1, "random": 2}
 """The models in the order a seat moves through them: the blueprint, the rules, no rule."""
 _FULL_DECK = (1 << NUM_CARDS) - 1
@@ -334,13 +335,17 @@ class NetworkSearch(Policy):
         opponent_models: who may move for the other seats in the rollouts, ``"network"`` among them: at
             each searched decision each other seat gets the model of these (:data:`ROLLOUT_MODELS`:
             ``"smart"``, ``"greedy"``, ``"random"``) that explains its moves so far best, and keeps the
-            network unless another does better by :data:`OPPONENT_SWITCH_NATS` (:meth:`seat_models`).
+            network unless another does better by ``opponent_switch`` nats (:meth:`seat_models`).
             Given in any order, they are kept in :data:`ROLLOUT_MODELS`' order. ``None`` (the default): all
             of :data:`ROLLOUT_MODELS` for a network of Charlesworth's design without ``beliefs``, else the
             network alone (a card-aware network has no head to weigh the others' moves with; the beliefs
             weigh deals by the network in every seat). Read with a generator
             of their own: where every seat keeps the network the search's decisions are those it makes
             without them.
+        opponent_switch: how many nats better a model of ``opponent_models`` must explain a seat's moves
+            than each model before it (the network, then the two rules, then Random) before the
+            rollouts give the seat that model (default :data:`OPPONENT_SWITCH_NATS`; 0: the best
+            explanation so far, a tie kept by the earlier model).
         seed: seeds the deals (and sampled rollouts).
     """
 
@@ -351,7 +356,8 @@ class NetworkSearch(Policy):
                  top_k: int = DEFAULT_TOP_K, margin: float = DEFAULT_MARGIN, deals: int = DEFAULT_DEALS,
                  sample: bool = DEFAULT_SAMPLE, beliefs: int = 0, belief_strength: float = DEFAULT_BELIEF_STRENGTH,
                  model_check: float | None = None, model_check_strict: bool = False,
-                 opponent_models: Sequence[str] | None = None, seed: int | None = None, name: str | None = None) -> None:
+                 opponent_models: Sequence[str] | None = None, opponent_switch: float = OPPONENT_SWITCH_NATS,
+                 seed: int | None = None, name: str | None = None) -> None:
         self.seconds, self.rollouts = parse_budget(budget)
         self.budget = budget
         for what, value, low, high in (("top_k", top_k, 1, 64), ("deals", deals, 1, 4096), ("beliefs", beliefs, 0, 4096)):
@@ -378,6 +384,10 @@ class NetworkSearch(Policy):
                 or any(m not in ROLLOUT_MODELS for m in opponent_models) or len(set(opponent_models)) != len(opponent_models)):
             raise ValueError(f"opponent_models must be None (the default) or list distinct models of "
                              f"{', '.join(ROLLOUT_MODELS)}, \"network\" among them; got {opponent_models!r}")
+        if (isinstance(opponent_switch, bool) or not isinstance(opponent_switch, (int, float))
+                or not 0 <= opponent_switch <= 1000):
+            raise ValueError(f"opponent_switch must be a number of nats in [0, 1000]; got {opponent_switch!r}")
+        self.opponent_switch = float(opponent_switch)
         # in ROLLOUT_MODELS' order whatever the caller's: the network first, as the scores' columns are read
         self.opponent_models_option = None if opponent_models is None else tuple(
             m for m in ROLLOUT_MODELS if m in opponent_models)
@@ -574,7 +584,7 @@ class NetworkSearch(Policy):
         """Who the rollouts make move for each seat (relative: 0, the searcher, is always the network): per
         other seat, the model of ``opponent_models`` that best explains its moves so far
         (:meth:`model_log_likelihoods`): a seat keeps the network unless Smart or Greedy does better by
-        more than :data:`OPPONENT_SWITCH_NATS`, and goes to Random only when Random does better than each
+        more than ``opponent_switch`` nats, and goes to Random only when Random does better than each
         of those by as much."""
         score = self.model_log_likelihoods(position)
         if score is None:
@@ -586,7 +596,7 @@ class NetworkSearch(Policy):
                 if not (level == rung).any():
                     continue
                 best = int(np.flatnonzero(level == rung)[np.argmax(score[seat, level == rung])])
-                if score[seat, best] > score[seat, level < rung].max() + OPPONENT_SWITCH_NATS:
+                if score[seat, best] > score[seat, level < rung].max() + self.opponent_switch:
                     out[seat] = self.opponent_models[best]
         return tuple(out)
 
@@ -639,6 +649,8 @@ class NetworkSearch(Policy):
             ", model_check_strict=True" if self.model_check_strict else "")
         if len(self.opponent_models) > 1:
             check += f", opponent_models={self.opponent_models!r}"
+            if self.opponent_switch != OPPONENT_SWITCH_NATS:
+                check += f", opponent_switch={self.opponent_switch}"
         return f"NetworkSearch(budget={self.budget!r}, top_k={self.top_k}, margin={self.margin}, deals={self.deals}{check})"
 
 

@@ -362,16 +362,19 @@ def test_each_models_score_is_the_sum_of_the_logs_of_its_moves_probabilities_ave
     assert (score[0] == 0).all() and (score[1:, 0] < 0).any()
 
 
-def test_a_seat_moves_to_another_model_only_when_it_explains_the_moves_clearly_better(monkeypatch):
+@pytest.mark.parametrize("option", [None, 1.0, 0.0])
+def test_a_seat_moves_to_another_model_only_when_it_explains_the_moves_clearly_better(monkeypatch, option):
     from agents import net_search
 
     _, position = _position_after(14)
-    search = _search(opponent_models=MODELS)
-    switch = net_search.OPPONENT_SWITCH_NATS
+    extra = {} if option is None else {"opponent_switch": option}
+    search = _search(opponent_models=MODELS, **extra)
+    switch = net_search.OPPONENT_SWITCH_NATS if option is None else option
+    assert search.opponent_switch == switch
     cases = [  # per seat: network, smart, greedy, random scores; the model it gets
         ([-10.0, -10.0 + switch - 0.1, -12.0, -11.0], "network"),  # Smart better, but not clearly
         ([-10.0, -10.0 + switch + 0.1, -12.0, -11.0], "smart"),
-        ([-10.0, -9.0, -10.0 + switch + 1, -20.0], "greedy"),  # the better rule of the two
+        ([-10.0, -9.0, -10.0 + switch + 1.5, -20.0], "greedy"),  # the better rule of the two
         ([-10.0, -10.0 + switch + 1, -12.0, -10.0 + 2 * switch], "smart"),  # Random not clearly better than Smart
         ([-30.0, -20.0, -20.0, -20.0 + switch + 0.1], "random"),  # clearly better than every rule and the network
     ]
@@ -382,6 +385,12 @@ def test_a_seat_moves_to_another_model_only_when_it_explains_the_moves_clearly_b
         assert search.seat_models(position) == ("network",) + (expected,) * 3
     monkeypatch.setattr(search, "model_log_likelihoods", lambda position: None)
     assert search.seat_models(position) == ("network",) * 4
+
+
+@pytest.mark.parametrize("switch", [-1.0, float("nan"), True, "3", None, 1e4])
+def test_a_bad_opponent_switch_is_refused_naming_what_is_allowed(switch):
+    with pytest.raises(ValueError, match=r"opponent_switch must be a number of nats in \[0, 1000\]"):
+        _search(opponent_models=MODELS, opponent_switch=switch)
 
 
 def test_opponent_models_where_every_seat_keeps_the_network_change_no_decision(monkeypatch):
