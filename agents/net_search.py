@@ -345,7 +345,8 @@ class NetworkSearch(Policy):
         opponent_switch: how many nats better a model of ``opponent_models`` must explain a seat's moves
             than each model before it (the network, then the two rules, then Random) before the
             rollouts give the seat that model (default :data:`OPPONENT_SWITCH_NATS`; 0: the best
-            explanation so far, a tie kept by the earlier model).
+            explanation so far, a tie kept by the earlier model). Another value is refused where the
+            rollouts have no model but the network.
         seed: seeds the deals (and sampled rollouts).
     """
 
@@ -432,6 +433,10 @@ class NetworkSearch(Policy):
             raise ValueError("beliefs, the model check and opponent_models need a network of Charlesworth's design "
                              "(its 1695-way head: "
                              f"pretrained, pretrained-charlesworth); this one has the {network.model.config.design!r} design")
+        if len(models) == 1 and self.opponent_switch != OPPONENT_SWITCH_NATS:
+            raise ValueError(f"opponent_switch={self.opponent_switch} has no model to switch to: it applies with "
+                             "opponent_models other than the network (the default for a network of Charlesworth's "
+                             f"design without beliefs); got opponent_models={tuple(models)!r}")
         self.network, self.rollout, self.opponent_models = network, rollout, tuple(models)
 
     @property

@@ -393,6 +393,14 @@ def test_a_bad_opponent_switch_is_refused_naming_what_is_allowed(switch):
         _search(opponent_models=MODELS, opponent_switch=switch)
 
 
+def test_an_opponent_switch_without_a_model_to_switch_to_is_refused():
+    with pytest.raises(ValueError, match="opponent_switch=1.0 has no model to switch to"):
+        _search(opponent_models=["network"], opponent_switch=1.0)
+    with pytest.raises(ValueError, match="opponent_switch=0.0 has no model to switch to"):
+        _search(beliefs=8, opponent_switch=0.0)  # beliefs leave the network alone by default
+    assert _search(opponent_models=["network"]).opponent_switch == 3.0  # the default is no request
+
+
 def test_opponent_models_where_every_seat_keeps_the_network_change_no_decision(monkeypatch):
     """The models are read with the check's generator: where every seat keeps the network, the search's
     rollouts, values and decision are those it makes without them."""
