@@ -24,6 +24,7 @@ from typing import Any, Mapping
 
 from big2_env.engine.rules import Rules
 from big2_env.players.charlesworth import INPUT_SIZE
+from big2_env.checks import is_int, is_number
 
 CURRICULA = ("self", "checkpoint", "osfp", "fixed:smart", "fixed:greedy", "fixed:random", "mixed")
 """The curricula of :func:`agents.curriculum.make_curriculum`."""
@@ -74,7 +75,7 @@ MAX_SCORER_BLOCKS = 16
 
 def check_rho(value: Any, name: str = "rho") -> float:
     """``value`` as a float if it is a number in [0, 1] (AlphaDou's band), else ``ValueError``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not 0 <= value <= 1:
+    if not is_number(value, 0, 1):
         raise ValueError(f"{name} must be a number in [0, 1]; got {value!r}")
     return float(value)
 
@@ -157,9 +158,9 @@ class NetworkConfig:
             elif f.name == "win_rho":
                 check_rho(value, "NetworkConfig.win_rho")
             elif f.name == "scorer_blocks":
-                if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SCORER_BLOCKS:
+                if not is_int(value, 0, MAX_SCORER_BLOCKS, numpy=False):
                     raise ValueError(f"NetworkConfig.scorer_blocks must be an int in 0..{MAX_SCORER_BLOCKS}; got {value!r}")
-            elif isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_WIDTH:
+            elif not is_int(value, 1, MAX_WIDTH, numpy=False):
                 raise ValueError(f"NetworkConfig.{f.name} must be an int in 1..{MAX_WIDTH}; got {value!r}")
         if self.card_dim % self.hand_heads:
             raise ValueError(f"hand_heads ({self.hand_heads}) must divide card_dim ({self.card_dim})")
@@ -732,11 +733,11 @@ class TrainArgs:
             value = getattr(self, name)
             if value is None and name in ("games_per_batch", "epochs", "minibatch"):
                 continue  # the algorithm's default
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            if not is_int(value, 1, numpy=False):
                 raise ValueError(f"{name} must be a positive int; got {value!r}")
         for name in ("eval_every", "checkpoint_every", "keep_models_every", "stop_after", "seed", "eval_seed", "threads"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            if not is_int(value, 0, numpy=False):
                 raise ValueError(f"{name} must be a non-negative int; got {value!r}")
         for opponent in self.eval_opponents:
             check_eval_opponent(opponent, self.rules)
@@ -765,7 +766,7 @@ class TrainArgs:
         if self.critic == "full" and (self.algo != "ppo" or self.env_in_use() != "vector"):
             raise ValueError("--critic full is PPO's on the compiled vector env (--algo ppo, --env vector or auto, "
                              f"--curriculum self); got algo {self.algo!r} on env {self.env_in_use()!r}")
-        if isinstance(self.steps_per_batch, bool) or not isinstance(self.steps_per_batch, int) or self.steps_per_batch < 0:
+        if not is_int(self.steps_per_batch, 0, numpy=False):
             raise ValueError(f"steps_per_batch must be a non-negative int; got {self.steps_per_batch!r}")
         if self.steps_per_batch and (self.algo != "ppo" or self.env_in_use() != "vector"):
             raise ValueError("--steps-per-batch runs games on across batches in the compiled vector env: PPO with --env "

@@ -68,6 +68,7 @@ from big2_env.players.base import Policy
 from big2_env.players.beliefs import DEFAULT_TREMBLE, course_array, game_course, logsumexp, seat_log_likelihood_table
 from big2_env.players.search import tempered_weights
 
+from big2_env.checks import is_int, is_number
 from .budget import parse_budget
 from .network import Big2Net
 from .policy import NetworkPolicy, choose, score_numpy
@@ -362,18 +363,17 @@ class NetworkSearch(Policy):
         self.seconds, self.rollouts = parse_budget(budget)
         self.budget = budget
         for what, value, low, high in (("top_k", top_k, 1, 64), ("deals", deals, 1, 4096), ("beliefs", beliefs, 0, 4096)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+            if not is_int(value, low, high):
                 raise ValueError(f"{what} must be an int in {low}..{high}; got {value!r}")
-        if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 <= margin <= 100:
+        if not is_number(margin, 0, 100):
             raise ValueError(f"margin must be a number of standard errors in [0, 100]; got {margin!r}")
         self.rules = Rules.coerce(rules)
         self.top_k, self.margin, self.deals, self.sample = int(top_k), float(margin), int(deals), bool(sample)
         self.beliefs = int(beliefs)
-        if isinstance(belief_strength, bool) or not isinstance(belief_strength, (int, float)) or not 0 <= belief_strength <= 1:
+        if not is_number(belief_strength, 0, 1):
             raise ValueError(f"belief_strength must be a number in [0, 1]; got {belief_strength!r}")
         self.belief_strength = float(belief_strength)
-        if model_check is not None and (isinstance(model_check, bool) or not isinstance(model_check, (int, float))
-                                        or not 0 <= model_check <= 100):
+        if model_check is not None and not is_number(model_check, 0, 100):
             raise ValueError(f"model_check must be None (off) or a number of nats a move in [0, 100]; got {model_check!r}")
         self.model_check = None if model_check is None else float(model_check)
         if not isinstance(model_check_strict, bool) or (model_check_strict and model_check is None):
@@ -385,8 +385,7 @@ class NetworkSearch(Policy):
                 or any(m not in ROLLOUT_MODELS for m in opponent_models) or len(set(opponent_models)) != len(opponent_models)):
             raise ValueError(f"opponent_models must be None (the default) or list distinct models of "
                              f"{', '.join(ROLLOUT_MODELS)}, \"network\" among them; got {opponent_models!r}")
-        if (isinstance(opponent_switch, bool) or not isinstance(opponent_switch, (int, float))
-                or not 0 <= opponent_switch <= 1000):
+        if not is_number(opponent_switch, 0, 1000):
             raise ValueError(f"opponent_switch must be a number of nats in [0, 1000]; got {opponent_switch!r}")
         self.opponent_switch = float(opponent_switch)
         # in ROLLOUT_MODELS' order whatever the caller's: the network first, as the scores' columns are read

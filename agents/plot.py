@@ -19,6 +19,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from big2_env.checks import is_int
+
 PLOT_NAME = "learning_curves.png"
 HEALTH_NAME = "training_health.png"
 _COLOURS = {"random": "tab:green", "greedy": "tab:orange", "smart": "tab:red"}
@@ -201,7 +203,7 @@ def health_summary(run_dir: str | Path, upto: int | None = None, last: int | Non
         (400, 0.925, False)
     """
     for what, value in (("upto", upto), ("last", last)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        if value is not None and not is_int(value, 1, numpy=False):
             raise ValueError(f"{what} must be a positive number of batches or None; got {value!r}")
     log = read_train_log(run_dir)
     if upto is not None:

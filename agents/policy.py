@@ -26,6 +26,7 @@ from big2_env.players.base import Policy
 from big2_env.players.charlesworth import observation_input
 from big2_env.engine.rules import Rules
 
+from big2_env.checks import is_number
 from .config import check_rho
 from .network import Big2Net, pack_candidates
 
@@ -169,7 +170,7 @@ class NetworkPolicy(Policy):
             raise ValueError("rho applies to networks with a win head (NetworkConfig.win_head); this one has none")
         self.rho = None if rho is None else check_rho(rho)
         self.deterministic = bool(deterministic)
-        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 < temperature <= 100:
+        if not is_number(temperature, 0, 100, low_open=True):
             raise ValueError(f"temperature must be a number in (0, 100]; got {temperature!r}")
         self.temperature = float(temperature)
         self.device = torch.device(device)

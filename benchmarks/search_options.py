@@ -77,6 +77,7 @@ from big2_env.players.base import policy_actions
 from big2_env.players.greedy import greedy_choice
 from big2_env.players.registry import make_policy
 from big2_env.players.search import NoisyOpponents, PublicState, SearchPolicy, deal_consistent, public_state
+from big2_env.checks import is_int
 
 
 class OracleSearch(SearchPolicy):
@@ -240,7 +241,7 @@ def make_search(variant: str, options: dict) -> SearchPolicy:
 
 def check_positions(positions: Any) -> None:
     """``--posterior`` and ``--agreement`` count positions: a positive int."""
-    if isinstance(positions, bool) or not isinstance(positions, int) or positions < 1:
+    if not is_int(positions, 1, numpy=False):
         raise ValueError(f"positions must be an int >= 1; got {positions!r}")
 
 

@@ -66,6 +66,7 @@ from ..config import NetworkConfig, PPOConfig
 from ..learners.ppo import attach_flat_grad, minibatch_loss, split_minibatch
 from ..curriculum import CURRENT
 from ..network import Big2Net
+from big2_env.checks import is_int
 from .rollout import ModelSeat, PolicySeat, Rollout, SeatPlan, collect, concat_rollouts
 
 __all__ = ["CollectRequest", "MissingSnapshots", "RolloutPool", "RolloutWorker", "TrainHelpers", "split_minibatch"]
@@ -352,7 +353,7 @@ class TrainHelpers(RolloutPool):
     """
 
     def __init__(self, model: Big2Net, n: int, threads: int = 1) -> None:
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        if not is_int(n, 1, numpy=False):
             raise ValueError(f"TrainHelpers needs at least one helper process; got n={n!r}")
         super().__init__(n)
         model.share_memory()

@@ -56,6 +56,7 @@ import torch
 from ..curriculum import CURRENT
 from ..config import NetworkConfig
 from ..network import Big2Net
+from big2_env.checks import is_int
 from .parallel import CollectRequest, MissingSnapshots, RolloutPool, RolloutWorker, numpy_weights
 from .rollout import Rollout
 
@@ -152,7 +153,7 @@ class RayWorkers(RolloutPool):
         max_restarts: int = 2,
         start_timeout_s: float = START_TIMEOUT_S,
     ) -> None:
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        if not is_int(n, 1, numpy=False):
             raise ValueError(f"RayWorkers needs at least one actor; got n={n!r}")
         ray = import_ray()
         super().__init__(n)

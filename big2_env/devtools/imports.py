@@ -20,8 +20,8 @@ How the graph is read (from the source files, with :mod:`ast`; nothing is import
 The layer contract (:data:`LAYERS`) is the architecture of big2_env: the engine at the bottom,
 then observations, render, players, evaluation, envs, the JAX core and the web table, with the command line
 at the top;
-a module may import its own layer and those below it. :data:`SHARED` modules (errors,
-plugins, devtools) import no layer and may be imported from anywhere.
+a module may import its own layer and those below it. :data:`SHARED` modules (checks,
+errors, plugins, devtools) import no layer and may be imported from anywhere.
 
 Example:
     >>> report = check(SOURCE_ROOT)
@@ -42,7 +42,7 @@ __all__ = ["Edge", "LAYERS", "Report", "SHARED", "check", "find_cycles", "import
 LAYERS = ("engine", "observations", "render", "players", "evaluation", "envs", "jax", "web", "cli")
 """big2_env's subpackages (and ``cli``), lowest first: each may import only itself and those before it."""
 
-SHARED = ("errors", "plugins", "devtools")
+SHARED = ("checks", "errors", "plugins", "devtools")
 """big2_env modules outside the layers: they import no layer, and any layer may import them."""
 
 SOURCE_ROOT = Path(__file__).resolve().parents[2]

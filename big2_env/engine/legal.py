@@ -13,6 +13,7 @@ from . import native
 from .cards import NUM_CARDS, card_str, check_card, check_hand, format_cards, mask_to_cards
 from .combos import Entry, classify
 from .rules import Rules
+from ..checks import is_int
 
 PASS: tuple[int, ...] = ()
 PASS_ENTRY: Entry = (-1, (), 0, -1, -1)
@@ -31,11 +32,11 @@ def legal_entries(hand_mask: int, trick_size: int, trick_strength: int, opening:
     >>> [e[1] for e in legal_entries(sum(1 << c for c in parse_cards("3D 3S 5H")), 1, 4, False, Rules())]
     [(10,), ()]
     """
-    if isinstance(hand_mask, bool) or not isinstance(hand_mask, int) or not 0 <= hand_mask < 1 << NUM_CARDS:
+    if not is_int(hand_mask, 0, (1 << NUM_CARDS) - 1, numpy=False):
         raise ValueError(f"hand_mask must be an int bitmask of cards 0..51; got {hand_mask!r}")
-    if isinstance(trick_size, bool) or not isinstance(trick_size, int) or not 0 <= trick_size <= 5:
+    if not is_int(trick_size, 0, 5, numpy=False):
         raise ValueError(f"trick_size must be an int 0..5 (0: leading); got {trick_size!r}")
-    if isinstance(trick_strength, bool) or not isinstance(trick_strength, int) or not 0 <= trick_strength < 1 << 40:
+    if not is_int(trick_strength, 0, (1 << 40) - 1, numpy=False):
         raise ValueError(f"trick_strength must be a non-negative int (a Combo's strength); got {trick_strength!r}")
     if not isinstance(opening, bool) or not isinstance(rules, Rules):
         raise ValueError(f"opening must be True or False and rules a Rules; got {opening!r}, {rules!r}")

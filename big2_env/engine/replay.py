@@ -30,6 +30,7 @@ from typing import Any, Mapping, Sequence
 
 from .game import NUM_PLAYERS, Game, IllegalPlayError
 from .rules import Rules
+from ..checks import is_int
 
 __all__ = ["MAX_MOVES", "REPLAY_FORMAT", "ReplayError", "check_replay", "position", "read_replay", "replay_dict",
            "replay_positions", "write_replay"]
@@ -61,7 +62,7 @@ def check_replay(data: Any) -> Game:
     if data.get("format") != REPLAY_FORMAT:
         raise ReplayError(f"format must be {REPLAY_FORMAT!r}; got {data.get('format')!r}")
     seed = data.get("seed")
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+    if not is_int(seed, 0, 2**64 - 1, numpy=False):
         raise ReplayError(f"seed must be an int in 0..2**64-1; got {seed!r}")
     if not isinstance(data.get("rules"), Mapping):
         raise ReplayError("rules must be an object of Rules fields (Rules.to_dict())")

@@ -73,6 +73,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 
+from ..checks import is_int
 from ..observations.spaces import check_observation_kind, observation_space
 from ..engine.cards import format_play
 from ..observations.decision import Decision
@@ -230,7 +231,7 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
     def _check_seat(seat: Any, what: str) -> int | None:
         if seat is None:
             return None
-        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < NUM_PLAYERS:
+        if not is_int(seat, 0, NUM_PLAYERS - 1):
             raise ValueError(f"{what} must be None or a seat 0..3; got {seat!r}")
         return int(seat)
 

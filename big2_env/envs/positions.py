@@ -38,6 +38,7 @@ from typing import Any, Sequence
 import numpy as np
 from numba import njit, prange
 
+from ..checks import is_int
 from ..engine.cards import NUM_CARDS
 from ..engine.core import rules_array
 from ..engine.core.games import T_PLAYER, T_SIZE, T_WINNER
@@ -233,7 +234,7 @@ class PositionGames:
         bad = np.flatnonzero((hands64 < 0).any(axis=1) | (union != _FULL_DECK) | (overlap != 0))
         if len(bad):
             raise ValueError(f"hands[{int(bad[0])}] does not deal each of the 52 cards to exactly one seat")
-        if isinstance(first, bool) or not isinstance(first, (int, np.integer)) or not 0 <= first <= 3:
+        if not is_int(first, 0, 3):
             raise ValueError(f"first must be a seat 0..3; got {first!r}")
         move_list = [int(m) for m in moves]
         if any(not 0 <= m <= _FULL_DECK for m in move_list):

@@ -62,6 +62,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from ..checks import is_int
 from ..engine.core import check_seed, rules_array, shuffled_decks
 from ..engine.core.games import (
     T_CATEGORY,
@@ -505,7 +506,7 @@ MAX_ENVS = 1 << 20
 def check_settings(num_envs: Any, observation: Any, views: tuple[str, ...] = VIEWS) -> int:
     """``num_envs`` as an int after checking it (1 to :data:`MAX_ENVS`) and ``observation`` (one of
     ``views``: :data:`VIEWS`, or :data:`SELF_PLAY_VIEWS` for :class:`Big2VectorEnv`)."""
-    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or not 1 <= num_envs <= MAX_ENVS:
+    if not is_int(num_envs, 1, MAX_ENVS):
         raise ValueError(f"num_envs must be an int in 1..{MAX_ENVS:,}; got {num_envs!r}")
     if not isinstance(observation, str) or observation not in views:
         named = [f"{v!r} ({VIEW_SIZES[v]}{' numbers' if i == 0 else ''})" for i, v in enumerate(views)]

@@ -57,6 +57,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 from numba import njit, prange
 
+from ..checks import is_int, is_number
 from ..engine.core import check_seed, rules_array, shuffled_decks
 from ..engine.core.games import T_PLAYER, T_SIZE, T_WINNER, final_scores
 from ..engine.core.kernels import R_SCORING
@@ -222,9 +223,7 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
                  illegal_action: str = "penalize", illegal_penalty: float | None = None) -> None:
         self.num_envs = check_settings(num_envs, observation)
         self.observation = observation
-        if learner_seat is not None and (
-            isinstance(learner_seat, bool) or not isinstance(learner_seat, (int, np.integer)) or not 0 <= learner_seat <= 3
-        ):
+        if learner_seat is not None and not is_int(learner_seat, 0, 3):
             raise ValueError(f"learner_seat must be None or a seat 0..3; got {learner_seat!r}")
         self.opponents = opponents
         self._kinds = _kinds(opponents)
@@ -234,9 +233,7 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
         self._rng = check_seed(seed)
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}; got {illegal_action!r}")
-        if illegal_penalty is not None and (
-            isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float)) or not np.isfinite(illegal_penalty)
-        ):
+        if illegal_penalty is not None and not is_number(illegal_penalty):
             raise ValueError(f"illegal_penalty must be a finite number or None; got {illegal_penalty!r}")
         self.illegal_action = illegal_action
         self.illegal_penalty = worst_score(self.rules) if illegal_penalty is None else float(illegal_penalty)

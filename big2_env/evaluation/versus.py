@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from ..checks import is_int
 from ..observations.decision import Decision, PolicyObservation
 from ..engine.game import NUM_PLAYERS, Game
 from ..engine.replay import replay_dict, write_replay
@@ -395,7 +396,7 @@ def _play_in_processes(
 
 
 def _check_positive_int(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+    if not is_int(value, 1):
         raise ValueError(f"{what} must be a positive int; got {value!r}")
     return int(value)
 
@@ -471,9 +472,9 @@ def evaluate(
     """
     n_deals = _check_positive_int(n_games, "n_games")
     batch_size = _check_positive_int(batch_size, "batch_size")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+    if seed is not None and not is_int(seed, 0):
         raise ValueError(f"seed must be a non-negative int or None; got {seed!r}")
-    if isinstance(first_deal, bool) or not isinstance(first_deal, (int, np.integer)) or first_deal < 0:
+    if not is_int(first_deal, 0):
         raise ValueError(f"first_deal must be a non-negative int; got {first_deal!r}")
     rules = Rules.coerce(rules)
     folder = None

@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 
+from ..checks import is_int
+
 __all__ = ["START_METHOD", "limit_threads", "set_numba_threads", "threads_as_worker", "threads_per_worker", "worker_pool"]
 
 START_METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
@@ -36,7 +38,7 @@ def _cores() -> int:
 
 def threads_per_worker(jobs: int) -> int:
     """The threads each of ``jobs`` worker processes may run: this process's cores shared out, at least one."""
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+    if not is_int(jobs, 1, numpy=False):
         raise ValueError(f"jobs must be a positive int; got {jobs!r}")
     return max(1, _cores() // jobs)
 

@@ -56,6 +56,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..checks import is_number
 from ..engine.cards import mask_to_cards
 from ..engine.combos import classify
 from ..engine.game import HAND_SIZE
@@ -216,7 +217,7 @@ def check_models(models: Sequence[str], tremble: float, name: str = "models") ->
     called ``name`` in the message) and ``tremble`` a number in (0, 1)."""
     if isinstance(models, str) or not models or any(m not in MOVE_MODELS for m in models):
         raise ValueError(f"{name} must be a non-empty sequence of {', '.join(MOVE_MODELS)}; got {models!r}")
-    if isinstance(tremble, bool) or not isinstance(tremble, (int, float)) or not 0 < tremble < 1:
+    if not is_number(tremble, 0, 1, low_open=True, high_open=True):
         raise ValueError(f"tremble must be a number in (0, 1); got {tremble!r}")
 
 

@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from ..checks import is_number
 from ..engine.game import Game
 from ..engine.rules import Rules
 from ..observations.paper import entry_action_indices
@@ -138,11 +139,9 @@ class ISMCTSPolicy(Policy):
     ) -> None:
         self.rules = Rules.coerce(rules)
         self.iterations, self.seconds = _parse_budget(budget, unit="iterations")
-        if isinstance(exploration, bool) or not isinstance(exploration, (int, float)) or not (
-            math.isfinite(exploration) and exploration >= 0
-        ):
+        if not is_number(exploration, 0):
             raise ValueError(f"exploration must be a finite number >= 0; got {exploration!r}")
-        if isinstance(pass_inference, bool) or not isinstance(pass_inference, (int, float)) or not 0 <= pass_inference <= 1:
+        if not is_number(pass_inference, 0, 1):
             raise ValueError(f"pass_inference must be a number in [0, 1]; got {pass_inference!r}")
         self.exploration = float(exploration)
         self.pass_inference = float(pass_inference)

@@ -67,6 +67,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .beliefs import DEFAULT_TREMBLE, MODELS, Move, check_models, deal_log_weights, game_course, model_posteriors
+from ..checks import is_int, is_number
 from ..engine.cards import NUM_CARDS, mask_to_cards
 from ..engine.combos import Entry, enumerate_combos
 from ..observations.decision import Decision, PolicyObservation
@@ -485,7 +486,7 @@ def _parse_budget(budget: Any, unit: str = "rollouts") -> tuple[int | None, floa
         if not (math.isfinite(seconds) and seconds > 0):
             raise ValueError(f"budget in seconds must look like '0.25s' (a positive number, then s); got {budget!r}")
         return None, seconds
-    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or not 1 <= budget <= 10_000_000:
+    if not is_int(budget, 1, 10_000_000):
         raise ValueError(
             f"budget must be {unit} per decision (an int in 1..10000000) or seconds such as '0.25s'; got {budget!r}"
         )
@@ -623,20 +624,20 @@ class SearchPolicy(Policy):
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}; got {objective!r}")
         self.objective = objective
-        if isinstance(prior_top, bool) or not isinstance(prior_top, int) or prior_top < 0:
+        if not is_int(prior_top, 0, numpy=False):
             raise ValueError(f"prior_top must be a non-negative int (0: search every candidate); got {prior_top!r}")
         self.prior_top = prior_top
         if prior != "smart" and not callable(getattr(prior, "probabilities", None)):
             raise TypeError(f"prior must be 'smart' or a policy with probabilities(obs), such as a NetworkPolicy; got {prior!r}")
         self.prior = prior
         self.rollout = _as_rollout(rollout, self.rules)
-        if isinstance(opponent_noise, bool) or not isinstance(opponent_noise, (int, float)) or not 0 <= opponent_noise <= 1:
+        if not is_number(opponent_noise, 0, 1):
             raise ValueError(f"opponent_noise must be a number in [0, 1]; got {opponent_noise!r}")
-        if isinstance(pass_inference, bool) or not isinstance(pass_inference, (int, float)) or not 0 <= pass_inference <= 1:
+        if not is_number(pass_inference, 0, 1):
             raise ValueError(f"pass_inference must be a number in [0, 1]; got {pass_inference!r}")
         self.pass_inference = float(pass_inference)
         inference = history_inference
-        if isinstance(inference, bool) or not isinstance(inference, (int, float)) or not 0 <= inference <= 1:
+        if not is_number(inference, 0, 1):
             raise ValueError(f"history_inference must be a number in [0, 1] (0: off); got {history_inference!r}")
         self.history_inference = float(history_inference)
         check_models(opponent_models, tremble, "opponent_models")
@@ -644,7 +645,7 @@ class SearchPolicy(Policy):
         self._belief_model: FastModel | None = None  # the "fast" opponent model's weights, when named
         if "fast" in self.opponent_models:
             self._belief_model = self.rollout.model if isinstance(self.rollout, FastRollout) else shipped_model(self.rules)
-        if isinstance(infer_opponents, bool) or not isinstance(infer_opponents, (int, np.integer)) or infer_opponents < 0:
+        if not is_int(infer_opponents, 0):
             raise ValueError(f"infer_opponents must be a non-negative int (deals read; 0: off); got {infer_opponents!r}")
         self.infer_opponents = int(infer_opponents)
         self.opponent_noise = float(opponent_noise)
@@ -661,7 +662,7 @@ class SearchPolicy(Policy):
         self.core = bool(core) and runs_in_core and getattr(base, "rules", None) == self.rules
         if inner is None:  # the default: nested where the core runs the rollouts
             inner = DEFAULT_INNER if self.core else 0
-        if isinstance(inner, bool) or not isinstance(inner, (int, np.integer)) or inner < 0:
+        if not is_int(inner, 0):
             raise ValueError(f"inner must be a non-negative int (0: off); got {inner!r}")
         if inner and not self.core:
             raise ValueError("inner (nested rollouts) runs in the compiled core: it needs core=True and Smart rollouts")
@@ -686,9 +687,9 @@ class SearchPolicy(Policy):
         self.value, self.value_weight, self.value_scale = value, float(weight), float(scale)
 
     def _check_value(self, value: Any, weight: Any, scale: Any) -> None:
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 1:
+        if not is_number(weight, 0, 1):
             raise ValueError(f"value_weight must be a number in [0, 1]; got {weight!r}")
-        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale < 1e6:
+        if not is_number(scale, 0, 1e6, low_open=True, high_open=True):
             raise ValueError(f"value_scale must be a positive number; got {scale!r}")
         if value is None:
             return

@@ -35,6 +35,7 @@ import threading
 import time
 from typing import Any, Mapping, Sequence
 
+from ..checks import is_int
 from ..engine.game import NUM_PLAYERS, Game, IllegalPlayError
 from ..engine.rules import Rules
 from ..errors import LoadError, MissingDependencyError, UntrustedModelError
@@ -306,7 +307,7 @@ class TableStore:
         seed = request.get("seed")
         if seed is None:
             seed = secrets.randbelow(2**31)
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        if not is_int(seed, 0, MAX_SEED, numpy=False):
             raise TableError(400, f"seed must be an int in 0..{MAX_SEED}; got {seed!r}")
         show = request.get("insight", mode == "watch")
         if not isinstance(show, bool):

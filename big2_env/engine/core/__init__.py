@@ -48,6 +48,7 @@ if not getattr(_numba_config, "CACHE_DIR"):  # no NUMBA_CACHE_DIR from the user:
     os.environ["NUMBA_CACHE_DIR"] = _default_cache_dir()
     setattr(_numba_config, "CACHE_DIR", os.environ["NUMBA_CACHE_DIR"])
 
+from ...checks import is_int  # noqa: E402
 from ..cards import check_hand  # noqa: E402
 from ..rules import FLUSH_ORDERS, OPENINGS, SCORINGS, STRAIGHTS, Rules  # noqa: E402
 from . import fast, games, kernels, smart  # noqa: E402
@@ -203,7 +204,7 @@ class RandomGames:
 
 
 def _check_count(n_games: Any) -> int:
-    if isinstance(n_games, bool) or not isinstance(n_games, (int, np.integer)) or not 0 <= n_games <= MAX_GAMES:
+    if not is_int(n_games, 0, MAX_GAMES):
         raise ValueError(f"n_games must be an int in 0..{MAX_GAMES:,}; got {n_games!r} ({type(n_games).__name__})")
     return int(n_games)
 
@@ -240,7 +241,7 @@ def _seat_mask(seats: Any, name: str) -> int:
         listed = list(seats)
     except TypeError:
         listed = None
-    if listed is None or any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 0 <= s <= 3 for s in listed):
+    if listed is None or not all(is_int(s, 0, 3) for s in listed):
         raise ValueError(f"{name} must be a collection of seats 0..3; got {seats!r}")
     return sum(1 << int(s) for s in set(listed))
 

@@ -40,8 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
+from ...checks import is_int
 from ...engine.rules import Rules
 from ...errors import MissingDependencyError
 from ..loading import load_agent
@@ -140,7 +139,7 @@ class ArenaResult:
 
 
 def _positive(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+    if not is_int(value, 1):
         raise ArenaError(f"{what} must be a positive integer; got {value!r}")
     return int(value)
 
@@ -471,7 +470,7 @@ def run_arena(
     names = _check_agents(agents)
     deals = _positive(deals, "deals")
     jobs = _positive(jobs, "jobs")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if not is_int(seed, 0):
         raise ArenaError(f"seed must be a non-negative integer; got {seed!r}")
     seed = int(seed)
     if tables is not None and tables not in TABLE_MODES:
