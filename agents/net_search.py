@@ -6,7 +6,10 @@ decision with a choice:
 
 1. **Candidates**: the blueprint's ``top_k`` most probable moves, and pass where it is legal.
 2. **Deals**: the hidden cards are dealt to the other seats in their counts (a determinisation;
-   every card played stays with the seat that played it), in rounds of ``deals`` deals.
+   every card played stays with the seat that played it), in rounds of ``deals`` deals. In the
+   endgame (``endgame``, off by default), where the hidden cards can lie in few ways, the rounds go through every
+   one of those deals in turn instead of drawing them, and argmax rollouts stop once each has been
+   played: the value is then exact.
 3. **Value**: every candidate is played on the *same* deals (common random numbers), and every
    game is then played to its end by the network in all four seats (but see 6), the searcher's own
    later moves included (:class:`NetworkRollouts`: the compiled :class:`~big2_env.envs.positions.PositionGames`,
@@ -52,11 +55,13 @@ import math
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import combinations
 from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 import torch
 
+from big2_env.checks import is_int, is_number
 from big2_env.engine.cards import NUM_CARDS, THREE_OF_DIAMONDS, mask_to_cards
 from big2_env.engine.rules import Rules
 from big2_env.evaluation.workers import set_numba_threads
@@ -68,7 +73,6 @@ from big2_env.players.base import Policy
 from big2_env.players.beliefs import DEFAULT_TREMBLE, course_array, game_course, logsumexp, seat_log_likelihood_table
 from big2_env.players.search import tempered_weights
 
-from big2_env.checks import is_int, is_number
 from .budget import parse_budget
 from .network import Big2Net
 from .policy import NetworkPolicy, choose, score_numpy
@@ -84,6 +88,11 @@ DEFAULT_MARGIN = 4.0
 DEFAULT_SAMPLE = True
 DEFAULT_DEALS = 16
 DEFAULT_BELIEF_STRENGTH = 0.75
+DEFAULT_ENDGAME = 0
+"""The default ``endgame``: off. At 128 (the deals each candidate gets from the default budget, 640 rollouts over
+four candidates and pass) it went through every deal at 2.4% of the searched decisions of a 250-deal duel with his
+network and changed one game of 1000 (``benchmarks/search_net/paired_endgame128_endgame0_250.json``): level, so the
+default keeps the search every earlier figure measured."""
 MODEL_CHECK_DEALS = 16
 """Uniform deals of the hidden cards over which the model check averages each move's probability."""
 MODEL_CHECK_MOVES = 4
@@ -97,6 +106,8 @@ about 20 to 1 each step."""
 _MODEL_LEVELS = {"network": 0, "smart": 1, "greedy": 1, "random": 2}
 """The models in the order a seat moves through them: the blueprint, the rules, no rule."""
 _FULL_DECK = (1 << NUM_CARDS) - 1
+MAX_ENDGAME = 100_000
+"""The most deals ``endgame`` may enumerate (they are held in memory, four ints each)."""
 ROLLOUT_MODELS = ("network", "smart", "greedy", "random")
 """Who can move for a seat in :class:`NetworkRollouts` (and model an opponent in :class:`NetworkSearch`)."""
 
@@ -288,6 +299,8 @@ class SearchStats:
     """Decisions with a choice where the model check kept the blueprint's move without searching."""
     opponent_seats: dict[str, int] = field(default_factory=dict)
     """Over the searched decisions, how many of the other seats the rollouts gave each model (``opponent_models``)."""
+    exact: int = 0
+    """Searched decisions whose deals were every deal of the hidden cards (``endgame``)."""
 
     @property
     def departure_rate(self) -> float:
@@ -298,6 +311,7 @@ class SearchStats:
         return {"decisions": self.decisions, "searched": self.searched, "rollouts": self.rollouts,
                 "departures": self.departures, "departure_rate": self.departure_rate,
                 "mean_gain": float(np.mean(self.gains)) if self.gains else 0.0, "model_check_kept": self.kept,
+                "exact": self.exact,
                 **{f"opponent_seats_{m}": self.opponent_seats.get(m, 0) for m in ROLLOUT_MODELS},
                 "seconds_per_decision": self.seconds / self.decisions if self.decisions else 0.0}
 
@@ -319,6 +333,12 @@ class NetworkSearch(Policy):
             the deals are uniform). Each is weighed by how likely the network makes the other seats'
             moves so far from it (the product of its probabilities of each move they made); the
             rounds then draw their deals from these in proportion to the weights.
+        endgame: where the hidden cards can lie in at most this many ways (given each other seat's
+            count, and the three of diamonds with the opener who has not played it), the deals are
+            all of them, not a draw: the rounds go through them in a shuffled order, each once before
+            any twice (with ``beliefs``, they are the deals weighed, the exact posterior); with argmax
+            rollouts (``sample=False``) and no Random seat, the search stops once every deal has
+            been played, its value exact. 0: off (default :data:`DEFAULT_ENDGAME`).
         belief_strength: how far the weights are followed, tempered so that the effective number of
             deals stays at least ``1 - belief_strength`` of them (1: the exact posterior under the
             network as every opponent's model; a posterior that rests on one deal is tempered).
@@ -357,19 +377,21 @@ class NetworkSearch(Policy):
     def __init__(self, network: NetworkPolicy, rules: Rules | str | dict | None = None, budget: Any = DEFAULT_BUDGET,
                  top_k: int = DEFAULT_TOP_K, margin: float = DEFAULT_MARGIN, deals: int = DEFAULT_DEALS,
                  sample: bool = DEFAULT_SAMPLE, beliefs: int = 0, belief_strength: float = DEFAULT_BELIEF_STRENGTH,
+                 endgame: int = DEFAULT_ENDGAME,
                  model_check: float | None = None, model_check_strict: bool = False,
                  opponent_models: Sequence[str] | None = None, opponent_switch: float = OPPONENT_SWITCH_NATS,
                  seed: int | None = None, name: str | None = None) -> None:
         self.seconds, self.rollouts = parse_budget(budget)
         self.budget = budget
-        for what, value, low, high in (("top_k", top_k, 1, 64), ("deals", deals, 1, 4096), ("beliefs", beliefs, 0, 4096)):
+        for what, value, low, high in (("top_k", top_k, 1, 64), ("deals", deals, 1, 4096), ("beliefs", beliefs, 0, 4096),
+                                       ("endgame", endgame, 0, MAX_ENDGAME)):
             if not is_int(value, low, high):
                 raise ValueError(f"{what} must be an int in {low}..{high}; got {value!r}")
         if not is_number(margin, 0, 100):
             raise ValueError(f"margin must be a number of standard errors in [0, 100]; got {margin!r}")
         self.rules = Rules.coerce(rules)
         self.top_k, self.margin, self.deals, self.sample = int(top_k), float(margin), int(deals), bool(sample)
-        self.beliefs = int(beliefs)
+        self.beliefs, self.endgame = int(beliefs), int(endgame)
         if not is_number(belief_strength, 0, 1):
             raise ValueError(f"belief_strength must be a number in [0, 1]; got {belief_strength!r}")
         self.belief_strength = float(belief_strength)
@@ -504,7 +526,12 @@ class NetworkSearch(Policy):
         n = len(candidates)
         rows: list[np.ndarray] = []
         started = time.perf_counter()
-        pool = self._weighed_deals(position)
+        every = position.all_deals(self.endgame) if self.endgame else None
+        if every is not None:
+            self.stats.exact += 1
+        pool = self._weighed_deals(position, every)
+        order = None if every is None or pool is not None else self.rng.permutation(len(every))
+        exact = order is not None and not self.sample and "random" not in (models or ("network",))
         played = 0
         round_seconds = 0.0
         while True:
@@ -512,7 +539,11 @@ class NetworkSearch(Policy):
             deals = self.deals
             if self.rollouts is not None:
                 deals = max(1, min(deals, (self.rollouts - played) // n))
-            if pool is None:
+            if order is not None and every is not None:  # every deal in turn, each once before any twice
+                if exact:
+                    deals = min(deals, len(order) - played // n)
+                hands = every[order[(played // n + np.arange(deals)) % len(order)]]
+            elif pool is None:
                 hands = position.deal(self.rng, deals)
             else:
                 hands = pool[0][self.rng.choice(len(pool[0]), size=deals, p=pool[1])]
@@ -521,6 +552,8 @@ class NetworkSearch(Policy):
             rows.append(scores[:, 0].reshape(deals, n).astype(np.float64))
             played += deals * n
             self.stats.rollouts += deals * n
+            if exact and order is not None and played // n >= len(order):
+                break  # every deal played by deterministic rollouts: more would repeat them
             if self.rollouts is not None:
                 if played + n > self.rollouts:
                     break
@@ -531,17 +564,19 @@ class NetworkSearch(Policy):
                     break
         return np.concatenate(rows)
 
-    def _others_moves(self, position: "_Position", rng: np.random.Generator,
-                      n: int) -> tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray] | None:
+    def _others_moves(self, position: "_Position", rng: np.random.Generator, n: int,
+                      hands: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray] | None:
         """The other seats' moves so far, seen from ``n`` deals of the hidden cards drawn with ``rng``
         (``None``, and nothing drawn, before any of them has moved): the deals ``(n, 4)``; the flat
         rows ``deal * R + move`` where the mover had a choice (R: the others' moves so far; forced
         moves say nothing); R; each such row's count of legal actions; and the network's
-        log-probability of the move made there. What the beliefs and the model check both weigh."""
+        log-probability of the move made there. What the beliefs and the model check both weigh.
+        ``hands``: these deals instead of ``n`` drawn ones."""
         record = position.others_moves()
         if not record:
             return None
-        hands = position.deal(rng, n)
+        if hands is None:
+            hands = position.deal(rng, n)
         views, masks, actions = self.rollout.games.history_views(hands, position.first, position.moves, record)
         b, r = actions.shape
         flat = masks.reshape(b * r, -1)
@@ -553,10 +588,10 @@ class NetworkSearch(Policy):
                                                   actions.reshape(-1)[chosen])
         return hands, chosen, r, legal[chosen], logp
 
-    def _weighed_deals(self, position: "_Position") -> tuple[np.ndarray, np.ndarray] | None:
-        """``beliefs`` deals and their weights under the network's beliefs (``None``: beliefs off, or no
-        other seat has moved yet)."""
-        seen = self._others_moves(position, self.rng, self.beliefs) if self.beliefs else None
+    def _weighed_deals(self, position: "_Position", every: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+        """``beliefs`` deals (``every`` deal where given) and their weights under the network's beliefs
+        (``None``: beliefs off, or no other seat has moved yet)."""
+        seen = self._others_moves(position, self.rng, self.beliefs, every) if self.beliefs else None
         if seen is None:
             return None
         hands, chosen, r, _, logp = seen
@@ -655,6 +690,8 @@ class NetworkSearch(Policy):
             check += f", opponent_models={self.opponent_models!r}"
             if self.opponent_switch != OPPONENT_SWITCH_NATS:
                 check += f", opponent_switch={self.opponent_switch}"
+        if self.endgame:
+            check += f", endgame={self.endgame}"
         return f"NetworkSearch(budget={self.budget!r}, top_k={self.top_k}, margin={self.margin}, deals={self.deals}{check})"
 
 
@@ -704,9 +741,9 @@ class _Position:
         """The indices in the history of the other seats' moves (not the searcher's)."""
         return [t for t, seat in enumerate(self.movers) if seat != 0]
 
-    def deal(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        """``n`` determinisations as *starting* hands ``(n, 4)``: the unseen cards dealt uniformly to seats
-        1..3 in their counts (3D to the first mover when it is unseen), each seat's played cards added."""
+    def _hidden(self) -> tuple[np.ndarray, list[int], list[int]]:
+        """The cards whose seat is unknown, the cards each seat is known to hold (3D with the opener who has
+        not played it) and how many unknown cards each seat holds (none for the searcher)."""
         unseen_mask = _FULL_DECK & ~self.hand & ~(self.played_by[0] | self.played_by[1] | self.played_by[2]
                                                    | self.played_by[3])
         unseen = np.array([c for c in range(NUM_CARDS) if unseen_mask >> c & 1], dtype=np.int64)
@@ -716,6 +753,40 @@ class _Position:
             fixed[self.first] |= 1 << THREE_OF_DIAMONDS
             counts[self.first] -= 1
             unseen = unseen[unseen != THREE_OF_DIAMONDS]
+        return unseen, fixed, counts
+
+    def _starting(self, hands: np.ndarray, fixed: list[int]) -> np.ndarray:
+        """Deals of the hidden cards ``(n, 4)`` made starting hands: the known cards and those played added."""
+        for seat in range(4):
+            hands[:, seat] |= fixed[seat] | self.played_by[seat]
+        hands[:, 0] |= self.hand
+        return hands
+
+    def deal_count(self) -> int:
+        """How many deals of the hidden cards there are (the multinomial of the other seats' counts)."""
+        unseen, _, counts = self._hidden()
+        return math.factorial(len(unseen)) // math.prod(math.factorial(c) for c in counts)
+
+    def all_deals(self, limit: int) -> np.ndarray | None:
+        """Every deal of the hidden cards as starting hands ``(N, 4)``, in a fixed order; ``None`` when there are
+        more than ``limit``."""
+        if self.deal_count() > limit:
+            return None
+        unseen, fixed, counts = self._hidden()
+        bits = [1 << int(c) for c in unseen]
+        everyone = range(len(bits))
+        rows = []
+        for first in combinations(everyone, counts[1]):
+            rest = [i for i in everyone if i not in first]
+            for second in combinations(rest, counts[2]):
+                third = [i for i in rest if i not in second]
+                rows.append((0, sum(bits[i] for i in first), sum(bits[i] for i in second), sum(bits[i] for i in third)))
+        return self._starting(np.array(rows, dtype=np.int64).reshape(-1, 4), fixed)
+
+    def deal(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` determinisations as *starting* hands ``(n, 4)``: the unseen cards dealt uniformly to seats
+        1..3 in their counts (3D to the first mover when it is unseen), each seat's played cards added."""
+        unseen, fixed, counts = self._hidden()
         hands = np.zeros((n, 4), dtype=np.int64)
         bits = np.left_shift(np.int64(1), unseen)
         for d in range(n):
@@ -725,7 +796,4 @@ class _Position:
                 chosen = bits[order[start:start + counts[seat]]]
                 hands[d, seat] = int(np.bitwise_or.reduce(chosen)) if len(chosen) else 0
                 start += counts[seat]
-        for seat in range(4):
-            hands[:, seat] |= fixed[seat] | self.played_by[seat]
-        hands[:, 0] |= self.hand
-        return hands
+        return self._starting(hands, fixed)

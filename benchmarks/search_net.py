@@ -18,6 +18,11 @@ whole's (``--first-deal``), then merged into one file over the same deals:
     python benchmarks/search_net.py --agent search-net@640 --params PATH --deals 500 --first-deal 500 --json b.json
     python benchmarks/search_net.py --merge a.json b.json --json benchmarks/search_net/duel_640_1000.json
 
+With ``--seed-each-deal`` the players are seeded afresh at every deal (the deals are the same): two runs
+that differ in one option then play alike up to the first decision the option changes, and their games
+differ only in the deals where it did, which sharpens ``--compare`` for an option that acts rarely:
+    python benchmarks/search_net.py --agent search-net@640 --params PATH --seed-each-deal --options '{"endgame": 0}' ...
+
 Two agents' files over the same deals compare deal by deal (the paired difference of the per-deal
 means, with its 95% interval; the deals both files played):
     python benchmarks/search_net.py --compare benchmarks/search_net/duel_640_1000.json \
@@ -60,6 +65,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--merge", nargs="+", metavar="JSON", help="merge parts written by this script into one file (--json)")
     parser.add_argument("--compare", nargs=2, metavar="JSON", help="the paired difference, deal by deal, of two files' agents")
     parser.add_argument("--json", help="write the figures to this file")
+    parser.add_argument("--seed-each-deal", action="store_true",
+                        help="seed the players afresh at every deal, so that two runs differing in one option differ "
+                             "only in the deals where it changed a decision (the deals are the same either way)")
     parser.add_argument("--threads", type=int, default=1,
                         help="torch's threads, and so the search's numba threads (default 1: the time per decision "
                              "is one core's; two runs side by side on two cores with every core's threads spin-wait)")
@@ -103,16 +111,22 @@ def main(argv: list[str] | None = None) -> None:
         agent = NetworkSearch(agent.network, agent.rules, budget=agent.budget, name=agent.name, **options)
     if hasattr(agent, "deterministic"):
         agent.deterministic = True  # a network plays its argmax, as the search's blueprint does
-    result = evaluate(agent, opponent, n_games=args.deals, seed=args.seed, rules=rules, duplicate=True, progress=True,
-                      first_deal=args.first_deal)
+    if args.seed_each_deal:
+        result = each_deal(agent, load_agent(opponent, rules, what="--opponent"), args.deals, args.seed, rules,
+                           args.first_deal)
+    else:
+        result = evaluate(agent, opponent, n_games=args.deals, seed=args.seed, rules=rules, duplicate=True,
+                          progress=True, first_deal=args.first_deal)
     figures = {
         "agent": portable(args.agent), "opponent": args.opponent, "rules": rules, "deals": args.deals,
         "first_deal": args.first_deal, "games": result.n_games, "seed": args.seed, "options": options,
+        "seed_each_deal": args.seed_each_deal,
         **summary(np.asarray(result.scores), np.asarray(result.winners == result.seats)),
         "elapsed_s": result.elapsed_s, "machine": platform.machine(), "torch_threads": args.threads,
         "command": f"python benchmarks/search_net.py --agent {portable(args.agent)} --opponent {args.opponent}"
                    + (" --params PATH" if args.opponent == "charlesworth" else "") + f" --deals {args.deals} --seed {args.seed}"
                    + (f" --first-deal {args.first_deal}" if args.first_deal else "")
+                   + (" --seed-each-deal" if args.seed_each_deal else "")
                    + (f" --options '{json.dumps(options)}'" if options else ""),
     }
     stats = getattr(agent, "stats", None)
@@ -122,6 +136,29 @@ def main(argv: list[str] | None = None) -> None:
     figures["won"] = [int(x) for x in result.winners == result.seats]
     report(figures)
     write(args.json, figures)
+
+
+class _Played:
+    """The deals of :func:`each_deal` put together, read as :func:`~big2_env.evaluate`'s result is."""
+
+    def __init__(self, results: list[Any]) -> None:
+        self.scores = np.concatenate([r.scores for r in results])
+        self.winners = np.concatenate([r.winners for r in results])
+        self.seats = np.concatenate([r.seats for r in results])
+        self.n_games = len(self.scores)
+        self.elapsed_s = float(sum(r.elapsed_s for r in results))
+
+
+def each_deal(agent: Any, opponent: Any, deals: int, seed: int, rules: str, first_deal: int) -> _Played:
+    """Deals ``first_deal ..`` of ``seed``'s sequence, each in all four seats, the players seeded with ``seed``
+    afresh at every deal (``--seed-each-deal``)."""
+    from tqdm import tqdm
+
+    results = []
+    for deal in tqdm(range(first_deal, first_deal + deals), desc=f"{agent.name} vs {opponent.name}", unit="deal"):
+        results.append(evaluate(agent, opponent, n_games=1, seed=seed, rules=rules, duplicate=True, progress=False,
+                                first_deal=deal))
+    return _Played(results)
 
 
 def write(path: str | None, figures: dict[str, Any]) -> None:
@@ -148,9 +185,9 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     for part in parts:
         if "scores" not in part:
             raise SystemExit("a part without per-game scores (written before --first-deal existed) cannot be merged")
-        for key in ("agent", "opponent", "rules", "seed", "options"):
-            if part[key] != first[key]:
-                raise SystemExit(f"the parts differ in {key}: {first[key]!r} and {part[key]!r}")
+        for key in ("agent", "opponent", "rules", "seed", "options", "seed_each_deal"):
+            if part.get(key, False) != first.get(key, False):
+                raise SystemExit(f"the parts differ in {key}: {first.get(key)!r} and {part.get(key)!r}")
     start = first.get("first_deal", 0)
     for before, after in zip(parts, parts[1:]):
         if before.get("first_deal", 0) + before["deals"] != after.get("first_deal", 0):
@@ -161,7 +198,7 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     figures: dict[str, Any] = {
         "agent": first["agent"], "opponent": first["opponent"], "rules": first["rules"], "deals": deals,
         "first_deal": start, "games": len(scores), "seed": first["seed"], "options": first["options"],
-        **summary(scores, won),
+        "seed_each_deal": first.get("seed_each_deal", False), **summary(scores, won),
         "elapsed_s": sum(part["elapsed_s"] for part in parts), "machine": first["machine"],
         "command": first["command"].replace(f" --deals {first['deals']}", f" --deals {deals}").split(" --first-deal")[0]
                    + (f" --first-deal {start}" if start else ""),
@@ -170,7 +207,7 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     searches = [part["search"] for part in parts if "search" in part]
     if searches:
         counts = ["decisions", "searched", "rollouts", "departures"] + [  # and the counts only newer parts keep
-            key for key in searches[0] if (key == "model_check_kept" or key.startswith("opponent_seats_"))
+            key for key in searches[0] if (key in ("model_check_kept", "exact") or key.startswith("opponent_seats_"))
             and all(key in search for search in searches)]
         total = {key: sum(search[key] for search in searches) for key in counts}
         total["departure_rate"] = total["departures"] / max(1, total["searched"])
@@ -195,18 +232,20 @@ def compare(first: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
     if hi <= lo:
         raise SystemExit("the files share no deal")
 
-    def per_deal(part: dict[str, Any], key: str) -> np.ndarray:
+    def games(part: dict[str, Any], key: str) -> np.ndarray:
         start = (lo - part.get("first_deal", 0)) * NUM_PLAYERS
         values = np.asarray(part[key][start:start + (hi - lo) * NUM_PLAYERS], dtype=np.float64)
-        return values.reshape(hi - lo, NUM_PLAYERS).mean(axis=1)
+        return values.reshape(hi - lo, NUM_PLAYERS)
 
-    wins = per_deal(first, "won") - per_deal(other, "won")
-    scores = per_deal(first, "scores") - per_deal(other, "scores")
+    wins = games(first, "won").mean(axis=1) - games(other, "won").mean(axis=1)
+    scores = games(first, "scores").mean(axis=1) - games(other, "scores").mean(axis=1)
+    differing = games(first, "scores") != games(other, "scores")
     return {"agent": first["agent"], "other": other["agent"], "opponent": first["opponent"], "seed": first["seed"],
             "first_deal": lo, "deals": hi - lo,
             "win_rate_difference": float(wins.mean()), "win_rate_difference_ci": list(normal_interval(wins)),
             "mean_score_difference": float(scores.mean()), "mean_score_difference_ci": list(normal_interval(scores)),
             "ci_method": "normal intervals over the per-deal differences of the two agents' four-seat means, z=1.96",
+            "games_scored_differently": int(differing.sum()), "deals_scored_differently": int(differing.any(axis=1).sum()),
             "files": [first["command"], other["command"]]}
 
 

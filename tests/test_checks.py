@@ -31,7 +31,9 @@ def test_is_int_bounds_are_inclusive(value, low, high):
     assert is_int(np.int64(value), low, high) is expected
 
 
-@pytest.mark.parametrize("value", [True, np.bool_(False), "0.5", None, np.float32(0.5), np.int64(1), math.nan, math.inf, -math.inf])
+@pytest.mark.parametrize(
+    "value", [True, np.bool_(False), "0.5", None, np.float32(0.5), np.int64(1), math.nan, math.inf, -math.inf]
+)
 def test_is_number_refuses_non_numbers_and_non_finite(value):
     assert not is_number(value)
 

@@ -423,3 +423,124 @@ def test_opponent_models_read_each_heuristics_seats_mostly_as_that_heuristic_or_
     # Greedy's seats: read as Greedy most often, never as Random; Random's: as Random far more often
     assert max(seen["greedy"], key=seen["greedy"].get) == "greedy" and seen["greedy"].get("random", 0) == 0
     assert seen["random"]["random"] >= 10
+
+
+def _endgame(seed: int, hidden: int = 6):
+    """A game of his rules played by middling moves until the other seats hold at most ``hidden`` cards
+    together and the player on move has a choice of three or more; its extended view (``None`` if the
+    game ended first)."""
+    game = Game("charlesworth", seed=seed)
+    while not game.is_over:
+        player = game.current_player
+        if sum(game.cards_left((player + k) % 4) for k in (1, 2, 3)) <= hidden and len(game.legal_plays()) >= 3:
+            return game
+        game.play_index(len(game.legal_plays()) // 2)
+    return None
+
+
+def _endgames(count: int, hidden: int = 6) -> list[Game]:
+    found = [g for g in (_endgame(seed, hidden) for seed in range(60)) if g is not None]
+    assert len(found) >= count
+    return found[:count]
+
+
+def test_every_deal_of_the_hidden_cards_is_enumerated_once_and_each_is_a_deal_the_draws_can_make():
+    from math import factorial
+
+    from agents.net_search import _Position
+
+    for game in _endgames(3, hidden=7):
+        position = _Position.of(_extended(game), Rules.preset("charlesworth"))
+        unseen = 52 - position.hand.bit_count() - sum(p.bit_count() for p in position.played_by)
+        counts = position.left[1:]
+        assert sum(counts) == unseen
+        expected = factorial(unseen) // (factorial(counts[0]) * factorial(counts[1]) * factorial(counts[2]))
+        assert position.deal_count() == expected
+        assert position.all_deals(expected - 1) is None
+        every = position.all_deals(expected)
+        assert every.shape == (expected, 4) and len({tuple(r) for r in every.tolist()}) == expected
+        full = (1 << 52) - 1
+        for row in every.tolist():
+            assert row[0] | row[1] | row[2] | row[3] == full and sum(h.bit_count() for h in row) == 52  # a partition
+            for seat in range(4):  # each seat: its played cards and as many more as it holds
+                assert row[seat] & position.played_by[seat] == position.played_by[seat]
+                assert (row[seat] & ~position.played_by[seat]).bit_count() == position.left[seat]
+        drawn = {tuple(r) for r in position.deal(np.random.default_rng(0), 4 * expected).tolist()}
+        assert drawn <= {tuple(r) for r in every.tolist()}
+
+
+def test_the_three_of_diamonds_stays_with_the_opener_who_has_not_played_it_in_every_deal():
+    from agents.net_search import _Position
+
+    hand = _mask(c for c in range(52) if c not in (0, 5, 9, 20, 31, 44))  # 3D (card 0) and five others unseen
+    position = _Position(hand, (), (), 2, (0, 0, 0, 0), (46, 2, 2, 2))
+    every = position.all_deals(1000)
+    assert position.deal_count() == 30 and every.shape == (30, 4)  # 5! / (2! 1! 2!): seat 2 holds 3D and one more
+    assert (every[:, 2] & 1 == 1).all() and not (every[:, [1, 3]] & 1).any()
+
+
+def test_in_the_endgame_argmax_rollouts_play_each_deal_once_and_the_value_is_the_mean_over_every_deal():
+    from agents.net_search import _Position
+
+    game = _endgames(1)[0]
+    obs = _extended(game)
+    position = _Position.of(obs, Rules.preset("charlesworth"))
+    n_deals = position.deal_count()
+    search = _search(budget=640, sample=False, opponent_models=["network"], endgame=128)
+    search.act(obs)
+    assert search.stats.exact == 1 and search.last is not None and search.last["deals"] == n_deals
+    n = len(search.last["candidates"])
+    assert search.stats.rollouts == n_deals * n < 640
+    every = position.all_deals(n_deals)
+    scores = search.rollout.play(np.repeat(every, n, axis=0), position.first, position.moves,
+                                 np.tile(np.array(search.last["candidates"]), n_deals))
+    np.testing.assert_allclose(search.last["means"], scores[:, 0].reshape(n_deals, n).mean(axis=0))
+    off = _search(budget=640, sample=False, opponent_models=["network"], endgame=0)
+    off.act(obs)
+    assert off.stats.exact == 0 and off.stats.rollouts > 640 - n  # drawn deals: the whole budget
+
+
+def test_in_the_endgame_sampled_rollouts_go_through_every_deal_before_any_twice(monkeypatch):
+    game = _endgames(1)[0]
+    search = _search(budget=640, endgame=128)
+    played: list[tuple[int, ...]] = []
+    play = search.rollout.play
+
+    def recorded(hands, *args, **kwargs):
+        played.extend(tuple(r) for r in hands.tolist())
+        return play(hands, *args, **kwargs)
+
+    monkeypatch.setattr(search.rollout, "play", recorded)
+    search.act(_extended(game))
+    n = len(search.last["candidates"])
+    deals = played[::n]  # each deal is played once by every candidate, side by side
+    n_deals = len(set(deals))
+    assert search.stats.exact == 1 and len(deals) == search.last["deals"] > n_deals
+    first_pass = deals[:n_deals]
+    assert len(set(first_pass)) == n_deals  # every deal once before any twice
+
+
+def test_the_search_decides_from_the_observation_alone_in_the_endgame():
+    rng = np.random.default_rng(5)
+    for game in _endgames(2, hidden=7):
+        player = game.current_player
+        others = [(player + k) % 4 for k in (1, 2, 3)]
+        pool = [c for s in others for c in game.hand(s)]
+        rng.shuffle(pool)
+        hands, start = list(game.hands), 0
+        for s in others:
+            hands[s] = tuple(sorted(pool[start:start + game.cards_left(s)]))
+            start += game.cards_left(s)
+        swapped = game.copy()
+        swapped._hand_cards = [list(h) for h in hands]
+        swapped._hand_masks = [_mask(h) for h in hands]
+        first, second = _search(budget=64, endgame=128), _search(budget=64, endgame=128)
+        assert first.act(_extended(game)) == second.act(_extended(swapped))
+        assert first.stats.exact == 1 and first.last == second.last
+
+
+def test_a_bad_endgame_is_refused():
+    assert _search().endgame == 0  # off by default
+    for bad in (-1, 1.5, True, 10**9):
+        with pytest.raises(ValueError, match="endgame must be an int in 0..100000"):
+            _search(endgame=bad)

@@ -121,8 +121,10 @@ def test_compare_is_the_paired_difference_over_the_shared_deals_only():
     # points; wins (a positive score) 1/4 against 0 on deal 1, 1/4 against 1/4 on deal 2
     assert figures["mean_score_difference"] == pytest.approx(0.0)
     assert figures["win_rate_difference"] == pytest.approx(((1 / 4 - 0) + (1 / 4 - 1 / 4)) / 2)
+    assert (figures["games_scored_differently"], figures["deals_scored_differently"]) == (4, 2)  # two seats a deal
     same = bench.compare(first, first)
     assert same["mean_score_difference"] == 0.0 and same["win_rate_difference_ci"] == [0.0, 0.0]
+    assert same["games_scored_differently"] == 0
 
 
 def test_compare_refuses_files_that_did_not_play_the_same_deals():
@@ -141,3 +143,31 @@ def test_the_committed_paired_file_is_what_compare_gives():
     for key in ("deals", "win_rate_difference", "mean_score_difference"):
         assert figures[key] == pytest.approx(paired[key]), key
     assert figures["mean_score_difference_ci"] == pytest.approx(paired["mean_score_difference_ci"])
+
+
+def test_seeding_each_deal_plays_the_same_deals_and_each_deal_as_a_run_of_that_deal_alone(tmp_path):
+    """--seed-each-deal: deal k's games are those of a run of deal k alone (--first-deal k); the deals are
+    the run's usual ones, so the paired comparison with an ordinary run is over the same deals."""
+    from big2_env import evaluate
+
+    out = tmp_path / "each.json"
+    bench.main(["--agent", "random", "--opponent", "greedy", "--deals", "3", "--seed", "4", "--seed-each-deal",
+                "--json", str(out)])
+    each = json.loads(out.read_text())
+    assert each["seed_each_deal"] is True and each["games"] == 12 and each["command"].endswith("--seed-each-deal")
+    alone = [evaluate("random", "greedy", n_games=1, seed=4, rules="paper", duplicate=True, progress=False,
+                      first_deal=k) for k in range(3)]
+    assert each["scores"] == [int(s) for r in alone for s in r.scores]
+    # Greedy against Greedy is deterministic: seeding changes nothing, and the two modes play the same games
+    plain, again = tmp_path / "plain.json", tmp_path / "again.json"
+    bench.main(["--agent", "greedy", "--opponent", "greedy", "--deals", "3", "--seed", "4", "--json", str(plain)])
+    bench.main(["--agent", "greedy", "--opponent", "greedy", "--deals", "3", "--seed", "4", "--seed-each-deal",
+                "--json", str(again)])
+    assert json.loads(plain.read_text())["scores"] == json.loads(again.read_text())["scores"]
+
+
+def test_merge_refuses_parts_that_seeded_differently():
+    a, b = part([1, -1, 0, 0], 0), part([1, -1, 0, 0], 1)
+    b["seed_each_deal"] = True
+    with pytest.raises(SystemExit, match="differ in seed_each_deal"):
+        bench.merge([a, b])
