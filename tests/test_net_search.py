@@ -71,6 +71,23 @@ def _extended(game: Game) -> PolicyObservation:
     return PolicyObservation(Decision(game), extended=True)
 
 
+def _swapped(game: Game, rng: np.random.Generator) -> Game:
+    """A copy of ``game`` with the cards the player on move cannot see shuffled between the other hands (each
+    keeps its count): the same observation for the player on move, other hidden cards."""
+    player = game.current_player
+    others = [(player + k) % 4 for k in (1, 2, 3)]
+    pool = [c for s in others for c in game.hand(s)]
+    rng.shuffle(pool)
+    hands, start = list(game.hands), 0
+    for s in others:
+        hands[s] = tuple(sorted(pool[start:start + game.cards_left(s)]))
+        start += game.cards_left(s)
+    swapped = game.copy()
+    swapped._hand_cards = [list(h) for h in hands]
+    swapped._hand_masks = [_mask(h) for h in hands]
+    return swapped
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_the_search_decides_from_the_observation_alone(seed):
     """Moving the cards it cannot see between the other hands never changes its decision."""
@@ -80,18 +97,7 @@ def test_the_search_decides_from_the_observation_alone(seed):
     while not game.is_over and searched < 3:
         obs = _extended(game)
         if len(obs["candidate_actions"]) > 2:
-            player = game.current_player
-            others = [(player + k) % 4 for k in (1, 2, 3)]
-            pool = [c for s in others for c in game.hand(s)]
-            rng.shuffle(pool)
-            hands, start = list(game.hands), 0
-            for s in others:
-                hands[s] = tuple(sorted(pool[start:start + game.cards_left(s)]))
-                start += game.cards_left(s)
-            swapped = game.copy()
-            swapped._hand_cards = [list(h) for h in hands]
-            swapped._hand_masks = [_mask(h) for h in hands]
-            other = _extended(swapped)
+            other = _extended(_swapped(game, rng))
             np.testing.assert_array_equal(obs["observation"], other["observation"])
             first, second = _search(), _search()
             assert first.act(obs) == second.act(other)
@@ -523,17 +529,7 @@ def test_in_the_endgame_sampled_rollouts_go_through_every_deal_before_any_twice(
 def test_the_search_decides_from_the_observation_alone_in_the_endgame():
     rng = np.random.default_rng(5)
     for game in _endgames(2, hidden=7):
-        player = game.current_player
-        others = [(player + k) % 4 for k in (1, 2, 3)]
-        pool = [c for s in others for c in game.hand(s)]
-        rng.shuffle(pool)
-        hands, start = list(game.hands), 0
-        for s in others:
-            hands[s] = tuple(sorted(pool[start:start + game.cards_left(s)]))
-            start += game.cards_left(s)
-        swapped = game.copy()
-        swapped._hand_cards = [list(h) for h in hands]
-        swapped._hand_masks = [_mask(h) for h in hands]
+        swapped = _swapped(game, rng)
         first, second = _search(budget=64, endgame=128), _search(budget=64, endgame=128)
         assert first.act(_extended(game)) == second.act(_extended(swapped))
         assert first.stats.exact == 1 and first.last == second.last
