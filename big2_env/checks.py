@@ -31,7 +31,8 @@ def is_int(value: object, low: int | None = None, high: int | None = None, *, nu
 
     Args:
         value: the argument to test.
-        low, high: the inclusive bounds (``None``: unbounded on that side).
+        low: the inclusive lower bound (``None``: none).
+        high: the inclusive upper bound (``None``: none).
         numpy: whether numpy integers (``np.int64`` ...) count; ``False`` keeps to Python ints,
             for values that are written to JSON or handed on as Python ints.
     """
@@ -53,8 +54,10 @@ def is_number(
 
     Args:
         value: the argument to test (a Python ``int`` or ``float``; ``np.float64`` is a float).
-        low, high: the bounds (``None``: unbounded on that side).
-        low_open, high_open: whether that bound itself is excluded.
+        low: the lower bound (``None``: none).
+        high: the upper bound (``None``: none).
+        low_open: whether ``low`` itself is excluded.
+        high_open: whether ``high`` itself is excluded.
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return False
