@@ -16,7 +16,6 @@ importing torch.
 from __future__ import annotations
 
 import json
-import math
 import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -399,7 +398,7 @@ def _check_float(name: str, value: Any, low: float, high: float, low_open: bool)
     allowed = f"a number in {'(' if low_open else '['}{low:g}, {high:g}]"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"{name} must be {allowed}; got {value!r} ({type(value).__name__})")
-    if not math.isfinite(value) or value > high or value < low or (low_open and value == low):
+    if not is_number(value, low, high, low_open=low_open):
         raise ValueError(f"{name} must be {allowed}; got {value!r}")
 
 

@@ -530,8 +530,9 @@ class NetworkSearch(Policy):
         if every is not None:
             self.stats.exact += 1
         pool = self._weighed_deals(position, every)
-        order = None if every is None or pool is not None else self.rng.permutation(len(every))
-        exact = order is not None and not self.sample and "random" not in (models or ("network",))
+        # every deal in a shuffled order, gone through each once before any twice (beliefs: drawn from ``pool``)
+        listed = every[self.rng.permutation(len(every))] if every is not None and pool is None else None
+        exact = listed is not None and not self.sample and "random" not in (models or ("network",))
         played = 0
         round_seconds = 0.0
         while True:
@@ -539,10 +540,10 @@ class NetworkSearch(Policy):
             deals = self.deals
             if self.rollouts is not None:
                 deals = max(1, min(deals, (self.rollouts - played) // n))
-            if order is not None and every is not None:  # every deal in turn, each once before any twice
+            if listed is not None:
                 if exact:
-                    deals = min(deals, len(order) - played // n)
-                hands = every[order[(played // n + np.arange(deals)) % len(order)]]
+                    deals = min(deals, len(listed) - played // n)
+                hands = listed[(played // n + np.arange(deals)) % len(listed)]
             elif pool is None:
                 hands = position.deal(self.rng, deals)
             else:
@@ -552,7 +553,7 @@ class NetworkSearch(Policy):
             rows.append(scores[:, 0].reshape(deals, n).astype(np.float64))
             played += deals * n
             self.stats.rollouts += deals * n
-            if exact and order is not None and played // n >= len(order):
+            if exact and listed is not None and played // n >= len(listed):
                 break  # every deal played by deterministic rollouts: more would repeat them
             if self.rollouts is not None:
                 if played + n > self.rollouts:
@@ -695,6 +696,11 @@ class NetworkSearch(Policy):
         return f"NetworkSearch(budget={self.budget!r}, top_k={self.top_k}, margin={self.margin}, deals={self.deals}{check})"
 
 
+def _multinomial(total: int, counts: Sequence[int]) -> int:
+    """The ways to deal ``total`` cards into hands of ``counts`` (which sum to ``total``)."""
+    return math.factorial(total) // math.prod(math.factorial(c) for c in counts)
+
+
 def _generators(seed: int | None) -> tuple[np.random.Generator, np.random.Generator, np.random.Generator]:
     """From one seed: the search's generator (deals, sampled rollouts), the model check's and the opponent
     models', each apart from the search's. The check's and the models' are two generators of the same seed:
@@ -765,14 +771,14 @@ class _Position:
     def deal_count(self) -> int:
         """How many deals of the hidden cards there are (the multinomial of the other seats' counts)."""
         unseen, _, counts = self._hidden()
-        return math.factorial(len(unseen)) // math.prod(math.factorial(c) for c in counts)
+        return _multinomial(len(unseen), counts)
 
     def all_deals(self, limit: int) -> np.ndarray | None:
         """Every deal of the hidden cards as starting hands ``(N, 4)``, in a fixed order; ``None`` when there are
         more than ``limit``."""
-        if self.deal_count() > limit:
-            return None
         unseen, fixed, counts = self._hidden()
+        if _multinomial(len(unseen), counts) > limit:
+            return None
         bits = [1 << int(c) for c in unseen]
         everyone = range(len(bits))
         rows = []

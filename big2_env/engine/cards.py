@@ -39,7 +39,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-import numpy as np
+
+from ..checks import is_int
 
 RANK_CHARS = "3456789TJQKA2"
 SUIT_CHARS = "DCHS"
@@ -77,8 +78,8 @@ def check_index(value: object, what: str, limit: int | None, allowed: str | None
     if type(value) is int:
         if limit is None or 0 <= value < limit:
             return value
-    elif isinstance(value, (int, np.integer)) and not isinstance(value, bool) and (limit is None or 0 <= value < limit):
-        return int(value)
+    elif is_int(value) if limit is None else is_int(value, 0, limit - 1):
+        return int(value)  # type: ignore[call-overload]  # an int or numpy integer (is_int)
     if allowed is None:
         allowed = "an int" if limit is None else f"0..{limit - 1}"
     raise ValueError(
