@@ -79,6 +79,21 @@ def compare(rules: Rules, decisions: int, rng: np.random.Generator, smart: tuple
             "seconds": round(time.perf_counter() - start, 1)}
 
 
+def summary(results: dict[str, dict]) -> dict:
+    """What the pages quote from a run: the rule sets compared, the fewest decisions any of them
+    played, their mean games, and the mismatches over all of them.
+
+    Example:
+        >>> summary({"a": {"games": 10, "decisions": 700, "mismatches": 0},
+        ...          "b": {"games": 12, "decisions": 705, "mismatches": 0}})
+        {'rule_sets': 2, 'decisions_each': 700, 'games_mean': 11.0, 'mismatches': 0}
+    """
+    rows = list(results.values())
+    return {"rule_sets": len(rows), "decisions_each": min(row["decisions"] for row in rows),
+            "games_mean": sum(row["games"] for row in rows) / len(rows),
+            "mismatches": sum(row["mismatches"] for row in rows)}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--decisions", type=int, default=1_000_000, help="decisions per preset (default 1,000,000)")
@@ -107,7 +122,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{name:<28} {row['decisions']:>10,} decisions in {row['games']:>6,} games: identical ({row['seconds']} s)")
         sys.stdout.flush()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"seed": args.seed, "results": results}, indent=1) + "\n")
+    args.out.write_text(json.dumps({"seed": args.seed, "summary": summary(results), "results": results},
+                                   indent=1) + "\n")
     print(f"wrote {args.out}")
 
 
