@@ -8,14 +8,20 @@ process sees). Then the same for the first game through the PettingZoo env (``im
 this is what a user of the envs waits for), and for ``big2_env.warm_up()``, which compiles every
 kernel of the package (the engine's, Smart's, the search's, the views' and both vector envs').
 
+``--json PATH`` writes the figures (seconds) under ``rows.core_game``, ``rows.aec_game`` and
+``rows.warm_up``, each with ``cold_s``, ``warm_best_s`` and ``warm_worst_s``.
+
 Usage:
-    python benchmarks/core_compile.py [--warm-runs 3]
+    taskset -c 1 python benchmarks/core_compile.py [--warm-runs 3] [--json benchmarks/core/compile.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
 import os
+import platform
 import subprocess
 import sys
 import tempfile
@@ -45,16 +51,27 @@ def first_game(cache_dir: str, child: str = CHILD) -> float:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--warm-runs", type=int, default=3, help="warm processes to time (default 3)")
+    parser.add_argument("--json", default=None, help="write the figures to this JSON file")
     args = parser.parse_args(argv)
     if args.warm_runs < 1:
         parser.error("--warm-runs must be at least 1")
-    for what, child in (("first core game", CHILD), ("first AEC env game", CHILD_AEC),
-                        ("big2_env.warm_up(), every kernel,", CHILD_ALL)):
+    rows = {}
+    for key, what, child in (("core_game", "first core game", CHILD), ("aec_game", "first AEC env game", CHILD_AEC),
+                             ("warm_up", "big2_env.warm_up(), every kernel,", CHILD_ALL)):
         with tempfile.TemporaryDirectory() as cache:
             cold = first_game(cache, child)
             warm = [first_game(cache, child) for _ in range(args.warm_runs)]
         print(f"{what} empty cache (after install): {cold:.1f} s")
         print(f"{what} cache on disk: {min(warm):.2f} s best, {max(warm):.2f} s worst of {len(warm)}")
+        rows[key] = {"cold_s": round(cold, 2), "warm_best_s": round(min(warm), 3), "warm_worst_s": round(max(warm), 3)}
+    if args.json:
+        import numba
+
+        record = {"date": datetime.date.today().isoformat(), "python": platform.python_version(),
+                  "numba": numba.__version__, "warm_runs": args.warm_runs, "rows": rows}
+        with open(args.json, "w") as f:
+            f.write(json.dumps(record, indent=1) + "\n")
+        print(f"wrote {args.json}")
 
 if __name__ == "__main__":
     main()
