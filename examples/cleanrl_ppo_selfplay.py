@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -43,6 +45,7 @@ class Args:
     eval_games: int = 200
     threads: int = 1  # torch threads: at most the free cores
     smoke: bool = False  # a tiny run for CI
+    json: str = ""  # write the training speed and the evaluation to this JSON file
 
 
 class Agent(nn.Module):
@@ -174,11 +177,15 @@ def main() -> None:
     agent, steps, seconds = train(args)
     print(f"trained {steps} steps in {seconds:.0f} s ({steps / seconds:,.0f} steps/s)")
     player = ArgmaxPlayer(agent)
+    record: dict = {"steps": steps, "train_s": seconds, "steps_per_s": steps / seconds, "eval": {}}
     for opponent in ("random", "greedy"):
         result = big2_env.evaluate(player, opponent, n_games=args.eval_games, seed=args.seed + 1)
+        record["eval"][opponent] = result.to_dict()
         lo, hi = result.win_rate_ci
         print(f"vs 3 x {opponent}: win rate {result.win_rate:.1%} (95% CI {lo:.1%}-{hi:.1%}, chance 25%), "
               f"mean score {result.mean_score:+.2f}")
+    if args.json:  # the figures docs/libraries.md quotes
+        Path(args.json).write_text(json.dumps(record, indent=1) + "\n")
 
 
 if __name__ == "__main__":

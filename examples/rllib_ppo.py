@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -52,6 +54,7 @@ class Args:
     eval_games: int = 200
     threads: int = 1  # torch threads: at most the free cores (more than that slows torch down many times)
     smoke: bool = False  # a tiny run for CI: 2 iterations of 256 steps, 20 eval games
+    json: str = ""  # write the training speed and the evaluation to this JSON file
 
     def __post_init__(self) -> None:
         if self.smoke:
@@ -169,15 +172,19 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     ray.init(num_cpus=1, include_dashboard=False, object_store_memory=100 * 1024**2, log_to_driver=False)
     try:
-        module, _ = train(args)
+        module, stats = train(args)
         agent = RLlibAgent(module)
+        record: dict = {**stats, "train_s": stats["seconds"], "steps_per_s": stats["steps"] / stats["seconds"], "eval": {}}
         for opponent in ("random", "greedy"):
             r = big2_env.evaluate(agent, opponent, n_games=args.eval_games, seed=args.seed + 1)
+            record["eval"][opponent] = r.to_dict()
             lo, hi = r.win_rate_ci
             print(
                 f"vs 3 x {opponent}: win rate {r.win_rate:.1%} (95% CI {lo:.1%}-{hi:.1%}, chance 25%), "
                 f"mean score {r.mean_score:+.2f} over {r.n_games} games"
             )
+        if args.json:  # the figures docs/libraries.md quotes
+            Path(args.json).write_text(json.dumps(record, indent=1) + "\n")
     finally:
         ray.shutdown()
 

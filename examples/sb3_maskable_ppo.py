@@ -12,8 +12,10 @@ three copies of the opponent (big2_env.evaluation.evaluate).
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import gymnasium
 import torch
@@ -33,6 +35,7 @@ class Args:
     learning_rate: float = 3e-4
     threads: int = 1
     save: str | None = None
+    json: str = ""
 
 
 def parse_args() -> Args:
@@ -46,6 +49,7 @@ def parse_args() -> Args:
     parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
     parser.add_argument("--threads", type=int, default=defaults.threads, help="torch threads (keep <= free cores)")
     parser.add_argument("--save", default=None, help="where to save the model (.zip)")
+    parser.add_argument("--json", default="", help="write the training speed and the evaluation to this JSON file")
     ns = parser.parse_args()
     if ns.timesteps <= 0 or ns.eval_games <= 0 or ns.n_steps <= 1:
         parser.error("--timesteps and --eval-games must be positive and --n-steps greater than 1")
@@ -104,9 +108,13 @@ def main() -> None:
     if args.save:
         model.save(args.save)
         print(f"saved {args.save}")
+    record: dict = {"steps": args.timesteps, "train_s": train_s, "steps_per_s": args.timesteps / train_s, "eval": {}}
     for opponent in dict.fromkeys([args.opponent, "random", "greedy"]):
         result = evaluate(SB3Policy(model), opponent, n_games=args.eval_games, seed=args.seed + 1)
+        record["eval"][opponent] = result.to_dict()
         print(result)
+    if args.json:  # the figures docs/libraries.md quotes
+        Path(args.json).write_text(json.dumps(record, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -18,9 +18,11 @@ agent, randomised per game; three copies of the opponent).
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -62,6 +64,7 @@ class Args:
     seed: int = 0
     threads: int = 1
     smoke: bool = False
+    json: str = ""
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
@@ -86,6 +89,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument("--threads", type=int, default=defaults.threads, help="torch threads (keep <= free cores)")
     parser.add_argument("--smoke", action="store_true", help="a tiny run (a few hundred env steps) that checks the pipeline")
+    parser.add_argument("--json", default="", help="write the training speed and the evaluation to this JSON file")
     ns = parser.parse_args(argv)
     if min(ns.epochs, ns.epoch_steps, ns.num_envs, ns.collect_steps, ns.eval_games) <= 0:
         parser.error("--epochs, --epoch-steps, --num-envs, --collect-steps and --eval-games must be positive")
@@ -242,13 +246,17 @@ def main() -> None:
         f"{stats['steps_per_s']:.0f} env steps/s"
     )
     agent = TianshouAgent(learner.policy)
+    record: dict = {**stats, "train_s": stats["seconds"], "eval": {}}
     for opponent in ("random", "greedy"):
         result = evaluate(agent, opponent, n_games=args.eval_games, seed=args.seed + 1)
+        record["eval"][opponent] = result.to_dict()
         print(
             f"evaluated vs {opponent}: win rate {result.win_rate:.3f} "
             f"(95% CI {result.win_rate_ci[0]:.3f}-{result.win_rate_ci[1]:.3f}) over {result.n_games} games, "
             f"mean score {result.mean_score:+.2f}"
         )
+    if args.json:  # the figures docs/libraries.md quotes
+        Path(args.json).write_text(json.dumps(record, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -16,8 +16,10 @@ trains one seat of the four-player PettingZoo env).
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -48,6 +50,7 @@ class Args:
     eval_games: int = 200
     seed: int = 0
     smoke: bool = False
+    json: str = ""
 
 
 def make_env(opponent: str) -> gymnasium.Env:
@@ -113,20 +116,26 @@ def main() -> None:
     parser.add_argument("--eval-games", type=int, default=Args.eval_games)
     parser.add_argument("--seed", type=int, default=Args.seed)
     parser.add_argument("--smoke", action="store_true", help="a tiny run that checks the pipeline")
+    parser.add_argument("--json", default="", help="write the training speed and the evaluation to this JSON file")
     ns = parser.parse_args()
     if min(ns.epochs, ns.eval_games) <= 0:
         parser.error("--epochs and --eval-games must be positive")
-    args = Args(opponent=ns.opponent, epochs=ns.epochs, eval_games=ns.eval_games, seed=ns.seed, smoke=ns.smoke)
+    args = Args(opponent=ns.opponent, epochs=ns.epochs, eval_games=ns.eval_games, seed=ns.seed, smoke=ns.smoke,
+                json=ns.json)
     if args.smoke:
         args.epochs, args.epoch_steps, args.num_envs, args.hidden, args.eval_games = 1, 300, 2, 64, 8
     torch.set_num_threads(1)
     algorithm, stats = train(args)
     print(f"trained {stats['steps']:.0f} learner steps ({stats['games']:.0f} games) vs {args.opponent} "
           f"in {stats['seconds']:.1f} s: {stats['steps'] / stats['seconds']:.0f} steps/s")
+    record: dict = {**stats, "train_s": stats["seconds"], "steps_per_s": stats["steps"] / stats["seconds"], "eval": {}}
     for opponent in ("random", "greedy"):
         result = evaluate(Agent(algorithm.policy), opponent, n_games=args.eval_games, seed=args.seed + 1)
+        record["eval"][opponent] = result.to_dict()
         print(f"evaluated vs {opponent}: win rate {result.win_rate:.3f} over {result.n_games} games, "
               f"mean score {result.mean_score:+.2f}")
+    if args.json:  # the figures docs/libraries.md quotes
+        Path(args.json).write_text(json.dumps(record, indent=1) + "\n")
 
 
 if __name__ == "__main__":

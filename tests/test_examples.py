@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -44,10 +45,10 @@ def test_sb3_maskable_ppo_learns_to_beat_random(capsys):
     assert result.mean_score > 0, result
 
 
-def test_cleanrl_style_self_play_ppo_smoke_run_trains_and_evaluates():
+def test_cleanrl_style_self_play_ppo_smoke_run_trains_and_evaluates(tmp_path):
     pytest.importorskip("torch")
     result = subprocess.run(
-        [sys.executable, str(EXAMPLES / "cleanrl_ppo_selfplay.py"), "--smoke"],
+        [sys.executable, str(EXAMPLES / "cleanrl_ppo_selfplay.py"), "--smoke", "--json", str(tmp_path / "r.json")],
         capture_output=True,
         text=True,
         timeout=300,
@@ -56,6 +57,9 @@ def test_cleanrl_style_self_play_ppo_smoke_run_trains_and_evaluates():
     assert "trained 1024 steps" in result.stdout
     assert "vs 3 x random: win rate" in result.stdout and "vs 3 x greedy: win rate" in result.stdout
     assert re.search(r"win rate \d+\.\d% \(95% CI \d+\.\d%-\d+\.\d%", result.stdout), result.stdout  # no raw tuples
+    record = json.loads((tmp_path / "r.json").read_text())  # what docs/libraries.md quotes
+    assert record["steps"] == 1024 and record["steps_per_s"] == pytest.approx(1024 / record["train_s"])
+    assert {opponent: r["n_games"] for opponent, r in record["eval"].items()} == {"random": 8, "greedy": 8}
 
 
 def test_sb3_self_play_recipe_smoke_run_plays_frozen_copies():

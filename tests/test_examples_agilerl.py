@@ -5,6 +5,7 @@ pettingzoo<1.27). The smoke run takes about 10 s, AgileRL's import included.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -23,17 +24,21 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "agilerl_ppo.py"
 
 
-def test_agilerl_ppo_smoke_run_trains_and_evaluates():
+def test_agilerl_ppo_smoke_run_trains_and_evaluates(tmp_path):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     env.setdefault("OMP_NUM_THREADS", "1")
     result = subprocess.run(
-        [sys.executable, str(EXAMPLE), "--smoke"], capture_output=True, text=True, timeout=300, env=env, cwd=ROOT
+        [sys.executable, str(EXAMPLE), "--smoke", "--json", str(tmp_path / "r.json")],
+        capture_output=True, text=True, timeout=300, env=env, cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr[-4000:]
     out = result.stdout
     assert "update 2: 256 decisions" in out and "trained 2 updates, 256 learner decisions" in out, out
     assert "vs 3 x random: win rate" in out and "vs 3 x greedy: win rate" in out, out
     assert "over 20 games" in out, out
+    record = json.loads((tmp_path / "r.json").read_text())  # what docs/libraries.md quotes
+    assert record["decisions"] == 256 and record["steps_per_s"] == pytest.approx(256 / record["train_s"])
+    assert {opponent: r["n_games"] for opponent, r in record["eval"].items()} == {"random": 20, "greedy": 20}
 
 
 def test_ippo_takes_the_parallel_env_masks_from_info():

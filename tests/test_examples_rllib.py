@@ -5,6 +5,7 @@ The smoke run takes about 25 s on 2 busy cores, Ray's start-up included.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -42,10 +43,11 @@ def test_env_passes_rllib_checker_and_fits_the_action_masking_module():
         )
 
 
-def test_rllib_ppo_smoke_run_trains_and_evaluates():
+def test_rllib_ppo_smoke_run_trains_and_evaluates(tmp_path):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     result = subprocess.run(
-        [sys.executable, str(EXAMPLE), "--smoke"], capture_output=True, text=True, timeout=300, env=env, cwd=ROOT
+        [sys.executable, str(EXAMPLE), "--smoke", "--json", str(tmp_path / "r.json")],
+        capture_output=True, text=True, timeout=300, env=env, cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr[-4000:]
     out = result.stdout
@@ -53,3 +55,7 @@ def test_rllib_ppo_smoke_run_trains_and_evaluates():
     assert "episode_return_mean +0.00" in out, out  # zero-sum: no game ended on an illegal move
     assert "vs 3 x random: win rate" in out and "vs 3 x greedy: win rate" in out, out
     assert "over 20 games" in out, out
+    record = json.loads((tmp_path / "r.json").read_text())  # what docs/libraries.md quotes
+    assert record["iterations"] == 2 and record["steps"] > 0
+    assert record["steps_per_s"] == pytest.approx(record["steps"] / record["train_s"])
+    assert {opponent: r["n_games"] for opponent, r in record["eval"].items()} == {"random": 20, "greedy": 20}
