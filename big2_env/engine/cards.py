@@ -39,7 +39,6 @@ from __future__ import annotations
 
 from typing import Iterable
 
-
 from ..checks import is_int
 
 RANK_CHARS = "3456789TJQKA2"
