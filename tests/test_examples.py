@@ -45,6 +45,22 @@ def test_sb3_maskable_ppo_learns_to_beat_random(capsys):
     assert result.mean_score > 0, result
 
 
+def test_sb3_maskable_ppo_script_writes_what_the_libraries_page_quotes(tmp_path):
+    """``examples/sb3_maskable_ppo.py --json FILE``: the decisions trained, their time and speed, and one
+    evaluation per opponent (the learner's own opponent counted once)."""
+    pytest.importorskip("sb3_contrib")
+    out = tmp_path / "r.json"
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / "sb3_maskable_ppo.py"), "--timesteps", "256", "--n-steps", "128",
+         "--eval-games", "4", "--opponent", "greedy", "--json", str(out)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    record = json.loads(out.read_text())
+    assert record["steps"] == 256 and record["steps_per_s"] == pytest.approx(256 / record["train_s"])
+    assert {opponent: r["n_games"] for opponent, r in record["eval"].items()} == {"greedy": 4, "random": 4}
+
+
 def test_cleanrl_style_self_play_ppo_smoke_run_trains_and_evaluates(tmp_path):
     pytest.importorskip("torch")
     result = subprocess.run(
