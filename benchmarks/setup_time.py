@@ -1,0 +1,181 @@
+"""What a new user waits for: the README's set-up, step by step, on a fresh clone in a fresh environment.
+
+Runs the README's "Set up and run" commands as written (``STEPS``; ``tests/test_setup_time.py``
+checks that they are the README's) in a temporary folder: a shallow clone of this checkout (git's
+own transport, as from a server), a new virtual environment, ``pip install -e .``, the first
+``big2 demo --seed 0`` (the game's core compiles: nothing is cached in a fresh clone) and a second
+one (loaded from the disk cache), then torch and the ``[test]`` extra, and the test suite: counted
+(``pytest --collect-only``), and with ``--suite quick`` / ``full`` / ``both`` also run (the quick
+run is the README's ``-m "not slow" -n 2``, the full one its ``python -m pytest``). pip runs
+without its download cache (``--pip-cache`` allows it), as on a fresh machine; where the
+packages come from (the index, a local mirror) is the machine's own pip configuration.
+
+Each step's seconds, the machine's load average before it, and the suites' counts go to ``--json``;
+the README's set-up section and the testing page quote that file. Run it on a quiet machine: every
+step uses what the cores give it.
+
+Usage:
+    python benchmarks/setup_time.py --suite both --json benchmarks/setup/times.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+
+# The README's set-up commands, in its order, with the keys they are recorded under. The clone and the
+# venv's activation are done by this script itself (the clone through git's transport; activation by
+# running the venv's own executables), so each is given here as the README writes it and marked.
+STEPS: list[tuple[str, str]] = [
+    ("clone", "git clone --depth 1 REPOSITORY_URL big2-env"),
+    ("cd", "cd big2-env"),
+    ("venv", "python -m venv .venv"),
+    ("activate", ". .venv/bin/activate"),
+    ("install", "pip install -e ."),
+    ("demo_cold", "big2 demo --seed 0"),
+    ("torch", "pip install torch==2.13.0"),
+    ("test_extra", 'pip install -e ".[test]"'),
+    ("suite_full", "python -m pytest"),
+]
+QUICK = 'python -m pytest -m "not slow" -n 2'
+"""The README's quick run (its prose, not its code block)."""
+
+SUMMARY = re.compile(r"=+ (?P<body>.*?) in (?P<seconds>[\d.]+)s")
+COLLECTED = re.compile(r"(?P<selected>\d+)(?:/(?P<total>\d+))? tests? collected(?: \((?P<deselected>\d+) deselected\))?")
+
+
+def suite_counts(output: str) -> dict[str, int]:
+    """The counts in pytest's last summary line (``12 passed, 2 skipped, 1 xfailed in 3.2s``)."""
+    lines = [line for line in output.splitlines() if SUMMARY.search(line)]
+    if not lines:
+        raise ValueError(f"no pytest summary line in its output (last lines: {output.splitlines()[-3:]!r})")
+    found = SUMMARY.search(lines[-1])
+    assert found is not None
+    counts = {}
+    for part in found["body"].split(", "):
+        number, _, what = part.strip().partition(" ")
+        if number.isdigit():
+            counts[what.rstrip("s") if what in ("errors", "warnings") else what] = int(number)
+    return counts
+
+
+def collected(output: str) -> int:
+    """How many tests ``pytest --collect-only -q`` selected (``1768/2446 tests collected (678 deselected)``)."""
+    found = [COLLECTED.search(line) for line in output.splitlines()]
+    hits = [hit for hit in found if hit]
+    if not hits:
+        raise ValueError(f"no 'tests collected' line in pytest's output (last lines: {output.splitlines()[-3:]!r})")
+    return int(hits[-1]["selected"])
+
+
+class Runner:
+    """Runs the steps in the clone with the venv first on the path, timing each."""
+
+    def __init__(self, clone: Path, pip_cache: bool) -> None:
+        self.clone = clone
+        venv = clone / ".venv"
+        self.env = {key: value for key, value in os.environ.items()
+                    if key not in ("PYTHONPATH", "NUMBA_CACHE_DIR", "VIRTUAL_ENV", "PYTHONHOME")}
+        self.env.update(VIRTUAL_ENV=str(venv), PATH=f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
+        if not pip_cache:
+            self.env["PIP_NO_CACHE_DIR"] = "1"
+        self.times: dict[str, dict[str, Any]] = {}
+
+    def run(self, key: str, command: str, check: bool = True, argv: list[str] | None = None) -> str:
+        """Run ``command`` (or ``argv`` where the README's words are done another way) in the clone; time it."""
+        load = os.getloadavg()[0]
+        started = time.perf_counter()
+        print(f"[{key}] {command}", flush=True)
+        returncode, output = self.execute(argv or shlex.split(command), self.clone if self.clone.exists() else None)
+        seconds = time.perf_counter() - started
+        if check and returncode != 0:
+            raise RuntimeError(f"{command!r} failed ({returncode}):\n{output[-3000:]}")
+        self.times[key] = {"command": command, "seconds": round(seconds, 1), "load_before": round(load, 2),
+                           "returncode": returncode}
+        print(f"[{key}] {seconds:.1f} s", flush=True)
+        return output
+
+    def execute(self, argv: list[str], cwd: Path | None) -> tuple[int, str]:
+        """One process, its exit status and its output (stdout then stderr)."""
+        done = subprocess.run(argv, cwd=cwd, env=self.env, capture_output=True, text=True)
+        return done.returncode, done.stdout + done.stderr
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repo", default=str(REPO), help="the repository to clone (default: this checkout)")
+    parser.add_argument("--suite", choices=["none", "quick", "full", "both"], default="none",
+                        help="run the test suite too: the quick run, the full one, or both (default: count only)")
+    parser.add_argument("--pip-cache", action="store_true", help="let pip use its download cache (default: not)")
+    parser.add_argument("--keep", default=None, help="make the clone here and keep it (default: a temporary folder)")
+    parser.add_argument("--json", default=None, help="write the figures to this JSON file")
+    args = parser.parse_args(argv)
+    repo = Path(args.repo).resolve()
+    if not (repo / ".git").exists():
+        parser.error(f"--repo {args.repo!r} is not a git checkout")
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True,
+                            check=True).stdout.strip()
+    with tempfile.TemporaryDirectory() as scratch:
+        where = Path(args.keep) if args.keep else Path(scratch)
+        where.mkdir(parents=True, exist_ok=True)
+        clone = where / "big2-env"
+        if clone.exists():
+            parser.error(f"{clone} exists already: give --keep an empty folder")
+        runner = Runner(clone, args.pip_cache)
+        commands = dict(STEPS)
+        runner.run("clone", commands["clone"],
+                   argv=["git", "clone", "-q", "--no-local", "--depth", "1", f"file://{repo}", str(clone)])
+        runner.run("venv", commands["venv"], argv=[sys.executable, "-m", "venv", str(clone / ".venv")])
+        runner.run("install", commands["install"])
+        demo = runner.run("demo_cold", commands["demo_cold"])
+        runner.run("demo_warm", commands["demo_cold"])
+        runner.run("torch", commands["torch"])
+        runner.run("test_extra", commands["test_extra"])
+        counts = {"all": collected(runner.run("collect_all", "python -m pytest --collect-only -q")),
+                  "quick": collected(runner.run("collect_quick", 'python -m pytest --collect-only -q -m "not slow"'))}
+        suites: dict[str, dict[str, int]] = {}
+        if args.suite in ("quick", "both"):
+            suites["quick"] = suite_counts(runner.run("suite_quick", QUICK, check=False))
+        if args.suite in ("full", "both"):
+            suites["full"] = suite_counts(runner.run("suite_full", commands["suite_full"], check=False))
+    record = {
+        "date": datetime.date.today().isoformat(), "commit": commit, "python": platform.python_version(),
+        "cores": os.cpu_count(), "pip_cache": args.pip_cache, "steps": runner.times, "tests": counts,
+        "suites": suites, "demo_says_it_compiled": "compil" in demo.lower(),
+        "command": "python benchmarks/setup_time.py" + (f" --suite {args.suite}" if args.suite != "none" else "")
+        + (" --pip-cache" if args.pip_cache else "") + (f" --json {args.json}" if args.json else ""),
+    }
+    steps = runner.times
+    record["minutes"] = {
+        "install_and_demo": round((steps["install"]["seconds"] + steps["demo_cold"]["seconds"]) / 60, 1),
+        "test_installs": round((steps["torch"]["seconds"] + steps["test_extra"]["seconds"]) / 60, 1),
+    }
+    for name in suites:
+        record["minutes"][f"suite_{name}"] = round(steps[f"suite_{name}"]["seconds"] / 60, 1)
+    text = json.dumps(record, indent=1)
+    print(text)
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(text + "\n")
+    failed = [name for name in suites if suites[name].get("failed") or suites[name].get("error")]
+    if failed:
+        print(f"the {' and '.join(failed)} suite had failures: see their counts", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
