@@ -72,6 +72,15 @@ def suite_counts(output: str) -> dict[str, int]:
     return counts
 
 
+SKIP = re.compile(r"^SKIPPED \[(?P<count>\d+)\] (?P<where>[^:]+):\d+: (?P<reason>.*)$")
+
+
+def skipped(output: str) -> list[dict[str, Any]]:
+    """The skips that pytest's ``-ra`` summary lists: how many, in which file, and the reason each gives."""
+    found = [SKIP.match(line.strip()) for line in output.splitlines()]
+    return [{"count": int(hit["count"]), "file": hit["where"], "reason": hit["reason"]} for hit in found if hit]
+
+
 def collected(output: str) -> int:
     """How many tests ``pytest --collect-only -q`` selected (``1768/2446 tests collected (678 deselected)``)."""
     found = [COLLECTED.search(line) for line in output.splitlines()]
@@ -147,14 +156,15 @@ def main(argv: list[str] | None = None) -> int:
         counts = {"all": collected(runner.run("collect_all", "python -m pytest --collect-only -q")),
                   "quick": collected(runner.run("collect_quick", 'python -m pytest --collect-only -q -m "not slow"'))}
         suites: dict[str, dict[str, int]] = {}
-        if args.suite in ("quick", "both"):
-            suites["quick"] = suite_counts(runner.run("suite_quick", QUICK, check=False))
-        if args.suite in ("full", "both"):
-            suites["full"] = suite_counts(runner.run("suite_full", commands["suite_full"], check=False))
+        skips: dict[str, list[dict[str, Any]]] = {}
+        for name, key, command in (("quick", "suite_quick", QUICK), ("full", "suite_full", commands["suite_full"])):
+            if args.suite in (name, "both"):
+                output = runner.run(key, command, check=False)
+                suites[name], skips[name] = suite_counts(output), skipped(output)
     record = {
         "date": datetime.date.today().isoformat(), "commit": commit, "python": platform.python_version(),
         "cores": os.cpu_count(), "pip_cache": args.pip_cache, "steps": runner.times, "tests": counts,
-        "suites": suites, "demo_says_it_compiled": "compil" in demo.lower(),
+        "suites": suites, "skips": skips, "demo_says_it_compiled": "compil" in demo.lower(),
         "command": "python benchmarks/setup_time.py" + (f" --suite {args.suite}" if args.suite != "none" else "")
         + (" --pip-cache" if args.pip_cache else "") + (f" --json {args.json}" if args.json else ""),
     }

@@ -45,6 +45,19 @@ def test_suite_counts_refuses_output_without_a_summary():
         module.suite_counts("ImportError: no module named big2_env\n")
 
 
+def test_skipped_lists_the_reasons_pytest_gives():
+    output = ("=== short test summary info ===\n"
+              "SKIPPED [2] tests/test_examples_rllib.py:16: RLlib is not installed: its tests need the [rllib] extra\n"
+              "SKIPPED [1] tests/test_agents_workers.py:188: needs a CUDA GPU\n"
+              "XFAIL tests/test_x.py::test_y - a known limit\n"
+              "== 10 passed, 3 skipped in 1.00s ==\n")
+    assert module.skipped(output) == [
+        {"count": 2, "file": "tests/test_examples_rllib.py",
+         "reason": "RLlib is not installed: its tests need the [rllib] extra"},
+        {"count": 1, "file": "tests/test_agents_workers.py", "reason": "needs a CUDA GPU"},
+    ]
+
+
 @pytest.mark.parametrize("output, selected", [
     ("tests/test_a.py::test_x\n\n2446 tests collected in 12.31s\n", 2446),
     ("tests/test_a.py::test_x\n\n1768/2446 tests collected (678 deselected) in 11.02s\n", 1768),
@@ -60,7 +73,7 @@ def test_a_run_records_every_step(tmp_path: Path, monkeypatch):
         "collect_all": "2446 tests collected in 12.31s\n",
         "collect_quick": "1768/2446 tests collected (678 deselected) in 11.02s\n",
         "suite_quick": "== 1760 passed, 8 skipped in 240.00s ==\n",
-        "suite_full": "== 2438 passed, 8 skipped in 925.25s ==\n",
+        "suite_full": "SKIPPED [8] tests/test_gpu.py:3: needs a CUDA GPU\n== 2438 passed, 8 skipped in 925.25s ==\n",
     }
     started: list[list[str]] = []
 
@@ -84,6 +97,7 @@ def test_a_run_records_every_step(tmp_path: Path, monkeypatch):
     assert record["tests"] == {"all": 2446, "quick": 1768}
     assert record["suites"]["quick"] == {"passed": 1760, "skipped": 8}
     assert record["suites"]["full"] == {"passed": 2438, "skipped": 8}
+    assert record["skips"] == {"quick": [], "full": [{"count": 8, "file": "tests/test_gpu.py", "reason": "needs a CUDA GPU"}]}
     assert record["demo_says_it_compiled"] is True
     assert record["pip_cache"] is False
     assert set(record["minutes"]) == {"install_and_demo", "test_installs", "suite_quick", "suite_full"}
