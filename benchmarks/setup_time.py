@@ -81,6 +81,15 @@ def skipped(output: str) -> list[dict[str, Any]]:
     return [{"count": int(hit["count"]), "file": hit["where"], "reason": hit["reason"]} for hit in found if hit]
 
 
+FAILURE = re.compile(r"^(?P<kind>FAILED|ERROR) (?P<test>\S+)(?: - (?P<message>.*))?$")
+
+
+def failures(output: str) -> list[dict[str, str]]:
+    """The failures and errors that pytest's ``-ra`` summary lists: the test and the first words of its message."""
+    found = [FAILURE.match(line.strip()) for line in output.splitlines()]
+    return [{"kind": hit["kind"], "test": hit["test"], "message": (hit["message"] or "")[:300]} for hit in found if hit]
+
+
 def collected(output: str) -> int:
     """How many tests ``pytest --collect-only -q`` selected (``1768/2446 tests collected (678 deselected)``)."""
     found = [COLLECTED.search(line) for line in output.splitlines()]
@@ -157,14 +166,15 @@ def main(argv: list[str] | None = None) -> int:
                   "quick": collected(runner.run("collect_quick", 'python -m pytest --collect-only -q -m "not slow"'))}
         suites: dict[str, dict[str, int]] = {}
         skips: dict[str, list[dict[str, Any]]] = {}
+        failed: dict[str, list[dict[str, str]]] = {}
         for name, key, command in (("quick", "suite_quick", QUICK), ("full", "suite_full", commands["suite_full"])):
             if args.suite in (name, "both"):
                 output = runner.run(key, command, check=False)
-                suites[name], skips[name] = suite_counts(output), skipped(output)
+                suites[name], skips[name], failed[name] = suite_counts(output), skipped(output), failures(output)
     record = {
         "date": datetime.date.today().isoformat(), "commit": commit, "python": platform.python_version(),
         "cores": os.cpu_count(), "pip_cache": args.pip_cache, "steps": runner.times, "tests": counts,
-        "suites": suites, "skips": skips, "demo_says_it_compiled": "compil" in demo.lower(),
+        "suites": suites, "skips": skips, "failures": failed, "demo_says_it_compiled": "compil" in demo.lower(),
         "command": "python benchmarks/setup_time.py" + (f" --suite {args.suite}" if args.suite != "none" else "")
         + (" --pip-cache" if args.pip_cache else "") + (f" --json {args.json}" if args.json else ""),
     }
@@ -180,9 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(text + "\n")
-    failed = [name for name in suites if suites[name].get("failed") or suites[name].get("error")]
-    if failed:
-        print(f"the {' and '.join(failed)} suite had failures: see their counts", file=sys.stderr)
+    red = [name for name in suites if suites[name].get("failed") or suites[name].get("error")]
+    if red:
+        print(f"the {' and '.join(red)} suite had failures: see 'failures'", file=sys.stderr)
         return 1
     return 0
 

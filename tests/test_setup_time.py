@@ -58,6 +58,18 @@ def test_skipped_lists_the_reasons_pytest_gives():
     ]
 
 
+def test_failures_lists_the_failed_tests_and_their_messages():
+    output = ("SKIPPED [1] tests/test_gpu.py:3: needs a CUDA GPU\n"
+              "FAILED tests/test_a.py::test_x[3] - AssertionError: assert 1 == 2\n"
+              "ERROR tests/test_b.py - ModuleNotFoundError: No module named 'mkdocs'\n"
+              "== 1 failed, 10 passed, 1 skipped, 1 error in 1.00s ==\n")
+    assert module.failures(output) == [
+        {"kind": "FAILED", "test": "tests/test_a.py::test_x[3]", "message": "AssertionError: assert 1 == 2"},
+        {"kind": "ERROR", "test": "tests/test_b.py", "message": "ModuleNotFoundError: No module named 'mkdocs'"},
+    ]
+    assert module.failures("== 10 passed in 1.00s ==\n") == []
+
+
 @pytest.mark.parametrize("output, selected", [
     ("tests/test_a.py::test_x\n\n2446 tests collected in 12.31s\n", 2446),
     ("tests/test_a.py::test_x\n\n1768/2446 tests collected (678 deselected) in 11.02s\n", 1768),
@@ -97,6 +109,7 @@ def test_a_run_records_every_step(tmp_path: Path, monkeypatch):
     assert record["tests"] == {"all": 2446, "quick": 1768}
     assert record["suites"]["quick"] == {"passed": 1760, "skipped": 8}
     assert record["suites"]["full"] == {"passed": 2438, "skipped": 8}
+    assert record["failures"] == {"quick": [], "full": []}
     assert record["skips"] == {"quick": [], "full": [{"count": 8, "file": "tests/test_gpu.py", "reason": "needs a CUDA GPU"}]}
     assert record["demo_says_it_compiled"] is True
     assert record["pip_cache"] is False
@@ -113,11 +126,14 @@ def test_a_failing_suite_makes_the_run_fail(tmp_path: Path, monkeypatch):
         if "--collect-only" in command:
             return 0, "10 tests collected in 1.0s\n"
         if command.startswith("python -m pytest"):
-            return 1, "== 1 failed, 9 passed in 3.00s ==\n"
+            return 1, "FAILED tests/test_a.py::test_x - assert 0\n== 1 failed, 9 passed in 3.00s ==\n"
         return 0, ""
 
     monkeypatch.setattr(module.Runner, "execute", execute)
-    assert module.main(["--suite", "full", "--keep", str(tmp_path / "scratch")]) == 1
+    out = tmp_path / "times.json"
+    assert module.main(["--suite", "full", "--keep", str(tmp_path / "scratch"), "--json", str(out)]) == 1
+    assert json.loads(out.read_text())["failures"] == {
+        "full": [{"kind": "FAILED", "test": "tests/test_a.py::test_x", "message": "assert 0"}]}
 
 
 def test_the_environment_is_the_new_one(tmp_path: Path, monkeypatch):
