@@ -34,6 +34,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from big2_env.devtools.records import portable_path
+
 REPO = Path(__file__).resolve().parents[1]
 
 # The README's set-up commands, in its order, with the keys they are recorded under. The clone and the
@@ -176,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         "cores": os.cpu_count(), "pip_cache": args.pip_cache, "steps": runner.times, "tests": counts,
         "suites": suites, "skips": skips, "failures": failed, "demo_says_it_compiled": "compil" in demo.lower(),
         "command": "python benchmarks/setup_time.py" + (f" --suite {args.suite}" if args.suite != "none" else "")
-        + (" --pip-cache" if args.pip_cache else "") + (f" --json {args.json}" if args.json else ""),
+        + (" --pip-cache" if args.pip_cache else "") + (f" --json {portable_path(args.json)}" if args.json else ""),
     }
     steps = runner.times
     record["minutes"] = {
