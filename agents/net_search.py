@@ -138,15 +138,32 @@ class NetworkRollouts:
             numbers, the card-aware designs the paper's 277 and the candidates' features).
         rules: the rule set the games are played under.
         sample: sample each move from the network's softmax (with ``rng``) instead of its argmax.
+        argmax_seats: seats (of the hands' order) whose moves are the network's argmax even where the
+            others sample (the searcher's own later moves, ``NetworkSearch(own_argmax=True)``).
+        temperatures: each seat's softmax temperature where it samples (default 1 everywhere; above 1
+            flatter, ``NetworkSearch(opponent_temperature=T)`` for the other seats).
+        seat_networks: seats (of the hands' order) played by another network of his design instead of
+            ``model`` (his own network, :func:`~agents.network.charlesworth_network`: rollouts against the
+            table's real players, as ``benchmarks/search_net_departures.py`` plays them); his design only.
 
     :meth:`play` returns the final scores; :attr:`decisions` counts the network's decisions made.
     """
 
     def __init__(self, model: Big2Net, rules: Rules | str | dict | None = None, sample: bool = False,
-                 rng: np.random.Generator | None = None) -> None:
+                 rng: np.random.Generator | None = None, argmax_seats: Sequence[int] = (),
+                 temperatures: Sequence[float] = (1.0, 1.0, 1.0, 1.0),
+                 seat_networks: Mapping[int, Big2Net] | None = None) -> None:
         self.model = model.eval()
         self.rules = Rules.coerce(rules)
         self.sample = bool(sample)
+        if isinstance(argmax_seats, str) or any(not is_int(s, 0, 3) for s in argmax_seats):
+            raise ValueError(f"argmax_seats must list seats in 0..3; got {argmax_seats!r}")
+        self.argmax_seats = np.zeros(4, dtype=np.bool_)
+        self.argmax_seats[list(argmax_seats)] = True
+        if isinstance(temperatures, str) or len(temperatures) != 4 or any(not is_number(t, 0.05, 100) for t in temperatures):
+            raise ValueError(f"temperatures must give each of the 4 seats a number in [0.05, 100]; got {temperatures!r}")
+        self.temperatures = np.array(temperatures, dtype=np.float64)
+        self._tempered = bool((self.temperatures != 1.0).any())
         self.rng = rng if rng is not None else np.random.default_rng()
         cfg = model.config
         self._his = cfg.design == "charlesworth"
@@ -154,6 +171,16 @@ class NetworkRollouts:
             raise ValueError(f"rollouts play networks of Charlesworth's design or of the paper's view; this one reads "
                              f"the {cfg.observation!r} view with the {cfg.design!r} design")
         self.games = PositionGames(self.rules, observation="charlesworth" if self._his else "paper")
+        seat_networks = dict(seat_networks or {})
+        if any(not is_int(seat, 0, 3) for seat in seat_networks) or any(
+                not isinstance(net, Big2Net) or net.config.design != "charlesworth" for net in seat_networks.values()):
+            raise ValueError(f"seat_networks must map seats in 0..3 to networks of Charlesworth's design; got {seat_networks!r}")
+        if seat_networks and not self._his:
+            raise ValueError("seat_networks need the rollouts' own network to be of Charlesworth's design too")
+        self._networks = [self.model] + [net.eval() for net in seat_networks.values()]
+        self._seat_network = np.zeros(4, dtype=np.int64)  # by seat, an index of _networks (0: the model)
+        for k, seat in enumerate(seat_networks, start=1):
+            self._seat_network[seat] = k
         self.decisions = 0
 
     @property
@@ -210,58 +237,89 @@ class NetworkRollouts:
             return actions
         decide = active[choice]
         self.decisions += len(decide)
+        movers = obs["current_player"][decide]
+        greedy = self.argmax_seats[movers] if self.sample else None
+        temperature = self.temperatures[movers][:, None] if self.sample and self._tempered else None
         if self._his:
-            picked = self._his_choice(obs["observation"][decide], cols[choice[rows]], counts[choice])
+            vectors, legal, n = obs["observation"][decide], cols[choice[rows]], counts[choice]
+            which = self._seat_network[movers]
+            picked = np.zeros(len(decide), dtype=np.int64)
+            owner = np.repeat(np.arange(len(decide)), n)
+            for k in np.unique(which).tolist():  # one batch for each network on move (one but with seat_networks)
+                part = np.flatnonzero(which == k)
+                picked[part] = self._his_choice(
+                    vectors[part], legal[np.isin(owner, part)], n[part], None if greedy is None else greedy[part],
+                    None if temperature is None else temperature[part], self._networks[k])
         else:
-            picked = self._candidate_choice(obs["observation"][decide], decide)
+            picked = self._candidate_choice(obs["observation"][decide], decide, greedy, temperature)
         actions[decide] = picked
         return actions
 
-    def _his_scores(self, vectors: np.ndarray, cols: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    def _his_scores(self, vectors: np.ndarray, cols: np.ndarray, counts: np.ndarray,
+                    model: Big2Net | None = None) -> np.ndarray:
         """His design's logits of the legal actions of each row of ``vectors``, padded with ``-inf`` to
         ``(rows, max count)`` (``cols``: the legal actions, row by row; ``counts`` per row): only the
-        legal actions' rows of the 1695-way head are computed."""
+        legal actions' rows of the 1695-way head are computed (``model``: another network of his design)."""
         offsets = np.cumsum(counts) - counts
         owner = np.repeat(np.arange(len(counts)), counts)
+        model = self.model if model is None else model
         with torch.inference_mode():
-            hidden = self.model.policy_branch(self.model.encode_state(torch.from_numpy(vectors)))
+            hidden = model.policy_branch(model.encode_state(torch.from_numpy(vectors)))
             index = torch.from_numpy(cols)
-            head = self.model.action_head
+            head = model.action_head
             scores = (hidden.index_select(0, torch.from_numpy(owner)) * head.weight.index_select(0, index)).sum(-1)
             scores = (scores + head.bias.index_select(0, index)).numpy()
         padded = np.full((len(counts), int(counts.max())), -np.inf, dtype=np.float32)
         padded[owner, np.arange(len(cols)) - offsets[owner]] = scores
         return padded
 
-    def _his_choice(self, vectors: np.ndarray, cols: np.ndarray, counts: np.ndarray) -> np.ndarray:
-        """His design's move in each of ``vectors``' games (``cols``: the legal actions, game by game, ``counts`` of them)."""
+    def _his_choice(self, vectors: np.ndarray, cols: np.ndarray, counts: np.ndarray,
+                    greedy: np.ndarray | None = None, temperature: np.ndarray | None = None,
+                    model: Big2Net | None = None) -> np.ndarray:
+        """His design's move in each of ``vectors``' games (``cols``: the legal actions, game by game, ``counts`` of
+        them; ``greedy``: the games where the mover plays the argmax though the others sample; ``temperature``:
+        each game's softmax temperature, ``(games, 1)``; ``model``: the network on move, by default the rollouts')."""
         offsets = np.cumsum(counts) - counts
-        padded = self._his_scores(vectors, cols, counts)
+        padded = self._his_scores(vectors, cols, counts, model)
         if self.sample:
-            pick = choose(_log_softmax(padded), counts, self.rng)
+            tempered = padded if temperature is None else padded / temperature
+            pick = _argmax_where(choose(_log_softmax(tempered), counts, self.rng), padded, greedy)
         else:
             pick = padded.argmax(axis=1)
         return cols[offsets + pick]
 
-    def log_probabilities(self, vectors: np.ndarray, masks: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        """The network's log-probability (its softmax over the legal actions) of playing ``actions[i]`` in
-        view ``vectors[i]`` with legal actions ``masks[i]`` (his design only)."""
+    def log_probabilities(self, vectors: np.ndarray, masks: np.ndarray, actions: np.ndarray,
+                          temperature: float = 1.0) -> np.ndarray:
+        """The network's log-probability (its softmax over the legal actions, at ``temperature``) of playing
+        ``actions[i]`` in view ``vectors[i]`` with legal actions ``masks[i]`` (his design only)."""
         if not self._his:
             raise ValueError("the network's beliefs need Charlesworth's design (its 1695-way head)")
         rows, cols = _legal_cells(masks)
         counts = np.bincount(rows, minlength=len(masks))
         offsets = np.cumsum(counts) - counts
-        logp = _log_softmax(self._his_scores(vectors, cols, counts))
+        logp = _log_softmax(self._his_scores(vectors, cols, counts) / temperature)
         slot = np.flatnonzero(cols == np.asarray(actions)[rows]) - offsets  # each row's action is one of its legal ones
         return logp[np.arange(len(masks)), slot].astype(np.float64)
 
-    def _candidate_choice(self, vectors: np.ndarray, decide: np.ndarray) -> np.ndarray:
+    def _candidate_choice(self, vectors: np.ndarray, decide: np.ndarray, greedy: np.ndarray | None = None,
+                          temperature: np.ndarray | None = None) -> np.ndarray:
         features, actions, counts = self.games.candidates()
         offsets = np.cumsum(counts) - counts
         rows = np.concatenate([np.arange(offsets[g], offsets[g] + counts[g]) for g in decide])
         logp, _ = score_numpy(self.model, vectors, features[rows], counts[decide])
-        pick = choose(logp, counts[decide], self.rng if self.sample else None)
+        tempered = logp if temperature is None else _log_softmax(logp / temperature)
+        pick = choose(tempered, counts[decide], self.rng if self.sample else None)
+        if self.sample:
+            pick = _argmax_where(pick, logp, greedy)
         return actions[offsets[decide] + pick]
+
+
+def _argmax_where(pick: np.ndarray, scores: np.ndarray, greedy: np.ndarray | None) -> np.ndarray:
+    """``pick`` (sampled slots), with each row's argmax of ``scores`` where ``greedy`` is set (the draws are
+    made for every row all the same, so the other rows' moves do not depend on which rows are greedy)."""
+    if greedy is None or not greedy.any():
+        return pick
+    return np.where(greedy, scores.argmax(axis=1), pick)
 
 
 def _model_codes(models: Sequence[str]) -> np.ndarray:
@@ -329,6 +387,12 @@ class NetworkSearch(Policy):
             best mean).
         deals: deals per round (each candidate is played on every deal of a round).
         sample: sample the rollouts' moves from the network's softmax (the default) instead of its argmax.
+        own_argmax: with ``sample``, the searcher's own later moves in the rollouts are the network's
+            argmax (the move it plays itself wherever the search keeps the blueprint) while the other
+            seats sample (default ``False``: every seat samples).
+        opponent_temperature: with ``sample``, the softmax temperature of the other seats the network
+            plays in the rollouts, and of the network's probabilities of their moves where the
+            opponent models, the beliefs and the model check weigh them (default 1; above 1 flatter).
         beliefs: how many deals to draw and weigh by the network's beliefs at each decision (0: off,
             the deals are uniform). Each is weighed by how likely the network makes the other seats'
             moves so far from it (the product of its probabilities of each move they made); the
@@ -376,7 +440,8 @@ class NetworkSearch(Policy):
 
     def __init__(self, network: NetworkPolicy, rules: Rules | str | dict | None = None, budget: Any = DEFAULT_BUDGET,
                  top_k: int = DEFAULT_TOP_K, margin: float = DEFAULT_MARGIN, deals: int = DEFAULT_DEALS,
-                 sample: bool = DEFAULT_SAMPLE, beliefs: int = 0, belief_strength: float = DEFAULT_BELIEF_STRENGTH,
+                 sample: bool = DEFAULT_SAMPLE, own_argmax: bool = False, opponent_temperature: float = 1.0,
+                 beliefs: int = 0, belief_strength: float = DEFAULT_BELIEF_STRENGTH,
                  endgame: int = DEFAULT_ENDGAME,
                  model_check: float | None = None, model_check_strict: bool = False,
                  opponent_models: Sequence[str] | None = None, opponent_switch: float = OPPONENT_SWITCH_NATS,
@@ -392,6 +457,14 @@ class NetworkSearch(Policy):
         self.rules = Rules.coerce(rules)
         self.top_k, self.margin, self.deals, self.sample = int(top_k), float(margin), int(deals), bool(sample)
         self.beliefs, self.endgame = int(beliefs), int(endgame)
+        if not isinstance(own_argmax, bool) or (own_argmax and not self.sample):
+            raise ValueError(f"own_argmax must be True or False, and True only with sampled rollouts (sample=True); "
+                             f"got own_argmax={own_argmax!r} with sample={sample!r}")
+        self.own_argmax = own_argmax
+        if not is_number(opponent_temperature, 0.05, 100) or (opponent_temperature != 1 and not self.sample):
+            raise ValueError(f"opponent_temperature must be a number in [0.05, 100], and 1 unless the rollouts sample "
+                             f"(sample=True); got {opponent_temperature!r} with sample={sample!r}")
+        self.opponent_temperature = float(opponent_temperature)
         if not is_number(belief_strength, 0, 1):
             raise ValueError(f"belief_strength must be a number in [0, 1]; got {belief_strength!r}")
         self.belief_strength = float(belief_strength)
@@ -446,7 +519,9 @@ class NetworkSearch(Policy):
         iteration, ``big2 train --algo exit --teacher search-net``, gives it the network being trained each batch)."""
         if not isinstance(network, NetworkPolicy):
             raise ValueError(f"network must be a NetworkPolicy (NetworkSearch.from_spec loads one by name); got {network!r}")
-        rollout = NetworkRollouts(network.model, self.rules, sample=self.sample, rng=self.rng)
+        rollout = NetworkRollouts(network.model, self.rules, sample=self.sample, rng=self.rng,
+                                  argmax_seats=(0,) if self.own_argmax else (),
+                                  temperatures=(1.0,) + (self.opponent_temperature,) * 3)
         models = self.opponent_models_option
         if models is None:  # the default: every model where the network can weigh the others' moves
             models = ROLLOUT_MODELS if rollout.reads_his_view and not self.beliefs else ("network",)
@@ -586,7 +661,7 @@ class NetworkSearch(Policy):
         logp = np.zeros(0)
         if len(chosen):
             logp = self.rollout.log_probabilities(views.reshape(b * r, -1)[chosen], flat[chosen],
-                                                  actions.reshape(-1)[chosen])
+                                                  actions.reshape(-1)[chosen], temperature=self.opponent_temperature)
         return hands, chosen, r, legal[chosen], logp
 
     def _weighed_deals(self, position: "_Position", every: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
@@ -693,6 +768,10 @@ class NetworkSearch(Policy):
                 check += f", opponent_switch={self.opponent_switch}"
         if self.endgame:
             check += f", endgame={self.endgame}"
+        if self.own_argmax:
+            check += ", own_argmax=True"
+        if self.opponent_temperature != 1:
+            check += f", opponent_temperature={self.opponent_temperature}"
         return f"NetworkSearch(budget={self.budget!r}, top_k={self.top_k}, margin={self.margin}, deals={self.deals}{check})"
 
 

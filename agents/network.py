@@ -99,7 +99,8 @@ from big2_env.observations.extended import EXTENDED_SIZE
 
 from .config import CHARLESWORTH_INPUTS, NetworkConfig
 
-__all__ = ["MAX_PARAMETERS", "Big2Net", "HandEncoder", "NetworkConfig", "count_parameters", "pack_candidates", "parameter_count"]
+__all__ = ["MAX_PARAMETERS", "Big2Net", "HandEncoder", "NetworkConfig", "charlesworth_network", "count_parameters",
+           "pack_candidates", "parameter_count"]
 
 OBS_SIZE = 277
 FEATURE_SIZE = 80
@@ -519,6 +520,29 @@ class Big2Net(nn.Module):
         ``mask`` (B, K) True for real candidates. Padded rows are never encoded and score ``-inf``."""
         owner, slot = mask.nonzero(as_tuple=True)
         return self.forward(obs, features[owner, slot], owner, slot, features.shape[1])
+
+
+def charlesworth_network(arrays: Sequence[np.ndarray]) -> Big2Net:
+    """His network (his ten arrays, :func:`big2_env.players.charlesworth.load_parameters`) as a :class:`Big2Net`
+    of his design, weight for weight: the same logits and value as
+    :class:`~big2_env.players.charlesworth.CharlesworthNetwork` on his 412 inputs, in torch, where batched
+    code such as :class:`~agents.net_search.NetworkRollouts` can play it. His arrays store weights inputs x
+    outputs (fc1, fc2, the policy head, fc3, the value head; each weight then its bias)."""
+    from big2_env.players.charlesworth import PARAMETER_SHAPES
+
+    if len(arrays) != len(PARAMETER_SHAPES) or [np.shape(a) for a in arrays] != list(PARAMETER_SHAPES):
+        raise ValueError(f"his network is ten arrays of shapes {list(PARAMETER_SHAPES)}; got "
+                         f"{[np.shape(a) for a in arrays]}")
+    model = Big2Net(NetworkConfig(design="charlesworth", observation="charlesworth"))
+    value = model.value
+    assert isinstance(value, nn.Sequential)
+    layers = [model.trunk[0], model.policy_branch[0], model.action_head, value[0], value[2]]
+    with torch.no_grad():
+        for layer, weight, bias in zip(layers, arrays[0::2], arrays[1::2]):
+            assert isinstance(layer, nn.Linear)
+            layer.weight.copy_(torch.tensor(np.asarray(weight, dtype=np.float32)).T)
+            layer.bias.copy_(torch.tensor(np.asarray(bias, dtype=np.float32)))
+    return model.eval()
 
 
 def pack_candidates(counts: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:

@@ -12,6 +12,10 @@ action), every model in ``--models`` is asked what it would play, and scored on:
   A network gives its own probabilities; Random gives ``1 / legal moves``; a deterministic
   heuristic (Greedy, Smart) gives ``1 - eps`` to its move and spreads ``eps`` (``--eps``,
   default 0.1) evenly over all legal moves, so that one miss is not minus infinity.
+  With ``--temperatures``, also a network's log-likelihood at each temperature T (``log_likelihood_at``,
+  in the order given; its softmax
+  over the legal moves with every log-probability divided by T: above 1 flatter), the fit of
+  ``search-net``'s ``opponent_temperature``.
 
 The model that predicts a strong player best is the rollout model a search should use
 (its other seats play like the opponents it meets). The teacher's moves are only measured,
@@ -60,17 +64,27 @@ def distribution(policy: Any, obs: PolicyObservation) -> dict[int, float] | None
 class Score:
     """One model's running totals."""
 
-    def __init__(self) -> None:
+    def __init__(self, temperatures: tuple[float, ...] = ()) -> None:
         self.decisions = self.agree = self.agree_top = self.top_decisions = 0
         self.loglik = 0.0
+        self.temperatures = temperatures
+        self.tempered = np.zeros(len(temperatures))
 
-    def add(self, pick: int, p_move: float, move: int, top: int | None) -> None:
+    def add(self, pick: int, p_move: float, move: int, top: int | None, probs: dict[int, float] | None = None) -> None:
         self.decisions += 1
         self.agree += pick == move
         self.loglik += math.log(max(p_move, 1e-12))
         if top is not None:
             self.top_decisions += 1
             self.agree_top += pick == top
+        if probs is not None and self.temperatures:
+            logp = np.log(np.maximum(np.array(list(probs.values())), 1e-12))
+            slot = list(probs).index(move) if move in probs else None
+            for i, t in enumerate(self.temperatures):
+                z = logp / t
+                z = z - z.max()
+                z = z - math.log(float(np.exp(z).sum()))
+                self.tempered[i] += z[slot] if slot is not None else math.log(1e-12)
 
     def summary(self) -> dict[str, Any]:
         n = max(1, self.decisions)
@@ -79,6 +93,8 @@ class Score:
             "agrees_with_move": self.agree / n,
             "agrees_with_favourite": self.agree_top / self.top_decisions if self.top_decisions else None,
             "log_likelihood": self.loglik / n,
+            **({"log_likelihood_at": [float(v) / n for v in self.tempered]}  # in --temperatures' order
+               if self.temperatures and self.tempered.any() else {}),
         }
 
 
@@ -90,15 +106,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", default="random,greedy,smart,pretrained", help="comma-separated agent specs")
     parser.add_argument("--eps", type=float, default=0.1, help="a deterministic model's probability spread over all moves")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--temperatures", default="",
+                        help="comma-separated softmax temperatures at which to score each network's probabilities too")
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     options = parser.parse_args(argv)
     if options.games <= 0 or not 0.0 < options.eps < 1.0:
         parser.error("--games must be positive and --eps in (0, 1)")
+    try:
+        temperatures = tuple(float(t) for t in options.temperatures.split(",") if t.strip())
+    except ValueError:
+        temperatures = (-1.0,)
+    if any(not 0.05 <= t <= 100 for t in temperatures):
+        parser.error(f"--temperatures must list numbers in [0.05, 100]; got {options.temperatures!r}")
     rules = Rules.preset(options.rules)
     teacher = load_agent(options.teacher, rules, what="--teacher", seed=options.seed)
     names = [m.strip() for m in options.models.split(",") if m.strip()]
     models = {name: load_agent(name, rules, what="--models", seed=options.seed + 1) for name in names}
-    scores = {name: Score() for name in names}
+    scores = {name: Score(temperatures) for name in names}
     teacher_score = Score()  # the teacher's own favourite against its move (a sampling teacher's noise)
     start = time.perf_counter()
     deals = np.random.default_rng(options.seed).integers(0, 2**63 - 1, size=options.games)
@@ -125,13 +149,14 @@ def main(argv: list[str] | None = None) -> int:
                             p_move = 1.0 / len(legal)
                         else:
                             p_move = (1 - options.eps) * (pick == move) + options.eps / len(legal)
-                    scores[name].add(int(pick), p_move, move, top)
+                    scores[name].add(int(pick), p_move, move, top, probs)
             game._apply(decision.require_entry(move, f"teacher {teacher!r}"))
         print(f"\r{index + 1}/{options.games} games", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     figures: dict[str, Any] = {
         "teacher": portable(options.teacher), "rules": options.rules, "games": options.games, "seed": options.seed,
-        "eps": options.eps, "seconds": time.perf_counter() - start,
+        "eps": options.eps, **({"temperatures": list(temperatures)} if temperatures else {}),
+        "seconds": time.perf_counter() - start,
         "models": {portable(name): score.summary() for name, score in scores.items()},  # files by name, not path
     }
     if teacher_score.decisions:
@@ -144,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
                                               if "teacher_favourite" in figures else [])
     for name, row in rows:
         favourite = "-" if row["agrees_with_favourite"] is None else f"{row['agrees_with_favourite']:.1%}"
-        print(f"{name:<26} {row['agrees_with_move']:>17.1%} {favourite:>15} {row['log_likelihood']:>15.3f}")
+        tempered = "".join(f"  T={t:g}: {v:.3f}" for t, v in zip(temperatures, row.get("log_likelihood_at", [])))
+        print(f"{name:<26} {row['agrees_with_move']:>17.1%} {favourite:>15} {row['log_likelihood']:>15.3f}{tempered}")
     if options.json:
         Path(options.json).write_text(json.dumps(figures, indent=2) + "\n")
     return 0

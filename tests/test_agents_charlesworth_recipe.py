@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 
 from agents.config import CHARLESWORTH_PRESET, NetworkConfig, args_from_mapping  # noqa: E402
 from agents.learners.ppo import PPOConfig, UpdateData, advantages_and_returns, seat_trajectories  # noqa: E402
-from agents.network import Big2Net  # noqa: E402
+from agents.network import Big2Net, charlesworth_network  # noqa: E402
 from agents.policy import NetworkPolicy  # noqa: E402
 from agents.train import train  # noqa: E402
 from agents.trainer import Trainer  # noqa: E402
@@ -29,22 +29,15 @@ def his_arrays(seed: int = 0) -> list[np.ndarray]:
     return [rng.normal(size=shape).astype(np.float32) * 0.05 for shape in PARAMETER_SHAPES]
 
 
-def load_his(model: Big2Net, arrays: list[np.ndarray]) -> None:
-    """His ten arrays (fc1, fc2, pi, fc3, vf; weights stored inputs x outputs) into our design."""
-    w1, b1, w2, b2, wp, bp, w3, b3, wv, bv = (torch.from_numpy(a) for a in arrays)
-    layers = [model.trunk[0], model.policy_branch[0], model.action_head, model.value[0], model.value[2]]
-    with torch.no_grad():
-        for layer, (w, b) in zip(layers, [(w1, b1), (w2, b2), (wp, bp), (w3, b3), (wv, bv)]):
-            layer.weight.copy_(w.T)
-            layer.bias.copy_(b)
-
-
 def test_the_design_is_his_network_weight_for_weight():
-    model = Big2Net(HIS)
-    assert [tuple(p.shape) for p in model.parameters()] == [
+    assert [tuple(p.shape) for p in Big2Net(HIS).parameters()] == [
         (512, 412), (512,), (256, 512), (256,), (1695, 256), (1695,), (256, 512), (256,), (1, 256), (1,)]
     arrays = his_arrays()
-    load_his(model, arrays)
+    model = charlesworth_network(arrays)
+    assert model.config == HIS
+    for bad in (arrays[:9], arrays[:4] + [arrays[4].T] + arrays[5:]):
+        with pytest.raises(ValueError, match="his network is ten arrays of shapes"):
+            charlesworth_network(bad)
     his = CharlesworthNetwork(arrays)
     rng = np.random.default_rng(1)
     hands = [sorted(rng.choice(52, size=13, replace=False).tolist()) for _ in range(6)]

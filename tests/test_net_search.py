@@ -169,7 +169,7 @@ def test_the_model_check_is_the_mean_log_ratio_of_the_network_to_a_uniform_choic
     assert ratio is not None and np.isfinite(ratio)
     # a network that gives every move e^-c times a uniform choice's probability: the ratio is exactly -c
     for c in (0.0, 0.7, 3.0):
-        def scaled(views, masks, actions, c=c):
+        def scaled(views, masks, actions, temperature=1.0, c=c):
             return -np.log(masks.sum(axis=1)) - c
         monkeypatch.setattr(search.rollout, "log_probabilities", scaled)
         assert search.model_ratio(position) == pytest.approx(-c)
@@ -540,3 +540,85 @@ def test_a_bad_endgame_is_refused():
     for bad in (-1, 1.5, True, 10**9):
         with pytest.raises(ValueError, match="endgame must be an int in 0..100000"):
             _search(endgame=bad)
+
+
+def test_argmax_seats_play_the_networks_argmax_where_the_others_sample():
+    game, start, moves = _opened(6, 4)
+    model = _search().network.model
+
+    def play(sample, seats=(), seed=0):
+        rollouts = NetworkRollouts(model, "charlesworth", sample=sample, rng=np.random.default_rng(seed), argmax_seats=seats)
+        return rollouts.play(np.array([start] * 16), game.history[0][0], moves)
+
+    argmax = play(False)
+    assert (play(True, (0, 1, 2, 3)) == argmax).all() and (play(True, (0, 1, 2, 3), seed=5) == argmax).all()
+    assert (argmax == argmax[0]).all()  # the argmax network plays one game on one deal
+    own = [play(True, (0,), seed) for seed in (0, 1)]
+    assert (own[0] == play(True, (0,), 0)).all() and not (own[0] == own[1]).all()  # seeded, and the others sample
+    for bad in ((4,), (-1,), "0", (0.5,)):
+        with pytest.raises(ValueError, match="argmax_seats must list seats in 0..3"):
+            NetworkRollouts(model, "charlesworth", sample=True, argmax_seats=bad)
+
+
+def test_own_argmax_is_an_option_of_sampled_rollouts_only():
+    search = _search(own_argmax=True)
+    assert search.rollout.argmax_seats.tolist() == [True, False, False, False] and "own_argmax=True" in repr(search)
+    assert not _search().rollout.argmax_seats.any()
+    for bad in ({"own_argmax": 1}, {"own_argmax": True, "sample": False}):
+        with pytest.raises(ValueError, match="own_argmax must be True or False"):
+            _search(**bad)
+    result = evaluate(search, "greedy", n_games=2, seed=5, rules="charlesworth", progress=False)
+    assert result.n_games == 2 and search.stats.searched > 0
+
+
+def test_a_temperature_flattens_the_sampling_softmax_and_the_probabilities_the_search_weighs():
+    game, start, moves = _opened(6, 4)
+    model = _search().network.model
+
+    def play(temperatures=None, seed=0):
+        extra = {} if temperatures is None else {"temperatures": temperatures}
+        rollouts = NetworkRollouts(model, "charlesworth", sample=True, rng=np.random.default_rng(seed), **extra)
+        return rollouts.play(np.array([start] * 32), game.history[0][0], moves)
+
+    assert (play((1.0, 1.0, 1.0, 1.0)) == play()).all() and not (play((1.0, 50.0, 50.0, 50.0)) == play()).all()
+    for bad in ((1.0, 1.0, 1.0), (1.0, 0.0, 1.0, 1.0), (1.0, float("nan"), 1.0, 1.0), "1111"):
+        with pytest.raises(ValueError, match="temperatures must give each of the 4 seats"):
+            NetworkRollouts(model, "charlesworth", sample=True, temperatures=bad)
+    # at temperature T the log-probabilities are the softmax of the logits over T: differences scale by 1/T
+    _, position = _position_after(16)
+    search = _search()
+    seat_moves = [t for t, seat in enumerate(position.movers) if seat != 0]
+    views, masks, _ = search.rollout.games.history_views(position.deal(np.random.default_rng(0), 1), position.first,
+                                                         position.moves, seat_moves)
+    row = next(i for i in range(len(seat_moves)) if masks[0, i].sum() > 2)
+    legal = np.flatnonzero(masks[0, row])
+    v, m = np.repeat(views[0, row:row + 1], len(legal), axis=0), np.repeat(masks[0, row:row + 1], len(legal), axis=0)
+    plain, flat = search.rollout.log_probabilities(v, m, legal), search.rollout.log_probabilities(v, m, legal, temperature=2.5)
+    assert np.exp(flat).sum() == pytest.approx(1.0) and np.exp(plain).sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(flat - flat[0], (plain - plain[0]) / 2.5, atol=1e-4)
+    tempered = _search(opponent_temperature=2.5)
+    assert tempered.rollout.temperatures.tolist() == [1.0, 2.5, 2.5, 2.5] and "opponent_temperature=2.5" in repr(tempered)
+    for bad in ({"opponent_temperature": 0}, {"opponent_temperature": "2"}, {"opponent_temperature": 2.0, "sample": False}):
+        with pytest.raises(ValueError, match="opponent_temperature must be a number"):
+            _search(**bad)
+
+
+def test_seat_networks_play_their_seats_and_are_checked():
+    from agents.network import Big2Net, NetworkConfig, charlesworth_network
+    from big2_env.players.charlesworth import PARAMETER_SHAPES
+
+    game, start, moves = _opened(6, 4)
+    model = _search().network.model
+    rng = np.random.default_rng(0)
+    other = charlesworth_network([rng.normal(size=s).astype(np.float32) * 0.05 for s in PARAMETER_SHAPES])
+
+    def play(nets=None):
+        rollouts = NetworkRollouts(model, "charlesworth", seat_networks=nets)  # argmax: deterministic games
+        return rollouts.play(np.array([start] * 4), game.history[0][0], moves)
+
+    plain = play()
+    assert (play({1: model, 2: model, 3: model}) == plain).all()  # the same network in those seats: the same games
+    assert not (play({1: other, 2: other, 3: other}) == plain).all()
+    for bad in ({4: other}, {1: "his"}, {1: Big2Net(NetworkConfig())}):
+        with pytest.raises(ValueError, match="seat_networks must map seats in 0..3 to networks of Charlesworth's design"):
+            play(bad)

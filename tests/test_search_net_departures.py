@@ -1,0 +1,54 @@
+"""benchmarks/search_net_departures.py: each departure of search-net valued again, by its rollouts and at the table."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from scripts import load_script
+
+pytest.importorskip("torch")
+
+from big2_env.players.charlesworth import PARAMETER_SHAPES, write_parameters  # noqa: E402
+
+bench = load_script("benchmarks/search_net_departures.py")
+
+
+def test_every_departure_is_valued_again_and_parts_merge(tmp_path):
+    rng = np.random.default_rng(0)
+    params = tmp_path / "his"
+    write_parameters([rng.normal(size=s).astype(np.float32) * 0.05 for s in PARAMETER_SHAPES], params)
+    parts = []
+    for seed in (1, 2):  # margin 0: the search takes the best mean, and so leaves the network often
+        out = tmp_path / f"part{seed}.json"
+        assert bench.main(["--params", str(params), "--games", "1", "--seed", str(seed), "--budget", "20",
+                           "--fresh", "8", "--options", '{"margin": 0}', "--json", str(out)]) == 0
+        parts.append(out)
+    figures = [json.loads(p.read_text()) for p in parts]
+    for part in figures:
+        assert part["departures"] == len(part["rows"]) > 0 and part["searched"] >= part["departures"]
+        assert all(row["measured"] > 0 and all(math.isfinite(row[k]) for k in ("fresh", "table", "table_argmax", "true"))
+                   for row in part["rows"])
+        assert part["measured"] == pytest.approx(np.mean([row["measured"] for row in part["rows"]]))
+        assert part["curse"] == pytest.approx(part["measured"] - part["fresh"])
+    merged = tmp_path / "merged.json"
+    assert bench.main(["--merge", *map(str, parts), "--json", str(merged)]) == 0
+    whole = json.loads(merged.read_text())
+    assert whole["games"] == 2 and whole["rows"] == figures[0]["rows"] + figures[1]["rows"]
+    assert whole["departures_per_game"] == pytest.approx(len(whole["rows"]) / 2)
+    assert whole["model_error"] == pytest.approx(whole["fresh"] - whole["table"])
+    assert whole["sampled_own"] == pytest.approx(whole["table"] - whole["table_argmax"])
+    assert whole["beliefs"] == pytest.approx(whole["table_argmax"] - whole["true"])
+
+
+def test_parts_of_different_runs_are_not_merged(tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    base = {"games": 1, "seed": 1, "budget": 640, "fresh_rollouts": 2560, "options": {}, "seconds": 1.0,
+            "searched": 0, "rows": []}
+    a.write_text(json.dumps(base))
+    b.write_text(json.dumps({**base, "budget": 64}))
+    with pytest.raises(SystemExit, match="differ in budget"):
+        bench.main(["--merge", str(a), str(b)])
