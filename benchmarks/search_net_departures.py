@@ -48,6 +48,7 @@ from agents.network import charlesworth_network  # noqa: E402
 from big2_env import Game  # noqa: E402
 from big2_env.devtools.records import portable  # noqa: E402
 from big2_env.evaluation.loading import load_agent  # noqa: E402
+from big2_env.evaluation.versus import normal_interval  # noqa: E402
 from big2_env.observations.decision import Decision, PolicyObservation  # noqa: E402
 from big2_env.players.base import policy_actions  # noqa: E402
 from big2_env.players.charlesworth import load_parameters  # noqa: E402
@@ -56,7 +57,7 @@ FIGURES = ("measured", "fresh", "table", "table_argmax", "true")
 
 
 def mean_ci(values: Sequence[float]) -> tuple[float, list[float]]:
-    """The mean and its normal 95% interval.
+    """The mean and its normal 95% interval (:func:`big2_env.evaluation.versus.normal_interval`).
 
     >>> mean_ci([1.0, 2.0, 3.0])[0]
     2.0
@@ -64,8 +65,7 @@ def mean_ci(values: Sequence[float]) -> tuple[float, list[float]]:
     x = np.asarray(values, dtype=np.float64)
     if len(x) < 2:
         return float(x.mean()) if len(x) else math.nan, [math.nan, math.nan]
-    half = 1.96 * float(x.std(ddof=1)) / math.sqrt(len(x))
-    return float(x.mean()), [float(x.mean()) - half, float(x.mean()) + half]
+    return float(x.mean()), [float(v) for v in normal_interval(x)]
 
 
 def summary(rows: list[dict[str, float]], games: int, searched: int) -> dict[str, Any]:
