@@ -17,6 +17,10 @@ valued again from that position, on the same ``--fresh`` deals of the hidden car
   them. The drawn deals are uniform given the cards' counts, the real ones lie where his moves so far
   put them: ``table_argmax`` minus ``true`` is what the uniform deals get wrong.
 
+With ``--oracle`` the search is told the game's real hidden cards: every rollout of its decisions is
+played on them (a diagnostic, not a player: what perfect beliefs would make of its departures). Each
+game's final score for the search's seat is kept too (``score``: its mean and interval).
+
 In the first three the searcher's own later moves are the network's, sampled, as in the search's
 rollouts. ``true`` is the advantage of the search's move over the network's when the network alone plays on
 (argmax, as it plays in the duel) against his network, in the game as it is: by the performance
@@ -26,6 +30,7 @@ the sum of these over the search's departures, so departures a game times their 
 Usage:
     python benchmarks/search_net_departures.py --params PATH --games 160 --seed 1 --json part1.json
     python benchmarks/search_net_departures.py --merge part1.json part2.json --json departures.json
+    python benchmarks/search_net_departures.py --params PATH --games 240 --seed 1 --oracle --json oracle1.json
 """
 
 from __future__ import annotations
@@ -68,10 +73,27 @@ def mean_ci(values: Sequence[float]) -> tuple[float, list[float]]:
     return float(x.mean()), [float(v) for v in normal_interval(x)]
 
 
-def summary(rows: list[dict[str, float]], games: int, searched: int) -> dict[str, Any]:
-    """Each figure's mean over the departures, with its interval, and the departures a game."""
+class OracleSearch(NetworkSearch):
+    """``search-net`` told the real hidden cards: every deal of its rollouts is ``real`` (starting hands,
+    relative seats, the searcher first), set before each game. A diagnostic, not a player."""
+
+    real: np.ndarray | None = None
+
+    def _weighed_deals(self, position: _Position, every: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        if self.real is None:
+            raise RuntimeError("OracleSearch.real is not set: give it the game's starting hands first")
+        return self.real[None], np.ones(1)
+
+
+def summary(rows: list[dict[str, float]], games: int, searched: int,
+            scores: Sequence[float] = ()) -> dict[str, Any]:
+    """Each figure's mean over the departures, with its interval, the departures a game, and the
+    search's mean score a game (``scores``: one a game, where kept)."""
     out: dict[str, Any] = {"departures": len(rows), "games": games, "searched": searched,
                            "departures_per_game": len(rows) / games if games else math.nan}
+    out["score"], out["score_ci"] = mean_ci(scores)
+    out["win_rate"] = float(np.mean([x > 0 for x in scores])) if len(scores) else math.nan
+    out["gain_per_game"] = out["departures_per_game"] * mean_ci([row["true"] for row in rows])[0] if rows else 0.0
     for key in FIGURES:
         out[key], out[f"{key}_ci"] = mean_ci([row[key] for row in rows])
     out["curse"], out["curse_ci"] = mean_ci([row["measured"] - row["fresh"] for row in rows])
@@ -98,10 +120,11 @@ def revalue(search: NetworkSearch, tables: Sequence[NetworkRollouts], position: 
     return gains
 
 
-def run(params: str, games: int, seed: int, budget: int, fresh: int, options: dict[str, Any]) -> dict[str, Any]:
+def run(params: str, games: int, seed: int, budget: int, fresh: int, options: dict[str, Any],
+        oracle: bool = False) -> dict[str, Any]:
     torch.set_num_threads(1)
-    search = NetworkSearch.from_spec("pretrained-charlesworth", rules="charlesworth", budget=budget, seed=seed,
-                                     **options)
+    kind = OracleSearch if oracle else NetworkSearch
+    search = kind.from_spec("pretrained-charlesworth", rules="charlesworth", budget=budget, seed=seed, **options)
     his = load_agent(f"charlesworth:{params}", "charlesworth", what="--params", seed=seed)
     his_net = charlesworth_network(load_parameters(params))
     rng = np.random.default_rng([seed, 1])
@@ -110,10 +133,13 @@ def run(params: str, games: int, seed: int, budget: int, fresh: int, options: di
               for k, own in ((2, ()), (3, (0,)))]
     deals = np.random.default_rng(seed).integers(0, 2**63 - 1, size=games)
     rows: list[dict[str, float]] = []
+    scores: list[float] = []
     started = time.perf_counter()
     for index, deal in enumerate(deals.tolist()):
         game, me = Game("charlesworth", seed=int(deal)), index % 4
         real = [sum(1 << c for c in game.hand((me + k) % 4)) for k in range(4)]  # starting hands, the searcher first
+        if isinstance(search, OracleSearch):
+            search.real = np.asarray(real, dtype=np.int64)
         while not game.is_over:
             decision = Decision(game)
             if game.current_player == me:
@@ -129,26 +155,30 @@ def run(params: str, games: int, seed: int, budget: int, fresh: int, options: di
             else:
                 move = policy_actions(his, [PolicyObservation(decision)])[0]
             game._apply(decision.require_entry(move, "a player"))
+        scores.append(float(game.scores()[me]))
         print(f"\r{index + 1}/{games} games, {len(rows)} departures", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     return {"games": games, "seed": seed, "budget": budget, "fresh_rollouts": fresh, "options": options,
-            "seconds": time.perf_counter() - started, "searched": search.stats.searched, "rows": rows,
-            **{k: v for k, v in summary(rows, games, search.stats.searched).items() if k not in ("games", "searched")}}
+            "oracle": oracle, "seconds": time.perf_counter() - started, "searched": search.stats.searched,
+            "rows": rows, "scores": scores,
+            **{k: v for k, v in summary(rows, games, search.stats.searched, scores).items()
+               if k not in ("games", "searched")}}
 
 
 def merge(paths: Sequence[str]) -> dict[str, Any]:
     """Parts (different ``--seed``\\ s, the same settings) as one run."""
     parts = [json.loads(Path(p).read_text()) for p in paths]
-    for key in ("budget", "fresh_rollouts", "options"):
-        if len({json.dumps(part[key]) for part in parts}) != 1:
+    for key in ("budget", "fresh_rollouts", "options", "oracle"):
+        if len({json.dumps(part.get(key, False)) for part in parts}) != 1:
             raise SystemExit(f"the parts differ in {key}: merge only parts of one run")
     rows = [row for part in parts for row in part["rows"]]
+    scores = [x for part in parts for x in part.get("scores", [])]
     games, searched = sum(p["games"] for p in parts), sum(p["searched"] for p in parts)
     return {"games": games, "seeds": [p["seed"] for p in parts], "budget": parts[0]["budget"],
             "fresh_rollouts": parts[0]["fresh_rollouts"], "options": parts[0]["options"],
-            "seconds": sum(p["seconds"] for p in parts), "searched": searched, "rows": rows,
-            "parts": [portable(p) for p in paths],
-            **{k: v for k, v in summary(rows, games, searched).items() if k not in ("games", "searched")}}
+            "oracle": parts[0].get("oracle", False), "seconds": sum(p["seconds"] for p in parts),
+            "searched": searched, "rows": rows, "scores": scores, "parts": [portable(p) for p in paths],
+            **{k: v for k, v in summary(rows, games, searched, scores).items() if k not in ("games", "searched")}}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -160,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fresh", type=int, default=2560,
                         help="rollouts for each of the four re-valuations of a departure, half on each move (default 2560)")
     parser.add_argument("--options", default="{}", help="the search's keywords as JSON")
+    parser.add_argument("--oracle", action="store_true",
+                        help="tell the search the real hidden cards (a diagnostic: what perfect beliefs are worth)")
     parser.add_argument("--merge", nargs="+", metavar="JSON", help="merge parts written by this script (--json)")
     parser.add_argument("--json", default=None, help="write the figures to this file")
     args = parser.parse_args(argv)
@@ -170,14 +202,18 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--params is needed: his network plays the other seats")
         if args.games <= 0 or args.budget <= 0 or args.fresh < 4:
             parser.error("--games and --budget must be positive and --fresh at least 4")
-        figures = run(args.params, args.games, args.seed, args.budget, args.fresh, json.loads(args.options))
+        figures = run(args.params, args.games, args.seed, args.budget, args.fresh, json.loads(args.options),
+                      args.oracle)
     print(f"{figures['departures']} departures in {figures['games']} games "
           f"({figures['departures_per_game']:.3f} a game): gain a departure measured {figures['measured']:+.2f}, "
           f"fresh {figures['fresh']:+.2f} [{figures['fresh_ci'][0]:+.2f}, {figures['fresh_ci'][1]:+.2f}], "
           f"at the table {figures['table']:+.2f} [{figures['table_ci'][0]:+.2f}, {figures['table_ci'][1]:+.2f}], "
           f"the network playing on at argmax {figures['table_argmax']:+.2f} "
           f"[{figures['table_argmax_ci'][0]:+.2f}, {figures['table_argmax_ci'][1]:+.2f}], "
-          f"on the real hidden cards {figures['true']:+.2f} [{figures['true_ci'][0]:+.2f}, {figures['true_ci'][1]:+.2f}]")
+          f"on the real hidden cards {figures['true']:+.2f} [{figures['true_ci'][0]:+.2f}, {figures['true_ci'][1]:+.2f}]; "
+          f"{figures['gain_per_game']:+.2f} a game over the network alone; the search's score "
+          f"{figures['score']:+.2f} [{figures['score_ci'][0]:+.2f}, {figures['score_ci'][1]:+.2f}] a game, "
+          f"winning {figures['win_rate']:.1%}")
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1) + "\n")
     return 0

@@ -52,3 +52,48 @@ def test_parts_of_different_runs_are_not_merged(tmp_path):
     b.write_text(json.dumps({**base, "budget": 64}))
     with pytest.raises(SystemExit, match="differ in budget"):
         bench.main(["--merge", str(a), str(b)])
+
+
+
+def test_the_oracle_plays_every_rollout_on_the_real_cards():
+    from big2_env import Game
+    from big2_env.observations.decision import Decision, PolicyObservation
+
+    search = bench.OracleSearch.from_spec("pretrained-charlesworth", rules="charlesworth", budget=24, seed=0, margin=0)
+    game = Game("charlesworth", seed=5)
+    start = [sum(1 << c for c in game.hand(p)) for p in range(4)]
+    for _ in range(6):  # a few moves in, so that the hidden cards have moved
+        decision = Decision(game)
+        game._apply(decision.require_entry(int(decision.actions[0]), "a player"))
+    me = game.current_player
+    real = np.array([start[(me + k) % 4] for k in range(4)], dtype=np.int64)  # starting hands, the searcher first
+    with pytest.raises(RuntimeError, match="real is not set"):
+        search.act(PolicyObservation(Decision(game), extended=True))
+    dealt: list[np.ndarray] = []
+    play = search.rollout.play
+
+    def spy(hands, *args, **kwargs):
+        dealt.append(np.asarray(hands).copy())
+        return play(hands, *args, **kwargs)
+
+    search.rollout.play = spy  # type: ignore[method-assign]
+    search.real = real
+    search.act(PolicyObservation(Decision(game), extended=True))
+    assert dealt and all((hands == real[None]).all() for hands in dealt)
+
+
+def test_the_oracle_run_keeps_each_games_score_and_is_not_merged_with_a_plain_one(tmp_path):
+    rng = np.random.default_rng(0)
+    params = tmp_path / "his"
+    write_parameters([rng.normal(size=s).astype(np.float32) * 0.05 for s in PARAMETER_SHAPES], params)
+    out = tmp_path / "oracle.json"
+    assert bench.main(["--params", str(params), "--games", "2", "--seed", "3", "--budget", "12", "--fresh", "8",
+                       "--oracle", "--json", str(out)]) == 0
+    figures = json.loads(out.read_text())
+    assert figures["oracle"] is True and len(figures["scores"]) == 2
+    assert figures["score"] == pytest.approx(np.mean(figures["scores"]))
+    assert figures["win_rate"] == pytest.approx(np.mean([x > 0 for x in figures["scores"]]))
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps({**figures, "oracle": False}))
+    with pytest.raises(SystemExit, match="differ in oracle"):
+        bench.main(["--merge", str(out), str(plain)])
