@@ -406,6 +406,12 @@ class NetworkSearch(Policy):
         belief_strength: how far the weights are followed, tempered so that the effective number of
             deals stays at least ``1 - belief_strength`` of them (1: the exact posterior under the
             network as every opponent's model; a posterior that rests on one deal is tempered).
+        belief_steps: with ``beliefs``, Metropolis steps over where the hidden cards lie (0: off, the
+            default): the weighed deals, drawn by their weights, start one chain each, every step
+            proposes swapping two hidden cards between seats and accepts by the network's likelihood
+            of the others' moves (the exact posterior under the network, untempered), and the deals are
+            the chains' states over the second half of the steps (:meth:`chain_deals`). Costs
+            ``beliefs * belief_steps`` more weighings a decision.
         model_check: ``None`` (the default): off. A number of nats: keep the blueprint's move, without
             searching, while the other seats' moves with a choice so far (at least
             :data:`MODEL_CHECK_MOVES` of them) are on average more than ``model_check`` nats a move
@@ -441,7 +447,7 @@ class NetworkSearch(Policy):
     def __init__(self, network: NetworkPolicy, rules: Rules | str | dict | None = None, budget: Any = DEFAULT_BUDGET,
                  top_k: int = DEFAULT_TOP_K, margin: float = DEFAULT_MARGIN, deals: int = DEFAULT_DEALS,
                  sample: bool = DEFAULT_SAMPLE, own_argmax: bool = False, opponent_temperature: float = 1.0,
-                 beliefs: int = 0, belief_strength: float = DEFAULT_BELIEF_STRENGTH,
+                 beliefs: int = 0, belief_strength: float = DEFAULT_BELIEF_STRENGTH, belief_steps: int = 0,
                  endgame: int = DEFAULT_ENDGAME,
                  model_check: float | None = None, model_check_strict: bool = False,
                  opponent_models: Sequence[str] | None = None, opponent_switch: float = OPPONENT_SWITCH_NATS,
@@ -449,7 +455,7 @@ class NetworkSearch(Policy):
         self.seconds, self.rollouts = parse_budget(budget)
         self.budget = budget
         for what, value, low, high in (("top_k", top_k, 1, 64), ("deals", deals, 1, 4096), ("beliefs", beliefs, 0, 4096),
-                                       ("endgame", endgame, 0, MAX_ENDGAME)):
+                                       ("belief_steps", belief_steps, 0, 1024), ("endgame", endgame, 0, MAX_ENDGAME)):
             if not is_int(value, low, high):
                 raise ValueError(f"{what} must be an int in {low}..{high}; got {value!r}")
         if not is_number(margin, 0, 100):
@@ -457,6 +463,10 @@ class NetworkSearch(Policy):
         self.rules = Rules.coerce(rules)
         self.top_k, self.margin, self.deals, self.sample = int(top_k), float(margin), int(deals), bool(sample)
         self.beliefs, self.endgame = int(beliefs), int(endgame)
+        if belief_steps and not self.beliefs:
+            raise ValueError(f"belief_steps run chains from the weighed deals: give beliefs > 0 with them; "
+                             f"got belief_steps={belief_steps!r} with beliefs={beliefs!r}")
+        self.belief_steps = int(belief_steps)
         if not isinstance(own_argmax, bool) or (own_argmax and not self.sample):
             raise ValueError(f"own_argmax must be True or False, and True only with sampled rollouts (sample=True); "
                              f"got own_argmax={own_argmax!r} with sample={sample!r}")
@@ -666,7 +676,9 @@ class NetworkSearch(Policy):
 
     def _weighed_deals(self, position: "_Position", every: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
         """``beliefs`` deals (``every`` deal where given) and their weights under the network's beliefs
-        (``None``: beliefs off, or no other seat has moved yet)."""
+        (``None``: beliefs off, or no other seat has moved yet). With ``belief_steps``, and not every
+        deal, the weighed deals start Metropolis chains (:meth:`chain_deals`) and the deals are the
+        chains' states over their second half, equally weighted."""
         seen = self._others_moves(position, self.rng, self.beliefs, every) if self.beliefs else None
         if seen is None:
             return None
@@ -674,7 +686,60 @@ class NetworkSearch(Policy):
         likelihood = np.zeros(len(hands))
         np.add.at(likelihood, chosen // r, logp)
         weights = tempered_weights(likelihood, self.belief_strength)
-        return hands, weights / weights.sum()
+        weights /= weights.sum()
+        if self.belief_steps and every is None:
+            start = self.rng.choice(len(hands), size=len(hands), p=weights)
+            chains = self.chain_deals(position, hands[start], likelihood[start], self.belief_steps, self.rng)
+            return chains, np.full(len(chains), 1.0 / len(chains))
+        return hands, weights
+
+    def log_likelihoods(self, position: "_Position", hands: np.ndarray) -> np.ndarray:
+        """The network's log-likelihood of the other seats' moves so far from each deal of ``hands``
+        (starting hands ``(n, 4)``, relative seats): the sum of the log-probabilities of their moves with
+        a choice (zeros before any of them has moved)."""
+        seen = self._others_moves(position, self.rng, len(hands), hands)
+        likelihood = np.zeros(len(hands))
+        if seen is not None:
+            _, chosen, r, _, logp = seen
+            np.add.at(likelihood, chosen // r, logp)
+        return likelihood
+
+    def chain_deals(self, position: "_Position", hands: np.ndarray, likelihood: np.ndarray, steps: int,
+                    rng: np.random.Generator) -> np.ndarray:
+        """``steps`` Metropolis steps of one chain a deal of ``hands`` (starting hands ``(C, 4)``, their
+        log-likelihoods ``likelihood``, :meth:`log_likelihoods`) over the network's posterior of where the
+        hidden cards lie: each step proposes swapping two hidden cards held by different seats (a pair
+        drawn uniformly among such pairs, so the proposal is symmetric and every seat keeps its
+        count) and accepts it with probability ``min(1, L'/L)``. Returns the chains' states over the
+        second half of the steps ``(C * (steps - steps // 2), 4)`` (``hands`` where no swap is possible:
+        one seat holds every hidden card)."""
+        hands, likelihood = hands.copy(), likelihood.copy()
+        unseen = position._hidden()[0]
+        bits = np.left_shift(np.int64(1), unseen)
+        rows = np.arange(len(hands))
+        owner = np.zeros((len(hands), len(unseen)), dtype=np.int64)
+        for seat in (1, 2, 3):
+            owner[(hands[:, seat, None] & bits[None, :]) != 0] = seat
+        if len(hands) == 0 or steps <= 0 or len(np.unique(owner[0])) < 2:
+            return hands
+        kept = []
+        for step in range(steps):
+            i, j = rng.integers(len(unseen), size=(2, len(hands)))
+            same = owner[rows, i] == owner[rows, j]
+            while same.any():  # draw both again: uniform over the pairs held by different seats
+                i[same], j[same] = rng.integers(len(unseen), size=(2, int(same.sum())))
+                same = owner[rows, i] == owner[rows, j]
+            a, b = owner[rows, i], owner[rows, j]
+            proposed = hands.copy()
+            proposed[rows, a] ^= bits[i] | bits[j]
+            proposed[rows, b] ^= bits[i] | bits[j]
+            new = self.log_likelihoods(position, proposed)
+            accept = np.log(rng.random(len(hands))) < new - likelihood
+            hands[accept], likelihood[accept] = proposed[accept], new[accept]
+            owner[rows[accept], i[accept]], owner[rows[accept], j[accept]] = b[accept], a[accept]
+            if step >= steps // 2:
+                kept.append(hands.copy())
+        return np.concatenate(kept)
 
     def model_ratio(self, position: "_Position") -> float | None:
         """The other seats' mean log-likelihood ratio, network against a uniform choice, over their moves

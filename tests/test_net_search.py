@@ -622,3 +622,77 @@ def test_seat_networks_play_their_seats_and_are_checked():
     for bad in ({4: other}, {1: "his"}, {1: Big2Net(NetworkConfig())}):
         with pytest.raises(ValueError, match="seat_networks must map seats in 0..3 to networks of Charlesworth's design"):
             play(bad)
+
+
+def test_the_belief_chains_sample_the_posterior_they_are_given_keeping_every_deal_legal(monkeypatch):
+    """Metropolis swaps of hidden cards, on a likelihood of known form: the chains' states over their second
+    half follow ``exp(L)`` over every deal (checked against the exact posterior from the enumeration)."""
+    from agents.net_search import _Position
+
+    game = _endgames(1, hidden=7)[0]
+    position = _Position.of(_extended(game), Rules.preset("charlesworth"))
+    search = _search(beliefs=8, belief_steps=2)
+    theta = np.random.default_rng(1).normal(size=(4, 52))
+
+    def likelihood(_, hands):  # a score for each card in each seat
+        return sum(theta[s] @ ((hands[:, s, None] >> np.arange(52)) & 1).T for s in (1, 2, 3))
+
+    monkeypatch.setattr(search, "log_likelihoods", likelihood)
+    every = position.all_deals(10**6)
+    exact = np.exp(likelihood(position, every) - likelihood(position, every).max())
+    exact /= exact.sum()
+    rng = np.random.default_rng(0)
+    start = position.deal(rng, 400)
+    states = search.chain_deals(position, start, likelihood(position, start), 40, rng)
+    assert states.shape == (400 * 20, 4)
+    index = {tuple(r): k for k, r in enumerate(every.tolist())}
+    assert all(tuple(r) in index for r in states.tolist())  # every state a deal of the hidden cards
+    seen = np.bincount([index[tuple(r)] for r in states.tolist()], minlength=len(every)) / len(states)
+    uniform = np.full(len(every), 1 / len(every))
+    distance = 0.5 * np.abs(seen - exact).sum()
+    assert distance < 0.15 and distance < 0.25 * (0.5 * np.abs(uniform - exact).sum())
+    # no swap possible when one seat holds every hidden card: the deals come back as they are
+    lone = _Position(position.hand, position.moves, position.movers, position.first, position.played_by,
+                     (position.left[0], sum(position.left[1:]), 0, 0))
+    hands = lone.deal(rng, 3)
+    np.testing.assert_array_equal(search.chain_deals(lone, hands, np.zeros(3), 5, rng), hands)
+
+
+def test_the_belief_chains_start_from_the_weighed_deals_and_their_states_are_the_search_deals():
+    from agents.net_search import _Position
+
+    search = _search(beliefs=12, belief_steps=6)
+    game = Game("charlesworth", seed=2)
+    while len(game.history) < 9 or game.is_over:
+        game.play_index(0)
+    position = _Position.of(_extended(game), search.rules)
+    hands, weights = search._weighed_deals(position)
+    assert hands.shape == (12 * 3, 4) and np.allclose(weights, 1 / 36)
+    assert (hands[:, 0] & ~(position.hand | position.played_by[0]) == 0).all()
+    likelihood = search.log_likelihoods(position, hands)
+    plain = search.log_likelihoods(position, position.deal(np.random.default_rng(0), 36))
+    assert likelihood.mean() > plain.mean()  # the chains climb toward the deals that explain the moves
+
+
+def test_belief_steps_need_beliefs_and_a_bad_count_is_refused():
+    assert _search().belief_steps == 0
+    with pytest.raises(ValueError, match="belief_steps run chains from the weighed deals"):
+        _search(belief_steps=4)
+    for bad in (-1, 2.5, True, 5000):
+        with pytest.raises(ValueError, match="belief_steps must be an int"):
+            _search(beliefs=8, belief_steps=bad)
+
+
+def test_the_search_with_belief_chains_decides_from_the_observation_alone():
+    rng = np.random.default_rng(4)
+    game = Game("charlesworth", seed=4)
+    searched = 0
+    while not game.is_over and searched < 2:
+        obs = _extended(game)
+        if len(obs["candidate_actions"]) > 2 and len(game.history) > 4:
+            other = _extended(_swapped(game, rng))
+            first, second = _search(beliefs=8, belief_steps=4), _search(beliefs=8, belief_steps=4)
+            assert first.act(obs) == second.act(other) and first.last == second.last
+            searched += 1
+        game.play_index(int(rng.integers(len(game.legal_plays()))))
+    assert searched == 2
