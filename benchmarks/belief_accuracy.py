@@ -14,6 +14,11 @@ Against the game's real hands, two figures a decision, averaged over the decisio
   the card where it is (each share floored at 1e-3): a calibrated belief scores higher, an
   overconfident one pays for its misses.
 
+With ``--weigher his`` the deals are weighed by Charlesworth's network itself instead of ours (his
+parameters in a network of his design, :func:`agents.network.charlesworth_network`): the posterior of
+where the cards lie under the policy that really made the moves, the best any belief could be given
+those moves (a diagnostic: no player may read his parameters). The chains keep our network.
+
 Each setting (deals weighed, temperature, strength) reads the same drawn deals (the first ``n`` of
 them for fewer). Strength 0 is the uniform deals. With ``--steps``, ``search-net``'s Metropolis chains
 (``belief_steps``, :meth:`agents.net_search.NetworkSearch.chain_deals`) start from the first
@@ -40,12 +45,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402  (after the sys.path line)
 import torch  # noqa: E402
 
-from agents.net_search import DEFAULT_BELIEF_STRENGTH, NetworkSearch, _Position  # noqa: E402
+from agents.net_search import DEFAULT_BELIEF_STRENGTH, NetworkRollouts, NetworkSearch, _Position  # noqa: E402
+from agents.network import charlesworth_network  # noqa: E402
 from big2_env import Game  # noqa: E402
 from big2_env.evaluation.loading import load_agent  # noqa: E402
 from big2_env.evaluation.versus import normal_interval  # noqa: E402
 from big2_env.observations.decision import Decision, PolicyObservation  # noqa: E402
 from big2_env.players.base import policy_actions  # noqa: E402
+from big2_env.players.charlesworth import load_parameters  # noqa: E402
 from big2_env.players.search import tempered_weights  # noqa: E402
 
 FLOOR = 1e-3
@@ -69,12 +76,14 @@ def accuracy(hands: np.ndarray, weights: np.ndarray, real: Sequence[int], hidden
 
 
 def run(params: str, games: int, seed: int, deals: int, sizes: Sequence[int], temperatures: Sequence[float],
-        strengths: Sequence[float], chains: int = 0, steps: Sequence[int] = ()) -> dict[str, Any]:
+        strengths: Sequence[float], chains: int = 0, steps: Sequence[int] = (), weigher: str = "ours") -> dict[str, Any]:
     torch.set_num_threads(1)
     search = NetworkSearch.from_spec("pretrained-charlesworth", rules="charlesworth", seed=seed, beliefs=deals,
                                      opponent_models=["network"])
     network = search.network
     his = load_agent(f"charlesworth:{params}", "charlesworth", what="--params", seed=seed)
+    weighs = search.rollout if weigher == "ours" else NetworkRollouts(charlesworth_network(load_parameters(params)),
+                                                                      "charlesworth")
     rng = np.random.default_rng([seed, 7])
     settings = [(n, t, s) for n, t, s in itertools.product(sizes, temperatures, strengths) if s > 0 or t == temperatures[0]]
     figures: dict[tuple[int, float, float, int], list[tuple[float, float]]] = {(*k, 0): [] for k in settings}
@@ -101,7 +110,7 @@ def run(params: str, games: int, seed: int, deals: int, sizes: Sequence[int], te
                     decisions += 1
                     for t in temperatures:
                         likelihood = np.zeros(len(hands))
-                        np.add.at(likelihood, chosen // r, search.rollout.log_probabilities(rows, flat, acts, temperature=t))
+                        np.add.at(likelihood, chosen // r, weighs.log_probabilities(rows, flat, acts, temperature=t))
                         for n, tt, s in settings:
                             if tt != t:  # (uniform, strength 0, is listed once, at the first temperature)
                                 continue
@@ -126,7 +135,7 @@ def run(params: str, games: int, seed: int, deals: int, sizes: Sequence[int], te
         rows_out.append({"deals": n, "temperature": t, "strength": s, "steps": k, "placed": float(placed.mean()),
                          "placed_ci": [float(v) for v in normal_interval(placed)], "log_score": float(score.mean()),
                          "log_score_ci": [float(v) for v in normal_interval(score)]})
-    return {"games": games, "seed": seed, "decisions": decisions, "seconds": time.perf_counter() - started,
+    return {"games": games, "seed": seed, "weigher": weigher, "decisions": decisions, "seconds": time.perf_counter() - started,
             "settings": rows_out}
 
 
@@ -141,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strengths", default="0,0.75,0.9,0.99,1", help="belief_strength values (0: uniform)")
     parser.add_argument("--chains", type=int, default=128, help="Metropolis chains, from the first deals (default 128)")
     parser.add_argument("--steps", default="", help="the chains' step counts to measure (default none)")
+    parser.add_argument("--weigher", choices=("ours", "his"), default="ours",
+                        help="whose network weighs the deals (his: a diagnostic, the beliefs his own policy implies)")
     parser.add_argument("--json", default=None, help="write the figures to this file")
     args = parser.parse_args(argv)
     sizes = [int(x) for x in args.sizes.split(",")]
@@ -151,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--steps must be positive and --chains in 1..--deals")
     figures = run(args.params, args.games, args.seed, args.deals, sizes,
                   [float(x) for x in args.temperatures.split(",")], [float(x) for x in args.strengths.split(",")],
-                  args.chains, steps)
+                  args.chains, steps, args.weigher)
     print(f"{figures['decisions']} decisions in {figures['games']} games")
     print(f"{'deals':>6} {'T':>4} {'strength':>8} {'steps':>5} {'placed':>8} {'log score':>10}")
     for row in figures["settings"]:

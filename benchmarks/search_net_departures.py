@@ -58,6 +58,7 @@ from big2_env.observations.decision import Decision, PolicyObservation  # noqa: 
 from big2_env.players.base import policy_actions  # noqa: E402
 from big2_env.players.charlesworth import load_parameters  # noqa: E402
 
+NOISY_DEALS = 64
 FIGURES = ("measured", "fresh", "table", "table_argmax", "true")
 
 
@@ -75,14 +76,37 @@ def mean_ci(values: Sequence[float]) -> tuple[float, list[float]]:
 
 class OracleSearch(NetworkSearch):
     """``search-net`` told the real hidden cards: every deal of its rollouts is ``real`` (starting hands,
-    relative seats, the searcher first), set before each game. A diagnostic, not a player."""
+    relative seats, the searcher first), set before each game. A diagnostic, not a player. With
+    ``swaps`` > 0 the deals are :data:`NOISY_DEALS` copies of the real one, each after ``swaps`` swaps
+    of two hidden cards held by different seats (drawn afresh at each decision): beliefs that place
+    most cards right but not all; ``placed`` keeps, a decision, the share of the hidden cards they put
+    in the right seat."""
 
     real: np.ndarray | None = None
+    swaps = 0
 
     def _weighed_deals(self, position: _Position, every: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         if self.real is None:
             raise RuntimeError("OracleSearch.real is not set: give it the game's starting hands first")
-        return self.real[None], np.ones(1)
+        if not self.swaps:
+            return self.real[None], np.ones(1)
+        unseen = position._hidden()[0]
+        hands = np.repeat(self.real[None], NOISY_DEALS, axis=0)
+        for row in hands:
+            owner = {int(c): s for c in unseen for s in (1, 2, 3) if row[s] >> int(c) & 1}
+            for _ in range(self.swaps if len(set(owner.values())) > 1 else 0):
+                x, y = self.rng.choice(unseen, size=2, replace=False)
+                while owner[int(x)] == owner[int(y)]:
+                    x, y = self.rng.choice(unseen, size=2, replace=False)
+                a, b = owner[int(x)], owner[int(y)]
+                row[a] ^= (1 << int(x)) | (1 << int(y))
+                row[b] ^= (1 << int(x)) | (1 << int(y))
+                owner[int(x)], owner[int(y)] = b, a
+        if len(unseen):
+            right = sum(int(row[s] & self.real[s] & int(np.bitwise_or.reduce(np.left_shift(1, unseen)))).bit_count()
+                        for row in hands for s in (1, 2, 3))
+            self.placed.append(right / (len(unseen) * NOISY_DEALS))
+        return hands, np.full(NOISY_DEALS, 1.0 / NOISY_DEALS)
 
 
 def summary(rows: list[dict[str, float]], games: int, searched: int,
@@ -121,10 +145,12 @@ def revalue(search: NetworkSearch, tables: Sequence[NetworkRollouts], position: 
 
 
 def run(params: str, games: int, seed: int, budget: int, fresh: int, options: dict[str, Any],
-        oracle: bool = False) -> dict[str, Any]:
+        oracle: bool = False, swaps: int = 0) -> dict[str, Any]:
     torch.set_num_threads(1)
     kind = OracleSearch if oracle else NetworkSearch
     search = kind.from_spec("pretrained-charlesworth", rules="charlesworth", budget=budget, seed=seed, **options)
+    if isinstance(search, OracleSearch):
+        search.swaps, search.placed = swaps, []
     his = load_agent(f"charlesworth:{params}", "charlesworth", what="--params", seed=seed)
     his_net = charlesworth_network(load_parameters(params))
     rng = np.random.default_rng([seed, 1])
@@ -159,7 +185,9 @@ def run(params: str, games: int, seed: int, budget: int, fresh: int, options: di
         print(f"\r{index + 1}/{games} games, {len(rows)} departures", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     return {"games": games, "seed": seed, "budget": budget, "fresh_rollouts": fresh, "options": options,
-            "oracle": oracle, "seconds": time.perf_counter() - started, "searched": search.stats.searched,
+            "oracle": oracle, "swaps": swaps,
+            "oracle_placed": float(np.mean(search.placed)) if isinstance(search, OracleSearch) and search.placed else None,
+            "seconds": time.perf_counter() - started, "searched": search.stats.searched,
             "rows": rows, "scores": scores,
             **{k: v for k, v in summary(rows, games, search.stats.searched, scores).items()
                if k not in ("games", "searched")}}
@@ -168,15 +196,18 @@ def run(params: str, games: int, seed: int, budget: int, fresh: int, options: di
 def merge(paths: Sequence[str]) -> dict[str, Any]:
     """Parts (different ``--seed``\\ s, the same settings) as one run."""
     parts = [json.loads(Path(p).read_text()) for p in paths]
-    for key in ("budget", "fresh_rollouts", "options", "oracle"):
-        if len({json.dumps(part.get(key, False)) for part in parts}) != 1:
+    for key in ("budget", "fresh_rollouts", "options", "oracle", "swaps"):
+        if len({json.dumps(part.get(key, False if key == "oracle" else 0)) for part in parts}) != 1:
             raise SystemExit(f"the parts differ in {key}: merge only parts of one run")
     rows = [row for part in parts for row in part["rows"]]
     scores = [x for part in parts for x in part.get("scores", [])]
     games, searched = sum(p["games"] for p in parts), sum(p["searched"] for p in parts)
     return {"games": games, "seeds": [p["seed"] for p in parts], "budget": parts[0]["budget"],
             "fresh_rollouts": parts[0]["fresh_rollouts"], "options": parts[0]["options"],
-            "oracle": parts[0].get("oracle", False), "seconds": sum(p["seconds"] for p in parts),
+            "oracle": parts[0].get("oracle", False), "swaps": parts[0].get("swaps", 0),
+            "oracle_placed": (float(np.mean([p["oracle_placed"] for p in parts]))
+                              if all(p.get("oracle_placed") is not None for p in parts) else None),
+            "seconds": sum(p["seconds"] for p in parts),
             "searched": searched, "rows": rows, "scores": scores, "parts": [portable(p) for p in paths],
             **{k: v for k, v in summary(rows, games, searched, scores).items() if k not in ("games", "searched")}}
 
@@ -192,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--options", default="{}", help="the search's keywords as JSON")
     parser.add_argument("--oracle", action="store_true",
                         help="tell the search the real hidden cards (a diagnostic: what perfect beliefs are worth)")
+    parser.add_argument("--swaps", type=int, default=0,
+                        help="with --oracle: deal the rollouts copies of the real cards after this many swaps of two "
+                             "hidden cards between seats (default 0: the real cards)")
     parser.add_argument("--merge", nargs="+", metavar="JSON", help="merge parts written by this script (--json)")
     parser.add_argument("--json", default=None, help="write the figures to this file")
     args = parser.parse_args(argv)
@@ -202,8 +236,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--params is needed: his network plays the other seats")
         if args.games <= 0 or args.budget <= 0 or args.fresh < 4:
             parser.error("--games and --budget must be positive and --fresh at least 4")
+        if args.swaps < 0 or (args.swaps and not args.oracle):
+            parser.error("--swaps must be 0 or more, and is read only with --oracle")
         figures = run(args.params, args.games, args.seed, args.budget, args.fresh, json.loads(args.options),
-                      args.oracle)
+                      args.oracle, args.swaps)
     print(f"{figures['departures']} departures in {figures['games']} games "
           f"({figures['departures_per_game']:.3f} a game): gain a departure measured {figures['measured']:+.2f}, "
           f"fresh {figures['fresh']:+.2f} [{figures['fresh_ci'][0]:+.2f}, {figures['fresh_ci'][1]:+.2f}], "

@@ -49,3 +49,19 @@ def test_every_setting_reads_the_same_decisions(tmp_path):
         assert 0 <= row["placed"] <= 1 and math.log(bench.FLOOR) <= row["log_score"] <= 0
         assert row["placed_ci"][0] <= row["placed"] <= row["placed_ci"][1]
     assert figures["command"].startswith("python benchmarks/belief_accuracy.py --params PATH ")  # no local path kept
+
+
+def test_his_network_can_weigh_the_deals_and_weighs_them_otherwise_than_ours(tmp_path):
+    rng = np.random.default_rng(0)
+    params = tmp_path / "his"
+    write_parameters([rng.normal(size=s).astype(np.float32) * 0.3 for s in PARAMETER_SHAPES], params)
+    figures = {}
+    for weigher in ("ours", "his"):
+        out = tmp_path / f"{weigher}.json"
+        assert bench.main(["--params", str(params), "--games", "1", "--deals", "16", "--sizes", "16",
+                           "--temperatures", "1", "--strengths", "0,1", "--weigher", weigher, "--json", str(out)]) == 0
+        figures[weigher] = json.loads(out.read_text())
+        assert figures[weigher]["weigher"] == weigher
+    ours, his = ([row for row in figures[w]["settings"]] for w in ("ours", "his"))
+    assert ours[0] == his[0]  # uniform deals: the same draws, whoever weighs them
+    assert ours[1]["placed"] != his[1]["placed"]

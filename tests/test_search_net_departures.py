@@ -97,3 +97,33 @@ def test_the_oracle_run_keeps_each_games_score_and_is_not_merged_with_a_plain_on
     plain.write_text(json.dumps({**figures, "oracle": False}))
     with pytest.raises(SystemExit, match="differ in oracle"):
         bench.main(["--merge", str(out), str(plain)])
+
+
+def test_a_noisy_oracle_deals_the_real_cards_after_the_swaps_and_says_how_many_it_places_right(tmp_path):
+    from big2_env import Game
+    from big2_env.observations.decision import Decision, PolicyObservation
+    from agents.net_search import _Position
+
+    search = bench.OracleSearch.from_spec("pretrained-charlesworth", rules="charlesworth", budget=24, seed=0)
+    game = Game("charlesworth", seed=7)
+    start = [sum(1 << c for c in game.hand(p)) for p in range(4)]
+    for _ in range(5):
+        decision = Decision(game)
+        game._apply(decision.require_entry(int(decision.actions[0]), "a player"))
+    me = game.current_player
+    search.real = np.array([start[(me + k) % 4] for k in range(4)], dtype=np.int64)
+    search.swaps, search.placed = 2, []
+    position = _Position.of(PolicyObservation(Decision(game), extended=True), search.rules)
+    hands, weights = search._weighed_deals(position)
+    assert hands.shape == (bench.NOISY_DEALS, 4) and weights.sum() == pytest.approx(1.0)
+    hidden = sum(1 << int(c) for c in position._hidden()[0])
+    for row in hands.tolist():
+        assert row[0] == search.real[0]  # its own hand untouched
+        for seat in (1, 2, 3):  # each seat keeps its count, and its known cards
+            assert row[seat].bit_count() == int(search.real[seat]).bit_count()
+            assert row[seat] & ~hidden == int(search.real[seat]) & ~hidden
+        wrong = sum((row[s] & hidden & ~int(search.real[s])).bit_count() for s in (1, 2, 3))
+        assert wrong <= 4  # two swaps move at most four cards
+    assert len(search.placed) == 1 and 1 - 4 / hidden.bit_count() <= search.placed[0] < 1
+    with pytest.raises(SystemExit):
+        bench.main(["--params", "x", "--games", "1", "--swaps", "2"])  # swaps only with --oracle
