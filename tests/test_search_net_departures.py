@@ -42,6 +42,7 @@ def test_every_departure_is_valued_again_and_parts_merge(tmp_path):
     assert whole["model_error"] == pytest.approx(whole["fresh"] - whole["table"])
     assert whole["sampled_own"] == pytest.approx(whole["table"] - whole["table_argmax"])
     assert whole["beliefs"] == pytest.approx(whole["table_argmax"] - whole["true"])
+    assert whole["gain_per_game"] == pytest.approx(whole["departures_per_game"] * whole["true"])  # the lemma
 
 
 def test_parts_of_different_runs_are_not_merged(tmp_path):
