@@ -48,6 +48,7 @@ import torch  # noqa: E402
 from agents.net_search import DEFAULT_BELIEF_STRENGTH, NetworkRollouts, NetworkSearch, _Position  # noqa: E402
 from agents.network import charlesworth_network  # noqa: E402
 from big2_env import Game  # noqa: E402
+from big2_env.devtools.records import portable  # noqa: E402
 from big2_env.evaluation.loading import load_agent  # noqa: E402
 from big2_env.evaluation.versus import normal_interval  # noqa: E402
 from big2_env.observations.decision import Decision, PolicyObservation  # noqa: E402
@@ -171,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         given = list(sys.argv[1:] if argv is None else argv)
         shown = ["PATH" if k and given[k - 1] == "--params" else a for k, a in enumerate(given)]  # no local path
-        figures["command"] = "python benchmarks/belief_accuracy.py " + " ".join(shown)
+        figures["command"] = portable("python benchmarks/belief_accuracy.py " + " ".join(shown))
         Path(args.json).write_text(json.dumps(figures, indent=1) + "\n")
     return 0
 

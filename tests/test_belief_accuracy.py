@@ -49,6 +49,7 @@ def test_every_setting_reads_the_same_decisions(tmp_path):
         assert 0 <= row["placed"] <= 1 and math.log(bench.FLOOR) <= row["log_score"] <= 0
         assert row["placed_ci"][0] <= row["placed"] <= row["placed_ci"][1]
     assert figures["command"].startswith("python benchmarks/belief_accuracy.py --params PATH ")  # no local path kept
+    assert str(tmp_path) not in figures["command"]
 
 
 def test_his_network_can_weigh_the_deals_and_weighs_them_otherwise_than_ours(tmp_path):
