@@ -679,12 +679,10 @@ class NetworkSearch(Policy):
         (``None``: beliefs off, or no other seat has moved yet). With ``belief_steps``, and not every
         deal, the weighed deals start Metropolis chains (:meth:`chain_deals`) and the deals are the
         chains' states over their second half, equally weighted."""
-        seen = self._others_moves(position, self.rng, self.beliefs, every) if self.beliefs else None
-        if seen is None:
+        if not self.beliefs or not position.others_moves():
             return None
-        hands, chosen, r, _, logp = seen
-        likelihood = np.zeros(len(hands))
-        np.add.at(likelihood, chosen // r, logp)
+        hands = every if every is not None else position.deal(self.rng, self.beliefs)
+        likelihood = self.log_likelihoods(position, hands)
         weights = tempered_weights(likelihood, self.belief_strength)
         weights /= weights.sum()
         if self.belief_steps and every is None:

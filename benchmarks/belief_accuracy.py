@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -155,14 +156,20 @@ def main(argv: list[str] | None = None) -> int:
                         help="whose network weighs the deals (his: a diagnostic, the beliefs his own policy implies)")
     parser.add_argument("--json", default=None, help="write the figures to this file")
     args = parser.parse_args(argv)
-    sizes = [int(x) for x in args.sizes.split(",")]
-    steps = [int(x) for x in args.steps.split(",") if x]
+    try:
+        sizes = [int(x) for x in args.sizes.split(",")]
+        steps = [int(x) for x in args.steps.split(",") if x]
+        temperatures = [float(x) for x in args.temperatures.split(",")]
+        strengths = [float(x) for x in args.strengths.split(",")]
+    except ValueError as error:
+        parser.error(f"--sizes and --steps take comma-separated ints, --temperatures and --strengths numbers: {error}")
     if args.games <= 0 or not sizes or min(sizes) < 2 or max(sizes) > args.deals:
         parser.error("--games must be positive and every --sizes value in 2..--deals")
     if steps and (min(steps) < 1 or not 1 <= args.chains <= args.deals):
         parser.error("--steps must be positive and --chains in 1..--deals")
-    figures = run(args.params, args.games, args.seed, args.deals, sizes,
-                  [float(x) for x in args.temperatures.split(",")], [float(x) for x in args.strengths.split(",")],
+    if not all(math.isfinite(t) and t > 0 for t in temperatures) or not all(0 <= x <= 1 for x in strengths):
+        parser.error("every --temperatures value must be a positive number and every --strengths value in [0, 1]")
+    figures = run(args.params, args.games, args.seed, args.deals, sizes, temperatures, strengths,
                   args.chains, steps, args.weigher)
     print(f"{figures['decisions']} decisions in {figures['games']} games")
     print(f"{'deals':>6} {'T':>4} {'strength':>8} {'steps':>5} {'placed':>8} {'log score':>10}")

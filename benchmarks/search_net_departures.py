@@ -84,6 +84,7 @@ class OracleSearch(NetworkSearch):
 
     real: np.ndarray | None = None
     swaps = 0
+    placed: list[float]
 
     def _weighed_deals(self, position: _Position, every: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         if self.real is None:
@@ -103,8 +104,8 @@ class OracleSearch(NetworkSearch):
                 row[b] ^= (1 << int(x)) | (1 << int(y))
                 owner[int(x)], owner[int(y)] = b, a
         if len(unseen):
-            right = sum(int(row[s] & self.real[s] & int(np.bitwise_or.reduce(np.left_shift(1, unseen)))).bit_count()
-                        for row in hands for s in (1, 2, 3))
+            hidden = int(np.bitwise_or.reduce(np.left_shift(1, unseen)))
+            right = sum(int(row[s] & self.real[s] & hidden).bit_count() for row in hands for s in (1, 2, 3))
             self.placed.append(right / (len(unseen) * NOISY_DEALS))
         return hands, np.full(NOISY_DEALS, 1.0 / NOISY_DEALS)
 
@@ -117,9 +118,9 @@ def summary(rows: list[dict[str, float]], games: int, searched: int,
                            "departures_per_game": len(rows) / games if games else math.nan}
     out["score"], out["score_ci"] = mean_ci(scores)
     out["win_rate"] = float(np.mean([x > 0 for x in scores])) if len(scores) else math.nan
-    out["gain_per_game"] = out["departures_per_game"] * mean_ci([row["true"] for row in rows])[0] if rows else 0.0
     for key in FIGURES:
         out[key], out[f"{key}_ci"] = mean_ci([row[key] for row in rows])
+    out["gain_per_game"] = out["departures_per_game"] * out["true"] if rows else 0.0  # the lemma
     out["curse"], out["curse_ci"] = mean_ci([row["measured"] - row["fresh"] for row in rows])
     out["model_error"], out["model_error_ci"] = mean_ci([row["fresh"] - row["table"] for row in rows])
     out["sampled_own"], out["sampled_own_ci"] = mean_ci([row["table"] - row["table_argmax"] for row in rows])

@@ -66,3 +66,11 @@ def test_his_network_can_weigh_the_deals_and_weighs_them_otherwise_than_ours(tmp
     ours, his = ([row for row in figures[w]["settings"]] for w in ("ours", "his"))
     assert ours[0] == his[0]  # uniform deals: the same draws, whoever weighs them
     assert ours[1]["placed"] != his[1]["placed"]
+
+
+@pytest.mark.parametrize("bad", [["--sizes", "8,x"], ["--sizes", "1"], ["--temperatures", "0"], ["--temperatures", "nan"],
+                                 ["--strengths", "1.5"], ["--steps", "0"], ["--steps", "2", "--chains", "0"]])
+def test_bad_settings_are_refused_with_a_message(bad, capsys):
+    with pytest.raises(SystemExit):
+        bench.main(["--params", "unused", "--deals", "16", *bad])
+    assert "error:" in capsys.readouterr().err
