@@ -7,7 +7,9 @@ class with its 95% confidence band, plus the paper's success thresholds (25% win
 rate, score 0). :func:`plot_health` reads ``DIR/train_log.csv`` and draws what
 says whether a learner is healthy: PPO's approximate KL, clip fraction, explained
 variance, entropy, the value/policy gradient ratio and the learning rate (a value
-learner's loss, Q and epsilon). ``big2 plot DIR`` draws both.
+learner's loss, Q and epsilon). ``big2 plot DIR`` draws both. A series of fewer than
+:data:`FEW_POINTS` points (a short run's few evaluations) is drawn as markers, its intervals as
+error bars, and ``note`` is told so.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import csv
 import math
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +27,9 @@ from big2_env.checks import is_int
 PLOT_NAME = "learning_curves.png"
 HEALTH_NAME = "training_health.png"
 _COLOURS = {"random": "tab:green", "greedy": "tab:orange", "smart": "tab:red"}
+FEW_POINTS = 5
+"""A plot whose longest series has fewer points than this draws them as markers: a line through two or
+three points (a short run's evaluations) would read as a trend."""
 
 
 def read_metrics(run_dir: str | Path) -> dict[str, dict[str, list[float]]]:
@@ -42,8 +48,23 @@ def read_metrics(run_dir: str | Path) -> dict[str, dict[str, list[float]]]:
     return {k: dict(v) for k, v in series.items()}
 
 
-def plot_run(run_dir: str | Path, output: str | Path | None = None, title: str | None = None) -> Path:
-    """Draw the learning curves of ``run_dir`` to ``output`` (default ``run_dir/learning_curves.png``)."""
+def few_points_note(points: int, what: str = "points") -> str:
+    """What a plot of only ``points`` points says about itself.
+
+    Example:
+        >>> few_points_note(3)
+        'only 3 points logged; drawing them as markers'
+    """
+    return f"only {points} {what} logged; drawing them as markers"
+
+
+def plot_run(run_dir: str | Path, output: str | Path | None = None, title: str | None = None,
+             note: Callable[[str], None] | None = None) -> Path:
+    """Draw the learning curves of ``run_dir`` to ``output`` (default ``run_dir/learning_curves.png``).
+
+    With fewer than :data:`FEW_POINTS` evaluations of any opponent, each is a marker with its 95%
+    interval as an error bar (no line, no band), and ``note`` (if given) is told so.
+    """
     try:
         import matplotlib
 
@@ -55,10 +76,22 @@ def plot_run(run_dir: str | Path, output: str | Path | None = None, title: str |
     if not series:
         raise ValueError(f"{str(run_dir)!r}/metrics.csv has no evaluation rows yet")
     output = Path(output) if output is not None else Path(run_dir) / PLOT_NAME
+    points = max(len(data["games"]) for data in series.values())
+    if points < FEW_POINTS and note is not None:
+        note(few_points_note(points))
     fig, (ax_win, ax_score) = plt.subplots(1, 2, figsize=(11, 4.2))
     for opponent, data in series.items():
         colour = _COLOURS.get(opponent)
         batches = data["games"]
+        if points < FEW_POINTS:
+            for ax, scale, key in ((ax_win, 100, "win_rate"), (ax_score, 1, "mean_score")):
+                values = [scale * v for v in data[key]]
+                # an interval's ends, as distances (an unknown end, nan, draws no bar; rounding none below 0)
+                below = [max(0.0, v - scale * lo) for v, lo in zip(values, data[f"{key}_lo"])]
+                above = [max(0.0, scale * hi - v) for v, hi in zip(values, data[f"{key}_hi"])]
+                ax.errorbar(batches, values, yerr=[below, above], fmt="o", markersize=6, capsize=4, color=colour,
+                            label=opponent)
+            continue
         ax_win.plot(batches, [100 * v for v in data["win_rate"]], marker=".", color=colour, label=opponent)
         ax_win.fill_between(
             batches, [100 * v for v in data["win_rate_lo"]], [100 * v for v in data["win_rate_hi"]], color=colour, alpha=0.15
@@ -136,10 +169,12 @@ def read_train_log(run_dir: str | Path) -> dict[str, list[float]]:
     return dict(columns)
 
 
-def plot_health(run_dir: str | Path, output: str | Path | None = None, title: str | None = None) -> Path:
+def plot_health(run_dir: str | Path, output: str | Path | None = None, title: str | None = None,
+                note: Callable[[str], None] | None = None) -> Path:
     """Draw the learner's health of ``run_dir`` (see the module docstring) to ``output`` (default
     ``run_dir/training_health.png``): one panel per logged statistic, against training games, with
-    a rolling mean over 2% of the batches on top of the raw values."""
+    a rolling mean over 2% of the batches on top of the raw values. A log of fewer than
+    :data:`FEW_POINTS` batches is drawn as markers alone, and ``note`` (if given) is told so."""
     try:
         import matplotlib
 
@@ -151,6 +186,9 @@ def plot_health(run_dir: str | Path, output: str | Path | None = None, title: st
     games = log.get("games", [])
     if not games:
         raise ValueError(f"{str(run_dir)!r}/train_log.csv has no rows yet")
+    few = len(games) < FEW_POINTS
+    if few and note is not None:
+        note(few_points_note(len(games), "batches"))
     panels = [(k, label, logy) for k, label, logy in _HEALTH if any(math.isfinite(v) for v in log.get(k, []))]
     cols = 3
     rows = max(1, -(-len(panels) // cols))
@@ -159,8 +197,11 @@ def plot_health(run_dir: str | Path, output: str | Path | None = None, title: st
     for ax, (key, label, logy) in zip(axes.flat, panels):
         values = log[key]
         seen = [(g, v) for g, v in zip(games, values) if math.isfinite(v)]  # sparse series (grad_ratio) joined up
-        ax.plot([g for g, _ in seen], [v for _, v in seen], color="tab:blue", alpha=0.25, linewidth=0.8)
-        ax.plot(games, rolling_mean(values, window), color="tab:blue", linewidth=1.5)
+        if few:
+            ax.plot([g for g, _ in seen], [v for _, v in seen], "o", color="tab:blue", markersize=6)
+        else:
+            ax.plot([g for g, _ in seen], [v for _, v in seen], color="tab:blue", alpha=0.25, linewidth=0.8)
+            ax.plot(games, rolling_mean(values, window), color="tab:blue", linewidth=1.5)
         if key == "clip_fraction":
             ax.axhline(1e-3, color="tab:red", linestyle="--", linewidth=0.8, label="not learning below")
             ax.legend(loc="best", fontsize=8)

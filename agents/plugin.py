@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,8 @@ __all__ = ["AGENT_SPECS", "PRETRAINED_SPECS", "TORCH_HINT", "add_average_command
            "check_spec", "load_spec"]
 
 TORCH_HINT = "pip install torch==2.13.0, then pip install -e '.[agents]'"
-"""How to install what the networks need: the ``[agents]`` extra (torch first, pinned to the CPU build)."""
+"""How to install what the networks need: the ``[agents]`` extra, torch first and pinned (on Linux, the
+public index's build is the CUDA one; the README gives PyTorch's CPU index for the CPU build)."""
 
 RUN_MODEL_FILE = "model.pt"
 
@@ -384,13 +386,18 @@ def cmd_plot(args: argparse.Namespace) -> int:
     except ImportError as err:
         raise CommandError(str(err)) from None
     try:
-        path = plot_run(args.run_dir, args.output)
-        health = plot_health(args.run_dir, None if args.output is None else _health_path(args.output))
+        path = plot_run(args.run_dir, args.output, note=_plot_note)
+        health = plot_health(args.run_dir, None if args.output is None else _health_path(args.output), note=_plot_note)
     except (FileNotFoundError, ValueError, ImportError) as err:
         raise CommandError(str(err)) from None
     print(path)
     print(health)
     return 0
+
+
+def _plot_note(message: str) -> None:
+    """What ``big2 plot`` says about a plot as it draws it (a run of few points), on stderr."""
+    print(f"big2 plot: {message}", file=sys.stderr)
 
 
 def _health_path(curves: str | os.PathLike[str]) -> Path:

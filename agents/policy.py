@@ -21,6 +21,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import torch
 
+from big2_env.observations.extended import EXTENDED_SIZE, extended_view
 from big2_env.observations.paper import FEATURE_SIZE, OBS_HAND, PAD_CARD, action_cards, play_features
 from big2_env.players.base import Policy
 from big2_env.players.charlesworth import observation_input
@@ -197,8 +198,10 @@ class NetworkPolicy(Policy):
         Charlesworth's 412 are rebuilt from the extended view's move history and hand."""
         if self.model.config.observation == "charlesworth":
             return observation_input(obs)
-        vector = np.asarray(obs["observation"], dtype=np.float32)
         width = self.model.obs_size
+        if width == EXTENDED_SIZE:  # an env's 277 numbers and its history give the 315
+            obs = extended_view(obs, self.rules, required=False)
+        vector = np.asarray(obs["observation"], dtype=np.float32)
         if vector.shape[-1] < width:
             raise ValueError(
                 f"this network reads the {width}-number extended observation; got {vector.shape[-1]} numbers "

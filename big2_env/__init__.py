@@ -28,6 +28,7 @@ from .engine.rules import Rules
 from .envs.aec import env, parallel_env, raw_env
 from .envs.gym import Big2SingleAgentEnv, register_gymnasium
 from .envs.opponents import opponents_env
+from .evaluation.loading import load_agent
 from .evaluation.versus import EvaluationResult, evaluate
 from .observations.decision import Decision
 from .observations.paper import (
@@ -43,7 +44,7 @@ from .observations.paper import (
 )
 from .players.search import SearchPolicy
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "Big2SingleAgentEnv",
@@ -72,6 +73,7 @@ __all__ = [
     "format_play",
     "legal_action_mask",
     "legal_plays",
+    "load_agent",
     "observation",
     "opponents_env",
     "parse_card",
@@ -92,14 +94,17 @@ def warm_up() -> float:
 
     Call it in a parent process before starting helper processes that use the core (the
     package's own pools do): numba's cache has races when several processes build it at once.
-    The first call after an install compiles (tens of seconds); later ones load the cache.
+    The first call after an install compiles (tens of seconds; it says so on stderr, and how long
+    it took); later ones load the cache.
     """
+    from .engine.compile_notice import watch
     from .engine.core import warm_up as engine
     from .envs.vector import warm_up as vector
     from .envs.vector_opponents import warm_up as single_agent
     from .observations.compiled import warm_up as views
 
-    return engine() + views() + vector() + single_agent()
+    with watch().section():  # one notice for all of it, its end line before this returns
+        return engine() + views() + vector() + single_agent()
 
 
 def __getattr__(name: str):

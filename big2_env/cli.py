@@ -616,20 +616,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     _tolerant_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
-    from .engine.compile_notice import CompileNotice
+    from .engine.compile_notice import command_line_notice
 
-    notice = CompileNotice().start()  # the first run after an install compiles the core: say so, and for how long
-    try:
-        return int(args.func(args) or 0)
-    except CliError as err:
-        parser.exit(2, f"big2 {args.command}: error: {err}\n")
-    except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
-    finally:
-        notice.finish()
+    with command_line_notice():  # the first run after an install compiles the core: say so, and for how long
+        try:
+            return int(args.func(args) or 0)
+        except CliError as err:
+            parser.exit(2, f"big2 {args.command}: error: {err}\n")
+        except KeyboardInterrupt:
+            print("\ninterrupted", file=sys.stderr)
+            return 130
+        except BrokenPipeError:
+            return 0
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ One shared policy plays all four seats. The env goes into RLlib unchanged throug
 (``ActionMaskingTorchRLModule``, new API stack) masks the logits. That module looks for the keys
 ``"observations"`` and ``"action_mask"`` and cannot take ``Sequence`` spaces, so the env is made with
 
-    big2_env.env(candidate_view=False, observation_key="observations")
+    big2_env.env(candidate_view=False, observation_key="observations", history=False)
 
 Rewards are the final scores, paid to every seat at the end (Big 2 is zero-sum). The sum
 over the seats, RLlib's ``episode_return_mean``, is therefore 0 unless a game ended on an
@@ -66,7 +66,9 @@ def make_env(env_config: dict[str, Any]) -> Any:
     """The env RLlib samples: RLlib's own PettingZoo wrapper around the plain AEC env."""
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-    return PettingZooEnv(big2_env.env(candidate_view=False, observation_key="observations", rules=env_config.get("rules")))
+    return PettingZooEnv(
+        big2_env.env(candidate_view=False, observation_key="observations", history=False, rules=env_config.get("rules"))
+    )
 
 
 def build_config(args: Args) -> Any:

@@ -1,6 +1,6 @@
 """Train sb3-contrib MaskablePPO against Random or Greedy opponents, then evaluate it with the paper's protocol.
 
-    pip install -e ".[sb3]"      # torch==2.13.0 first on CPU-only machines
+    pip install -e ".[sb3]"      # CPU-only: torch first from PyTorch's CPU index (the README)
     python examples/sb3_maskable_ppo.py --opponent random --timesteps 50000 --eval-games 1000
 
 The learner holds a random seat each game (the single-agent env "Big2-v0"); the
@@ -60,7 +60,7 @@ def train(args: Args, report_every_s: float = 10.0):
     from sb3_contrib import MaskablePPO
 
     torch.set_num_threads(args.threads)
-    env = gymnasium.make("Big2-v0", opponents=args.opponent)
+    env = gymnasium.make("Big2-v0", opponents=args.opponent, history=False)  # MultiInputPolicy reads every key
     model = MaskablePPO(
         "MultiInputPolicy",
         env,

@@ -1,6 +1,6 @@
 """Train a Tianshou 2.x DQN in one Big 2 seat against three fixed opponents, then evaluate it.
 
-    pip install -e ".[tianshou]"      # torch==2.13.0 first on CPU-only machines
+    pip install -e ".[tianshou]"      # CPU-only: torch first from PyTorch's CPU index (the README)
     python examples/tianshou_dqn.py                            # 5 x 10240 env steps vs random, ~5 min on 1 CPU core
     python examples/tianshou_dqn.py --opponent greedy --epochs 10
     python examples/tianshou_dqn.py --smoke                    # a few hundred env steps, for CI

@@ -1,6 +1,6 @@
 """Tianshou 2.x DQN on the single-agent Gymnasium env, exactly as Tianshou's docs train any Gymnasium env.
 
-    pip install -e ".[tianshou]"      # torch==2.13.0 first on CPU-only machines
+    pip install -e ".[tianshou]"      # CPU-only: torch first from PyTorch's CPU index (the README)
     python examples/tianshou_single_dqn.py                     # 5 x 5000 learner steps vs random
     python examples/tianshou_single_dqn.py --opponent greedy
     python examples/tianshou_single_dqn.py --smoke             # a few hundred steps, for CI
@@ -54,7 +54,7 @@ class Args:
 
 
 def make_env(opponent: str) -> gymnasium.Env:
-    return gymnasium.make("Big2-v0", opponents=opponent, keys="tianshou")
+    return gymnasium.make("Big2-v0", opponents=opponent, keys="tianshou", history=False)
 
 
 class Agent:

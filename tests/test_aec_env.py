@@ -47,7 +47,7 @@ def test_registered_with_pettingzoo_make():
     e = pettingzoo.make("aec", "big2-v0", rules="charlesworth", candidate_view=False)
     e.reset(seed=0)
     assert e.unwrapped.rules == Rules.preset("charlesworth")
-    assert set(e.observation_space("player_0").spaces) == {"observation", "action_mask"}
+    assert set(e.observation_space("player_0").spaces) == {"observation", "action_mask", "history"}
 
 
 def play_out(e, seed: int, rng: np.random.Generator):
@@ -67,7 +67,7 @@ def test_spaces_are_fixed_objects():
     assert e.observation_space("player_0") is e.observation_space("player_0") is e.observation_space("player_3")
     assert e.action_space("player_1").n == NUM_ACTIONS
     space = e.observation_space("player_0")
-    assert set(space.spaces) == {"observation", "action_mask", "candidate_actions", "candidate_features"}
+    assert set(space.spaces) == {"observation", "action_mask", "history", "candidate_actions", "candidate_features"}
     assert space["observation"].shape == (277,) and space["observation"].dtype == np.float32
     assert space["action_mask"].shape == (1695,) and space["action_mask"].dtype == np.int8
 
@@ -142,7 +142,7 @@ def test_wrapped_env_terminates_on_illegal_action():
     e.last()
     e.step(PASS_ACTION)  # illegal at the opening
     assert all(e.terminations.values())
-    assert e.rewards[agent] == -1
+    assert e.rewards[agent] == -13  # the worst score under the paper's scoring
     assert all(r == 0 for a, r in e.rewards.items() if a != agent)
 
 

@@ -56,32 +56,35 @@ def test_history_array_round_trips_in_relative_seats():
     game, _ = play_game(3, "random", stop=30)
     for player in range(4):
         array = history_array(game.history, player)
-        assert array.shape == (30, 6) and array.dtype == np.int16
+        assert array.shape == (256, 6) and array.dtype == np.int16
+        assert (array[30:] == -1).all()  # no move after the 30th
         moves = history_moves(array)
         assert [((seat + player) % 4, play) for seat, play in moves] == game.history
         assert all((row[1 + len(play):] == PAD_CARD).all() for row, (_, play) in zip(array, moves))
-    assert history_array([], 0).shape == (0, 6)
+    assert history_array([], 0).shape == (256, 6) and (history_array([], 0) == -1).all()
+    assert history_moves(np.zeros((0, 6))) == []
 
 
 @pytest.mark.parametrize(
     "rows, match",
     [([[0, 1, 2]], "shape"), ([[4, 52, 52, 52, 52, 52]], "seat 0..3"), ([[0, 5, 3, 52, 52, 52]], "ascending"),
-     ([[0, 3, 3, 52, 52, 52]], "ascending"), ([[0, 52, 7, 52, 52, 52]], "padded"), ([[1, 60, 52, 52, 52, 52]], "0..51")],
+     ([[0, 3, 3, 52, 52, 52]], "ascending"), ([[0, 52, 7, 52, 52, 52]], "padded"), ([[1, 60, 52, 52, 52, 52]], "0..51"),
+     ([[-1] * 6, [0, 52, 52, 52, 52, 52]], "rows after its last move")],
 )
 def test_a_bad_history_array_is_refused(rows, match):
     with pytest.raises(ValueError, match=match):
         history_moves(np.array(rows))
 
 
-def test_only_the_extended_view_carries_the_history():
+def test_both_views_carry_the_history_as_the_envs_do():
     game, _ = play_game(1, "smart", stop=9)
     decision = Decision(game)
     plain, extended = PolicyObservation(decision), PolicyObservation(decision, extended=True)
-    assert "history" not in plain and list(plain) == list(PolicyObservation.KEYS)
+    for view in (plain, extended):
+        assert list(view) == list(PolicyObservation.KEYS) and len(view) == 5 and "history" in view
+        np.testing.assert_array_equal(view["history"], history_array(game.history, game.current_player))
     with pytest.raises(KeyError):
-        plain["history"]
-    assert list(extended) == [*PolicyObservation.KEYS, "history"] and len(extended) == 5
-    np.testing.assert_array_equal(extended["history"], history_array(game.history, game.current_player))
+        plain["hand"]
 
 
 # ----------------------------------------------------------------------------- the replayed course

@@ -165,17 +165,22 @@ def test_the_setup_clones_shallow_then_starts_from_a_virtual_environment():
         assert (int(said[1]), int(said[2])) == (round(sizes["shallow"]["git_mib"]), round(sizes["full"]["git_mib"])), (
             _name(page), said[0], "python benchmarks/clone_size.py --json benchmarks/clone/sizes.json measured otherwise")
     measured = r"measured on (<!-- fig [^>]*-->)?\d{4}-\d\d-\d\d(<!-- /fig -->)? by cloning"
-    assert re.search(measured, README.read_text()), "the README says how it measured"
+    testing = (REPO / "docs" / "testing.md").read_text()
+    assert re.search(measured, testing), "the testing page says how the set-up was measured"
+    assert "docs/testing.md#setting-up-measured" in README.read_text(), "the README links to the measurements"
 
 
 def test_the_readme_training_example_is_short_and_timed():
-    # the example's run finishes in minutes and says how long; the full run comes after it, with its time
+    # the example's run finishes in minutes and says how long, right after its block, as a figure read from what
+    # benchmarks/quick_train_time.py measured (tests/test_quick_train_time.py: the same commands); the full run
+    # comes after it, with its time
     train = next((c, line) for c, line in _commands() if c.startswith("big2 train"))
     argv = shlex.split(train[0])
     assert "--batches" in argv and int(argv[argv.index("--batches") + 1]) <= 50, train
     text = README.read_text()
-    block = next(code for language, code, _, _ in blocks() if language == "bash" and "big2 train" in code)
-    assert re.search(r"\d+ (s|seconds|minutes?)\b", block), "the training example states no time"
+    _, _, _, after = next(found for found in blocks() if found[0] == "bash" and "big2 train" in found[1])
+    timed = r"\s*The training took <!-- fig benchmarks/setup/quick_train\.json steps\.train\.seconds [^>]*-->\d+<!-- /fig --> s\b"
+    assert re.match(timed, after), "the training example is not followed by its measured time"
     assert re.search(r"full run is `big2 train[^`]*`[\s\S]{0,300}?hours", text), "the full run and its time follow the example"
 
 

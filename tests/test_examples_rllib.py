@@ -30,7 +30,7 @@ def test_env_passes_rllib_checker_and_fits_the_action_masking_module():
 
     import big2_env
 
-    env = PettingZooEnv(big2_env.env(candidate_view=False, observation_key="observations"))
+    env = PettingZooEnv(big2_env.env(candidate_view=False, observation_key="observations", history=False))
     check_multiagent_environments(env)  # steps one random (unmasked) action: PettingZoo may warn
     space = env.observation_space["player_0"]
     module = ActionMaskingTorchRLModule(observation_space=space, action_space=env.action_space["player_0"], model_config={})

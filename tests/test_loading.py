@@ -96,7 +96,7 @@ def save_tiny_network(path: Path, seed: int = 0) -> Path:
 
 def sample_batch(n: int = 12) -> dict[str, np.ndarray]:
     obs = [observation_dict(Game(seed=s), candidate_view=False) for s in range(n)]
-    return {k: np.stack([o[k] for o in obs]) for k in ("observation", "action_mask")}
+    return {k: np.stack([o[k] for o in obs]) for k in ("observation", "action_mask", "history")}
 
 
 def predictions(model, batch) -> list[int]:

@@ -62,7 +62,7 @@ def test_illegal_action_ends_the_game_through_the_info_mask():
     agent = e.agent_selection
     illegal = int(np.flatnonzero(e.infos[agent]["action_mask"] == 0)[0])
     e.step(illegal)  # PettingZoo's TerminateIllegalWrapper reads the mask from info
-    assert e.rewards[agent] == -1 and all(e.terminations.values())
+    assert e.rewards[agent] == -13 and all(e.terminations.values())  # the worst score
 
 
 def test_parallel_env_infos_carry_the_masks():

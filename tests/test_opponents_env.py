@@ -61,7 +61,7 @@ def test_pettingzoo_api_and_seed_tests_pass_and_options_compose():
     e = opponents_env({"player_0": "greedy"}, rules=Rules.preset("charlesworth"), observation="extended", candidate_view=False)
     e.reset(seed=1)
     obs = e.observe(e.agent_selection)
-    assert obs["observation"].shape == (EXTENDED_SIZE,) and set(obs) == {"observation", "action_mask"}
+    assert obs["observation"].shape == (EXTENDED_SIZE,) and set(obs) == {"observation", "action_mask", "history"}
     assert e.unwrapped.game.rules == Rules.preset("charlesworth")
 
 
@@ -83,7 +83,7 @@ def test_an_illegal_learner_action_ends_the_game_with_minus_one():
     obs = e.observe(agent)
     illegal = next(a for a in range(1695) if not obs["action_mask"][a])
     e.step(illegal)
-    assert e.rewards[agent] == -1 and all(e.terminations.values())
+    assert e.rewards[agent] == -13 and all(e.terminations.values())  # the worst score
 
 
 def test_the_raw_wrapper_refuses_an_illegal_action_and_keeps_its_state():

@@ -101,7 +101,7 @@ def test_observation_dict_matches_env():
     assert set(obs) == set(mine)
     for key in obs:
         np.testing.assert_array_equal(obs[key], mine[key])
-    assert set(observation_dict(e.game, candidate_view=False)) == {"observation", "action_mask"}
+    assert set(observation_dict(e.game, candidate_view=False)) == {"observation", "action_mask", "history"}
 
 
 def test_phases():

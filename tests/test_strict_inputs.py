@@ -445,7 +445,7 @@ def test_wrapped_env_legal_range_illegal_move_still_terminates():
     e.last()
     e.step(PASS_ACTION)  # in range, illegal at the opening: PettingZoo's TerminateIllegalWrapper convention
     assert all(e.terminations.values())
-    assert e.rewards[agent] == -1
+    assert e.rewards[agent] == -13  # the worst score under the paper's scoring
 
 
 OPTIMISED_SCRIPT = textwrap.dedent(
@@ -473,8 +473,8 @@ OPTIMISED_SCRIPT = textwrap.dedent(
     e.reset(seed=1)
     agent = e.agent_selection
     e.last()
-    e.step(1694)  # in range but illegal at the opening: the game ends, the offender gets -1
-    assert all(e.terminations.values()) and e.rewards[agent] == -1
+    e.step(1694)  # in range but illegal at the opening: the game ends, the offender gets the worst score
+    assert all(e.terminations.values()) and e.rewards[agent] == -13
     print("strict under -O")
     """
 )

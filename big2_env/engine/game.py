@@ -64,6 +64,15 @@ def hand_penalty(cards_left: int, scoring: str) -> int:
     return cards_left
 
 
+def worst_score(rules: Rules) -> float:
+    """The lowest final score a seat can get under ``rules``: losing with all 13 cards.
+
+    >>> worst_score(Rules()), worst_score(Rules(scoring="hk"))
+    (-13.0, -39.0)
+    """
+    return -float(hand_penalty(HAND_SIZE, rules.scoring))
+
+
 class Game:
     """One game of Big 2 between four seats (0..3, clockwise).
 

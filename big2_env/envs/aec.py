@@ -1,4 +1,27 @@
-"""The four-player PettingZoo AEC environment (classic ``env()`` / ``raw_env`` pattern).
+"""Big 2 as a PettingZoo AEC environment (the classic ``env()`` / ``raw_env`` pattern).
+
+==================== ==========================================================================
+Import               ``big2_env.env()`` or ``pettingzoo.make("aec", "big2-v0")``
+Actions              Discrete
+Parallel API         Yes (``big2_env.parallel_env()``, turn-based)
+Manual control       ``big2 play`` (terminal) and ``big2 web`` (browser)
+Agents               ``agents = ['player_0', 'player_1', 'player_2', 'player_3']``
+Agents count         4
+Action shape         ``Discrete(1695)``: a hand-slot index (:mod:`big2_env.observations.paper`)
+Action values        0 .. 1694; 1694 is a pass
+Observation shape    ``Dict``: ``observation`` (277,), ``action_mask`` (1695,), ``history``
+                     (256, 6), ``candidate_actions`` (n,), ``candidate_features`` (n, 80)
+Observation values   ``observation`` 0 .. 52 float32, ``action_mask`` 0/1 int8, ``history``
+                     -1 .. 52 int16 (relative seat, then card ids; -1 rows after the last move)
+Rewards              each seat's final score at the end (zero-sum), 0 before; an illegal move:
+                     the worst score under the rules to the offender (``illegal_reward``)
+==================== ==========================================================================
+
+Version history:
+
+* v0 (big2-env 0.2.0): ``"history"`` in the observation by default; an illegal move costs the
+  worst score (was -1); typed keywords.
+* v0 (big2-env 0.1.0): first release.
 
 Example:
     >>> from big2_env import env
@@ -14,21 +37,24 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 
 from ..engine.cards import format_play
-from ..engine.game import NUM_PLAYERS, Game
+from ..checks import is_number
+from ..engine.game import NUM_PLAYERS, Game, worst_score
 from ..engine.rules import Rules
 from ..observations.decision import Decision
-from ..observations.extended import extended_observation
+from ..observations.extended import HistoryRows, extended_observation
 from ..observations.paper import FEATURE_SIZE, NUM_ACTIONS, check_step_action, observation
 from ..observations.spaces import (
     ActionSpace,
+    check_history,
     check_observation_key,
     check_observation_kind,
     observation_space,
@@ -42,37 +68,94 @@ AGENTS = tuple(f"player_{i}" for i in range(NUM_PLAYERS))
 _MAX_LISTED = 20
 
 
-def env(**kwargs: Any) -> AECEnv:
-    """The wrapped env: illegal actions end the game with reward -1 for the offender
-    (PettingZoo's ``TerminateIllegalWrapper``), plus the order and bounds checks.
+def env(
+    *,
+    rules: Rules | str | Mapping[str, Any] | None = None,
+    render_mode: str | None = None,
+    candidate_view: bool = True,
+    history: bool | None = None,
+    observation: str = "paper",
+    observation_key: str = "observation",
+    mask_in_observation: bool = True,
+    render_view: str | int | None = "current",
+    illegal_reward: float | None = None,
+) -> AECEnv:
+    """Big 2 for four agents through PettingZoo's AEC API, wrapped as PettingZoo's classic envs are.
 
-    Only an action in ``0..1694`` that is not legal now counts as an illegal move.
-    An action of the wrong type or out of range (a bool, float, string, ``-1``,
-    ``1695``, or ``None`` for the agent on move) raises ``ValueError`` before any
-    wrapper looks at it, with explicit checks that also hold under ``python -O``.
+    Args:
+        rules: a :class:`Rules`, a preset name (``"paper"``, ``"charlesworth"``) or a dict of rule options.
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns the table), ``"human"`` (printed after
+            every step) or ``"rgb_array"`` (a ``(480, 640, 3)`` picture).
+        candidate_view: add ``"candidate_actions"`` and ``"candidate_features"`` (the legal actions and
+            their 80 features) to the observation (default ``True``; they are ``Sequence`` spaces,
+            which some RL libraries do not take).
+        history: add ``"history"``, the public move history (an int16 ``(256, 6)`` array, a row per
+            move: :func:`big2_env.observations.extended.history_array`). On by default (``None``)
+            wherever the observation is a ``Dict``; the agents that read it (the shipped networks,
+            ``search-net``, Charlesworth's network, the searches) need it. ``False`` drops it.
+        observation: ``"paper"`` (the 277 numbers) or ``"extended"`` (the 315 of
+            :mod:`big2_env.observations.extended`, with who passed on what).
+        observation_key: the key of the numbers, ``"observation"`` or ``"observations"`` (RLlib's).
+        mask_in_observation: ``True``: the ``Dict`` observation with ``"action_mask"``; ``False``: the
+            observation is the ``Box`` of numbers alone and each agent's ``info`` carries
+            ``"action_mask"`` (AgileRL's place for it; needs ``candidate_view=False``; no history).
+        render_view: whose hand rendering shows: ``"current"``, ``"all"``, ``"none"`` or a seat.
+        illegal_reward: the reward of an agent whose action is in ``0..1694`` but not legal now: the
+            game ends, the offender gets it and the others 0 (PettingZoo's ``TerminateIllegalWrapper``).
+            Default: the worst score a seat can get under ``rules`` (-13 under the paper's scoring, -39
+            under ``"hk"``), so an illegal move is never better than a legal loss. ``-1`` is
+            PettingZoo's classic value.
 
-    Keywords: ``render_mode`` (``None``, ``"ansi"``, ``"human"``, ``"rgb_array"``), ``rules`` (a
-    :class:`Rules`, preset name or dict), ``candidate_view`` (default ``True``),
-    ``observation`` (``"paper"``, default: the 277 numbers; ``"extended"``: the 315 of
-    :mod:`big2_env.observations.extended`, with who passed on what), ``render_view`` (whose hand
-    rendering shows: ``"current"``, ``"all"``, ``"none"`` or a seat), ``observation_key``
-    (``"observation"``, default, or ``"observations"``: the key the vector goes by, for RLlib),
-    ``mask_in_observation`` (``True``, default: the ``Dict`` observation with ``"action_mask"``;
-    ``False``: the observation is the ``Box`` of numbers alone and each agent's ``info`` carries
-    ``"action_mask"``, PettingZoo's other place for it and the one AgileRL reads; needs
-    ``candidate_view=False``).
+    An action of the wrong type or out of range (a bool, float, string, ``-1``, ``1695``, or
+    ``None`` for the agent on move) raises ``ValueError`` before any wrapper looks at it, with
+    explicit checks that also hold under ``python -O``.
+
+    Example:
+        >>> import big2_env
+        >>> e = big2_env.env(rules="charlesworth")
+        >>> e.reset(seed=0)
+        >>> obs, *_ = e.last()
+        >>> sorted(obs), obs["history"].shape
+        (['action_mask', 'candidate_actions', 'candidate_features', 'history', 'observation'], (256, 6))
     """
-    return classic_wrap(raw_env(**kwargs))
+    raw = raw_env(
+        render_mode=render_mode, rules=rules, candidate_view=candidate_view, render_view=render_view,
+        observation=observation, observation_key=observation_key, mask_in_observation=mask_in_observation,
+        history=history,
+    )
+    return classic_wrap(raw, check_illegal_reward(illegal_reward, raw.rules))
 
 
-def parallel_env(**kwargs: Any) -> Any:
+def check_illegal_reward(illegal_reward: object, rules: Rules) -> float:
+    """The reward of an illegal move: ``illegal_reward``, or by default (``None``) the worst score a
+    seat can get under ``rules``; ``ValueError`` for anything but ``None`` or a finite number."""
+    if illegal_reward is None:
+        return worst_score(rules)
+    if not is_number(illegal_reward):
+        raise ValueError(f"illegal_reward must be None (the worst score) or a finite number; got {illegal_reward!r}")
+    return float(illegal_reward)  # type: ignore[arg-type]
+
+
+def parallel_env(
+    *,
+    rules: Rules | str | Mapping[str, Any] | None = None,
+    render_mode: str | None = None,
+    candidate_view: bool = True,
+    history: bool | None = None,
+    observation: str = "paper",
+    observation_key: str = "observation",
+    mask_in_observation: bool = True,
+    render_view: str | int | None = "current",
+    illegal_reward: float | None = None,
+) -> ParallelEnv:
     """The same game through PettingZoo's Parallel API (``pettingzoo.make("parallel", "big2-v0")``).
 
     Big 2 is turn-based, so this is PettingZoo's ``turn_based_aec_to_parallel`` over
-    :func:`env` (same keywords). Every ``step`` takes a dict with an action for every live
-    agent, but only the action of the agent on move is played; the others' ``action_mask``
-    is all zeros, and any value (e.g. ``0``) may stand in their entries. Rewards are the final
-    scores, given at the last step; an illegal action follows :func:`env`'s convention.
+    :func:`env` (same keywords, same meanings). Every ``step`` takes a dict with an action for
+    every live agent, but only the action of the agent on move is played; the others'
+    ``action_mask`` is all zeros, and any value (e.g. ``0``) may stand in their entries. Rewards
+    are the final scores, given at the last step; an illegal action follows :func:`env`'s
+    ``illegal_reward``.
 
     Example:
         >>> import numpy as np
@@ -88,7 +171,13 @@ def parallel_env(**kwargs: Any) -> Any:
     """
     from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
-    return turn_based_aec_to_parallel(env(**kwargs))
+    return turn_based_aec_to_parallel(
+        env(
+            rules=rules, render_mode=render_mode, candidate_view=candidate_view, history=history,
+            observation=observation, observation_key=observation_key, mask_in_observation=mask_in_observation,
+            render_view=render_view, illegal_reward=illegal_reward,
+        )
+    )
 
 
 class raw_env(AECEnv, EzPickle):
@@ -107,7 +196,7 @@ class raw_env(AECEnv, EzPickle):
     ``ValueError`` with the state unchanged. ``step``, ``observe``, ``last`` and
     ``render`` (with a render mode) before :meth:`reset` raise ``RuntimeError``.
 
-    RLlib: ``raw_env(candidate_view=False, observation_key="observations")`` (or the same
+    RLlib: ``raw_env(candidate_view=False, observation_key="observations", history=False)`` (or the same
     keywords to :func:`env`) gives exactly the dict RLlib's ``ActionMaskingTorchRLModule``
     expects, ``{"observations", "action_mask"}`` with no ``Sequence`` spaces, so
     ``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv`` takes it unchanged
@@ -128,15 +217,17 @@ class raw_env(AECEnv, EzPickle):
     def __init__(
         self,
         render_mode: str | None = None,
-        rules: Rules | str | dict | None = None,
+        rules: Rules | str | Mapping[str, Any] | None = None,
         candidate_view: bool = True,
         render_view: str | int | None = "current",
         observation: str = "paper",
         observation_key: str = "observation",
         mask_in_observation: bool = True,
+        history: bool | None = None,
     ):
         EzPickle.__init__(
-            self, render_mode, rules, candidate_view, render_view, observation, observation_key, mask_in_observation
+            self, render_mode, rules, candidate_view, render_view, observation, observation_key, mask_in_observation,
+            history,
         )
         super().__init__()
         if render_mode is not None and render_mode not in ("human", "ansi", "rgb_array"):
@@ -150,6 +241,7 @@ class raw_env(AECEnv, EzPickle):
                 raise ValueError("mask_in_observation=False makes the observation a Box: use it with candidate_view=False")
             if observation_key != "observation":
                 raise ValueError("observation_key names an entry of the Dict observation: use it with mask_in_observation=True")
+        self.history = check_history(history, mask_in_observation)
         self.render_mode = render_mode
         self.rules = Rules.coerce(rules)
         self.candidate_view = candidate_view
@@ -160,7 +252,9 @@ class raw_env(AECEnv, EzPickle):
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
         self._obs_space: spaces.Space = (
-            observation_space(candidate_view, observation, observation_key) if mask_in_observation else vector_space(observation)
+            observation_space(candidate_view, observation, observation_key, self.history)
+            if mask_in_observation
+            else vector_space(observation)
         )
         self._act_space = ActionSpace(NUM_ACTIONS)
         self.observation_spaces = {a: self._obs_space for a in AGENTS}
@@ -171,6 +265,7 @@ class raw_env(AECEnv, EzPickle):
         self._empty_actions = np.zeros(0, dtype=np.int64)
         self._empty_features = np.zeros((0, FEATURE_SIZE), dtype=np.float32)
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._history_rows = HistoryRows()
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._obs_space
@@ -233,6 +328,8 @@ class raw_env(AECEnv, EzPickle):
             if self.candidate_view:
                 obs["candidate_actions"] = d.actions
                 obs["candidate_features"] = d.features
+            if self.history:
+                obs["history"] = self._history_rows.view(game.history, seat)
             return obs
         vector = extended_observation(game, seat) if self.observation_kind == "extended" else observation(game, seat)
         if not self.mask_in_observation:
@@ -241,6 +338,8 @@ class raw_env(AECEnv, EzPickle):
         if self.candidate_view:
             obs["candidate_actions"] = self._empty_actions.copy()
             obs["candidate_features"] = self._empty_features.copy()
+        if self.history:
+            obs["history"] = self._history_rows.view(game.history, seat)
         return obs
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:

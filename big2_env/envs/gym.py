@@ -5,7 +5,7 @@ Example:
     >>> env = Big2SingleAgentEnv(opponents="random")
     >>> obs, info = env.reset(seed=0)
     >>> sorted(obs), info["learner_seat"] in range(4)
-    (['action_mask', 'observation'], True)
+    (['action_mask', 'history', 'observation'], True)
     >>> terminated = False
     >>> while not terminated:
     ...     action = int(env.action_masks().nonzero()[0][0])  # any legal action
@@ -29,8 +29,11 @@ Design:
   spaces, not the ``Sequence`` spaces of the candidate view. With ``True`` the
   observation also has ``"candidate_actions"`` and ``"candidate_features"``; it passes
   Gymnasium's checker, while SB3's only warns that ``Sequence`` spaces are unsupported
-  (and skips its value checks): SB3 algorithms cannot train on it. At the end of an episode the observation is the
-  learner's information state with an all-zero mask (empty candidates).
+  (and skips its value checks): SB3 algorithms cannot train on it. ``"history"`` (on by
+  default, ``history=False`` drops it) is the public move history, a fixed-size ``Box`` that
+  every library batches, which the agents that read the history need (see ``history``). At
+  the end of an episode the observation is the learner's information state with an all-zero
+  mask (empty candidates).
 * **Rewards.** The learner's final score (section 2 of the spec) on the last step, 0
   before. ``terminated`` at game end; never ``truncated`` (a game always ends, within
   a few hundred decisions).
@@ -74,13 +77,13 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 
 from ..checks import is_int
-from ..observations.spaces import check_observation_kind, observation_space
+from ..observations.spaces import check_history, check_observation_kind, observation_space
 from ..engine.cards import format_play
 from ..observations.decision import Decision
 from ..observations.paper import FEATURE_SIZE, NUM_ACTIONS, check_action, observation
 from ..evaluation.loading import resolve_policy
-from ..observations.extended import extended_observation
-from ..engine.game import HAND_SIZE, NUM_PLAYERS, Game, hand_penalty
+from ..observations.extended import HistoryRows, extended_observation
+from ..engine.game import NUM_PLAYERS, Game, worst_score
 from .opponents import play_opponents, seed_policies
 from ..render.picture import render_rgb
 from ..players.base import Policy
@@ -105,11 +108,6 @@ def register_gymnasium() -> None:
             entry_point="big2_env.envs.gym:Big2SingleAgentEnv",
             vector_entry_point="big2_env.envs.vector_opponents:make_vector",
         )
-
-
-def worst_score(rules: Rules) -> float:
-    """The lowest final score a seat can get under ``rules`` (losing with all 13 cards)."""
-    return -float(hand_penalty(HAND_SIZE, rules.scoring))
 
 
 def _resolve_opponents(opponents: Any, rules: Rules) -> tuple[Policy, Policy, Policy]:
@@ -173,6 +171,11 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         illegal_action: ``"penalize"`` (default) or ``"raise"``.
         illegal_penalty: reward for an illegal action in ``"penalize"`` mode (default:
             the worst score under ``rules``, -13 for the paper's scoring).
+        history: add ``"history"``, the public move history (int16 ``(256, 6)``,
+            :func:`big2_env.observations.extended.history_array`), to the ``Dict`` observation. On by
+            default (``None``) with ``mask_in_observation=True``: the agents that read it (the shipped
+            networks, ``search-net``, the searches) then play from this env's observation. A learner
+            that feeds every key to its network (SB3's ``MultiInputPolicy``) may drop it with ``False``.
     """
 
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 1}
@@ -189,10 +192,11 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         observation: str = "paper",
         mask_in_observation: bool = True,
         keys: str = "pettingzoo",
+        history: bool | None = None,
     ) -> None:
         EzPickle.__init__(
             self, opponents, learner_seat, rules, candidate_view, render_mode, illegal_action, illegal_penalty, observation,
-            mask_in_observation, keys,
+            mask_in_observation, keys, history,
         )
         if not isinstance(keys, str) or keys not in KEY_STYLES:
             raise ValueError(f"keys must be one of {', '.join(map(repr, KEY_STYLES))}; got {keys!r}")
@@ -215,8 +219,9 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         self.illegal_action = illegal_action
         self.illegal_penalty = worst_score(self.rules) if illegal_penalty is None else float(illegal_penalty)
         self.mask_in_observation = mask_in_observation
+        self.history = check_history(history, mask_in_observation)
         self.keys = keys
-        space = observation_space(candidate_view, observation)
+        space = observation_space(candidate_view, observation, history=self.history)
         self.observation_space: spaces.Space = space if mask_in_observation else space["observation"]
         if mask_in_observation and keys != "pettingzoo":
             self.observation_space = spaces.Dict({KEY_STYLES[keys].get(k, k): v for k, v in space.spaces.items()})
@@ -226,6 +231,7 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         self._decision: Decision | None = None
         self._done = False
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._history_rows = HistoryRows()
 
     @staticmethod
     def _check_seat(seat: Any, what: str) -> int | None:
@@ -302,20 +308,18 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
     def _with_mask(self, info: dict[str, Any]) -> dict[str, Any]:
         """``info`` with ``"action_mask"`` added when the observation is the ``Box`` alone."""
         if not self.mask_in_observation:
-            info["action_mask"] = self.action_masks().astype(np.int8)
+            info["action_mask"] = self.action_masks()
         return info
 
     def action_masks(self) -> np.ndarray:
-        """Bool mask (1695,) of the learner's legal actions (all False once the episode is over).
-
-        The method sb3-contrib's ``MaskablePPO`` looks for.
-        """
+        """The int8 mask (1695,) of the learner's legal actions, 1 where legal (all 0 once the episode
+        is over): the method sb3-contrib's ``MaskablePPO`` looks for, and what
+        ``action_space.sample(mask=...)`` takes."""
         if self.game is None:
             raise RuntimeError("call reset() before action_masks()")
-        mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        if not self._done:
-            mask[self._current_decision().actions] = True
-        return mask
+        if self._done:
+            return self._zero_mask.copy()
+        return self._current_decision().action_mask()
 
     def legal_actions(self) -> np.ndarray:
         """The learner's legal action indices, ascending (empty once the episode is over)."""
@@ -373,6 +377,8 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
             if self.candidate_view:
                 obs["candidate_actions"] = d.actions.copy()
                 obs["candidate_features"] = d.features.copy()
+            if self.history:
+                obs["history"] = self._history_rows.view(self.game.history, self.learner_seat)
             return obs
         seat = self.learner_seat
         vector = extended_observation(self.game, seat) if self.observation_kind == "extended" else observation(self.game, seat)
@@ -380,6 +386,8 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         if self.candidate_view:
             obs["candidate_actions"] = np.zeros(0, dtype=np.int64)
             obs["candidate_features"] = np.zeros((0, FEATURE_SIZE), dtype=np.float32)
+        if self.history:
+            obs["history"] = self._history_rows.view(self.game.history, seat)
         return obs
 
     @staticmethod

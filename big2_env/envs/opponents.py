@@ -31,7 +31,7 @@ import numpy as np
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
-from .aec import AGENTS, raw_env
+from .aec import AGENTS, check_illegal_reward, raw_env
 from ..observations.decision import Decision
 from ..evaluation.loading import resolve_policy
 from ..observations.decision import PolicyObservation
@@ -176,7 +176,9 @@ class OpponentsEnv(AECEnv, EzPickle):
         self.base.close()
 
 
-def opponents_env(opponents: Mapping[Any, Any], **kwargs: Any) -> AECEnv:
-    """:class:`OpponentsEnv` with PettingZoo's classic wrappers, as :func:`big2_env.env` has them
-    (an illegal action ends the game with -1 for the offender)."""
-    return classic_wrap(OpponentsEnv(opponents, **kwargs))
+def opponents_env(opponents: Mapping[Any, Any], illegal_reward: float | None = None, **kwargs: Any) -> AECEnv:
+    """:class:`OpponentsEnv` with PettingZoo's classic wrappers, as :func:`big2_env.env` has them: an
+    illegal action ends the game with ``illegal_reward`` for the offender (default: the worst score
+    under the env's rules, see :func:`big2_env.envs.aec.env`)."""
+    raw = OpponentsEnv(opponents, **kwargs)
+    return classic_wrap(raw, check_illegal_reward(illegal_reward, raw.base.rules))

@@ -10,7 +10,7 @@ next movers' observations.
   ``(N, 315)`` with ``observation="extended"``, :mod:`big2_env.observations.extended`; ``(N, 412)``
   with ``observation="charlesworth"``: the numbers Charlesworth's network reads,
   :func:`big2_env.players.charlesworth.network_input`),
-  ``"action_mask"`` bool ``(N, 1695)`` and ``"current_player"`` int64 ``(N,)``.
+  ``"action_mask"`` int8 ``(N, 1695)`` (1 where legal) and ``"current_player"`` int64 ``(N,)``.
 * ``step(actions)`` takes an int array ``(N,)`` and returns ``(obs, rewards, terminations,
   truncations, infos)``: ``rewards`` float32 ``(N, 4)`` in seat order (the final scores of a
   game that ended at this step, else zeros), ``terminations`` bool ``(N,)``, ``truncations``
@@ -20,6 +20,16 @@ next movers' observations.
   game's first decision, its ``rewards`` row the ended game's scores, and ``terminations``
   marks it. ``infos`` holds ``"winner"`` (the ended game's winning seat, -1 elsewhere) and
   ``"turns"`` (its decisions).
+* **Spaces**, declared as a Gymnasium vector env declares them: ``single_observation_space`` (the
+  ``Dict`` of one game's ``"observation"``, ``"action_mask"`` and ``"current_player"``),
+  ``single_action_space`` (``Discrete(1695)``), their batched ``observation_space`` and
+  ``action_space`` (``MultiDiscrete``), ``reward_space`` (``(N, 4)`` float32) and ``metadata``
+  (``"autoreset_mode"``, ``"num_players"``).
+* **Why it is not a Gymnasium** ``VectorEnv``: it is a *self-play* vector env in Pgx's form (one
+  state per game, whoever is on move acts, rewards for all four seats at once, auto-reset),
+  not N copies of a single-agent env. A Gymnasium ``VectorEnv`` has one agent per game and a
+  reward per game; that env, one learner per game against compiled opponents, is
+  ``gymnasium.make_vec("Big2-v0", num_envs=N)`` (:mod:`big2_env.envs.vector_opponents`).
 * Seeded: ``vector_env(N, seed=s)`` and ``reset(seed=s)`` give the same deals and, for the
   same actions, the same games; the deals come from a ``numpy.random.Generator``, one deck
   per game, drawn in game order (the next deck of every game is drawn ahead).
@@ -60,6 +70,9 @@ from typing import Any
 
 import numba
 import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
 from numba import njit, prange
 
 from ..checks import is_int
@@ -552,11 +565,22 @@ class Big2VectorEnv:
     """
 
     MAX_ENVS = MAX_ENVS
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": [], "name": "big2_v0_vector", "num_players": 4}
 
     def __init__(self, num_envs: int, seed: Any = None, rules: Rules | str | dict | None = None,
                  observation: str = "paper") -> None:
         self.num_envs = check_settings(num_envs, observation, SELF_PLAY_VIEWS)
         self.observation = observation
+        self.single_observation_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0 if observation == "charlesworth" else 52.0, (VIEW_SIZES[observation],),
+                                      dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+            "current_player": spaces.Discrete(4),
+        })
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.reward_space = spaces.Box(-np.inf, np.inf, (self.num_envs, 4), dtype=np.float32)
         self.rules = Rules.coerce(rules)
         self._rules = rules_array(self.rules)
         self._rng = check_seed(seed)
@@ -577,7 +601,7 @@ class Big2VectorEnv:
     def _obs(self) -> dict[str, np.ndarray]:
         return {
             "observation": self._observations.copy(),
-            "action_mask": self._masks.copy(),
+            "action_mask": self._masks.view(np.int8).copy(),
             "current_player": self._players.copy(),
         }
 

@@ -64,7 +64,8 @@ from ..engine.core.kernels import R_SCORING
 from ..engine.rules import Rules
 from ..observations.compiled import NUM_ACTIONS, OBS_SIZE
 from ..observations.spaces import observation_space
-from .gym import ILLEGAL_ACTION_MODES, worst_score
+from ..engine.game import worst_score
+from .gym import ILLEGAL_ACTION_MODES
 from .vector import (
     H0,
     LEARNER,
@@ -340,8 +341,8 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
         return self._state[:, P0 : P0 + 4].copy()
 
     def action_masks(self) -> np.ndarray:
-        """The legal actions of every game's learner, bool ``(N, 1695)`` (sb3-contrib's name)."""
-        return self._masks.copy()
+        """The legal actions of every game's learner, int8 ``(N, 1695)``, 1 where legal (sb3-contrib's name)."""
+        return self._masks.view(np.int8).copy()
 
     def _check_actions(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
         """The actions as int64 and which of them are illegal (``ValueError`` for a malformed array,
@@ -362,12 +363,15 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
 def make_vector(num_envs: int = 1, **kwargs: Any) -> Big2OpponentsVectorEnv:
     """The ``vector_entry_point`` of ``"Big2-v0"``: ``gymnasium.make_vec("Big2-v0", num_envs=N, **kwargs)``.
 
-    Takes :class:`Big2OpponentsVectorEnv`'s arguments. Arguments of the single-agent env that the
-    compiled env does not have (``candidate_view=True``, ``render_mode``, other opponents ...)
-    raise ``ValueError`` naming the Python alternative, ``vectorization_mode="sync"``.
+    Takes :class:`Big2OpponentsVectorEnv`'s arguments. Its observation has no ``"history"`` (the
+    single-agent env's ``history=False``): it is for learners; the agents that read the history
+    play in the single-agent env. Arguments of the single-agent env that the compiled env does not
+    have (``candidate_view=True``, ``render_mode``, other opponents ...) raise ``ValueError`` naming
+    the Python alternative, ``vectorization_mode="sync"``.
     """
     allowed = {"opponents", "learner_seat", "rules", "observation", "seed", "illegal_action", "illegal_penalty"}
-    neutral = {"candidate_view": False, "render_mode": None, "mask_in_observation": True, "keys": "pettingzoo"}
+    neutral = {"candidate_view": False, "render_mode": None, "mask_in_observation": True, "keys": "pettingzoo",
+               "history": False}
     extra = {}
     for key, value in kwargs.items():
         if key in allowed:

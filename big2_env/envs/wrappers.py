@@ -1,9 +1,9 @@
 """PettingZoo's classic wrapper stack, with direct attribute forwarding.
 
 ``env()`` wraps the raw env exactly as PettingZoo's classic envs do
-(``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper``,
-``OrderEnforcingWrapper``). The classes here are those wrappers, unchanged in
-behaviour, plus properties that read the per-step attributes
+(``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper``,
+``OrderEnforcingWrapper``), with the illegal move's reward the env's ``illegal_reward``.
+The classes here are those wrappers, unchanged in behaviour, plus properties that read the per-step attributes
 (``agent_selection``, ``terminations``, ...) straight from the raw env. Without
 them every such read walks the ``__getattr__`` chain of all three wrappers, which
 cost more than the game itself in the AEC loop.
@@ -14,7 +14,7 @@ One addition: ``OrderEnforcingWrapper.step`` (the outermost) and
 bool, float, string or out-of-range action raises ``ValueError`` instead of
 reaching PettingZoo's ``assert`` (skipped under ``python -O``) or being used to
 index the action mask. ``None`` stays the action of an agent that is done; a
-legal-range action that is not legal now still ends the game (reward -1).
+legal-range action that is not legal now still ends the game (reward ``illegal_reward``).
 """
 
 from __future__ import annotations
@@ -111,8 +111,9 @@ for _name in _FORWARDED:
     setattr(OrderEnforcingWrapper, _name, _forward(_name, True))
 
 
-def classic_wrap(raw: AECEnv) -> AECEnv:
-    """Wrap a raw env the way PettingZoo's classic ``env()`` functions do (illegal move: reward -1)."""
-    wrapped: AECEnv = TerminateIllegalWrapper(raw, illegal_reward=-1)
+def classic_wrap(raw: AECEnv, illegal_reward: float) -> AECEnv:
+    """Wrap a raw env the way PettingZoo's classic ``env()`` functions do; an illegal move ends the game
+    with ``illegal_reward`` for the offender (:func:`big2_env.envs.aec.check_illegal_reward`)."""
+    wrapped: AECEnv = TerminateIllegalWrapper(raw, illegal_reward=illegal_reward)
     wrapped = AssertOutOfBoundsWrapper(wrapped)
     return OrderEnforcingWrapper(wrapped)

@@ -134,20 +134,18 @@ class PolicyObservation(Mapping):
     """The candidate-view observation dict of one :class:`Decision`, built lazily.
 
     Keys, as in the PettingZoo env with ``candidate_view=True``: ``"observation"``,
-    ``"action_mask"``, ``"candidate_actions"``, ``"candidate_features"``. The mask
-    and the features are computed on first access (most heuristics never read the
-    features). Everything is derived from the decision, never from the live game,
-    so the mapping stays valid after the game moves on. With ``extended=True``,
-    ``"observation"`` is the 315-number extended observation (:mod:`big2_env.observations.extended`),
-    as in the envs with ``observation="extended"``, and a fifth key, ``"history"``: the public
-    move history (:func:`big2_env.observations.extended.history_array`: every move so far, in seats relative
-    to the player on move). A policy whose ``observation_kind`` is ``"extended"`` (the search
-    agent) gets that view (:func:`policy_view`).
+    ``"action_mask"``, ``"candidate_actions"``, ``"candidate_features"`` and ``"history"`` (the
+    public move history, :func:`big2_env.observations.extended.history_array`: every move so far,
+    in seats relative to the player on move). The mask, the features and the history are computed
+    on first access (most heuristics never read them). Everything is derived from the decision,
+    never from the live game, so the mapping stays valid after the game moves on. With
+    ``extended=True``, ``"observation"`` is the 315-number extended observation
+    (:mod:`big2_env.observations.extended`), as in the envs with ``observation="extended"``. A policy
+    whose ``observation_kind`` is ``"extended"`` (the search agent) gets that view (:func:`policy_view`).
     """
 
     __slots__ = ("_mask", "decision", "extended")
-    KEYS = ("observation", "action_mask", "candidate_actions", "candidate_features")
-    EXTENDED_KEYS = KEYS + ("history",)
+    KEYS = ("observation", "action_mask", "candidate_actions", "candidate_features", "history")
 
     def __init__(self, decision: Decision, extended: bool = False) -> None:
         self.decision = decision
@@ -165,39 +163,37 @@ class PolicyObservation(Mapping):
             return self._mask
         if key == "candidate_features":
             return self.decision.features
-        if key == "history" and self.extended:
+        if key == "history":
             return self.decision.public_history()
         raise KeyError(key)
 
-    def _keys(self) -> tuple[str, ...]:
-        return self.EXTENDED_KEYS if self.extended else self.KEYS
-
     def __contains__(self, key: object) -> bool:
-        return key in self._keys()
+        return key in self.KEYS
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._keys())
+        return iter(self.KEYS)
 
     def __len__(self) -> int:
-        return len(self._keys())
+        return len(self.KEYS)
 
     def __repr__(self) -> str:
         return f"PolicyObservation(player={self.decision.player}, legal_actions={self.decision.actions.tolist()})"
 
 
-def observation_dict(game, candidate_view: bool = True) -> dict[str, np.ndarray]:
+def observation_dict(game, candidate_view: bool = True, history: bool = True) -> dict[str, np.ndarray]:
     """The observation dict of the player on move in ``game`` (a :class:`big2_env.engine.game.Game`).
 
     The same dict the PettingZoo env returns to the agent on move: ``"observation"``
     and ``"action_mask"``, plus ``"candidate_actions"`` and ``"candidate_features"``
-    when ``candidate_view`` is true. Handy for hand-built positions
+    when ``candidate_view`` is true, and the public move history ``"history"`` when ``history`` is
+    (:func:`big2_env.observations.extended.history_array`). Handy for hand-built positions
     (:meth:`big2_env.engine.game.Game.from_hands`).
 
     >>> from big2_env import Game, action_cards
     >>> game = Game.from_hands(["3D 4D", "5D", "6D", "7D"], current_player=0)
     >>> obs = observation_dict(game)
     >>> sorted(obs), [action_cards(int(a), (0, 4)) for a in obs["candidate_actions"]]
-    (['action_mask', 'candidate_actions', 'candidate_features', 'observation'], [(0,), (4,)])
+    (['action_mask', 'candidate_actions', 'candidate_features', 'history', 'observation'], [(0,), (4,)])
     """
     if game.is_over:
         raise ValueError("the game is over: nobody is on move")
@@ -206,4 +202,6 @@ def observation_dict(game, candidate_view: bool = True) -> dict[str, np.ndarray]
     if candidate_view:
         obs["candidate_actions"] = decision.actions
         obs["candidate_features"] = decision.features
+    if history:
+        obs["history"] = decision.public_history()
     return obs

@@ -41,13 +41,14 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from ..engine.combos import classify
-from .paper import OBS_SIZE, PAD_CARD, observation
+from .paper import OBS_HAND, OBS_SIZE, PAD_CARD, observation
 from ..engine.rules import Rules
 
 __all__ = [
@@ -57,10 +58,14 @@ __all__ = [
     "EXT_DECLINED_STRENGTH",
     "EXT_OWN_CARDS",
     "EXT_PASSED_ROUND",
+    "HISTORY_ROWS",
+    "NO_MOVE",
+    "HistoryRows",
     "STRENGTH_MAX",
     "decode_declined",
     "extended_features",
     "extended_observation",
+    "extended_view",
     "history_array",
     "history_moves",
 ]
@@ -125,36 +130,96 @@ def extended_observation(game, player: int) -> np.ndarray:
     return np.concatenate((observation(game, player), extra))
 
 
+HISTORY_ROWS = 256
+"""The rows of a public move history: more moves than any game can take (at most 52 plays, each
+followed by at most 3 passes), so every game's history fits."""
+
+NO_MOVE = -1
+"""What fills the rows of a public move history after its last move."""
+
+
 def history_array(history: Sequence[tuple[int, tuple[int, ...]]], player: int) -> np.ndarray:
-    """The public move history as ``player`` sees it: an ``(n, 6)`` int16 array, one row per
-    move so far, oldest first: the mover's seat relative to ``player`` (0 = ``player``, then
-    1, 2, 3 clockwise), then the cards played in ascending order, padded with ``PAD_CARD``
-    (52); a pass is all padding. Every player sees every move, so nothing here is private.
-    The candidate-view observations of the package's game loops carry it as ``"history"`` in
-    the extended view (:class:`big2_env.observations.decision.PolicyObservation`).
+    """The public move history as ``player`` sees it: an int16 array of shape
+    ``(HISTORY_ROWS, 6)``, one row per move so far, oldest first: the mover's seat relative to
+    ``player`` (0 = ``player``, then 1, 2, 3 clockwise), then the cards played in ascending order,
+    padded with ``PAD_CARD`` (52); a pass is all padding after the seat. The rows after the last
+    move are all ``NO_MOVE`` (-1). Every player sees every move, so nothing here is private. It is
+    the ``"history"`` entry of the envs' observations (``history=True``, their default) and of the
+    package's game loops' observations (:class:`big2_env.observations.decision.PolicyObservation`).
 
     Example:
-        >>> history_array([(1, (0,)), (2, ()), (3, (5, 6))], player=2).tolist()
-        [[3, 0, 52, 52, 52, 52], [0, 52, 52, 52, 52, 52], [1, 5, 6, 52, 52, 52]]
+        >>> rows = history_array([(1, (0,)), (2, ()), (3, (5, 6))], player=2)
+        >>> rows.shape, rows[:4].tolist()
+        ((256, 6), [[3, 0, 52, 52, 52, 52], [0, 52, 52, 52, 52, 52], [1, 5, 6, 52, 52, 52], [-1, -1, -1, -1, -1, -1]])
     """
-    out = np.full((len(history), 6), PAD_CARD, dtype=np.int16)
+    if len(history) > HISTORY_ROWS:
+        raise ValueError(f"a move history holds at most {HISTORY_ROWS} moves; got {len(history)}")
+    out = np.full((HISTORY_ROWS, 6), NO_MOVE, dtype=np.int16)
+    out[: len(history), 1:] = PAD_CARD
     for row, (seat, play) in zip(out, history):
         row[0] = (seat - player) % 4
         row[1 : 1 + len(play)] = play
     return out
 
 
+class HistoryRows:
+    """One game's public move history kept as rows, extended move by move: what the envs put in
+    each observation's ``"history"`` (the same array as :func:`history_array`) without rebuilding
+    it from the first move at every decision.
+
+    Example:
+        >>> from big2_env import Game
+        >>> game, rows = Game(seed=0), HistoryRows()
+        >>> game.play(game.legal_plays()[0])
+        >>> bool((rows.view(game.history, 1) == history_array(game.history, 1)).all())
+        True
+    """
+
+    __slots__ = ("_rows", "_moves", "_source")
+
+    def __init__(self) -> None:
+        self._rows = np.full((4, HISTORY_ROWS, 6), NO_MOVE, dtype=np.int16)  # as each seat sees it
+        self._moves = 0
+        self._source: object = None
+
+    def view(self, history: list[tuple[int, tuple[int, ...]]], player: int) -> np.ndarray:
+        """:func:`history_array` of ``history`` (a game's list of moves, which only grows) for ``player``."""
+        rows = self._rows
+        if history is not self._source or len(history) < self._moves:  # another game
+            rows[:, : self._moves] = NO_MOVE
+            self._moves, self._source = 0, history
+        if len(history) > HISTORY_ROWS:
+            raise ValueError(f"a move history holds at most {HISTORY_ROWS} moves; got {len(history)}")
+        for seat, play in history[self._moves :]:
+            rows[:, self._moves, 0] = _SEEN_FROM[seat]
+            rows[:, self._moves, 1:] = play + _PADDING[len(play)]
+            self._moves += 1
+        return rows[player].copy()
+
+
+_SEEN_FROM = [np.array([(seat - player) % 4 for player in range(4)], dtype=np.int16) for seat in range(4)]
+"""``_SEEN_FROM[seat][player]``: ``seat`` relative to ``player``."""
+_PADDING = [(PAD_CARD,) * (5 - size) for size in range(6)]
+
+
 def history_moves(array: np.ndarray) -> list[tuple[int, tuple[int, ...]]]:
     """The ``(relative seat, play)`` moves of a :func:`history_array` (``()`` for a pass).
 
-    Raises ``ValueError`` for an array that is not ``(n, 6)`` with seats 0..3 and card ids
-    0..51 (ascending, then padding)."""
+    The rows after the last move are ``NO_MOVE`` rows; an array of the moves alone (``(n, 6)``,
+    no such rows) reads the same. Raises ``ValueError`` for an array that is not ``(n, 6)`` with
+    seats 0..3 and card ids 0..51 (ascending, then padding), then only ``NO_MOVE`` rows."""
     array = np.asarray(array)
     if array.ndim != 2 or array.shape[1] != 6:
         raise ValueError(f"a move history is an (n, 6) array; got shape {array.shape}")
     moves = []
-    for row in array.tolist():
+    rows = array.tolist()
+    for i, row in enumerate(rows):
         seat, cards = row[0], row[1:]
+        if seat == NO_MOVE:
+            if any(value != NO_MOVE for later in rows[i:] for value in later):
+                raise ValueError(f"a move history's rows after its last move are all {NO_MOVE}; got {row} at row {i} "
+                                 "followed by other values")
+            break
         play = tuple(c for c in cards if c != PAD_CARD)
         if seat not in (0, 1, 2, 3) or any(not 0 <= c < PAD_CARD for c in play) or list(play) != sorted(set(play)) or (
             cards[len(play) :] != [PAD_CARD] * (5 - len(play))
@@ -162,6 +227,43 @@ def history_moves(array: np.ndarray) -> list[tuple[int, tuple[int, ...]]]:
             raise ValueError(f"a history row is a seat 0..3 then ascending card ids 0..51 padded with {PAD_CARD}; got {row}")
         moves.append((seat, play))
     return moves
+
+
+def extended_view(obs: Mapping[str, Any], rules: Rules, required: bool = True) -> Mapping[str, Any]:
+    """``obs`` as a policy that reads the public history sees it: its ``"observation"`` the 315
+    numbers of the extended view, its ``"history"`` the moves.
+
+    An observation that already holds the 315 numbers (``observation="extended"``, or the
+    package's game loops) comes back as it is; one with the paper's 277 numbers and a
+    ``"history"`` (the envs' default) gets the 38 extra numbers computed from that history,
+    the same numbers :func:`extended_observation` gives. When neither holds (an env made with
+    ``history=False``): ``ValueError`` if ``required``, else ``obs`` as it is.
+
+    Example:
+        >>> from big2_env import Game
+        >>> from big2_env.observations.decision import observation_dict
+        >>> game = Game(seed=3)
+        >>> for _ in range(6):
+        ...     game.play(game.legal_plays()[-1])
+        >>> view = extended_view(observation_dict(game), game.rules)
+        >>> bool((view["observation"] == extended_observation(game, game.current_player)).all())
+        True
+    """
+    vector = np.asarray(obs["observation"])
+    if vector.shape[-1] == EXTENDED_SIZE and "history" in obs:
+        return obs
+    if "history" not in obs:
+        if not required:
+            return obs
+        raise ValueError(
+            "this agent reads the public move history: give it an observation with a 'history' entry "
+            "(the envs' default; history=False drops it)"
+        )
+    hand_size = int(np.count_nonzero(vector[:OBS_SIZE][OBS_HAND] != PAD_CARD))
+    extra = extended_features(history_moves(obs["history"]), 0, hand_size, rules)
+    view = dict(obs)
+    view["observation"] = np.concatenate((np.asarray(vector[:OBS_SIZE], dtype=np.float32), extra))
+    return view
 
 
 def decode_declined(vector: np.ndarray) -> tuple[tuple[int, ...], ...]:

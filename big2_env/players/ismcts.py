@@ -48,6 +48,7 @@ import numpy as np
 from ..checks import is_number
 from ..engine.game import Game
 from ..engine.rules import Rules
+from ..observations.extended import extended_view
 from ..observations.paper import entry_action_indices
 from .base import Observation, Policy
 from .public import PublicState, game_row
@@ -158,6 +159,7 @@ class ISMCTSPolicy(Policy):
         self._rollout.seed(None if seed is None else seed + 1)
 
     def act(self, obs: Observation) -> int:
+        obs = extended_view(obs, self.rules, required=False)  # an env's 277 numbers and history: the 315
         state = public_state(obs)
         legal = _legal_actions(obs)
         if len(legal) == 1:

@@ -98,6 +98,7 @@ class SB3Policy(Policy):
         numbers = space if self._box else (getattr(space, "spaces", None) or {}).get("observation")
         if getattr(numbers, "shape", None) == (EXTENDED_SIZE,):
             self.observation_kind = "extended"
+        self._keys = _KEYS + (("history",) if not self._box and "history" in (getattr(space, "spaces", None) or {}) else ())
         self.deterministic = deterministic
         self.fallback_to_legal = fallback_to_legal
         if name is not None:
@@ -119,7 +120,7 @@ class SB3Policy(Policy):
         return self.act_batch([obs])[0]
 
     def act_batch(self, observations: Sequence[Observation]) -> list[int]:
-        batch = {k: np.stack([np.asarray(o[k]) for o in observations]) for k in _KEYS}
+        batch = {k: np.stack([np.asarray(o[k]) for o in observations]) for k in self._keys}
         masks = batch["action_mask"].astype(bool)
         model_input = batch["observation"] if self._box else batch
         actions, _ = self.model.predict(model_input, action_masks=masks, deterministic=self.deterministic) if _takes_masks(
@@ -278,7 +279,8 @@ def _observation_space(item: Any, what: str) -> Any:
         needles = ("'observation'", "'action_mask'", f"({size},)", f"({NUM_ACTIONS},)")
         if _is_pickled(item) and all(n in str(item.get("spaces", "")) for n in needles):
             _check_space(item, "Dict", needles, what, "observation_space")
-            return observation_space(candidate_view=False, observation=kind)
+            history = "'history'" in str(item.get("spaces", ""))
+            return observation_space(candidate_view=False, observation=kind, history=history)
     shown = str(item.get("spaces", item.get("_shape", ""))) if isinstance(item, dict) else ""
     raise UntrustedModelError(
         f"{what}: its observation_space ({described or 'missing'} {shown}) is not Big2-v0's (candidate_view=False: a Dict of "

@@ -75,7 +75,7 @@ from ..observations.paper import (
     NUM_ACTIONS,
     entry_action_indices,
 )
-from ..observations.extended import history_moves
+from ..observations.extended import extended_view, history_moves
 from ..engine.game import Game
 from .base import Observation, Policy, legal_actions, policy_actions
 from .greedy import GreedyPolicy
@@ -706,6 +706,7 @@ class SearchPolicy(Policy):
 
     # ------------------------------------------------------------ deciding
     def act(self, obs: Observation) -> int:
+        obs = extended_view(obs, self.rules, required=False)  # an env's 277 numbers and history: the 315
         state = public_state(obs)
         legal = _legal_actions(obs)
         if len(legal) == 1:

@@ -18,6 +18,8 @@ Compilation: the kernels are compiled on first use and cached on disk (``cache=T
 ``NUMBA_CACHE_DIR``, which defaults here to a user cache folder
 (``$XDG_CACHE_HOME/big2_env/numba`` or ``~/.cache/big2_env/numba``) so that a read-only
 install still caches. ``NUMBA_DISABLE_JIT=1`` runs the same functions as plain Python.
+Importing this package starts :func:`~big2_env.engine.compile_notice.watch`: when a kernel compiles,
+a line on stderr says so, and one how long it took (logger ``"big2_env.compile"``).
 
 Example:
     >>> from big2_env.engine.core import play_random
@@ -47,6 +49,10 @@ if not getattr(_numba_config, "CACHE_DIR"):  # no NUMBA_CACHE_DIR from the user:
     # (numba reads the variable once, when it is first imported, possibly before big2_env: set its config too)
     os.environ["NUMBA_CACHE_DIR"] = _default_cache_dir()
     setattr(_numba_config, "CACHE_DIR", os.environ["NUMBA_CACHE_DIR"])
+
+from ..compile_notice import watch  # noqa: E402
+
+watch()  # every kernel module imports this package first: from here on, a compilation of the core is announced
 
 from ...checks import is_int  # noqa: E402
 from ..cards import check_hand  # noqa: E402
