@@ -348,7 +348,8 @@ def test_the_search_plays_random_like_opponents_randomly_in_its_rollouts(policy,
     noise = search._noisy.seat_noise[1:]
     assert min(noise) >= 0.1  # opponent_noise is the floor
     assert (np.mean(noise) > 0.6) if noisy else (np.mean(noise) < 0.4), noise
-    search.act(PolicyObservation(Decision(game)))  # the paper's view has no history: opponent_noise alone
+    plain = PolicyObservation(Decision(game))
+    search.act({key: plain[key] for key in plain if key != "history"})  # no history: opponent_noise alone
     assert search._noisy.seat_noise == [0.0, 0.1, 0.1, 0.1]
     assert SearchPolicy(infer_opponents=0)._noisy is None
 

@@ -185,7 +185,7 @@ def test_bad_specs_rules_and_observations_are_refused(params_file):
         CharlesworthPolicy(params_file, greedy=1)
     policy = CharlesworthPolicy(arrays=random_arrays())
     obs = PolicyObservation(Decision(Game("charlesworth", seed=0)), extended=False)
-    with pytest.raises(ValueError, match="history"):
-        policy.act(obs)
+    with pytest.raises(ValueError, match="history"):  # an env made with history=False
+        policy.act({key: obs[key] for key in obs if key != "history"})
     with pytest.raises(ValueError, match="action_mask"):
         policy.act({"observation": np.zeros(315), "history": np.zeros((0, 6)), "action_mask": np.ones(5)})

@@ -212,8 +212,8 @@ def test_policy_observations_are_candidate_view_mappings():
     class Checker(Policy):
         def act(self, obs):
             assert isinstance(obs, PolicyObservation)
-            assert list(obs) == ["observation", "action_mask", "candidate_actions", "candidate_features"]
-            assert "candidate_features" in obs and "nope" not in obs and len(obs) == 4
+            assert list(obs) == ["observation", "action_mask", "candidate_actions", "candidate_features", "history"]
+            assert "candidate_features" in obs and "nope" not in obs and len(obs) == 5
             actions = obs["candidate_actions"]
             assert np.flatnonzero(obs["action_mask"]).tolist() == actions.tolist()
             assert obs["observation"].shape == (277,) and obs["observation"].dtype == np.float32
