@@ -332,7 +332,7 @@ def _algo_defaults(algo: str, config: PPOConfig | DistillConfig | ValueConfig) -
         "gamma": getattr(config, "gamma", 0.99),
         "epsilon_start": getattr(config, "epsilon_start", 0.5),
         "epsilon_end": getattr(config, "epsilon_end", 0.0),
-        # PPO's own; the other learners keep the values these fields had before they were per-algorithm
+        # PPO's own; the other learners take the paper's PPO values (:data:`PAPER_PPO`)
         "lr": config.lr if isinstance(config, PPOConfig) else 3e-5,
         "min_lr_fraction": config.min_lr_fraction if isinstance(config, PPOConfig) else 0.0,
         "minibatch": config.minibatch if isinstance(config, PPOConfig) else 256,

@@ -6,23 +6,22 @@ Four policy files ship as package data, each as written by ``big2 train`` or ``b
 
 * ``agents/data/pretrained.pt`` (``which="shipped"``, agent spec ``"pretrained"``): the
   strongest network measured under the paper's rules, the default everywhere, played at its
-  argmax. Since 2026-11-27 it is Charlesworth's recipe (``big2 train --preset charlesworth
-  --rules paper``: his network on his 412 inputs, his cadence and hyperparameters) trained by
-  self-play under the paper's rules, the mean of four of the run's models' weights
-  (``big2 average``), then (since that day's fourth session) trained on for two finishing steps
-  with every new game against three Random players (``--random-opponent-prob 1``);
+  argmax. It is Charlesworth's recipe (``big2 train --preset charlesworth --rules paper``: his
+  network on his 412 inputs, his cadence and hyperparameters) trained by self-play under the
+  paper's rules, the mean of four of the run's models' weights (``big2 average``), then trained on
+  for two finishing steps with every new game against three Random players
+  (``--random-opponent-prob 1``);
 * ``agents/data/pretrained_default_recipe.pt`` (``which="default-recipe"``, agent spec
-  ``"pretrained-default-recipe"``): the default recipe's 3M-game network, ``pretrained`` until
-  2026-11-27. The paper's network design on the paper's observation, so the one the search takes
-  as its leaf value (``value=``, ``--leaf-value``) and ``--init`` starts the default design from;
+  ``"pretrained-default-recipe"``): the default recipe's 3M-game network. The paper's network
+  design on the paper's observation, so the one the search takes as its leaf value (``value=``,
+  ``--leaf-value``) and ``--init`` starts the default design from;
 * ``agents/data/paper_settings.pt`` (``which="paper"``, agent spec ``"pretrained-paper"``):
   the run with the paper's exact settings and budget (5,000 batches, lr 3e-5, unscaled
   scores), kept for the reproduction; it samples, as the paper evaluates it;
 * ``agents/data/pretrained_charlesworth.pt`` (``which="charlesworth"``, agent spec
   ``"pretrained-charlesworth"``): his recipe trained by self-play under his rules; two of its models
   (at 1.86M and 3.05M games) each trained on with the learning rate and clip annealed to 0, and their
-  weights averaged (since 2026-11-27; at parity with his published network in the duel), for play
-  under his rules and as a model of strong play there.
+  weights averaged, for play under his rules and as a model of strong play there.
 
 Example:
     >>> from agents.pretrained import load_pretrained

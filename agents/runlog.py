@@ -155,7 +155,7 @@ class Progress:
         if self.bar is not None:
             # an evaluation shows its name and the time it has taken, not the training's game counter
             self.bar.bar_format = None if text == "train" else "{desc}: {elapsed}"
-            self.bar.set_description_str(text)  # redraws at once: an evaluation no longer looks like a frozen bar
+            self.bar.set_description_str(text)  # redraws at once, so an evaluation does not look like a frozen bar
         elif text != "train":
             print(f"train: {text} ...", file=sys.stderr)
 

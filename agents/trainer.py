@@ -345,11 +345,11 @@ class Trainer:
             from big2_env.envs.vector import Big2VectorEnv
             from big2_env.evaluation.workers import set_numba_threads
 
-            # the compiled env's threads match torch's: two OpenMP pools spinning on the same cores
-            # made collection several times slower under load (measured: 20.6k against 7.8k decisions/s).
+            # the compiled env's threads match torch's: two OpenMP pools spinning on the same cores make
+            # collection several times slower under load (docs/performance.md, "Threads").
             # numba's first set_num_threads resets the OpenMP runtime both share, and set_numba_threads puts
-            # torch's count back: without that, torch ran on every core whatever --threads said, and two runs
-            # side by side at --threads 1 were 10x slower
+            # torch's count back: without that, torch runs on every core whatever --threads says, and runs
+            # side by side at --threads 1 slow each other down
             set_numba_threads(self.process_threads)
             view = "charlesworth" if self.config.observation == "charlesworth" else "paper"
             self._vector_env = Big2VectorEnv(self.args.games_in_batch(), rules=self.rules, observation=view)

@@ -1,6 +1,6 @@
-"""The compiled core says when it compiles, from Python as from the command line (issue 85, item 5):
-one line through ``logging`` when compiling starts, one with the seconds it took, nothing when
-everything loads from numba's disk cache (:mod:`big2_env.engine.compile_notice`)."""
+"""The compiled core says when it compiles, from Python as from the command line: one line through
+``logging`` when compiling starts, one with the seconds it took, nothing when everything loads from
+numba's disk cache (:mod:`big2_env.engine.compile_notice`)."""
 
 from __future__ import annotations
 

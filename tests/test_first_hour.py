@@ -1,6 +1,5 @@
-"""The rough edges a newcomer met in the first hour (issue 46), each mended and kept mended: clear
-errors instead of tracebacks, warnings where rules or flags are ignored, a word while the core
-compiles, help and pages that agree."""
+"""What a newcomer meets in the first hour: clear errors instead of tracebacks, warnings where
+rules or flags are ignored, a word while the core compiles, help and pages that agree."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Issue 46's mends in the agents package: an evaluation during training shows its own progress, not
-the training counter; the policy's doctests run without numpy warnings."""
+"""The agents package's first hour: an evaluation during training shows its own progress, not the
+training counter; the policy's doctests run without numpy warnings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""No committed results file holds a path of the machine it was made on (issue 59), and the writers of
+"""No committed results file holds a path of the machine it was made on, and the writers of
 new ones (``big2 train``'s ``args.json``, ``big2 eval --json``, the benchmarks' figures) name files
 without it: :mod:`big2_env.devtools.records`."""
 

@@ -1,4 +1,4 @@
-"""The repository's size budget (issue 59): every clone carries the tracked tree, and so does every
+"""The repository's size budget: every clone carries the tracked tree, and so does every
 copy of the working tree sent to a lent GPU machine, which takes at most 64 MiB.
 
 * The tracked tree stays under :data:`TREE_BUDGET` (30 MiB).

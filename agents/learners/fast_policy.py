@@ -17,9 +17,10 @@ the same way: by imitation of a stronger, slower policy.
    beside Smart's weights on the same decisions.
 
 The teacher must be a network trained by this package (never Charlesworth's network: his moves
-may only be measured). The shipped weights were made by (with the networks shipped then as
-``pretrained`` and ``pretrained-charlesworth``, both of the paper's design; the first is
-``pretrained-default-recipe`` since 2026-11-27)::
+may only be measured). The shipped weights were made by these commands, each teacher the default
+recipe's network under its rules: ``pretrained`` is the network shipped as
+``pretrained-default-recipe``, ``pretrained-charlesworth`` the 1.81M-game model (batch 3,538) of the
+run in ``benchmarks/long/README.md``::
 
     python -m agents.learners.fast_policy --teacher pretrained --rules paper --games 3000 \\
         --out big2_env/players/data/fast_paper.json

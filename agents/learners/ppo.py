@@ -349,7 +349,8 @@ def probe_due(decisions_before: int, decisions_after: int, every: int = GRADIENT
     """Whether the batch that takes a run from ``decisions_before`` to ``decisions_after`` decisions
     measures :func:`gradient_ratio`: the first batch, and each batch that crosses a multiple of
     ``every``. Batches of ``every`` decisions or more (the default's 512 games) are all probed; his
-    recipe's 1,280-decision batches one in 13 (probing each cost 2-4% of its update).
+    recipe's 1,280-decision batches one in 13 (probing each costs a few percent of its update:
+    ``docs/agents.md``).
     It depends on the decision counts alone, so a resumed run probes the same batches.
 
     >>> [probe_due(0, 1280), probe_due(1280, 2560), probe_due(15360, 16640), probe_due(0, 30000, 16384)]
@@ -366,7 +367,7 @@ def gradient_ratio(model: Big2Net, data: UpdateData, index: np.ndarray, config: 
     over the parameters that both terms reach (the state encoder), on the decisions ``index``.
 
     Large ratios mean the value head dominates the shared encoder's updates and, after the
-    global gradient clip, shrinks the policy's step (with raw scores it was about 33). ``nan``
+    global gradient clip, shrinks the policy's step (as with raw scores: ``benchmarks/recipe/REPORT.md``). ``nan``
     when the policy's gradient there is zero.
     """
     policy_loss, value_loss, entropy, _ = loss_terms(model, data, index, config)
@@ -386,8 +387,8 @@ class ClipMonitor:
     """Watches PPO's clip fraction batch by batch and says, once, when the policy is not learning.
 
     A clip that has not bound (clip fraction below ``threshold``) for ``patience`` batches in a
-    row means the policy barely moves: with the paper's learning rate of 3e-5 at most 0.014% of
-    the ratios were clipped in any batch, and the run learned nearly nothing.
+    row means the policy barely moves, as under the paper's learning rate of 3e-5
+    (``benchmarks/recipe/REPORT.md``).
 
     >>> monitor = ClipMonitor(patience=2)
     >>> [monitor.update(0.0) is None for _ in range(3)]

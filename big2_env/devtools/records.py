@@ -1,4 +1,4 @@
-"""Results files that do not hold the machine they were made on (issue 59).
+"""Results files that do not hold the machine they were made on.
 
 A run's ``args.json``, a leaderboard's JSON or a benchmark's figures name the files they used: his
 parameter file, a model, a run folder. Given as absolute paths, those would put the machine's layout

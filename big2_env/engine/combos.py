@@ -15,8 +15,8 @@ full house < four of a kind < straight flush, so a higher category always wins.
 
 Classification and enumeration are answered by the compiled core
 (:func:`big2_env.engine.core.kernels.combos_into`, through :mod:`big2_env.engine.native`): the
-rules live in one place. The pure-Python implementation they replaced is kept in
-``tests/reference_engine`` as the reference the core is tested against.
+rules live in one place. A pure-Python implementation in ``tests/reference_engine`` is the
+reference the core is tested against.
 """
 
 from __future__ import annotations

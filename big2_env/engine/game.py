@@ -3,8 +3,8 @@
 It knows nothing of reinforcement learning: the encodings and environments are
 built on top of it. The state is a handful of ints and card bitmasks; the legal plays come
 from the compiled core (:func:`big2_env.engine.legal.legal_entries`), so ``Game`` and the
-vector envs play by one set of rules. The pure-Python ``Game`` this replaced lives on in
-``tests/reference_engine``, and the tests play both side by side.
+vector envs play by one set of rules. A pure-Python ``Game`` in ``tests/reference_engine`` is
+its reference: the tests play both side by side.
 
 Examples:
     >>> game = Game(seed=7)

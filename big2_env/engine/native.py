@@ -7,8 +7,8 @@ core (and numba) is imported on the first call, not when ``big2_env`` is importe
 checked values only: hand and play masks of distinct cards, a :class:`Rules`, sizes 0..5.
 
 Each thread gets its own scratch arrays (the kernels write into them and allocate nothing).
-The pure-Python engine these replaced lives on in ``tests/reference`` as the reference that
-the core is tested against.
+A pure-Python engine in ``tests/reference_engine`` is the reference that the core is tested
+against.
 """
 
 from __future__ import annotations

@@ -77,8 +77,8 @@ def limit_threads(threads: int) -> None:
 def threads_as_worker(jobs: int) -> Iterator[int]:
     """Run the block on the threads each of ``jobs`` workers gets (:func:`threads_per_worker`), torch's (where it is
     loaded) and numba's counts put back after: an agent timed here is timed as a worker will play it. Timed on every
-    core's threads instead, a search over a network took 24 s a decision on this project's busy 2-core machine
-    (two other processes running) against 0.15 s on one thread.
+    core's threads instead, a search over a network is many times slower a decision on a busy machine than on one
+    thread.
 
     >>> import numba
     >>> before = numba.get_num_threads()

@@ -21,9 +21,9 @@ slice    size  content
                of its size (0 where the flag is 0)
 ======== ===== ====================================================================
 
-A pass on a trick says, for most players, that they could not beat it: Smart
-passes with a beating play in its hand on only about 2% of its passes, Greedy
-never (measured over 300 games each; Random on about 25%). Since a hand only loses
+A pass on a trick says, for most players, that they could not beat it: Greedy
+passes only then, Smart seldom otherwise, Random often (``docs/observations.md``
+gives the shares). Since a hand only loses
 cards, "no play of this size stronger than ``s``" then still holds for the cards
 the passer has left, which is what the search agent's deals use
 (:mod:`big2_env.players.search`, ``pass_inference``). Strengths are the engine's

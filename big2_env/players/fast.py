@@ -13,11 +13,10 @@ to play it:
   searcher's own later moves too), at a few times Smart's cost a move.
 
 The package ships weights fitted under the paper's rules and under Charlesworth's
-(``big2_env/players/data/fast_<preset>.json``), each distilled from the network the package
-shipped for those rules when it was made (``pretrained``, now ``pretrained-default-recipe``, and
-an earlier ``pretrained-charlesworth``) by
-:mod:`agents.learners.fast_policy`. :meth:`FastModel.smart` gives the weights that make exactly
-Smart's moves (a test checks it).
+(``big2_env/players/data/fast_<preset>.json``), each distilled by :mod:`agents.learners.fast_policy`
+from the default recipe's network under those rules: ``pretrained-default-recipe``, and the
+1.81M-game model (batch 3,538) of the run in ``benchmarks/long/README.md``.
+:meth:`FastModel.smart` gives the weights that make exactly Smart's moves (a test checks it).
 
 Example:
     >>> from big2_env import evaluate
