@@ -6,12 +6,9 @@ decision with a choice:
 
 1. **Candidates**: the blueprint's ``top_k`` most probable moves, and pass where it is legal.
 2. **Deals**: the hidden cards are dealt to the other seats in their counts (a determinisation;
-   every card played stays with the seat that played it), in rounds of ``deals`` deals. In the
-   endgame (``endgame``, off by default), where the hidden cards can lie in few ways, the rounds go through every
-   one of those deals in turn instead of drawing them, and argmax rollouts stop once each has been
-   played: the value is then exact.
+   every card played stays with the seat that played it), in rounds of ``deals`` deals.
 3. **Value**: every candidate is played on the *same* deals (common random numbers), and every
-   game is then played to its end by the network in all four seats (but see 6), the searcher's own
+   game is then played to its end by the network in all four seats (but see 5), the searcher's own
    later moves included (:class:`NetworkRollouts`: the compiled :class:`~big2_env.envs.positions.PositionGames`,
    one batched forward pass per step over every game on move). A game is worth its final score
    to the searcher: points, not wins.
@@ -19,12 +16,7 @@ decision with a choice:
    over it, paired deal by deal, exceeds ``margin`` standard errors of that paired difference
    (SPARTA's threshold, counted in standard errors). By the policy improvement argument such a
    search is no worse than its blueprint where its deals are right.
-5. **Model check** (``model_check``, off by default): the rollouts assume every seat plays like the
-   network. Where the other seats' moves so far say otherwise (their mean log-likelihood ratio,
-   network against a uniform choice among their legal moves, is below ``-model_check`` nats a
-   move), the search keeps the blueprint's move without searching (``model_check_strict``: also
-   while it cannot judge yet).
-6. **Opponent models** (``opponent_models``; by default every model for a network of his design): the
+5. **Opponent models** (``opponent_models``; by default every model for a network of his design): the
    rollouts give each other seat the model that best explains its moves so far, Smart, Greedy or Random
    (compiled, beside the network), where it explains them far better than the network does; the
    network otherwise.
@@ -55,7 +47,6 @@ import math
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import combinations
 from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -70,8 +61,14 @@ from big2_env.observations.compiled import PASS_ACTION
 from big2_env.observations.extended import history_moves
 from big2_env.observations.paper import OBS_CARDS_LEFT, OBS_HAND
 from big2_env.players.base import Policy
-from big2_env.players.beliefs import DEFAULT_TREMBLE, course_array, game_course, logsumexp, seat_log_likelihood_table
-from big2_env.players.search import tempered_weights
+from big2_env.players.beliefs import (
+    DEFAULT_TREMBLE,
+    course_array,
+    game_course,
+    logsumexp,
+    seat_log_likelihood_table,
+    tempered_weights,
+)
 
 from .budget import parse_budget
 from .network import Big2Net
@@ -88,15 +85,6 @@ DEFAULT_MARGIN = 4.0
 DEFAULT_SAMPLE = True
 DEFAULT_DEALS = 16
 DEFAULT_BELIEF_STRENGTH = 0.75
-DEFAULT_ENDGAME = 0
-"""The default ``endgame``: off. At 128 (the deals each candidate gets from the default budget, 640 rollouts over
-four candidates and pass) it went through every deal at 2.4% of the searched decisions of a 250-deal duel with his
-network and changed one game of 1000 (``benchmarks/search_net/paired_endgame128_endgame0_250.json``): level, so the
-default keeps the search every earlier figure measured."""
-MODEL_CHECK_DEALS = 16
-"""Uniform deals of the hidden cards over which the model check averages each move's probability."""
-MODEL_CHECK_MOVES = 4
-"""The other seats' moves with a choice the model check needs before it judges them."""
 OPPONENT_DEALS = 32
 """Uniform deals of the hidden cards over which ``opponent_models`` averages each model's likelihood of a seat's moves."""
 OPPONENT_SWITCH_NATS = 3.0
@@ -106,8 +94,6 @@ about 20 to 1 each step."""
 _MODEL_LEVELS = {"network": 0, "smart": 1, "greedy": 1, "random": 2}
 """The models in the order a seat moves through them: the blueprint, the rules, no rule."""
 _FULL_DECK = (1 << NUM_CARDS) - 1
-MAX_ENDGAME = 100_000
-"""The most deals ``endgame`` may enumerate (they are held in memory, four ints each)."""
 ROLLOUT_MODELS = ("network", "smart", "greedy", "random")
 """Who can move for a seat in :class:`NetworkRollouts` (and model an opponent in :class:`NetworkSearch`)."""
 
@@ -139,7 +125,7 @@ class NetworkRollouts:
         rules: the rule set the games are played under.
         sample: sample each move from the network's softmax (with ``rng``) instead of its argmax.
         argmax_seats: seats (of the hands' order) whose moves are the network's argmax even where the
-            others sample (the searcher's own later moves, ``NetworkSearch(own_argmax=True)``).
+            others sample (such as the searcher's own later moves).
         temperatures: each seat's softmax temperature where it samples (default 1 everywhere; above 1
             flatter, ``NetworkSearch(opponent_temperature=T)`` for the other seats).
         seat_networks: seats (of the hands' order) played by another network of his design instead of
@@ -353,12 +339,8 @@ class SearchStats:
     departures: int = 0
     gains: list[float] = field(default_factory=list)
     seconds: float = 0.0
-    kept: int = 0
-    """Decisions with a choice where the model check kept the blueprint's move without searching."""
     opponent_seats: dict[str, int] = field(default_factory=dict)
     """Over the searched decisions, how many of the other seats the rollouts gave each model (``opponent_models``)."""
-    exact: int = 0
-    """Searched decisions whose deals were every deal of the hidden cards (``endgame``)."""
 
     @property
     def departure_rate(self) -> float:
@@ -368,8 +350,7 @@ class SearchStats:
     def to_dict(self) -> dict[str, float]:
         return {"decisions": self.decisions, "searched": self.searched, "rollouts": self.rollouts,
                 "departures": self.departures, "departure_rate": self.departure_rate,
-                "mean_gain": float(np.mean(self.gains)) if self.gains else 0.0, "model_check_kept": self.kept,
-                "exact": self.exact,
+                "mean_gain": float(np.mean(self.gains)) if self.gains else 0.0,
                 **{f"opponent_seats_{m}": self.opponent_seats.get(m, 0) for m in ROLLOUT_MODELS},
                 "seconds_per_decision": self.seconds / self.decisions if self.decisions else 0.0}
 
@@ -387,42 +368,16 @@ class NetworkSearch(Policy):
             best mean).
         deals: deals per round (each candidate is played on every deal of a round).
         sample: sample the rollouts' moves from the network's softmax (the default) instead of its argmax.
-        own_argmax: with ``sample``, the searcher's own later moves in the rollouts are the network's
-            argmax (the move it plays itself wherever the search keeps the blueprint) while the other
-            seats sample (default ``False``: every seat samples).
         opponent_temperature: with ``sample``, the softmax temperature of the other seats the network
             plays in the rollouts, and of the network's probabilities of their moves where the
-            opponent models, the beliefs and the model check weigh them (default 1; above 1 flatter).
+            opponent models and the beliefs weigh them (default 1; above 1 flatter).
         beliefs: how many deals to draw and weigh by the network's beliefs at each decision (0: off,
             the deals are uniform). Each is weighed by how likely the network makes the other seats'
             moves so far from it (the product of its probabilities of each move they made); the
             rounds then draw their deals from these in proportion to the weights.
-        endgame: where the hidden cards can lie in at most this many ways (given each other seat's
-            count, and the three of diamonds with the opener who has not played it), the deals are
-            all of them, not a draw: the rounds go through them in a shuffled order, each once before
-            any twice (with ``beliefs``, they are the deals weighed, the exact posterior); with argmax
-            rollouts (``sample=False``) and no Random seat, the search stops once every deal has
-            been played, its value exact. 0: off (default :data:`DEFAULT_ENDGAME`).
         belief_strength: how far the weights are followed, tempered so that the effective number of
             deals stays at least ``1 - belief_strength`` of them (1: the exact posterior under the
             network as every opponent's model; a posterior that rests on one deal is tempered).
-        belief_steps: with ``beliefs``, Metropolis steps over where the hidden cards lie (0: off, the
-            default): the weighed deals, drawn by their weights, start one chain each, every step
-            proposes swapping two hidden cards between seats and accepts by the network's likelihood
-            of the others' moves (the exact posterior under the network, untempered), and the deals are
-            the chains' states over the second half of the steps (:meth:`chain_deals`). Costs
-            ``beliefs * belief_steps`` more weighings a decision.
-        model_check: ``None`` (the default): off. A number of nats: keep the blueprint's move, without
-            searching, while the other seats' moves with a choice so far (at least
-            :data:`MODEL_CHECK_MOVES` of them) are on average more than ``model_check`` nats a move
-            less likely under the network than under a uniform choice among their legal moves (each
-            move's probability averaged over :data:`MODEL_CHECK_DEALS` uniform deals of the hidden
-            cards): opponents unlike the network make its rollouts a wrong model. The check draws
-            its deals from a generator of its own, so where it never fires the search's decisions
-            are those it makes without it.
-        model_check_strict: with ``model_check``, also keep the blueprint's move while the check
-            cannot judge yet (fewer than :data:`MODEL_CHECK_MOVES` of the others' moves with a
-            choice): the search leaves the network only once the others have shown they play like it.
         opponent_models: who may move for the other seats in the rollouts, ``"network"`` among them: at
             each searched decision each other seat gets the model of these (:data:`ROLLOUT_MODELS`:
             ``"smart"``, ``"greedy"``, ``"random"``) that explains its moves so far best, and keeps the
@@ -446,31 +401,20 @@ class NetworkSearch(Policy):
 
     def __init__(self, network: NetworkPolicy, rules: Rules | str | dict | None = None, budget: Any = DEFAULT_BUDGET,
                  top_k: int = DEFAULT_TOP_K, margin: float = DEFAULT_MARGIN, deals: int = DEFAULT_DEALS,
-                 sample: bool = DEFAULT_SAMPLE, own_argmax: bool = False, opponent_temperature: float = 1.0,
-                 beliefs: int = 0, belief_strength: float = DEFAULT_BELIEF_STRENGTH, belief_steps: int = 0,
-                 endgame: int = DEFAULT_ENDGAME,
-                 model_check: float | None = None, model_check_strict: bool = False,
+                 sample: bool = DEFAULT_SAMPLE, opponent_temperature: float = 1.0,
+                 beliefs: int = 0, belief_strength: float = DEFAULT_BELIEF_STRENGTH,
                  opponent_models: Sequence[str] | None = None, opponent_switch: float = OPPONENT_SWITCH_NATS,
                  seed: int | None = None, name: str | None = None) -> None:
         self.seconds, self.rollouts = parse_budget(budget)
         self.budget = budget
-        for what, value, low, high in (("top_k", top_k, 1, 64), ("deals", deals, 1, 4096), ("beliefs", beliefs, 0, 4096),
-                                       ("belief_steps", belief_steps, 0, 1024), ("endgame", endgame, 0, MAX_ENDGAME)):
+        for what, value, low, high in (("top_k", top_k, 1, 64), ("deals", deals, 1, 4096), ("beliefs", beliefs, 0, 4096)):
             if not is_int(value, low, high):
                 raise ValueError(f"{what} must be an int in {low}..{high}; got {value!r}")
         if not is_number(margin, 0, 100):
             raise ValueError(f"margin must be a number of standard errors in [0, 100]; got {margin!r}")
         self.rules = Rules.coerce(rules)
         self.top_k, self.margin, self.deals, self.sample = int(top_k), float(margin), int(deals), bool(sample)
-        self.beliefs, self.endgame = int(beliefs), int(endgame)
-        if belief_steps and not self.beliefs:
-            raise ValueError(f"belief_steps run chains from the weighed deals: give beliefs > 0 with them; "
-                             f"got belief_steps={belief_steps!r} with beliefs={beliefs!r}")
-        self.belief_steps = int(belief_steps)
-        if not isinstance(own_argmax, bool) or (own_argmax and not self.sample):
-            raise ValueError(f"own_argmax must be True or False, and True only with sampled rollouts (sample=True); "
-                             f"got own_argmax={own_argmax!r} with sample={sample!r}")
-        self.own_argmax = own_argmax
+        self.beliefs = int(beliefs)
         if not is_number(opponent_temperature, 0.05, 100) or (opponent_temperature != 1 and not self.sample):
             raise ValueError(f"opponent_temperature must be a number in [0.05, 100], and 1 unless the rollouts sample "
                              f"(sample=True); got {opponent_temperature!r} with sample={sample!r}")
@@ -478,13 +422,6 @@ class NetworkSearch(Policy):
         if not is_number(belief_strength, 0, 1):
             raise ValueError(f"belief_strength must be a number in [0, 1]; got {belief_strength!r}")
         self.belief_strength = float(belief_strength)
-        if model_check is not None and not is_number(model_check, 0, 100):
-            raise ValueError(f"model_check must be None (off) or a number of nats a move in [0, 100]; got {model_check!r}")
-        self.model_check = None if model_check is None else float(model_check)
-        if not isinstance(model_check_strict, bool) or (model_check_strict and model_check is None):
-            raise ValueError(f"model_check_strict must be True or False, and True only with a model_check; "
-                             f"got {model_check_strict!r} with model_check={model_check!r}")
-        self.model_check_strict = model_check_strict
         if opponent_models is not None and (
                 isinstance(opponent_models, str) or not opponent_models or "network" not in opponent_models
                 or any(m not in ROLLOUT_MODELS for m in opponent_models) or len(set(opponent_models)) != len(opponent_models)):
@@ -501,7 +438,7 @@ class NetworkSearch(Policy):
             raise ValueError("beliefs weigh the deals by the network's moves in every seat: they cannot be combined with "
                              f"opponent_models other than the network; got beliefs={beliefs!r}, "
                              f"opponent_models={opponent_models!r}")
-        self.rng, self.check_rng, self.models_rng = _generators(seed)
+        self.rng, self.models_rng = _generators(seed)
         self.use_network(network)
         self.stats = SearchStats()
         self.last: dict[str, Any] | None = None
@@ -530,13 +467,12 @@ class NetworkSearch(Policy):
         if not isinstance(network, NetworkPolicy):
             raise ValueError(f"network must be a NetworkPolicy (NetworkSearch.from_spec loads one by name); got {network!r}")
         rollout = NetworkRollouts(network.model, self.rules, sample=self.sample, rng=self.rng,
-                                  argmax_seats=(0,) if self.own_argmax else (),
                                   temperatures=(1.0,) + (self.opponent_temperature,) * 3)
         models = self.opponent_models_option
         if models is None:  # the default: every model where the network can weigh the others' moves
             models = ROLLOUT_MODELS if rollout.reads_his_view and not self.beliefs else ("network",)
-        if (self.beliefs or self.model_check is not None or len(models) > 1) and not rollout.reads_his_view:
-            raise ValueError("beliefs, the model check and opponent_models need a network of Charlesworth's design "
+        if (self.beliefs or len(models) > 1) and not rollout.reads_his_view:
+            raise ValueError("beliefs and opponent_models need a network of Charlesworth's design "
                              "(its 1695-way head: "
                              f"pretrained, pretrained-charlesworth); this one has the {network.model.config.design!r} design")
         if len(models) == 1 and self.opponent_switch != OPPONENT_SWITCH_NATS:
@@ -555,7 +491,7 @@ class NetworkSearch(Policy):
                 "visits": {a: self.last["deals"] for a in self.last["candidates"]}}
 
     def seed(self, seed: int | None = None) -> None:
-        self.rng, self.check_rng, self.models_rng = _generators(seed)
+        self.rng, self.models_rng = _generators(seed)
         self.rollout.rng = self.rng
 
     # ------------------------------------------------------------------ the decision
@@ -585,11 +521,6 @@ class NetworkSearch(Policy):
         if len(candidates) == 1:
             return blueprint
         position = _Position.of(obs, self.rules)
-        if self.model_check is not None:
-            ratio = self.model_ratio(position)
-            if ratio < -self.model_check if ratio is not None else self.model_check_strict:
-                self.stats.kept += 1
-                return blueprint
         self.stats.searched += 1
         models = self.seat_models(position) if len(self.opponent_models) > 1 else None
         for seat_model in (models or ("network",) * 4)[1:]:
@@ -611,13 +542,7 @@ class NetworkSearch(Policy):
         n = len(candidates)
         rows: list[np.ndarray] = []
         started = time.perf_counter()
-        every = position.all_deals(self.endgame) if self.endgame else None
-        if every is not None:
-            self.stats.exact += 1
-        pool = self._weighed_deals(position, every)
-        # every deal in a shuffled order, gone through each once before any twice (beliefs: drawn from ``pool``)
-        listed = every[self.rng.permutation(len(every))] if every is not None and pool is None else None
-        exact = listed is not None and not self.sample and "random" not in (models or ("network",))
+        pool = self._weighed_deals(position)
         played = 0
         round_seconds = 0.0
         while True:
@@ -625,11 +550,7 @@ class NetworkSearch(Policy):
             deals = self.deals
             if self.rollouts is not None:
                 deals = max(1, min(deals, (self.rollouts - played) // n))
-            if listed is not None:
-                if exact:
-                    deals = min(deals, len(listed) - played // n)
-                hands = listed[(played // n + np.arange(deals)) % len(listed)]
-            elif pool is None:
+            if pool is None:
                 hands = position.deal(self.rng, deals)
             else:
                 hands = pool[0][self.rng.choice(len(pool[0]), size=deals, p=pool[1])]
@@ -638,8 +559,6 @@ class NetworkSearch(Policy):
             rows.append(scores[:, 0].reshape(deals, n).astype(np.float64))
             played += deals * n
             self.stats.rollouts += deals * n
-            if exact and listed is not None and played // n >= len(listed):
-                break  # every deal played by deterministic rollouts: more would repeat them
             if self.rollouts is not None:
                 if played + n > self.rollouts:
                     break
@@ -656,7 +575,7 @@ class NetworkSearch(Policy):
         (``None``, and nothing drawn, before any of them has moved): the deals ``(n, 4)``; the flat
         rows ``deal * R + move`` where the mover had a choice (R: the others' moves so far; forced
         moves say nothing); R; each such row's count of legal actions; and the network's
-        log-probability of the move made there. What the beliefs and the model check both weigh.
+        log-probability of the move made there. What the beliefs and the opponent models weigh.
         ``hands``: these deals instead of ``n`` drawn ones."""
         record = position.others_moves()
         if not record:
@@ -674,21 +593,15 @@ class NetworkSearch(Policy):
                                                   actions.reshape(-1)[chosen], temperature=self.opponent_temperature)
         return hands, chosen, r, legal[chosen], logp
 
-    def _weighed_deals(self, position: "_Position", every: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
-        """``beliefs`` deals (``every`` deal where given) and their weights under the network's beliefs
-        (``None``: beliefs off, or no other seat has moved yet). With ``belief_steps``, and not every
-        deal, the weighed deals start Metropolis chains (:meth:`chain_deals`) and the deals are the
-        chains' states over their second half, equally weighted."""
+    def _weighed_deals(self, position: "_Position") -> tuple[np.ndarray, np.ndarray] | None:
+        """``beliefs`` deals and their weights under the network's beliefs (``None``: beliefs off, or no
+        other seat has moved yet)."""
         if not self.beliefs or not position.others_moves():
             return None
-        hands = every if every is not None else position.deal(self.rng, self.beliefs)
+        hands = position.deal(self.rng, self.beliefs)
         likelihood = self.log_likelihoods(position, hands)
         weights = tempered_weights(likelihood, self.belief_strength)
         weights /= weights.sum()
-        if self.belief_steps and every is None:
-            start = self.rng.choice(len(hands), size=len(hands), p=weights)
-            chains = self.chain_deals(position, hands[start], likelihood[start], self.belief_steps, self.rng)
-            return chains, np.full(len(chains), 1.0 / len(chains))
         return hands, weights
 
     def log_likelihoods(self, position: "_Position", hands: np.ndarray) -> np.ndarray:
@@ -701,62 +614,6 @@ class NetworkSearch(Policy):
             _, chosen, r, _, logp = seen
             np.add.at(likelihood, chosen // r, logp)
         return likelihood
-
-    def chain_deals(self, position: "_Position", hands: np.ndarray, likelihood: np.ndarray, steps: int,
-                    rng: np.random.Generator) -> np.ndarray:
-        """``steps`` Metropolis steps of one chain a deal of ``hands`` (starting hands ``(C, 4)``, their
-        log-likelihoods ``likelihood``, :meth:`log_likelihoods`) over the network's posterior of where the
-        hidden cards lie: each step proposes swapping two hidden cards held by different seats (a pair
-        drawn uniformly among such pairs, so the proposal is symmetric and every seat keeps its
-        count) and accepts it with probability ``min(1, L'/L)``. Returns the chains' states over the
-        second half of the steps ``(C * (steps - steps // 2), 4)`` (``hands`` where no swap is possible:
-        one seat holds every hidden card)."""
-        hands, likelihood = hands.copy(), likelihood.copy()
-        unseen = position._hidden()[0]
-        bits = np.left_shift(np.int64(1), unseen)
-        rows = np.arange(len(hands))
-        owner = np.zeros((len(hands), len(unseen)), dtype=np.int64)
-        for seat in (1, 2, 3):
-            owner[(hands[:, seat, None] & bits[None, :]) != 0] = seat
-        if len(hands) == 0 or steps <= 0 or len(np.unique(owner[0])) < 2:
-            return hands
-        kept = []
-        for step in range(steps):
-            i, j = rng.integers(len(unseen), size=(2, len(hands)))
-            same = owner[rows, i] == owner[rows, j]
-            while same.any():  # draw both again: uniform over the pairs held by different seats
-                i[same], j[same] = rng.integers(len(unseen), size=(2, int(same.sum())))
-                same = owner[rows, i] == owner[rows, j]
-            a, b = owner[rows, i], owner[rows, j]
-            proposed = hands.copy()
-            proposed[rows, a] ^= bits[i] | bits[j]
-            proposed[rows, b] ^= bits[i] | bits[j]
-            new = self.log_likelihoods(position, proposed)
-            accept = np.log(rng.random(len(hands))) < new - likelihood
-            hands[accept], likelihood[accept] = proposed[accept], new[accept]
-            owner[rows[accept], i[accept]], owner[rows[accept], j[accept]] = b[accept], a[accept]
-            if step >= steps // 2:
-                kept.append(hands.copy())
-        return np.concatenate(kept)
-
-    def model_ratio(self, position: "_Position") -> float | None:
-        """The other seats' mean log-likelihood ratio, network against a uniform choice, over their moves
-        with a choice so far (nats a move; ``None`` before :data:`MODEL_CHECK_MOVES` of them): each
-        move's probability under either is averaged over :data:`MODEL_CHECK_DEALS` uniform deals of
-        the hidden cards, drawn from the check's own generator."""
-        seen = self._others_moves(position, self.check_rng, MODEL_CHECK_DEALS)
-        if seen is None:
-            return None
-        _, chosen, r, legal, logp = seen
-        move = chosen % r
-        judged = np.unique(move)
-        if len(chosen) == 0 or len(judged) < MODEL_CHECK_MOVES:
-            return None
-        # each move's probability averaged over the deals where it had a choice
-        count = np.bincount(move, minlength=r)[judged]
-        mean_network = np.bincount(move, weights=np.exp(logp), minlength=r)[judged] / count
-        mean_uniform = np.bincount(move, weights=1.0 / legal, minlength=r)[judged] / count
-        return float(np.mean(np.log(np.maximum(mean_network, 1e-300)) - np.log(mean_uniform)))
 
     def seat_models(self, position: "_Position") -> tuple[str, ...]:
         """Who the rollouts make move for each seat (relative: 0, the searcher, is always the network): per
@@ -781,12 +638,12 @@ class NetworkSearch(Policy):
     def model_log_likelihoods(self, position: "_Position") -> np.ndarray | None:
         """``(4, len(opponent_models))``: how well each model of ``opponent_models`` explains each seat's moves so
         far, the sum over its moves of the log of the move's probability under the model averaged over
-        :data:`OPPONENT_DEALS` uniform deals of the hidden cards (drawn with the check's generator; as the
-        model check averages each move). Smart and Greedy play their move with probability 0.95, any other
-        legal move sharing the rest (:data:`~big2_env.players.beliefs.DEFAULT_TREMBLE`); Random is uniform;
-        a forced move has probability 1. Seat 0's row and an unmoved seat's are 0; ``None`` before any
-        other seat has moved. (Averaging each move, not the whole record, keeps a deterministic rule from
-        needing one deal that explains every move: with a few deals that joint average is mostly noise.)"""
+        :data:`OPPONENT_DEALS` uniform deals of the hidden cards (drawn with a generator of their own). Smart
+        and Greedy play their move with probability 0.95, any other legal move sharing the rest
+        (:data:`~big2_env.players.beliefs.DEFAULT_TREMBLE`); Random is uniform; a forced move has probability
+        1. Seat 0's row and an unmoved seat's are 0; ``None`` before any other seat has moved. (Averaging
+        each move, not the whole record, keeps a deterministic rule from needing one deal that explains
+        every move: with a few deals that joint average is mostly noise.)"""
         seen = self._others_moves(position, self.models_rng, OPPONENT_DEALS)
         if seen is None:
             return None
@@ -823,32 +680,20 @@ class NetworkSearch(Policy):
         return blueprint, gain, error
 
     def __repr__(self) -> str:
-        check = "" if self.model_check is None else f", model_check={self.model_check}" + (
-            ", model_check_strict=True" if self.model_check_strict else "")
+        check = ""
         if len(self.opponent_models) > 1:
             check += f", opponent_models={self.opponent_models!r}"
             if self.opponent_switch != OPPONENT_SWITCH_NATS:
                 check += f", opponent_switch={self.opponent_switch}"
-        if self.endgame:
-            check += f", endgame={self.endgame}"
-        if self.own_argmax:
-            check += ", own_argmax=True"
         if self.opponent_temperature != 1:
             check += f", opponent_temperature={self.opponent_temperature}"
         return f"NetworkSearch(budget={self.budget!r}, top_k={self.top_k}, margin={self.margin}, deals={self.deals}{check})"
 
 
-def _multinomial(total: int, counts: Sequence[int]) -> int:
-    """The ways to deal ``total`` cards into hands of ``counts`` (which sum to ``total``)."""
-    return math.factorial(total) // math.prod(math.factorial(c) for c in counts)
-
-
-def _generators(seed: int | None) -> tuple[np.random.Generator, np.random.Generator, np.random.Generator]:
-    """From one seed: the search's generator (deals, sampled rollouts), the model check's and the opponent
-    models', each apart from the search's. The check's and the models' are two generators of the same seed:
-    each draws the deals it drew when measured alone, and neither's draws move the other's."""
-    reading = seed if seed is None else [seed, 1]
-    return np.random.default_rng(seed), np.random.default_rng(reading), np.random.default_rng(reading)
+def _generators(seed: int | None) -> tuple[np.random.Generator, np.random.Generator]:
+    """From one seed: the search's generator (deals, sampled rollouts) and the opponent models', apart from
+    the search's (its draws never move the search's)."""
+    return np.random.default_rng(seed), np.random.default_rng(seed if seed is None else [seed, 1])
 
 
 @dataclass(frozen=True)
@@ -909,27 +754,6 @@ class _Position:
             hands[:, seat] |= fixed[seat] | self.played_by[seat]
         hands[:, 0] |= self.hand
         return hands
-
-    def deal_count(self) -> int:
-        """How many deals of the hidden cards there are (the multinomial of the other seats' counts)."""
-        unseen, _, counts = self._hidden()
-        return _multinomial(len(unseen), counts)
-
-    def all_deals(self, limit: int) -> np.ndarray | None:
-        """Every deal of the hidden cards as starting hands ``(N, 4)``, in a fixed order; ``None`` when there are
-        more than ``limit``."""
-        unseen, fixed, counts = self._hidden()
-        if _multinomial(len(unseen), counts) > limit:
-            return None
-        bits = [1 << int(c) for c in unseen]
-        everyone = range(len(bits))
-        rows = []
-        for first in combinations(everyone, counts[1]):
-            rest = [i for i in everyone if i not in first]
-            for second in combinations(rest, counts[2]):
-                third = [i for i in rest if i not in second]
-                rows.append((0, sum(bits[i] for i in first), sum(bits[i] for i in second), sum(bits[i] for i in third)))
-        return self._starting(np.array(rows, dtype=np.int64).reshape(-1, 4), fixed)
 
     def deal(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """``n`` determinisations as *starting* hands ``(n, 4)``: the unseen cards dealt uniformly to seats

@@ -5,7 +5,7 @@ against three of Charlesworth's network (sampling its softmax, as in the duel) u
 each of its decisions after another seat has moved, ``--deals`` deals of the hidden cards are drawn
 uniformly given each seat's count (as ``search-net`` draws them) and weighed as its ``beliefs``
 weigh them: by the network's probability of every move the other seats made, at each
-``--temperatures`` value, tempered to ``belief_strength`` (:func:`big2_env.players.search.tempered_weights`).
+``--temperatures`` value, tempered to ``belief_strength`` (:func:`big2_env.players.beliefs.tempered_weights`).
 Against the game's real hands, two figures a decision, averaged over the decisions:
 
 * **placed**: the expected share of the hidden cards a weighted deal puts in the seat that holds them
@@ -17,17 +17,14 @@ Against the game's real hands, two figures a decision, averaged over the decisio
 With ``--weigher his`` the deals are weighed by Charlesworth's network itself instead of ours (his
 parameters in a network of his design, :func:`agents.network.charlesworth_network`): the posterior of
 where the cards lie under the policy that really made the moves, the best any belief could be given
-those moves (a diagnostic: no player may read his parameters). The chains keep our network.
+those moves (a diagnostic: no player may read his parameters).
 
 Each setting (deals weighed, temperature, strength) reads the same drawn deals (the first ``n`` of
-them for fewer). Strength 0 is the uniform deals. With ``--steps``, ``search-net``'s Metropolis chains
-(``belief_steps``, :meth:`agents.net_search.NetworkSearch.chain_deals`) start from the first
-``--chains`` deals drawn by their weights (the first temperature, the default strength) and run each
-number of steps: their rows have ``steps`` set (``temperature`` the first one, ``strength`` the default).
+them for fewer). Strength 0 is the uniform deals.
 
 Usage:
     python benchmarks/belief_accuracy.py --params PATH --games 60 --json benchmarks/search_net/belief_accuracy.json
-    python benchmarks/belief_accuracy.py --params PATH --games 30 --sizes 128 --strengths 0,0.75 --chains 128 --steps 8,32
+    python benchmarks/belief_accuracy.py --params PATH --games 30 --sizes 128 --strengths 0,0.75
 """
 
 from __future__ import annotations
@@ -46,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402  (after the sys.path line)
 import torch  # noqa: E402
 
-from agents.net_search import DEFAULT_BELIEF_STRENGTH, NetworkRollouts, NetworkSearch, _Position  # noqa: E402
+from agents.net_search import NetworkRollouts, NetworkSearch, _Position  # noqa: E402
 from agents.network import charlesworth_network  # noqa: E402
 from big2_env import Game  # noqa: E402
 from big2_env.devtools.records import portable  # noqa: E402
@@ -55,7 +52,7 @@ from big2_env.evaluation.versus import normal_interval  # noqa: E402
 from big2_env.observations.decision import Decision, PolicyObservation  # noqa: E402
 from big2_env.players.base import policy_actions  # noqa: E402
 from big2_env.players.charlesworth import load_parameters  # noqa: E402
-from big2_env.players.search import tempered_weights  # noqa: E402
+from big2_env.players.beliefs import tempered_weights  # noqa: E402
 
 FLOOR = 1e-3
 
@@ -78,7 +75,7 @@ def accuracy(hands: np.ndarray, weights: np.ndarray, real: Sequence[int], hidden
 
 
 def run(params: str, games: int, seed: int, deals: int, sizes: Sequence[int], temperatures: Sequence[float],
-        strengths: Sequence[float], chains: int = 0, steps: Sequence[int] = (), weigher: str = "ours") -> dict[str, Any]:
+        strengths: Sequence[float], weigher: str = "ours") -> dict[str, Any]:
     torch.set_num_threads(1)
     search = NetworkSearch.from_spec("pretrained-charlesworth", rules="charlesworth", seed=seed, beliefs=deals,
                                      opponent_models=["network"])
@@ -88,8 +85,7 @@ def run(params: str, games: int, seed: int, deals: int, sizes: Sequence[int], te
                                                                       "charlesworth")
     rng = np.random.default_rng([seed, 7])
     settings = [(n, t, s) for n, t, s in itertools.product(sizes, temperatures, strengths) if s > 0 or t == temperatures[0]]
-    figures: dict[tuple[int, float, float, int], list[tuple[float, float]]] = {(*k, 0): [] for k in settings}
-    figures.update({(chains, temperatures[0], DEFAULT_BELIEF_STRENGTH, k): [] for k in steps})
+    figures: dict[tuple[int, float, float], list[tuple[float, float]]] = {k: [] for k in settings}
     started = time.perf_counter()
     decisions = 0
     for index, deal in enumerate(np.random.default_rng(seed).integers(0, 2**63 - 1, size=games).tolist()):
@@ -117,14 +113,7 @@ def run(params: str, games: int, seed: int, deals: int, sizes: Sequence[int], te
                             if tt != t:  # (uniform, strength 0, is listed once, at the first temperature)
                                 continue
                             w = tempered_weights(likelihood[:n], s)
-                            figures[(n, tt, s, 0)].append(accuracy(hands[:n], w / w.sum(), real, hidden))
-                        if t == temperatures[0] and steps:
-                            w = tempered_weights(likelihood[:chains], DEFAULT_BELIEF_STRENGTH)
-                            start = rng.choice(chains, size=chains, p=w / w.sum())
-                            for k in steps:
-                                states = search.chain_deals(position, hands[start], likelihood[start], k, rng)
-                                figures[(chains, t, DEFAULT_BELIEF_STRENGTH, k)].append(
-                                    accuracy(states, np.full(len(states), 1.0 / len(states)), real, hidden))
+                            figures[(n, tt, s)].append(accuracy(hands[:n], w / w.sum(), real, hidden))
                 move = policy_actions(network, [obs])[0]
             else:
                 move = policy_actions(his, [PolicyObservation(decision)])[0]
@@ -132,9 +121,9 @@ def run(params: str, games: int, seed: int, deals: int, sizes: Sequence[int], te
         print(f"\r{index + 1}/{games} games, {decisions} decisions", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     rows_out = []
-    for (n, t, s, k), values in figures.items():
+    for (n, t, s), values in figures.items():
         placed, score = np.array(values).reshape(-1, 2).T
-        rows_out.append({"deals": n, "temperature": t, "strength": s, "steps": k, "placed": float(placed.mean()),
+        rows_out.append({"deals": n, "temperature": t, "strength": s, "placed": float(placed.mean()),
                          "placed_ci": [float(v) for v in normal_interval(placed)], "log_score": float(score.mean()),
                          "log_score_ci": [float(v) for v in normal_interval(score)]})
     return {"games": games, "seed": seed, "weigher": weigher, "decisions": decisions, "seconds": time.perf_counter() - started,
@@ -150,31 +139,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="256,1024", help="how many of them each setting weighs (default 256,1024)")
     parser.add_argument("--temperatures", default="1,2", help="the network's softmax temperatures (default 1,2)")
     parser.add_argument("--strengths", default="0,0.75,0.9,0.99,1", help="belief_strength values (0: uniform)")
-    parser.add_argument("--chains", type=int, default=128, help="Metropolis chains, from the first deals (default 128)")
-    parser.add_argument("--steps", default="", help="the chains' step counts to measure (default none)")
     parser.add_argument("--weigher", choices=("ours", "his"), default="ours",
                         help="whose network weighs the deals (his: a diagnostic, the beliefs his own policy implies)")
     parser.add_argument("--json", default=None, help="write the figures to this file")
     args = parser.parse_args(argv)
     try:
         sizes = [int(x) for x in args.sizes.split(",")]
-        steps = [int(x) for x in args.steps.split(",") if x]
         temperatures = [float(x) for x in args.temperatures.split(",")]
         strengths = [float(x) for x in args.strengths.split(",")]
     except ValueError as error:
-        parser.error(f"--sizes and --steps take comma-separated ints, --temperatures and --strengths numbers: {error}")
+        parser.error(f"--sizes takes comma-separated ints, --temperatures and --strengths numbers: {error}")
     if args.games <= 0 or not sizes or min(sizes) < 2 or max(sizes) > args.deals:
         parser.error("--games must be positive and every --sizes value in 2..--deals")
-    if steps and (min(steps) < 1 or not 1 <= args.chains <= args.deals):
-        parser.error("--steps must be positive and --chains in 1..--deals")
     if not all(math.isfinite(t) and t > 0 for t in temperatures) or not all(0 <= x <= 1 for x in strengths):
         parser.error("every --temperatures value must be a positive number and every --strengths value in [0, 1]")
-    figures = run(args.params, args.games, args.seed, args.deals, sizes, temperatures, strengths,
-                  args.chains, steps, args.weigher)
+    figures = run(args.params, args.games, args.seed, args.deals, sizes, temperatures, strengths, args.weigher)
     print(f"{figures['decisions']} decisions in {figures['games']} games")
-    print(f"{'deals':>6} {'T':>4} {'strength':>8} {'steps':>5} {'placed':>8} {'log score':>10}")
+    print(f"{'deals':>6} {'T':>4} {'strength':>8} {'placed':>8} {'log score':>10}")
     for row in figures["settings"]:
-        print(f"{row['deals']:>6} {row['temperature']:>4g} {row['strength']:>8g} {row['steps']:>5} {row['placed']:>8.3f} "
+        print(f"{row['deals']:>6} {row['temperature']:>4g} {row['strength']:>8g} {row['placed']:>8.3f} "
               f"{row['log_score']:>10.3f}")
     if args.json:
         given = list(sys.argv[1:] if argv is None else argv)

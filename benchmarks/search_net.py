@@ -21,7 +21,7 @@ whole's (``--first-deal``), then merged into one file over the same deals:
 With ``--seed-each-deal`` the players are seeded afresh at every deal (the deals are the same): two runs
 that differ in one option then play alike up to the first decision the option changes, and their games
 differ only in the deals where it did, which sharpens ``--compare`` for an option that acts rarely:
-    python benchmarks/search_net.py --agent search-net@640 --params PATH --seed-each-deal --options '{"endgame": 0}' ...
+    python benchmarks/search_net.py --agent search-net@640 --params PATH --seed-each-deal --options '{"opponent_switch": 1.0}' ...
 
 Two agents' files over the same deals compare deal by deal (the paired difference of the per-deal
 means, with its 95% interval; the deals both files played):
@@ -207,8 +207,7 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     searches = [part["search"] for part in parts if "search" in part]
     if searches:
         counts = ["decisions", "searched", "rollouts", "departures"] + [  # and the counts only newer parts keep
-            key for key in searches[0] if (key in ("model_check_kept", "exact") or key.startswith("opponent_seats_"))
-            and all(key in search for search in searches)]
+            key for key in searches[0] if key.startswith("opponent_seats_") and all(key in search for search in searches)]
         total = {key: sum(search[key] for search in searches) for key in counts}
         total["departure_rate"] = total["departures"] / max(1, total["searched"])
         total["mean_gain"] = sum(s["mean_gain"] * s["departures"] for s in searches) / max(1, total["departures"])

@@ -20,7 +20,7 @@ was measured and did not pay, or is an upper bound no player can reach):
   tells Random from the rest).
 
     python benchmarks/search_options.py --opponent smart --games 150 --options '{"infer_opponents": 0}'
-    python benchmarks/search_options.py --opponent smart --games 150 --options '{"history_inference": 0.5}'
+    python benchmarks/search_options.py --opponent smart --games 150 --options '{"pass_inference": 0.5}'
     python benchmarks/search_options.py --opponent smart --games 150 --variant oracle
     python benchmarks/search_options.py --opponent charlesworth:PATH --rules charlesworth --games 400 --variant oracle
     python benchmarks/search_options.py --opponent smart --games 150 --variant noisy-oracle:4

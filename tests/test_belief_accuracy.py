@@ -38,13 +38,11 @@ def test_every_setting_reads_the_same_decisions(tmp_path):
     write_parameters([rng.normal(size=s).astype(np.float32) * 0.05 for s in PARAMETER_SHAPES], params)
     out = tmp_path / "acc.json"
     assert bench.main(["--params", str(params), "--games", "1", "--deals", "32", "--sizes", "8,32",
-                       "--temperatures", "1,2", "--strengths", "0,0.9,1", "--chains", "8", "--steps", "2",
-                       "--json", str(out)]) == 0
+                       "--temperatures", "1,2", "--strengths", "0,0.9,1", "--json", str(out)]) == 0
     figures = json.loads(out.read_text())
     assert figures["decisions"] > 0
-    keys = {(row["deals"], row["temperature"], row["strength"], row["steps"]) for row in figures["settings"]}
-    assert keys == ({(n, t, s, 0) for n in (8, 32) for t in (1.0, 2.0) for s in (0.9, 1.0)}
-                    | {(8, 1.0, 0.0, 0), (32, 1.0, 0.0, 0), (8, 1.0, 0.75, 2)})
+    keys = {(row["deals"], row["temperature"], row["strength"]) for row in figures["settings"]}
+    assert keys == {(n, t, s) for n in (8, 32) for t in (1.0, 2.0) for s in (0.9, 1.0)} | {(8, 1.0, 0.0), (32, 1.0, 0.0)}
     for row in figures["settings"]:
         assert 0 <= row["placed"] <= 1 and math.log(bench.FLOOR) <= row["log_score"] <= 0
         assert row["placed_ci"][0] <= row["placed"] <= row["placed_ci"][1]
@@ -69,7 +67,7 @@ def test_his_network_can_weigh_the_deals_and_weighs_them_otherwise_than_ours(tmp
 
 
 @pytest.mark.parametrize("bad", [["--sizes", "8,x"], ["--sizes", "1"], ["--temperatures", "0"], ["--temperatures", "nan"],
-                                 ["--strengths", "1.5"], ["--steps", "0"], ["--steps", "2", "--chains", "0"]])
+                                 ["--strengths", "1.5"]])
 def test_bad_settings_are_refused_with_a_message(bad, capsys):
     with pytest.raises(SystemExit):
         bench.main(["--params", "unused", "--deals", "16", *bad])

@@ -1,5 +1,5 @@
 """Reading the move history: the public history array, the replayed course of a game, the
-move models' likelihoods from first principles, deal weights, and the search's use of them
+move models' likelihoods from first principles, tempered weights, and the search's use of them
 (public information only: swapping hidden cards never changes a decision)."""
 
 from __future__ import annotations
@@ -12,22 +12,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_search import VARIANTS, swap_hidden
 
-from big2_env import Game, Rules, evaluate
+from big2_env import Game, Rules
 from big2_env.observations.decision import Decision, PolicyObservation
 from big2_env.observations.extended import history_array, history_moves
 from big2_env.observations.paper import PAD_CARD
 from big2_env.players.beliefs import (
     MODELS,
     MOVE_MODELS,
-    deal_log_weights,
     game_course,
     model_posteriors,
     seat_log_likelihoods,
+    tempered_weights,
 )
 from big2_env.players.fast import FastModel, FastPolicy
 from big2_env.players.greedy import greedy_choice
 from big2_env.players.registry import make_policy
-from big2_env.players.search import SearchPolicy, deal_consistent, public_state, tempered_weights
+from big2_env.players.search import SearchPolicy, deal_consistent, public_state
 from big2_env.players.smart import smart_choice
 
 TREMBLE = 0.05
@@ -162,50 +162,6 @@ def test_a_hand_that_could_not_have_made_the_moves_is_impossible():
     assert seat_log_likelihoods(course, seat, start) == [-math.inf] * 3
 
 
-def test_deal_weights_sum_each_seats_model_mixture():
-    game, _ = play_game(4, "smart", stop=24)
-    me = game.current_player
-    obs = PolicyObservation(Decision(game), extended=True)
-    state = public_state(obs)
-    course = game_course(history_moves(obs["history"]))
-    rng = np.random.default_rng(0)
-    deals = [deal_consistent(state, rng, Rules(), 1.0) for _ in range(5)]
-    true = [game._hand_masks[(me + k) % 4] for k in range(4)]
-    weights = deal_log_weights(deals + [true, true], state.played_by, course)
-    for deal, weight in zip(deals + [true], weights):
-        expected = 0.0
-        for seat in (1, 2, 3):
-            ll = seat_log_likelihoods(course, seat, deal[seat] | state.played_by[seat])
-            expected += math.log(sum(math.exp(x) for x in ll) / 3)
-        assert weight == pytest.approx(expected)
-    assert weights[-1] == weights[-2] and weights[-1] >= weights[:-2].max()  # Smart's own hands explain its moves best
-    prior = deal_log_weights([true], state.played_by, course, prior=[1.0, 0.0, 0.0])[0]
-    assert prior == pytest.approx(sum(seat_log_likelihoods(course, s, true[s] | state.played_by[s])[0] for s in (1, 2, 3)))
-
-
-def test_weighted_deals_place_more_hidden_cards_right_against_smart():
-    """Over Smart-vs-Smart positions, deals drawn by weight put more of the opponents' cards in
-    the right hands than the unweighted deals they are drawn from."""
-    rng = np.random.default_rng(1)
-    plain, weighted = [], []
-    for seed in range(12):
-        game, _ = play_game(seed, "smart", stop=12 + 2 * seed)
-        if game.winner is not None:
-            continue
-        me = game.current_player
-        obs = PolicyObservation(Decision(game), extended=True)
-        state = public_state(obs)
-        true = [game._hand_masks[(me + k) % 4] for k in range(4)]
-        deals = [deal_consistent(state, rng, Rules(), 1.0) for _ in range(60)]
-        log_w = deal_log_weights(deals, state.played_by, game_course(history_moves(obs["history"])))
-        w = np.exp(log_w - log_w.max())
-        right = np.array([sum((d[k] & true[k]).bit_count() for k in (1, 2, 3)) for d in deals]) / sum(state.cards_left[1:])
-        plain.append(right.mean())
-        weighted.append(float((w * right).sum() / w.sum()))
-    assert len(plain) >= 8
-    assert np.mean(weighted) > np.mean(plain) + 0.03
-
-
 @pytest.mark.parametrize("policy", ["smart", "greedy", "random"])
 def test_the_history_tells_which_model_the_opponents_follow(policy):
     """Over positions 30 moves into games where everyone plays ``policy``, the opponents'
@@ -296,10 +252,6 @@ def test_a_given_fast_model_replaces_the_shipped_weights():
     shipped = seat_log_likelihoods(course, 1, start, models=("fast",))
     smart_like = seat_log_likelihoods(course, 1, start, models=("fast",), fast=FastModel.smart())
     assert shipped != smart_like
-    deals = [[0, start & ~game.played_by_mask[1], 0, 0]]
-    played = [0, game.played_by_mask[1], 0, 0]
-    weights = deal_log_weights(deals, played, [m for m in course if m.seat == 1], models=("fast",), fast=FastModel.smart())
-    assert weights[0] == pytest.approx(smart_like[0])
     with pytest.raises(TypeError, match="FastModel"):
         seat_log_likelihoods(course, 1, start, models=("fast",), fast=np.zeros(3))
 
@@ -310,7 +262,7 @@ def test_the_search_reads_the_history_with_the_fast_model_from_the_observation_a
     a, b = (me + 1) % 4, (me + 2) % 4
     swapped = swap_hidden(game, a, b, min(3, game.cards_left(a), game.cards_left(b)))
     obs, other = PolicyObservation(Decision(game), extended=True), PolicyObservation(Decision(swapped), extended=True)
-    options = {"budget": 24, "history_inference": 1.0, "opponent_models": ("fast", "random"), "rollout": "fast-sample"}
+    options = {"budget": 24, "opponent_models": ("fast", "random"), "rollout": "fast-sample"}
     for search_seed in (0, 1):
         assert SearchPolicy(seed=search_seed, **options).act(obs) == SearchPolicy(seed=search_seed, **options).act(other)
     with pytest.raises(ValueError, match="no fast model ships"):
@@ -329,14 +281,14 @@ def test_the_likelihoods_refuse_unknown_models_and_bad_trembles(kwargs, match):
     with pytest.raises(ValueError, match=match):
         seat_log_likelihoods(course, 1, (1 << 13) - 1, **kwargs)
     with pytest.raises(ValueError, match=match):
-        deal_log_weights([[0, 1 << 20, 1 << 21, 1 << 22]], [0, 0, 0, 0], course, **kwargs)
+        model_posteriors([[0, 1 << 20, 1 << 21, 1 << 22]], [0, 0, 0, 0], course, **kwargs)
 
 
 def test_a_bad_model_prior_is_refused():
     course = game_course(play_game(0, "smart", stop=8)[0].history)
     for prior in ([1, 1], [0, 0, 0], [-1, 1, 1]):
         with pytest.raises(ValueError, match="prior"):
-            deal_log_weights([[0, 0, 0, 0]], [0, 0, 0, 0], course, prior=prior)
+            model_posteriors([[0, 0, 0, 0]], [0, 0, 0, 0], course, prior=prior)
 
 
 @pytest.mark.parametrize("policy, noisy", [("random", True), ("smart", False)])
@@ -355,23 +307,6 @@ def test_the_search_plays_random_like_opponents_randomly_in_its_rollouts(policy,
 
 
 # ----------------------------------------------------------------------------- the search
-@pytest.mark.parametrize("seed", range(6))
-def test_history_inference_never_sees_hidden_cards(seed):
-    game, _ = play_game(seed, "smart", stop=10 + 3 * seed)
-    me = game.current_player
-    a, b = (me + 1) % 4, (me + 2) % 4
-    k = min(3, game.cards_left(a), game.cards_left(b))
-    swapped = swap_hidden(game, a, b, k)
-    assert swapped.hands[a] != game.hands[a]
-    obs, other = PolicyObservation(Decision(game), extended=True), PolicyObservation(Decision(swapped), extended=True)
-    np.testing.assert_array_equal(obs["observation"], other["observation"])
-    np.testing.assert_array_equal(obs["history"], other["history"])
-    for search_seed in (0, 1):
-        first = SearchPolicy(budget=24, seed=search_seed, history_inference=1.0).act(obs)
-        second = SearchPolicy(budget=24, seed=search_seed, history_inference=1.0).act(other)
-        assert first == second
-
-
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(st.one_of(st.floats(-60, 0), st.just(-math.inf)), min_size=1, max_size=40),
@@ -400,23 +335,16 @@ def test_tempered_weights_at_the_ends():
     assert tempered_weights(np.array([]), 0.5).shape == (0,)
 
 
-def test_the_search_weighs_each_deal_by_the_history_and_without_it_plays_as_before():
+def test_the_search_reads_the_history_only_with_infer_opponents_and_without_it_plays_as_before():
     game, _ = play_game(5, "smart", stop=20)
     obs = PolicyObservation(Decision(game), extended=True)
-    state = public_state(obs)
-    search = SearchPolicy(budget=16, seed=0, history_inference=0.5)
-    assert search._log_weight(state, deal_consistent(state, np.random.default_rng(0), Rules(), 1.0)) == 0.0  # nothing read yet
+    search = SearchPolicy(budget=16, seed=0)
     search.act(obs)
     assert search._course is not None
-    rng = np.random.default_rng(3)
-    for _ in range(3):
-        deal = deal_consistent(state, rng, Rules(), 1.0)
-        expected = deal_log_weights([deal], state.played_by, game_course(history_moves(obs["history"])))[0]
-        assert search._log_weight(state, deal) == pytest.approx(expected)
-    # with history_inference=0 the history is not read, and the decisions are those made without it
+    # with infer_opponents=0 the history is not read, and the decisions are those made without it
     without = {k: obs[k] for k in obs if k != "history"}
     for seed in range(3):
-        off = SearchPolicy(budget=24, seed=seed, history_inference=0, infer_opponents=0)
+        off = SearchPolicy(budget=24, seed=seed, infer_opponents=0)
         assert off.act(obs) == SearchPolicy(budget=24, seed=seed).act(without)
         assert off._course is None
     # before any opponent has moved there is nothing to read
@@ -425,17 +353,10 @@ def test_the_search_weighs_each_deal_by_the_history_and_without_it_plays_as_befo
     assert search._course is None
 
 
-@pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: f"{r.straights}-{r.opening}-{r.four_card_plays}")
-def test_history_inference_plays_legal_games_under_every_variant(rules):
-    result = evaluate(SearchPolicy(rules=rules, budget=6, history_inference=0.9), "greedy", n_games=2, seed=2, rules=rules)
-    assert result.n_games == 2
-
-
 @pytest.mark.parametrize(
     "kwargs, match",
     [({"infer_opponents": -1}, "infer_opponents"), ({"infer_opponents": 1.5}, "infer_opponents"),
-     ({"history_inference": -1}, "history_inference"), ({"history_inference": 1.5}, "history_inference"),
-     ({"history_inference": True}, "history_inference"), ({"opponent_models": ()}, "opponent_models"),
+     ({"opponent_models": ()}, "opponent_models"),
      ({"opponent_models": ("smart", "psychic")}, "opponent_models"), ({"opponent_models": "smart"}, "opponent_models"),
      ({"tremble": 0}, "tremble"), ({"tremble": 1}, "tremble"), ({"tremble": "low"}, "tremble")],
 )

@@ -101,7 +101,6 @@ def test_the_search_decides_from_the_observation_alone(seed):
             np.testing.assert_array_equal(obs["observation"], other["observation"])
             first, second = _search(), _search()
             assert first.act(obs) == second.act(other)
-            assert _search(model_check=0.5).act(obs) == _search(model_check=0.5).act(other)
             assert first.last is not None and first.last == second.last
             searched += 1
         game.play_index(int(rng.integers(len(game.legal_plays()))))
@@ -158,63 +157,9 @@ def _position_after(moves: int, seed: int = 2):
     return obs, _Position.of(obs, Rules.preset("charlesworth"))
 
 
-def test_the_model_check_is_the_mean_log_ratio_of_the_network_to_a_uniform_choice(monkeypatch):
-    from agents import net_search
-
-    search = _search(model_check=1.0)
-    _, early = _position_after(1)
-    assert search.model_ratio(early) is None  # fewer than MODEL_CHECK_MOVES moves of the others with a choice
-    _, position = _position_after(16)
-    ratio = search.model_ratio(position)
-    assert ratio is not None and np.isfinite(ratio)
-    # a network that gives every move e^-c times a uniform choice's probability: the ratio is exactly -c
-    for c in (0.0, 0.7, 3.0):
-        def scaled(views, masks, actions, temperature=1.0, c=c):
-            return -np.log(masks.sum(axis=1)) - c
-        monkeypatch.setattr(search.rollout, "log_probabilities", scaled)
-        assert search.model_ratio(position) == pytest.approx(-c)
-    # it counts the others' moves with a choice: too few, and it withholds judgement
-    monkeypatch.setattr(net_search, "MODEL_CHECK_MOVES", 10_000)
-    assert search.model_ratio(position) is None
-
-
-def test_the_model_check_keeps_the_blueprints_move_only_when_the_others_look_unlike_the_network(monkeypatch):
-    obs, position = _position_after(16)
-    assert len(np.flatnonzero(obs["action_mask"])) > 1
-    blueprint = max((p := _search().network.probabilities(obs)), key=p.get)
-    # (the ratio, strict, whether the blueprint's move is kept unsearched): a ratio that cannot be
-    # judged yet (None) keeps it only under the strict check
-    for ratio, strict, kept in ((-2.0, False, True), (-0.5, False, False), (None, False, False), (None, True, True),
-                                (-0.5, True, False), (-2.0, True, True)):
-        search = _search(model_check=1.0, model_check_strict=strict)
-        monkeypatch.setattr(search, "model_ratio", lambda position, ratio=ratio: ratio)
-        move = search.act(obs)
-        assert search.stats.kept == int(kept) and search.stats.searched == int(not kept)
-        assert (search.last is None) == kept
-        if kept:
-            assert move == blueprint
-    for bad in (-1, 101, True, "1"):
-        with pytest.raises(ValueError, match="model_check"):
-            _search(model_check=bad)
-    for bad in ({"model_check_strict": True}, {"model_check": 1.0, "model_check_strict": 1}):
-        with pytest.raises(ValueError, match="model_check_strict"):
-            _search(**bad)
-    for option in ({"model_check": 1.0}, {"beliefs": 8}):  # a card-aware network has no 1695-way head to ask
-        with pytest.raises(ValueError, match="Charlesworth's design"):
-            NetworkSearch.from_spec("pretrained-paper", rules="paper", **option)
-
-
-def test_a_model_check_that_never_fires_changes_no_decision():
-    """The check draws from its own generator: where it never fires, every game is the one played without it."""
-    plain = NetworkSearch.from_spec("pretrained", rules="paper", budget=32)
-    checked = NetworkSearch.from_spec("pretrained", rules="paper", budget=32, model_check=100.0)
-    first = evaluate(plain, "random", n_games=3, seed=8, rules="paper", progress=False)
-    second = evaluate(checked, "random", n_games=3, seed=8, rules="paper", progress=False)
-    assert first.scores.tolist() == second.scores.tolist() and checked.stats.kept == 0
-    assert checked.stats.searched == plain.stats.searched and checked.stats.rollouts == plain.stats.rollouts
-    fired = NetworkSearch.from_spec("pretrained", rules="paper", budget=32, model_check=0.0)
-    evaluate(fired, "random", n_games=3, seed=8, rules="paper", progress=False)
-    assert fired.stats.kept > 0  # Random's moves are less likely under the network than a uniform choice
+def test_beliefs_need_a_network_of_charlesworths_design():
+    with pytest.raises(ValueError, match="Charlesworth's design"):  # a card-aware network has no 1695-way head to ask
+        NetworkSearch.from_spec("pretrained-paper", rules="paper", beliefs=8)
 
 
 def test_the_web_tables_insight_shows_the_searched_candidates_and_a_forced_move_shows_none():
@@ -408,7 +353,7 @@ def test_an_opponent_switch_without_a_model_to_switch_to_is_refused():
 
 
 def test_opponent_models_where_every_seat_keeps_the_network_change_no_decision(monkeypatch):
-    """The models are read with the check's generator: where every seat keeps the network, the search's
+    """The models are read with a generator of their own: where every seat keeps the network, the search's
     rollouts, values and decision are those it makes without them."""
     obs, _ = _position_after(16)
     plain = _search(opponent_models=["network"])
@@ -431,48 +376,15 @@ def test_opponent_models_read_each_heuristics_seats_mostly_as_that_heuristic_or_
     assert seen["random"]["random"] >= 10
 
 
-def _endgame(seed: int, hidden: int = 6):
-    """A game of his rules played by middling moves until the other seats hold at most ``hidden`` cards
-    together and the player on move has a choice of three or more; its extended view (``None`` if the
-    game ended first)."""
-    game = Game("charlesworth", seed=seed)
-    while not game.is_over:
-        player = game.current_player
-        if sum(game.cards_left((player + k) % 4) for k in (1, 2, 3)) <= hidden and len(game.legal_plays()) >= 3:
-            return game
-        game.play_index(len(game.legal_plays()) // 2)
-    return None
-
-
-def _endgames(count: int, hidden: int = 6) -> list[Game]:
-    found = [g for g in (_endgame(seed, hidden) for seed in range(60)) if g is not None]
-    assert len(found) >= count
-    return found[:count]
-
-
-def test_every_deal_of_the_hidden_cards_is_enumerated_once_and_each_is_a_deal_the_draws_can_make():
-    from math import factorial
-
-    from agents.net_search import _Position
-
-    for game in _endgames(3, hidden=7):
-        position = _Position.of(_extended(game), Rules.preset("charlesworth"))
-        unseen = 52 - position.hand.bit_count() - sum(p.bit_count() for p in position.played_by)
-        counts = position.left[1:]
-        assert sum(counts) == unseen
-        expected = factorial(unseen) // (factorial(counts[0]) * factorial(counts[1]) * factorial(counts[2]))
-        assert position.deal_count() == expected
-        assert position.all_deals(expected - 1) is None
-        every = position.all_deals(expected)
-        assert every.shape == (expected, 4) and len({tuple(r) for r in every.tolist()}) == expected
+def test_every_drawn_deal_keeps_each_seats_played_cards_and_count():
+    for moves in (6, 14):
+        _, position = _position_after(moves)
         full = (1 << 52) - 1
-        for row in every.tolist():
+        for row in position.deal(np.random.default_rng(moves), 40).tolist():
             assert row[0] | row[1] | row[2] | row[3] == full and sum(h.bit_count() for h in row) == 52  # a partition
             for seat in range(4):  # each seat: its played cards and as many more as it holds
                 assert row[seat] & position.played_by[seat] == position.played_by[seat]
                 assert (row[seat] & ~position.played_by[seat]).bit_count() == position.left[seat]
-        drawn = {tuple(r) for r in position.deal(np.random.default_rng(0), 4 * expected).tolist()}
-        assert drawn <= {tuple(r) for r in every.tolist()}
 
 
 def test_the_three_of_diamonds_stays_with_the_opener_who_has_not_played_it_in_every_deal():
@@ -480,66 +392,8 @@ def test_the_three_of_diamonds_stays_with_the_opener_who_has_not_played_it_in_ev
 
     hand = _mask(c for c in range(52) if c not in (0, 5, 9, 20, 31, 44))  # 3D (card 0) and five others unseen
     position = _Position(hand, (), (), 2, (0, 0, 0, 0), (46, 2, 2, 2))
-    every = position.all_deals(1000)
-    assert position.deal_count() == 30 and every.shape == (30, 4)  # 5! / (2! 1! 2!): seat 2 holds 3D and one more
-    assert (every[:, 2] & 1 == 1).all() and not (every[:, [1, 3]] & 1).any()
-
-
-def test_in_the_endgame_argmax_rollouts_play_each_deal_once_and_the_value_is_the_mean_over_every_deal():
-    from agents.net_search import _Position
-
-    game = _endgames(1)[0]
-    obs = _extended(game)
-    position = _Position.of(obs, Rules.preset("charlesworth"))
-    n_deals = position.deal_count()
-    search = _search(budget=640, sample=False, opponent_models=["network"], endgame=128)
-    search.act(obs)
-    assert search.stats.exact == 1 and search.last is not None and search.last["deals"] == n_deals
-    n = len(search.last["candidates"])
-    assert search.stats.rollouts == n_deals * n < 640
-    every = position.all_deals(n_deals)
-    scores = search.rollout.play(np.repeat(every, n, axis=0), position.first, position.moves,
-                                 np.tile(np.array(search.last["candidates"]), n_deals))
-    np.testing.assert_allclose(search.last["means"], scores[:, 0].reshape(n_deals, n).mean(axis=0))
-    off = _search(budget=640, sample=False, opponent_models=["network"], endgame=0)
-    off.act(obs)
-    assert off.stats.exact == 0 and off.stats.rollouts > 640 - n  # drawn deals: the whole budget
-
-
-def test_in_the_endgame_sampled_rollouts_go_through_every_deal_before_any_twice(monkeypatch):
-    game = _endgames(1)[0]
-    search = _search(budget=640, endgame=128)
-    played: list[tuple[int, ...]] = []
-    play = search.rollout.play
-
-    def recorded(hands, *args, **kwargs):
-        played.extend(tuple(r) for r in hands.tolist())
-        return play(hands, *args, **kwargs)
-
-    monkeypatch.setattr(search.rollout, "play", recorded)
-    search.act(_extended(game))
-    n = len(search.last["candidates"])
-    deals = played[::n]  # each deal is played once by every candidate, side by side
-    n_deals = len(set(deals))
-    assert search.stats.exact == 1 and len(deals) == search.last["deals"] > n_deals
-    first_pass = deals[:n_deals]
-    assert len(set(first_pass)) == n_deals  # every deal once before any twice
-
-
-def test_the_search_decides_from_the_observation_alone_in_the_endgame():
-    rng = np.random.default_rng(5)
-    for game in _endgames(2, hidden=7):
-        swapped = _swapped(game, rng)
-        first, second = _search(budget=64, endgame=128), _search(budget=64, endgame=128)
-        assert first.act(_extended(game)) == second.act(_extended(swapped))
-        assert first.stats.exact == 1 and first.last == second.last
-
-
-def test_a_bad_endgame_is_refused():
-    assert _search().endgame == 0  # off by default
-    for bad in (-1, 1.5, True, 10**9):
-        with pytest.raises(ValueError, match="endgame must be an int in 0..100000"):
-            _search(endgame=bad)
+    deals = position.deal(np.random.default_rng(0), 200)
+    assert (deals[:, 2] & 1 == 1).all() and not (deals[:, [1, 3]] & 1).any()  # seat 2 holds 3D and one more
 
 
 def test_argmax_seats_play_the_networks_argmax_where_the_others_sample():
@@ -558,17 +412,6 @@ def test_argmax_seats_play_the_networks_argmax_where_the_others_sample():
     for bad in ((4,), (-1,), "0", (0.5,)):
         with pytest.raises(ValueError, match="argmax_seats must list seats in 0..3"):
             NetworkRollouts(model, "charlesworth", sample=True, argmax_seats=bad)
-
-
-def test_own_argmax_is_an_option_of_sampled_rollouts_only():
-    search = _search(own_argmax=True)
-    assert search.rollout.argmax_seats.tolist() == [True, False, False, False] and "own_argmax=True" in repr(search)
-    assert not _search().rollout.argmax_seats.any()
-    for bad in ({"own_argmax": 1}, {"own_argmax": True, "sample": False}):
-        with pytest.raises(ValueError, match="own_argmax must be True or False"):
-            _search(**bad)
-    result = evaluate(search, "greedy", n_games=2, seed=5, rules="charlesworth", progress=False)
-    assert result.n_games == 2 and search.stats.searched > 0
 
 
 def test_a_temperature_flattens_the_sampling_softmax_and_the_probabilities_the_search_weighs():
@@ -624,66 +467,7 @@ def test_seat_networks_play_their_seats_and_are_checked():
             play(bad)
 
 
-def test_the_belief_chains_sample_the_posterior_they_are_given_keeping_every_deal_legal(monkeypatch):
-    """Metropolis swaps of hidden cards, on a likelihood of known form: the chains' states over their second
-    half follow ``exp(L)`` over every deal (checked against the exact posterior from the enumeration)."""
-    from agents.net_search import _Position
-
-    game = _endgames(1, hidden=7)[0]
-    position = _Position.of(_extended(game), Rules.preset("charlesworth"))
-    search = _search(beliefs=8, belief_steps=2)
-    theta = np.random.default_rng(1).normal(size=(4, 52))
-
-    def likelihood(_, hands):  # a score for each card in each seat
-        return sum(theta[s] @ ((hands[:, s, None] >> np.arange(52)) & 1).T for s in (1, 2, 3))
-
-    monkeypatch.setattr(search, "log_likelihoods", likelihood)
-    every = position.all_deals(10**6)
-    exact = np.exp(likelihood(position, every) - likelihood(position, every).max())
-    exact /= exact.sum()
-    rng = np.random.default_rng(0)
-    start = position.deal(rng, 400)
-    states = search.chain_deals(position, start, likelihood(position, start), 40, rng)
-    assert states.shape == (400 * 20, 4)
-    index = {tuple(r): k for k, r in enumerate(every.tolist())}
-    assert all(tuple(r) in index for r in states.tolist())  # every state a deal of the hidden cards
-    seen = np.bincount([index[tuple(r)] for r in states.tolist()], minlength=len(every)) / len(states)
-    uniform = np.full(len(every), 1 / len(every))
-    distance = 0.5 * np.abs(seen - exact).sum()
-    assert distance < 0.15 and distance < 0.25 * (0.5 * np.abs(uniform - exact).sum())
-    # no swap possible when one seat holds every hidden card: the deals come back as they are
-    lone = _Position(position.hand, position.moves, position.movers, position.first, position.played_by,
-                     (position.left[0], sum(position.left[1:]), 0, 0))
-    hands = lone.deal(rng, 3)
-    np.testing.assert_array_equal(search.chain_deals(lone, hands, np.zeros(3), 5, rng), hands)
-
-
-def test_the_belief_chains_start_from_the_weighed_deals_and_their_states_are_the_search_deals():
-    from agents.net_search import _Position
-
-    search = _search(beliefs=12, belief_steps=6)
-    game = Game("charlesworth", seed=2)
-    while len(game.history) < 9 or game.is_over:
-        game.play_index(0)
-    position = _Position.of(_extended(game), search.rules)
-    hands, weights = search._weighed_deals(position)
-    assert hands.shape == (12 * 3, 4) and np.allclose(weights, 1 / 36)
-    assert (hands[:, 0] & ~(position.hand | position.played_by[0]) == 0).all()
-    likelihood = search.log_likelihoods(position, hands)
-    plain = search.log_likelihoods(position, position.deal(np.random.default_rng(0), 36))
-    assert likelihood.mean() > plain.mean()  # the chains climb toward the deals that explain the moves
-
-
-def test_belief_steps_need_beliefs_and_a_bad_count_is_refused():
-    assert _search().belief_steps == 0
-    with pytest.raises(ValueError, match="belief_steps run chains from the weighed deals"):
-        _search(belief_steps=4)
-    for bad in (-1, 2.5, True, 5000):
-        with pytest.raises(ValueError, match="belief_steps must be an int"):
-            _search(beliefs=8, belief_steps=bad)
-
-
-def test_the_search_with_belief_chains_decides_from_the_observation_alone():
+def test_the_search_with_beliefs_decides_from_the_observation_alone():
     rng = np.random.default_rng(4)
     game = Game("charlesworth", seed=4)
     searched = 0
@@ -691,7 +475,7 @@ def test_the_search_with_belief_chains_decides_from_the_observation_alone():
         obs = _extended(game)
         if len(obs["candidate_actions"]) > 2 and len(game.history) > 4:
             other = _extended(_swapped(game, rng))
-            first, second = _search(beliefs=8, belief_steps=4), _search(beliefs=8, belief_steps=4)
+            first, second = _search(beliefs=8), _search(beliefs=8)
             assert first.act(obs) == second.act(other) and first.last == second.last
             searched += 1
         game.play_index(int(rng.integers(len(game.legal_plays()))))

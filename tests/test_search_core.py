@@ -134,7 +134,7 @@ OPTIONS = [
     {},
     {"budget": 40, "method": "flat"},
     {"budget": 60, "opponent_noise": 0.3, "objective": "mixed"},
-    {"budget": 60, "objective": "win", "pass_inference": 0.5, "history_inference": 0.5},
+    {"budget": 60, "objective": "win", "pass_inference": 0.5},
     {"budget": 50, "prior_top": 0, "infer_opponents": 0},
 ]
 

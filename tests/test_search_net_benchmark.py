@@ -73,14 +73,13 @@ def test_merge_weights_the_search_figures_by_decisions_and_departures():
     assert "opponent_seats_smart" not in total  # parts written before the opponent models keep no such count
 
 
-def test_merge_sums_the_opponent_models_readings_and_the_checks_kept_moves():
-    def search(net, smart, kept):
+def test_merge_sums_the_opponent_models_readings():
+    def search(net, smart):
         return {"decisions": 10, "searched": 8, "rollouts": 100, "departures": 2, "departure_rate": 0.25,
-                "mean_gain": 1.0, "seconds_per_decision": 0.1, "model_check_kept": kept,
+                "mean_gain": 1.0, "seconds_per_decision": 0.1,
                 "opponent_seats_network": net, "opponent_seats_smart": smart}
-    total = bench.merge([part([1, -1, 0, 0], 0, search=search(20, 4, 1)), part([1, -1, 0, 0], 1, search=search(22, 2, 0))])
+    total = bench.merge([part([1, -1, 0, 0], 0, search=search(20, 4)), part([1, -1, 0, 0], 1, search=search(22, 2))])
     assert (total["search"]["opponent_seats_network"], total["search"]["opponent_seats_smart"]) == (42, 6)
-    assert total["search"]["model_check_kept"] == 1
 
 
 @pytest.mark.parametrize("change, message", [

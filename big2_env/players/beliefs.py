@@ -3,9 +3,9 @@
 Who passed on what (:mod:`big2_env.observations.extended`) locates a few hidden cards. The whole move
 history says much more, because most players choose their plays *by a rule from their own
 hand*: a player who leads the 5 of hearts alone when it also held the 3 of spades is not
-Greedy, and Smart keeps its pairs and straights together. This module weighs a
-determinisation (a deal of the unseen cards) by how likely the hands it gives would have
-made the moves that were actually made.
+Greedy, and Smart keeps its pairs and straights together. This module scores how likely
+the hands a determinisation (a deal of the unseen cards) gives would have made the moves
+that were actually made.
 
 Each opponent is modelled as one of a few **move models** (:data:`MODELS`), each a
 probability of every legal move from a hand:
@@ -20,12 +20,11 @@ probability of every legal move from a hand:
   the default models (:data:`MODELS`); name it, e.g. ``models=("fast", "random")``.
 
 A seat's likelihood under a model is the product over its moves that had a choice (forced
-passes say nothing); its weight is that likelihood averaged over the models with a prior
-(uniform by default), so a seat whose moves no rule explains falls back to ``"random"``
-and weighs every deal alike. A deal's weight is the product of its three seats' weights
-(each seat's moves depend only on its own hand and the public table). The search
-(:class:`big2_env.players.search.SearchPolicy`, ``history_inference``) draws its deals from a
-pool of candidate deals in proportion to these weights (sampling importance resampling).
+passes say nothing). Averaged over deals, it gives the probability of each model for each
+seat (:func:`model_posteriors`), which the search
+(:class:`big2_env.players.search.SearchPolicy`, ``infer_opponents``) reads to know which
+opponents play like Random. :func:`tempered_weights` tempers the weights of deals that
+``search-net``'s beliefs weigh (:class:`agents.net_search.NetworkSearch`, ``beliefs``).
 
 Only public information goes in: the move history (every player sees every move), the
 cards each seat has played, and the searcher's own hand. A seat's hand at the start of
@@ -73,12 +72,12 @@ __all__ = [
     "Move",
     "check_models",
     "course_array",
-    "deal_log_weights",
     "game_course",
     "logsumexp",
     "model_posteriors",
     "seat_log_likelihood_table",
     "seat_log_likelihoods",
+    "tempered_weights",
 ]
 
 MODELS = ("smart", "greedy", "random")
@@ -337,29 +336,29 @@ def model_posteriors(
     return out
 
 
-def deal_log_weights(
-    deals: Sequence[Sequence[int]],
-    played_by: Sequence[int],
-    course: Sequence[Move],
-    rules: Rules | str | dict | None = None,
-    models: Sequence[str] = MODELS,
-    prior: Sequence[float] | None = None,
-    tremble: float = DEFAULT_TREMBLE,
-    fast: FastModel | None = None,
-) -> np.ndarray:
-    """The log-weight of each deal (hand bitmasks per seat, seat 0 the searcher's own): the
-    sum over seats 1..3 of log(sum over models of prior x likelihood of the seat's moves in
-    ``course`` from the hand the deal gives it plus the cards it has played (``played_by``))."""
-    rules = Rules.coerce(rules)
-    check_models(models, tremble)
-    log_prior = _log_prior(models, prior)
-    weights = fast_weights(models, rules, fast)
-    movers = {m.seat for m in course}
-    rows = course_array(course, rules)
-    out = np.zeros(len(deals))
-    for seat in (1, 2, 3):
-        if seat in movers and deals:
-            ll = seat_log_likelihood_table(rows, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble,
-                                           weights)
-            out += logsumexp(ll + log_prior, axis=1)
-    return out
+def tempered_weights(log_weights: np.ndarray, strength: float) -> np.ndarray:
+    """Weights ``exp(beta * log_weights)`` (scaled so the largest is 1; ``-inf`` gives 0), with
+    the largest ``beta`` in [0, 1] that keeps the effective sample size ``(sum w)^2 / sum w^2``
+    at least ``(1 - strength)`` of the deals: ``strength`` 1 uses the weights as they are, 0
+    ignores them. Tempering keeps the search from resting on the few deals that best explain
+    the history when most of its candidate deals explain it poorly."""
+    n = len(log_weights)
+    finite = np.isfinite(log_weights)
+    if n == 0 or not finite.any():
+        return np.ones(n)
+    shifted = np.where(finite, log_weights - log_weights[finite].max(), -np.inf)
+
+    def at(beta: float) -> np.ndarray:
+        return np.where(finite, np.exp(beta * np.where(finite, shifted, 0.0)), 0.0)
+
+    def ess(w: np.ndarray) -> float:
+        return float(w.sum() ** 2 / (w * w).sum())
+
+    floor = (1.0 - strength) * n
+    if ess(at(1.0)) >= floor:
+        return at(1.0)
+    lo, hi = 0.0, 1.0
+    for _ in range(20):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if ess(at(mid)) >= floor else (lo, mid)
+    return at(lo)

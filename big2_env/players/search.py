@@ -26,8 +26,7 @@ so far: :func:`~big2_env.observations.extended.history_array`). :mod:`big2_env.p
 scores each opponent's moves under three move models (Smart's or Greedy's own choice, or
 uniformly random) from the hands a few deals give it; in rollouts, an opponent then plays
 a uniformly random move with the probability that it is Random-like
-(:class:`NoisyOpponents`). Weighting the deals themselves by how well they explain the
-history (``history_inference``) is there too, off by default: measured, it did not help.
+(:class:`NoisyOpponents`).
 
 Budget allocation (``method``):
 
@@ -66,7 +65,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .beliefs import DEFAULT_TREMBLE, MODELS, Move, check_models, deal_log_weights, game_course, model_posteriors
+from .beliefs import DEFAULT_TREMBLE, MODELS, Move, check_models, game_course, model_posteriors
 from ..checks import is_int, is_number
 from ..engine.cards import NUM_CARDS, mask_to_cards
 from ..engine.combos import Entry, enumerate_combos
@@ -112,10 +111,6 @@ DEFAULT_PASS_INFERENCE = 1.0
 on about 2% of its passes, Greedy never, Random on about 25%). 1.0 measured best against Smart
 (see the README); ``deal_consistent`` still falls back to the deal breaking the fewest
 constraints when none of its tries meets them all."""
-
-DEFAULT_HISTORY_INFERENCE = 0.0
-"""How far the search's means lean on the deals that best explain the move history
-(:func:`tempered_weights`; 0 turns the history off)."""
 
 DEFAULT_INFER_OPPONENTS = 8
 """Deals over which the search reads each opponent's model from the move history (``infer_opponents``; 0 turns it off)."""
@@ -447,34 +442,6 @@ def _final_value(game: Game, objective: str) -> float:
     return won if objective == "win" else game.scores()[0] / 13.0 + won
 
 
-def tempered_weights(log_weights: np.ndarray, strength: float) -> np.ndarray:
-    """Weights ``exp(beta * log_weights)`` (scaled so the largest is 1; ``-inf`` gives 0), with
-    the largest ``beta`` in [0, 1] that keeps the effective sample size ``(sum w)^2 / sum w^2``
-    at least ``(1 - strength)`` of the deals: ``strength`` 1 uses the weights as they are, 0
-    ignores them. Tempering keeps the search from resting on the few deals that best explain
-    the history when most of its candidate deals explain it poorly."""
-    n = len(log_weights)
-    finite = np.isfinite(log_weights)
-    if n == 0 or not finite.any():
-        return np.ones(n)
-    shifted = np.where(finite, log_weights - log_weights[finite].max(), -np.inf)
-
-    def at(beta: float) -> np.ndarray:
-        return np.where(finite, np.exp(beta * np.where(finite, shifted, 0.0)), 0.0)
-
-    def ess(w: np.ndarray) -> float:
-        return float(w.sum() ** 2 / (w * w).sum())
-
-    floor = (1.0 - strength) * n
-    if ess(at(1.0)) >= floor:
-        return at(1.0)
-    lo, hi = 0.0, 1.0
-    for _ in range(20):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if ess(at(mid)) >= floor else (lo, mid)
-    return at(lo)
-
-
 # ----------------------------------------------------------------------------- the search policy
 def _parse_budget(budget: Any, unit: str = "rollouts") -> tuple[int | None, float | None]:
     """``(count, seconds)``: an int is ``unit`` (rollouts, iterations) per decision; a string ``"0.25s"`` is seconds."""
@@ -524,19 +491,12 @@ class SearchPolicy(Policy):
             (``observation_kind = "extended"``: :func:`~big2_env.evaluation.evaluate`, the
             Gymnasium env's opponents and ``big2 play`` give it); given the paper's 277 numbers
             it has no passes to read.
-        history_inference: how far the candidates' means lean on the deals that best explain
-            the public move history (the observation's ``"history"``, which the package's
-            game loops give in the extended view) under the opponent models
-            (:mod:`big2_env.players.beliefs`): each deal is weighted by its likelihood, tempered so
-            that the effective number of deals stays at least ``1 - history_inference`` of
-            them (:func:`tempered_weights`). Default :data:`DEFAULT_HISTORY_INFERENCE` (0:
-            off): measured, it did not help (see the README).
         infer_opponents: read from the move history which model each opponent follows
             (Smart, Greedy or Random: :func:`~big2_env.players.beliefs.model_posteriors`, over this
             many deals; default :data:`DEFAULT_INFER_OPPONENTS`, 0: off) and, in rollouts,
             play a uniformly random move for it with the probability that it is Random
             (at least ``opponent_noise``).
-        opponent_models: the models the two options above choose among (default
+        opponent_models: the models ``infer_opponents`` chooses among (default
             :data:`~big2_env.players.beliefs.MODELS`; ``"fast"`` adds the fast learned model,
             beliefs from a model of strong play: the rollouts' own :class:`FastModel` when they
             play one, else the shipped weights for the rules).
@@ -552,9 +512,9 @@ class SearchPolicy(Policy):
             the rollout's deal, and the best is made
             (:func:`~big2_env.engine.core.rollouts.play_outs`). Default ``None``:
             :data:`DEFAULT_INNER` when the rollouts run in the core (Smart rollouts), else 0;
-            ``0`` is the one-ply search (Smart plays the searcher's later moves), the default
-            until 2026-11-24. Each rollout then costs about ``inner + 1`` times more per own
-            move (about 12 ms a decision at the default budget). Core only.
+            ``0`` is the one-ply search (Smart plays the searcher's later moves). Each rollout
+            then costs about ``inner + 1`` times more per own move (about 12 ms a decision at
+            the default budget). Core only.
         value: a value function for the searcher's next decisions, such as a network of
             :mod:`agents` (:class:`agents.policy.NetworkPolicy`): an object with
             ``state_values(observations) -> values``, given a ``(N, 277)`` float32 array of
@@ -574,8 +534,8 @@ class SearchPolicy(Policy):
 
     Raises:
         ValueError: a bad budget, method, objective, ``prior_top``, ``opponent_noise``,
-            ``pass_inference``, ``history_inference``, ``infer_opponents``,
-            ``opponent_models``, ``tremble``, ``value_weight``, ``value_scale`` or rollout
+            ``pass_inference``, ``infer_opponents``, ``opponent_models``, ``tremble``,
+            ``value_weight``, ``value_scale`` or rollout
             policy name; a value without the core or the score objective, or one that reads
             another observation than the paper's.
         TypeError: a rollout policy without ``act``, a prior without ``probabilities`` or a
@@ -605,7 +565,6 @@ class SearchPolicy(Policy):
         objective: str = "score",
         opponent_noise: float = 0.0,
         pass_inference: float = DEFAULT_PASS_INFERENCE,
-        history_inference: float = DEFAULT_HISTORY_INFERENCE,
         infer_opponents: int = DEFAULT_INFER_OPPONENTS,
         opponent_models: Sequence[str] = MODELS,
         tremble: float = DEFAULT_TREMBLE,
@@ -636,10 +595,6 @@ class SearchPolicy(Policy):
         if not is_number(pass_inference, 0, 1):
             raise ValueError(f"pass_inference must be a number in [0, 1]; got {pass_inference!r}")
         self.pass_inference = float(pass_inference)
-        inference = history_inference
-        if not is_number(inference, 0, 1):
-            raise ValueError(f"history_inference must be a number in [0, 1] (0: off); got {history_inference!r}")
-        self.history_inference = float(history_inference)
         check_models(opponent_models, tremble, "opponent_models")
         self.opponent_models, self.tremble = tuple(opponent_models), float(tremble)
         self._belief_model: FastModel | None = None  # the "fast" opponent model's weights, when named
@@ -713,7 +668,7 @@ class SearchPolicy(Policy):
             self.last_stats = {"rollouts": 0, "candidates": 1, "means": {}, "visits": {}}
             return legal[0]
         self._course = None
-        if (self.history_inference or self.infer_opponents) and "history" in obs:
+        if self.infer_opponents and "history" in obs:
             moves = history_moves(obs["history"])
             if any(seat for seat, _ in moves):  # an opponent has moved: there is something to read
                 self._course = game_course(moves, self.rules)
@@ -793,15 +748,6 @@ class SearchPolicy(Policy):
         column = self.opponent_models.index("random")
         return [0.0] + [max(self.opponent_noise, float(posteriors[seat, column])) for seat in (1, 2, 3)]
 
-    def _log_weight(self, state: PublicState, hands: list[int]) -> float:
-        """How well a deal explains the move history under the opponent models
-        (:mod:`big2_env.players.beliefs`); 0 without one."""
-        if self._course is None or not self.history_inference:
-            return 0.0
-        models, tremble = self.opponent_models, self.tremble
-        return float(deal_log_weights([hands], state.played_by, self._course, self.rules, models, tremble=tremble,
-                                      fast=self._belief_model)[0])
-
     def _search(
         self, state: PublicState, root: tuple[list[int], Game], entries: list[Entry], candidates: list[int]
     ) -> list[float]:
@@ -819,8 +765,6 @@ class SearchPolicy(Policy):
         sums = [0.0] * n
         alive = list(range(n))
         pending = [root]  # the deal already made for the legal actions is the first one used
-        deal_weights: list[float] = []  # log-weight of each deal under the move history (0 without it)
-        values: list[list[tuple[int, float]]] = [[] for _ in range(n)]  # per candidate: (deal, final value)
         if self._core_state is not None:
             from ..engine.core.games import TABLE_AT
             from ..engine.core.rollouts import play_outs
@@ -834,33 +778,27 @@ class SearchPolicy(Policy):
             if self._core_state is not None:
                 return run_core(deals)
             games: list[Game] = []
-            owners: list[tuple[int, int]] = []
+            owners: list[int] = []
             for _ in range(deals):
                 if pending:
                     hands, base = pending.pop()
                 else:
                     hands = self._deal(state)
                     base = state_game(state, hands, self.rules)
-                deal = len(deal_weights)
-                deal_weights.append(self._log_weight(state, hands))
                 for i in alive:
                     game = base.copy()
                     game._apply(entries[candidates[i]])
                     games.append(game)
-                    owners.append((i, deal))
+                    owners.append(i)
             play_out(games, self._playing)
-            for (i, deal), game in zip(owners, games):
-                value = _final_value(game, self.objective)
-                values[i].append((deal, value))
-                sums[i] += value
+            for i, game in zip(owners, games):
+                sums[i] += _final_value(game, self.objective)
                 counts[i] += 1
 
         def run_core(deals: int) -> None:
             dealt = [pending.pop()[0] for _ in range(min(deals, len(pending)))]
             if deals > len(dealt):
                 dealt += self._deals(state, deals - len(dealt))
-            first = len(deal_weights)
-            deal_weights.extend(self._log_weight(state, hands) for hands in dealt)
             results = np.empty((deals, len(alive)))
             noisy = self._noisy
             noise = np.array(noisy.seat_noise if noisy is not None else [0.0] * 4, dtype=np.float64)
@@ -874,21 +812,13 @@ class SearchPolicy(Policy):
             if weight > 0:
                 leaf = self._leaf_values(deal_rows, root_table, played_by, candidate_rows, alive_rows, noise, rng)
                 results = leaf if weight == 1 else (1 - weight) * results + weight * leaf
-            for d, row in enumerate(results.tolist()):
+            for row in results.tolist():
                 for i, value in zip(alive, row):
-                    values[i].append((first + d, value))
                     sums[i] += value
                     counts[i] += 1
 
         def means() -> list[float]:
-            if not self.history_inference:  # every deal weighs 1: the running sums (added in the same order)
-                return [sums[i] / counts[i] if counts[i] else -math.inf for i in range(n)]
-            weights = tempered_weights(np.array(deal_weights), self.history_inference)
-            out = []
-            for i in range(n):
-                total = sum(weights[d] for d, _ in values[i])
-                out.append(sum(weights[d] * v for d, v in values[i]) / total if total > 0 else -math.inf)
-            return out
+            return [sums[i] / counts[i] if counts[i] else -math.inf for i in range(n)]
 
         def spend_until(deadline: float) -> None:
             """Deal in batches until ``deadline``, each batch sized from the time the one before took
