@@ -1,7 +1,7 @@
 """pytest set-up for the whole checkout (the tests' own is ``tests/conftest.py``).
 
 :mod:`big2_env.jax` needs jax (the ``[jax]`` extra), which the ``[test]`` extra does not bring:
-without jax its modules' doctests are not collected, and ``tests/test_jax_core.py`` skips the
+without jax its modules' doctests are not collected, and ``tests/differential/test_jax_core.py`` skips the
 tests that need it.
 """
 

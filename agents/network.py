@@ -129,7 +129,7 @@ class HandEncoder(nn.Module):
     A post-norm transformer encoder layer (attention, add & norm, feed-forward, add &
     norm) written out with plain matrix products: for 13 tokens this is several times
     faster on CPU than ``nn.MultiheadAttention``'s fused kernels, and it computes the
-    same function (``tests/test_agents_network.py`` checks it against
+    same function (``tests/agents/test_agents_network.py`` checks it against
     ``nn.MultiheadAttention`` with a ``key_padding_mask``). :meth:`forward` is the
     plain form; :meth:`forward_ids`, the one the network uses, computes the same
     function faster.
@@ -574,7 +574,7 @@ def parameter_count(config: NetworkConfig) -> int:
 
     Raises ``ValueError`` when it exceeds :data:`MAX_PARAMETERS`, so that a config file or
     checkpoint asking for a huge model fails at once instead of after allocating gigabytes.
-    (``tests/test_agents_network.py`` checks the formula against built networks.)
+    (``tests/agents/test_agents_network.py`` checks the formula against built networks.)
 
     >>> parameter_count(NetworkConfig()) == count_parameters(Big2Net(NetworkConfig()))
     True

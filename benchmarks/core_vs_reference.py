@@ -1,7 +1,7 @@
 """The compiled core against the pure-Python reference engine over long random runs: every decision compared.
 
 For each rule set, games are dealt and played by the core (:func:`big2_env.engine.core.random_game_trace`)
-and replayed by the reference Python engine (``tests/reference_engine``, the engine the package ran
+and replayed by the reference Python engine (``tests/reference``, the engine the package ran
 on before the core) from the same draws; at every
 decision the player on move, the number of legal plays and the chosen play must agree, and at the
 end the winner and the scores. Writes the counts to ``benchmarks/core/differential.json``.
@@ -31,8 +31,8 @@ from big2_env import Rules
 from big2_env.engine.core import MAX_TURNS, random_game_trace
 from big2_env.players.smart import smart_choice
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from reference_engine import Game  # noqa: E402  (the tests' reference engine)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: the tests' reference engine
+from tests.reference import Game  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "core" / "differential.json"
 

@@ -1,7 +1,7 @@
 """Environment speed, measured on one core in one run, with PettingZoo's connect_four_v3 as the reference.
 
 Prints decisions/s and games/s for
-  (a) the pure-Python reference engine (``tests/reference_engine``, the engine before the core)
+  (a) the pure-Python reference engine (``tests/reference``, the engine before the core)
       playing uniformly random legal plays,
   (b) the PettingZoo AEC loop (``agent_iter``/``last``/``step``) with ``candidate_view=False``,
   (c) the same with ``candidate_view=True``,
@@ -40,8 +40,8 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 from big2_env import Game, Rules, env  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from reference_engine import Game as ReferenceGame  # noqa: E402  (the tests' reference engine)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: the tests' reference engine
+from tests.reference import Game as ReferenceGame  # noqa: E402
 
 
 def bench_engine(seconds: float, rules: Rules, game_class: type = Game) -> tuple[float, float]:

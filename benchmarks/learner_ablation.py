@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent / "learner"
-LOG_ROWS = 2000  # the committed logs stay small (the size budget: tests/test_repo_size.py)
+LOG_ROWS = 2000  # the committed logs stay small (the size budget: tests/docs/test_repo_size.py)
 FORK_LOG_ROWS = 2000  # a finished fork's log (a few thousand batches): its health plot is drawn from the whole log
 LOG_LAST = ("batch", "games", "decisions", "elapsed_s")  # counters: a thinned row keeps its window's last
 OPPONENTS = ("random", "greedy", "smart")

@@ -1,6 +1,6 @@
 """How long the README's short training run takes: its ``big2 train`` command, then ``big2 plot`` and ``big2 eval``.
 
-Runs the README's training example (``COMMANDS``; ``tests/test_docs.py`` checks that they are the
+Runs the README's training example (``COMMANDS``; ``tests/docs/test_docs.py`` checks that they are the
 README's) as written, in a scratch folder, each as its own ``big2`` process (the installed command,
 or ``python -m big2_env.cli`` when ``big2`` is not on the path), and records each step's seconds
 with the machine's one-minute load average before and after it (well above the number of cores:

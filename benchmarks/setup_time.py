@@ -1,6 +1,6 @@
 """What a new user waits for: the README's set-up, step by step, on a fresh clone in a fresh environment.
 
-Runs the README's "Set up and run" commands as written (``STEPS``; ``tests/test_setup_time.py``
+Runs the README's "Set up and run" commands as written (``STEPS``; ``tests/benchmarks/test_setup_time.py``
 checks that they are the README's) in a temporary folder: a shallow clone of this checkout (git's
 own transport, as from a server), a new virtual environment, ``pip install -e .``, the first
 ``big2 demo --seed 0`` (the game's core compiles: nothing is cached in a fresh clone) and a second

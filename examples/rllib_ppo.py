@@ -12,7 +12,7 @@ over the seats, RLlib's ``episode_return_mean``, is therefore 0 unless a game en
 illegal move (-1 for the offender). Masking means that never happens in training. RLlib's
 env checker is switched off here, since it steps one random unmasked action in every env
 copy, and PettingZoo would print an "Illegal move made" warning for each. The env passes
-that check (``tests/test_examples_rllib.py`` runs it).
+that check (``tests/docs/test_examples_rllib.py`` runs it).
 
 When training ends, the greedy policy plays three Random and three Greedy players via
 ``big2_env.evaluate``. It takes the argmax of the masked logits from the module's

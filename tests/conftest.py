@@ -1,17 +1,11 @@
-"""Shared test set-up: make the tests folder importable (``test_game_properties`` reuses the
-brute-force model of ``test_bruteforce``) whatever pytest's import mode."""
+"""Shared test set-up. ``tests`` is a package with a folder per layer; a test module imports
+another's helpers by its full name (``from tests.engine.test_bruteforce import VARIANTS``)."""
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-_TESTS = str(Path(__file__).resolve().parent)
-if _TESTS not in sys.path:
-    sys.path.insert(0, _TESTS)
-
-
-import pytest  # noqa: E402
+import pytest
 
 
 @pytest.fixture(autouse=True)
@@ -27,8 +21,8 @@ def _quiet_machine(request, monkeypatch):
 
 
 SLOW_MODULES = frozenset({
-    # whole training runs, example scripts, Ray, the browser and the docs' commands: 82% of the suite's
-    # time in `python -m pytest --durations=0` (2026-11-26; docs/testing.md)
+    # whole training runs, example scripts, Ray, the browser and the docs' commands: most of the suite's
+    # time in `python -m pytest --durations=0` (docs/testing.md)
     "test_agents_ray.py", "test_agents_safety.py", "test_docs.py", "test_reproduce.py", "test_agents_distill.py",
     "test_agents_recipe.py", "test_agents_train.py", "test_agents_cli.py", "test_agents_rollout.py",
     "test_agents_parallel.py", "test_agents_workers.py", "test_examples.py", "test_examples_libraries.py",

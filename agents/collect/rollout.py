@@ -13,7 +13,7 @@ training, or a saved snapshot; ``train=True`` marks the seats whose decisions ar
 recorded for the update) or a :class:`PolicySeat` (any
 :class:`big2_env.players.Policy`, e.g. Smart). The observations and legal sets
 recorded are exactly those of the PettingZoo env on the same deal
-(``tests/test_agents_rollout.py`` checks it decision by decision).
+(``tests/agents/test_agents_rollout.py`` checks it decision by decision).
 
 The result, a :class:`Rollout`, holds flat numpy arrays: one row per recorded
 decision (in the order they were made), the candidate features of all recorded

@@ -15,7 +15,7 @@ optionally, scalings (``*100``, ``/1e6``) then one Python format spec (``,.0f``,
 Between the comments stands the figure as the file gives it.
 
 * ``python -m big2_env.devtools.figures`` checks every page and exits 1 listing each figure
-  that disagrees with its file (``tests/test_figures.py`` runs the same check);
+  that disagrees with its file (``tests/docs/test_figures.py`` runs the same check);
 * ``python -m big2_env.devtools.figures --write`` rewrites the stale figures in place, after a
   benchmark has written new results;
 * the site's hook (``docs/hooks.py``) fills every page from the files when the site is built.

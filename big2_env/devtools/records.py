@@ -12,7 +12,7 @@ through :func:`portable` first:
   form (``charlesworth:/work/charlesworth/modelParameters136500`` becomes
   ``charlesworth:modelParameters136500``).
 
-:func:`machine_paths` finds what is left to mend in a text (``tests/test_records.py`` scans the
+:func:`machine_paths` finds what is left to mend in a text (``tests/docs/test_records.py`` scans the
 committed results files with it).
 
 Example:

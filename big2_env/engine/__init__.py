@@ -8,7 +8,7 @@ Modules: :mod:`~big2_env.engine.cards` (card ids, parsing, 52-bit masks, input c
 place, the compiled core :mod:`big2_env.engine.core` (numba kernels on bitmasks): ``combos``,
 ``legal`` and ``Game`` ask it through :mod:`~big2_env.engine.native`, which imports it (and
 numba) on first use, so ``import big2_env`` stays light. The pure-Python engine that came before
-the core is kept in ``tests/reference_engine`` as the reference it is tested against.
+the core is kept in ``tests/reference`` as the reference it is tested against.
 """
 
 from .cards import card_rank, card_str, card_suit, format_cards, format_play, parse_card, parse_cards, parse_play

@@ -15,7 +15,7 @@ full house < four of a kind < straight flush, so a higher category always wins.
 
 Classification and enumeration are answered by the compiled core
 (:func:`big2_env.engine.core.kernels.combos_into`, through :mod:`big2_env.engine.native`): the
-rules live in one place. A pure-Python implementation in ``tests/reference_engine`` is the
+rules live in one place. A pure-Python implementation in ``tests/reference`` is the
 reference the core is tested against.
 """
 

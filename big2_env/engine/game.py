@@ -3,7 +3,7 @@
 It knows nothing of reinforcement learning: the encodings and environments are
 built on top of it. The state is a handful of ints and card bitmasks; the legal plays come
 from the compiled core (:func:`big2_env.engine.legal.legal_entries`), so ``Game`` and the
-vector envs play by one set of rules. A pure-Python ``Game`` in ``tests/reference_engine`` is
+vector envs play by one set of rules. A pure-Python ``Game`` in ``tests/reference`` is
 its reference: the tests play both side by side.
 
 Examples:

@@ -7,7 +7,7 @@ core (and numba) is imported on the first call, not when ``big2_env`` is importe
 checked values only: hand and play masks of distinct cards, a :class:`Rules`, sizes 0..5.
 
 Each thread gets its own scratch arrays (the kernels write into them and allocate nothing).
-A pure-Python engine in ``tests/reference_engine`` is the reference that the core is tested
+A pure-Python engine in ``tests/reference`` is the reference that the core is tested
 against.
 """
 

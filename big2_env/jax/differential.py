@@ -16,7 +16,7 @@ decision of every game:
   state after the deal, against the plain step's followed by the deal.
 
 Ended games are dealt again by the compiled env (same-step autoreset); the JAX rows are dealt
-the same new hands. ``tests/test_jax_core.py`` runs it briefly for every rule set it tests;
+the same new hands. ``tests/differential/test_jax_core.py`` runs it briefly for every rule set it tests;
 ``benchmarks/jax_vs_core.py`` runs at least 100,000 decisions per rule set and records them.
 
 Example (about ten seconds, most of it compiling)::

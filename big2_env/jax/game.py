@@ -18,7 +18,7 @@ is a ``NamedTuple`` of arrays: hands and played cards as ``bool[4, 52]``, the tr
 The rules mirror the compiled core (:mod:`big2_env.engine.core.kernels`) number for number: a
 play's strength is what ``combos_into`` gives it (singles, pairs and triples their top card id;
 two pair its top card, four of a kind ``QUADS4_OFFSET`` + rank; five-card hands
-``FIVE_SCALE * kind + ...``), so "beats" is the same comparison. ``tests/test_jax_core.py``
+``FIVE_SCALE * kind + ...``), so "beats" is the same comparison. ``tests/differential/test_jax_core.py``
 plays both side by side and compares everything at every decision.
 
 Example:

@@ -8,8 +8,8 @@ and the search's deals, play-outs and history replay (:mod:`~big2_env.engine.cor
 with the checked entry points below. Everything in the package plays by these kernels:
 :class:`~big2_env.engine.game.Game` and through it the PettingZoo and Gymnasium envs and the
 evaluation (via :mod:`big2_env.engine.native`), the vector envs and the search. The pure-Python
-engine in ``tests/reference_engine`` is the reference they are tested against move by move
-(``tests/test_reference_engine.py``, ``tests/test_core.py``, ``tests/test_search_core.py``).
+engine in ``tests/reference`` is the reference they are tested against move by move
+(``tests/differential/``: ``test_reference_engine.py``, ``test_core.py``, ``test_search_core.py``).
 
 Every entry point here checks its arguments (types, dtypes, shapes, ranges) before compiled
 code sees them, and raises ``ValueError`` naming what was wrong and what is allowed.
