@@ -22,8 +22,8 @@ Collection (playing the games a batch learns from): :mod:`agents.collect`:
 * :mod:`~agents.collect.vector`: self-play on the compiled vector env, the network batched over
   every game on move (the default);
 * :mod:`~agents.collect.rollout`: games on the Python engine stepped together, one forward pass per step;
-* :mod:`~agents.collect.parallel` and :mod:`~agents.collect.ray_workers`: helper processes and Ray actors that
-  play rollouts and share PPO's gradients;
+* :mod:`~agents.collect.parallel` and :mod:`~agents.collect.ray_workers`: rollout workers in helper
+  processes and Ray actors (they only play; :mod:`agents.learners.processes` adds PPO's shared gradients);
 
 The learners: :mod:`agents.learners`: :mod:`~agents.learners.ppo` (per-seat GAE and the clipped
 PPO update, appendix C), :mod:`~agents.learners.value` (Monte Carlo Q, SARSA, Q-learning, Deep

@@ -4,7 +4,7 @@ A trainer holds the network (the CPU actor and, on a GPU, the learner), the opti
 random streams and the curriculum. :meth:`Trainer.train_batch` collects one batch of games
 from the collector that fits the run (collection lives in its own modules:
 :mod:`agents.collect.vector`, the compiled vector env; :mod:`agents.collect.rollout`, the Python
-engine; :mod:`agents.collect.parallel`, helper processes; :mod:`agents.collect.ray_workers`, Ray actors;
+engine; :mod:`agents.learners.processes`, helper processes; :mod:`agents.collect.ray_workers`, Ray actors;
 :mod:`agents.learners.distill`, a search teacher's games) and runs the learner's update
 (:mod:`agents.learners`). It also evaluates, and gives and takes its whole state for the
 checkpoints. :func:`process_layout` and :func:`idle_cores` decide processes and threads.
@@ -30,7 +30,8 @@ from big2_env.engine.game import Game
 from big2_env.engine.rules import Rules
 
 from .checkpoint import CHECKPOINT_KIND, FORMAT_VERSION, atomic_save, check_config, policy_info, weights_payload
-from .collect.parallel import RolloutPool, TrainHelpers, parallel_plans
+from .collect.parallel import RolloutPool, parallel_plans
+from .learners.processes import TrainHelpers
 from .collect.rollout import Rollout, collect, concat_rollouts
 from .collect.vector import SteppedCollector, collect_vector
 from .config import (
@@ -325,7 +326,7 @@ class Trainer:
 
     def helpers(self) -> RolloutPool | None:
         """The rollout workers (started on first use) when more than one process shares the batch
-        (:attr:`process_count`), else ``None``: helper processes (:mod:`agents.collect.parallel`, which also
+        (:attr:`process_count`), else ``None``: helper processes (:mod:`agents.learners.processes`, which also
         share PPO's gradients) or Ray actors (:mod:`agents.collect.ray_workers`, ``backend="ray"``). They
         play their share of every batch's games."""
         if self.distill is not None or self.process_count <= 1 or self.args.env == "vector":

@@ -2,7 +2,7 @@
 
 Runs training batches exactly as ``big2 train`` does (same Trainer, no evaluation
 or checkpoint writes), for each setting: a backend (``--backends``: ``process``,
-the helper processes of :mod:`agents.collect.parallel`; ``ray``, the Ray actors of
+the helper processes of :mod:`agents.learners.processes`; ``ray``, the Ray actors of
 :mod:`agents.collect.ray_workers`; ``legacy``, the process backend as it was before workers
 played every curriculum: only all-current-policy games are shared, the rest play in
 the trainer) and a worker count (``--workers``). The settings take turns batch by

@@ -1,7 +1,8 @@
 """The learners: PPO (appendix C), the value learners and Deep Monte Carlo, and learning from the search.
 May import: torch, big2_env, agents' config, network, policy and critic modules, and agents.collect (never agents.train).
 
-Modules: :mod:`~agents.learners.ppo`, :mod:`~agents.learners.value` (Monte Carlo Q, SARSA,
+Modules: :mod:`~agents.learners.ppo`, :mod:`~agents.learners.processes` (helper processes that play
+rollouts and compute parts of PPO's gradient), :mod:`~agents.learners.value` (Monte Carlo Q, SARSA,
 Q-learning, Deep Monte Carlo), :mod:`~agents.learners.distill` (a network imitating a teacher) and
 :mod:`~agents.learners.fast_policy` (the fast move model of :mod:`big2_env.players.fast` fitted to a network).
 """

@@ -185,7 +185,7 @@ def make_optimizer(model: Big2Net, lr: float) -> torch.optim.Optimizer:
 @dataclass
 class UpdateData:
     """What PPO's minibatch loss reads, one row per recorded decision (numpy arrays, so that
-    it pickles cheaply to the gradient workers of :mod:`agents.collect.parallel`).
+    it pickles cheaply to the gradient workers of :mod:`agents.learners.processes`).
 
     ``obs`` (N, 277), the candidates' ``features`` (M, 80) with their
     :func:`candidate_keys` ``keys`` (M,), ``counts`` / ``offsets`` (N,) locating each
@@ -260,7 +260,7 @@ def split_minibatch(index: np.ndarray, parts: int) -> list[np.ndarray]:
 
 
 class GradientHelpers(Protocol):
-    """Helper processes that compute parts of each minibatch's gradient (:class:`agents.collect.parallel.TrainHelpers`)."""
+    """Helper processes that compute parts of each minibatch's gradient (:class:`agents.learners.processes.TrainHelpers`)."""
 
     def __len__(self) -> int: ...
 
@@ -445,7 +445,7 @@ def ppo_update(
 ) -> dict[str, float]:
     """Run the PPO epochs on one collected batch; returns mean statistics.
 
-    ``rng`` shuffles the minibatches. With ``workers`` (:class:`agents.collect.parallel.TrainHelpers`),
+    ``rng`` shuffles the minibatches. With ``workers`` (:class:`agents.learners.processes.TrainHelpers`),
     each minibatch is split between this process and the helpers, which compute
     their parts' gradients at the same time (the same update up to float rounding).
     Statistics: ``policy_loss``, ``value_loss``, ``entropy``, ``approx_kl``

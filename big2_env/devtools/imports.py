@@ -17,10 +17,10 @@ How the graph is read (from the source files, with :mod:`ast`; nothing is import
 * only modules of the scanned packages are nodes: the standard library and third-party
   packages are not.
 
-The layer contract (:data:`LAYERS`) is the architecture of big2_env: the engine at the bottom,
-then observations, render, players, evaluation, envs, the JAX core and the web table, with the command line
-at the top;
-a module may import its own layer and those below it. :data:`SHARED` modules (checks,
+The layer contracts (:data:`LAYERS`, :data:`AGENT_LAYERS`) are the architecture of big2_env and
+agents. big2_env's: the engine at the bottom, then observations, render, players, evaluation, envs,
+the JAX core and the web table, with the command line at the top. agents': settings, networks and
+policies, collection, learners, the training loop. A module may import its own layer and those below it. :data:`SHARED` modules (checks,
 errors, plugins, devtools) import no layer and may be imported from anywhere.
 
 Example:
@@ -37,10 +37,22 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Edge", "LAYERS", "Report", "SHARED", "check", "find_cycles", "import_graph", "main"]
+__all__ = ["AGENT_LAYERS", "Edge", "LAYERS", "Report", "SHARED", "check", "find_cycles", "import_graph", "main"]
 
 LAYERS = ("engine", "observations", "render", "players", "evaluation", "envs", "jax", "web", "cli")
 """big2_env's subpackages (and ``cli``), lowest first: each may import only itself and those before it."""
+
+AGENT_LAYERS = (
+    ("config", "budget", "runlog", "shipped", "plot", "critic"),
+    ("network", "checkpoint", "policy", "average", "pretrained", "net_search"),
+    ("collect", "curriculum"),
+    ("learners",),
+    ("trainer", "train", "plugin"),
+)
+"""agents' modules and subpackages in layers, lowest first: settings and files; the networks and the
+policies and searches over them; collection (it only plays games); the learners (they may use the
+collectors, and run the helper processes that share PPO's gradients); the training loop and the
+``big2_env`` plugin. Each may import only its own layer and those before it."""
 
 SHARED = ("checks", "errors", "plugins", "devtools")
 """big2_env modules outside the layers: they import no layer, and any layer may import them."""
@@ -89,7 +101,7 @@ class Report:
         for edge in self.upward:
             lines.append(f"layer broken (a lower layer imports a higher one): {edge}")
         if self.ok:
-            lines.append("no import circles; big2_env imports nothing of agents; every layer imports only those below it")
+            lines.append("no import circles; big2_env imports nothing of agents; every layer of each imports only those below it")
         return "\n".join(lines)
 
 
@@ -232,11 +244,17 @@ def _circle_in(group: list[str], graph: dict[str, list[Edge]]) -> list[Edge]:
     raise AssertionError("a strongly connected group always holds a circle")
 
 
-def _layer(module: str) -> int | None:
+def _layer(module: str) -> tuple[str, int] | None:
+    """``(package, layer index)`` of a module of big2_env's :data:`LAYERS` or agents' :data:`AGENT_LAYERS`."""
     parts = module.split(".")
-    if parts[0] != "big2_env" or len(parts) < 2 or parts[1] in SHARED:
+    if len(parts) < 2:
         return None
-    return LAYERS.index(parts[1]) if parts[1] in LAYERS else None
+    if parts[0] == "big2_env":
+        return ("big2_env", LAYERS.index(parts[1])) if parts[1] in LAYERS else None
+    if parts[0] == "agents":
+        found = [i for i, layer in enumerate(AGENT_LAYERS) if parts[1] in layer]
+        return ("agents", found[0]) if found else None
+    return None
 
 
 def check(root: Path, packages: tuple[str, ...] = ("big2_env", "agents")) -> Report:
@@ -249,7 +267,9 @@ def check(root: Path, packages: tuple[str, ...] = ("big2_env", "agents")) -> Rep
             report.forbidden.append(edge)
         source_layer, target_layer = _layer(edge.source), _layer(edge.target)
         shared_source = source_top == "big2_env" and edge.source.split(".")[1:2] and edge.source.split(".")[1] in SHARED
-        if source_layer is not None and target_layer is not None and target_layer > source_layer:
+        if source_layer is not None and target_layer is not None and source_layer[0] == target_layer[0] and (
+            target_layer[1] > source_layer[1]
+        ):
             report.upward.append(edge)
         elif shared_source and target_layer is not None:
             report.upward.append(edge)

@@ -26,7 +26,7 @@ from ..checks import is_int
 __all__ = ["START_METHOD", "limit_threads", "set_numba_threads", "threads_as_worker", "threads_per_worker", "worker_pool"]
 
 START_METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-"""How worker processes start (evaluation and arena workers here, training helpers in :mod:`agents.collect.parallel`):
+"""How worker processes start (evaluation and arena workers here, training helpers in :mod:`agents.learners.processes`):
 never by forking a process whose torch/OpenMP thread pool may be running, which can deadlock."""
 
 

@@ -1,4 +1,4 @@
-"""Helper processes (agents.collect.parallel): the split gradient equals the one-process gradient, split
+"""Helper processes (agents.learners.processes): the split gradient equals the one-process gradient, split
 rollouts are the games each part would play alone, and helper failures surface as clear errors."""
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from agents.curriculum import CURRENT_OPPONENT, LEARNER, SelfPlay  # noqa: E402
 from agents.config import NetworkConfig  # noqa: E402
 from agents.network import Big2Net  # noqa: E402
 from agents.learners.ppo import split_minibatch  # noqa: E402
-from agents.collect.parallel import TrainHelpers, parallel_plans  # noqa: E402
+from agents.collect.parallel import parallel_plans  # noqa: E402
+from agents.learners.processes import TrainHelpers  # noqa: E402
 from agents.learners.ppo import ppo_update  # noqa: E402
 from agents.collect.rollout import PolicySeat, collect, concat_rollouts  # noqa: E402
 from agents.train import Trainer, process_layout  # noqa: E402

@@ -29,7 +29,7 @@ from agents.checkpoint import CheckpointError, atomic_save, load_model, read_fil
 from agents.config import TrainArgs  # noqa: E402
 from agents.config import NetworkConfig  # noqa: E402
 from agents.network import Big2Net  # noqa: E402
-from agents.collect.parallel import TrainHelpers  # noqa: E402
+from agents.learners.processes import TrainHelpers  # noqa: E402
 from agents.train import MODEL_NAME, TrainingDiverged, free_cores, train  # noqa: E402
 
 SMALL = {"card_dim": 16, "hand_heads": 2, "hand_ff": 32, "field_dim": 16, "count_dim": 16, "state_dim": 32, "state_ff": 64,
@@ -96,7 +96,7 @@ HELPER_SCRIPT = textwrap.dedent(
     """
     import sys, time
     from agents.network import Big2Net, NetworkConfig
-    from agents.collect.parallel import TrainHelpers
+    from agents.learners.processes import TrainHelpers
 
     if __name__ == "__main__":
         helpers = TrainHelpers(Big2Net(NetworkConfig(**{small})), 2)

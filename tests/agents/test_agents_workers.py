@@ -18,7 +18,8 @@ from agents.config import TrainArgs  # noqa: E402
 from agents.curriculum import CheckpointPlay, FixedOpponent, MixedPlay  # noqa: E402
 from agents.config import NetworkConfig  # noqa: E402
 from agents.network import Big2Net  # noqa: E402
-from agents.collect.parallel import CollectRequest, RolloutPool, RolloutWorker, TrainHelpers  # noqa: E402
+from agents.collect.parallel import CollectRequest, RolloutPool, RolloutWorker  # noqa: E402
+from agents.learners.processes import TrainHelpers  # noqa: E402
 from agents.collect.rollout import Rollout  # noqa: E402
 from agents.train import Trainer, train  # noqa: E402
 from big2_env.engine.rules import Rules  # noqa: E402

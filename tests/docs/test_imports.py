@@ -89,6 +89,30 @@ def test_an_upward_import_between_layers_is_refused(tmp_path):
     assert main(["--root", str(root)]) == 1
 
 
+def test_a_collector_that_imports_a_learner_runs_back_up_agents_layers(tmp_path):
+    root = _tree(tmp_path, _minimal({
+        "agents/collect/__init__.py": "",
+        "agents/collect/parallel.py": "from ..learners.ppo import minibatch_loss\n",
+        "agents/learners/__init__.py": "",
+        "agents/learners/ppo.py": "from ..collect import parallel\n",
+    }))
+    report = check(root)
+    assert [(e.source, e.target) for e in report.upward] == [("agents.collect.parallel", "agents.learners.ppo")]
+    assert "layer broken" in report.text()
+
+
+def test_a_learner_may_import_a_collector_and_the_trainer_both(tmp_path):
+    root = _tree(tmp_path, _minimal({
+        "agents/collect/__init__.py": "",
+        "agents/collect/parallel.py": "from ..network import Net\n",
+        "agents/network.py": "",
+        "agents/learners/__init__.py": "",
+        "agents/learners/processes.py": "from ..collect.parallel import RolloutPool\n",
+        "agents/trainer.py": "from .learners.processes import TrainHelpers\nfrom .collect import parallel\n",
+    }))
+    assert check(root).ok
+
+
 def test_a_shared_module_imports_no_layer(tmp_path):
     root = _tree(tmp_path, _minimal({"big2_env/errors.py": "from .players import smart\n"}))
     assert [(e.source, e.target) for e in check(root).upward] == [("big2_env.errors", "big2_env.players.smart")]
