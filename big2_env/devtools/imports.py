@@ -20,8 +20,8 @@ How the graph is read (from the source files, with :mod:`ast`; nothing is import
 The layer contracts (:data:`LAYERS`, :data:`AGENT_LAYERS`) are the architecture of big2_env and
 agents. big2_env's: the engine at the bottom, then observations, render, players, evaluation, envs,
 the JAX core and the web table, with the command line at the top. agents': settings, networks and
-policies, collection, learners, the training loop. A module may import its own layer and those below it. :data:`SHARED` modules (checks,
-errors, plugins, devtools) import no layer and may be imported from anywhere.
+policies, collection, learners, the training loop. A module may import its own layer and those
+below it. :data:`SHARED` modules (checks, errors, plugins, devtools) import no layer and may be imported from anywhere.
 
 Example:
     >>> report = check(SOURCE_ROOT)
