@@ -64,6 +64,7 @@ from big2_env.evaluation.arena.timing import TIMING
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "leaderboard"
 PAGE = HERE.parent / "docs" / "leaderboard.md"
+WRITTEN_MARK = "<!-- written by benchmarks/leaderboard.py from benchmarks/leaderboard/*.json: edit the script, not the page -->"
 BOARDS = ("paper", "charlesworth")
 TITLES = {"paper": "Paper rules", "charlesworth": "Charlesworth's rules"}
 UNDER = {"paper": "the paper's rules", "charlesworth": "Charlesworth's rules"}
@@ -464,8 +465,17 @@ def write_page(params_note: str) -> None:
         "",
         "# Leaderboard",
         "",
-        "Every shipped agent rated at four-seat tables of mixed agents by [`big2 arena`](evaluation.md#the-arena): "
-        "each table plays each deal in the four seat rotations, so every agent holds every hand. Best first by "
+        WRITTEN_MARK,
+        "",
+        "Every shipped agent rated by [`big2 arena`](evaluation.md#the-arena) at four-seat tables of mixed agents, "
+        "best first by points (its expected score a game against the pool's average), with 95% intervals; how the "
+        "boards are made and how to read them is [below the boards](#how-the-boards-are-made).",
+        "",
+    ]
+    tail = [
+        "## How the boards are made",
+        "",
+        "Each table plays each deal in the four seat rotations, so every agent holds every hand. Best first by "
         "**points**, the game's own unit: an agent's expected score a game against the pool's average (at a table, "
         "its rating minus the mean rating of the four seats), fitted by least squares to all the games at once. "
         "Beside it, **placing**: the log strength of a Plackett-Luce model of the finishing orders, fitted to all "
@@ -490,6 +500,7 @@ def write_page(params_note: str) -> None:
                       f"--board {board}`.", ""]
         if board == "charlesworth":
             lines += [params_note, ""]
+    lines += tail
     PAGE.write_text("\n".join(lines).rstrip() + "\n")
     print(f"wrote {PAGE}")
 

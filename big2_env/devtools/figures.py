@@ -234,14 +234,57 @@ def write(root: Path = REPO, paths: Iterable[Path] | None = None) -> list[Path]:
     return changed
 
 
+def user_pages(root: Path = REPO) -> list[Path]:
+    """The pages a user reads: the README and the documentation pages (not the research record)."""
+    return [root / "README.md"] + sorted((root / "docs").glob("*.md"))
+
+
+_FENCE = re.compile(r"^```.*?^```", re.S | re.M)
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
+_LINK = re.compile(r"\]\([^)]*\)|https?://\S+")
+_MEASURED = re.compile(r"(?<![\w.])[+-]?(?:\d+(?:\.\d+)?\s?%|\d{1,3}(?:,\d{3})+|\d+\.\d+)(?![\w.])")
+CONVENTIONS = frozenset({"95%", "25%", "50%", "100%"})
+"""Percentages that are choices, not measurements: the intervals' level, the four-seat parity."""
+WRITTEN = "<!-- written by "
+"""The first-lines mark of a page that a script writes from results files (its numbers are read, not typed)."""
+
+
+def untagged_numbers(text: str) -> list[str]:
+    """The measured-looking numbers of a page's prose that no figure tag holds: decimals, percentages and
+    thousands (``3.38``, ``47.3%``, ``+0.55``, ``12,700``), outside code blocks, code spans, links and
+    comments; :data:`CONVENTIONS` and version numbers (``Python 3.11``) do not count.
+
+    >>> untagged_numbers("won 47.3% (<!-- fig a.json x .1% -->55.0%<!-- /fig -->), `lr 3e-4`, 95% intervals, Python 3.11")
+    ['47.3%']
+    """
+    if WRITTEN in text[:500]:
+        return []
+    for pattern in (_FENCE, MARKER, _COMMENT, _CODE_SPAN, _LINK):
+        text = pattern.sub(" ", text)
+    text = re.sub(r"(?i)\b(python|pettingzoo|gymnasium|numpy|torch|jax|version|v)\s+\d+(\.\d+)+", " ", text)
+    return [n for n in _MEASURED.findall(text) if n.replace(" ", "") not in CONVENTIONS]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m big2_env.devtools.figures",
         description="Check (or --write) the figures the README and the docs quote from the benchmarks' results files.",
     )
     parser.add_argument("--write", action="store_true", help="rewrite stale figures in place from their files")
+    parser.add_argument("--untagged", action="store_true",
+                        help="list the measured-looking numbers each page states without a figure tag")
     parser.add_argument("--root", type=Path, default=REPO, help="the repository root (default: this checkout)")
     args = parser.parse_args(argv)
+    if args.untagged:
+        total = 0
+        for path in user_pages(args.root):
+            found = untagged_numbers(path.read_text())
+            total += len(found)
+            if found:
+                print(f"{path.relative_to(args.root)}: {len(found)}: {' '.join(found)}")
+        print(f"{total} untagged measured number(s)")
+        return 0
     if args.write:
         try:
             changed = write(args.root)
