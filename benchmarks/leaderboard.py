@@ -439,7 +439,7 @@ def _search_net_note(boards: dict[str, dict[str, Any]]) -> str:
     return (f" On the board{'s' if len(before) > 1 else ''} under {' and '.join(before)}, `search-net` was rated with the "
             "network in every seat of its rollouts, its default until 2026-11-29; since then its rollouts give a seat "
             "whose moves Smart, Greedy or Random explain clearly better to that model "
-            "([opponent models](opponents.md#opponent-models)).")
+            "([opponent models](experiments/search-net-opponent-models.md)).")
 
 
 def _budgets(boards: dict[str, dict[str, Any]]) -> str:

@@ -20,7 +20,7 @@ Each point is one JSON file in ``benchmarks/search/``, written by the command th
 
 with ``<T>`` a time such as 0.1s, 0.25s or 1s (``taskset`` keeps each run on its own core, so
 that a time budget buys the same rollouts as on an idle machine). This script reads them,
-prints the table of the docs (docs/opponents.md), writes ``curve_summary.json`` (every point, and
+prints the table of experiments/search-strength.md, writes ``curve_summary.json`` (every point, and
 the range each design's win rate and mean score span, which the README quotes) and draws
 ``strength_vs_time.png``: win rate
 and mean score against the time per decision, one line per design, one row per opponent, with
@@ -127,7 +127,7 @@ def plot(points: dict[tuple[str, str], list[dict]], output: Path) -> None:
         row[0].axhline(0.25, color="grey", linestyle=":", label="parity (25%, 0)")
         row[1].axhline(0.0, color="grey", linestyle=":", label="parity (25%, 0)")
         # (no line for seed 004's "+1.84 a game against his PPO": its code unmasks only the first legal
-        # move, so that opponent always played its first legal move; see docs/opponents.md)
+        # move, so that opponent always played its first legal move; see experiments/search-vs-charlesworth.md)
         for axis, label in zip(row, ("win rate", "mean score a game")):
             axis.set_xscale("log")
             axis.set_xticks(seconds, [f"{t:g}" for t in seconds])
@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", default=None, help="write the summary here (default: DIR/curve_summary.json)")
     parser.add_argument("--marked", default=None, metavar="SUMMARY",
                         help="print the table with figure markers quoting SUMMARY (the summary's path from the "
-                        "repository root, as docs/opponents.md has it: benchmarks/search/curve_summary.json)")
+                        "repository root, as experiments/search-strength.md has it: benchmarks/search/curve_summary.json)")
     parser.add_argument("--no-plot", action="store_true", help="the table and the summary only (no matplotlib)")
     args = parser.parse_args(argv)
     folder = Path(args.dir)

@@ -3,7 +3,7 @@
 Every deal is played four times, the search once in each seat (``evaluate(..., duplicate=True)``),
 and every run with the same ``--deals`` and ``--seed`` plays the same deals, so two settings
 differ only by what the settings change. This is how the nested rollouts were compared with
-the one-ply search (docs/opponents.md):
+the one-ply search (experiments/search-strength.md):
 
     python benchmarks/search_paired.py --opponent smart --deals 150 --options '{"inner": 0, "budget": 320}'
     python benchmarks/search_paired.py --opponent smart --deals 150 --options '{"inner": 4, "budget": 320}'

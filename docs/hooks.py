@@ -2,8 +2,10 @@
 
 ``benchmarks/reproduction/REPORT.md`` is the reproduction report, ``benchmarks/ablation/REPORT.md``
 the network ablation; both stay the one copy (the benchmark scripts write them), and their
-pictures come along. The search's strength curve pictures are added for the opponents page, and
-the leaderboard boards' pictures (``benchmarks/leaderboard/*.png``) for the leaderboard.
+pictures come along. The search's strength curve pictures are added for the opponents page and its studies, and
+the leaderboard boards' pictures (``benchmarks/leaderboard/*.png``) for the leaderboard. The research
+record, ``experiments/*.md`` (one page a study, ``experiments/README.md`` its index), becomes the
+site's ``experiments/`` section.
 
 Every figure a page marks (``<!-- fig FILE KEY FORMAT -->...<!-- /fig -->``,
 :mod:`big2_env.devtools.figures`) is filled in from its results file as the page is built, so the
@@ -25,6 +27,7 @@ PAGES = {  # site path -> file in the repository
     "search/strength_vs_budget.png": "benchmarks/search/strength_vs_budget.png",
     "search/strength_vs_time.png": "benchmarks/search/strength_vs_time.png",
     "ablation/distill_curve/learning_curves.png": "benchmarks/ablation/distill_curve/learning_curves.png",
+    "experiments/index.md": "experiments/README.md",
 }
 
 
@@ -41,6 +44,9 @@ def on_files(files: Files, config) -> Files:
         wanted[f"reproduction/{picture.name}"] = str(picture.relative_to(REPO))
     for picture in sorted((REPO / "benchmarks" / "leaderboard").glob("*.png")):  # the boards' pictures
         wanted[f"leaderboard/{picture.name}"] = str(picture.relative_to(REPO))
+    for study in sorted((REPO / "experiments").glob("*.md")):  # the research record, a page a study
+        if study.name != "README.md":
+            wanted[f"experiments/{study.name}"] = str(study.relative_to(REPO))
     for uri, source in wanted.items():
         path = REPO / source
         if not path.is_file():

@@ -350,7 +350,7 @@ def probe_due(decisions_before: int, decisions_after: int, every: int = GRADIENT
     measures :func:`gradient_ratio`: the first batch, and each batch that crosses a multiple of
     ``every``. Batches of ``every`` decisions or more (the default's 512 games) are all probed; his
     recipe's 1,280-decision batches one in 13 (probing each costs a few percent of its update:
-    ``docs/agents.md``).
+    ``docs/agents.md``, the learner's health).
     It depends on the decision counts alone, so a resumed run probes the same batches.
 
     >>> [probe_due(0, 1280), probe_due(1280, 2560), probe_due(15360, 16640), probe_due(0, 30000, 16384)]

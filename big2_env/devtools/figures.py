@@ -1,7 +1,7 @@
 r"""One source for every stated figure: the pages quote the results files that benchmarks write.
 
-A figure in the README or a documentation page stands between two HTML comments that name its
-source, which GitHub and the site both hide::
+A figure in the README, a documentation page or a study of the research record (``experiments/``)
+stands between two HTML comments that name its source, which GitHub and the site both hide::
 
     <!-- fig benchmarks/core/env_speed.json rows.8.decisions_per_s ,.0f -->190,418<!-- /fig -->
 
@@ -52,7 +52,7 @@ __all__ = ["MARKER", "Figure", "FigureError", "PAGES", "check", "figures", "fill
 REPO = Path(__file__).resolve().parents[2]
 """The checkout (this module sits in ``big2_env/devtools``)."""
 
-PAGES = ("README.md", "docs/*.md", "agents/data/README.md", "benchmarks/*/README.md")
+PAGES = ("README.md", "docs/*.md", "experiments/*.md", "agents/data/README.md", "benchmarks/*/README.md")
 """The pages whose figures are checked, as globs relative to the repository root."""
 
 MARKER = re.compile(r"<!-- fig (?P<spec>[^>]*?) -->(?P<shown>.*?)<!-- /fig -->", re.S)

@@ -120,7 +120,7 @@ DEFAULT_PRIOR_TOP = 8
 DEFAULT_INNER = 4
 """The default width of the nested rollouts (``inner``): measured on 150 paired deals x 4 seats
 against three Smart at 320 rollouts, one-ply 46.2% / +3.98, ``inner=4`` 54.5% / +5.53,
-``inner=8`` 53.5% / +5.64 (the opponents page has the rest)."""
+``inner=8`` 53.5% / +5.64 (``experiments/search-strength.md`` has the rest)."""
 
 METHODS = ("halving", "flat")
 

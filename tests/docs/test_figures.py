@@ -142,21 +142,43 @@ def test_the_search_curve_summary_is_what_search_curve_writes():
     assert written == expected, "python benchmarks/search_curve.py rewrites benchmarks/search/curve_summary.json"
 
 
+SEARCH_PAGES = ("docs/opponents.md", "experiments/search-*.md")
+"""The search's pages: the agents' page and its studies in the research record (``experiments/``)."""
+
+
+def _search_pages() -> list[Path]:
+    return [path for pattern in SEARCH_PAGES for path in sorted(REPO.glob(pattern))]
+
+
 def test_the_result_pages_quote_their_results_files():
     # the measured tables of these pages stand in markers wherever a results file holds them
-    for page, least in (("docs/opponents.md", 300), ("docs/performance.md", 60), ("docs/evaluation.md", 36)):
+    for page, least in (("docs/opponents.md", 60), ("docs/performance.md", 60), ("docs/evaluation.md", 36)):
         found = figures.figures((REPO / page).read_text(), REPO / page)
         assert len(found) >= least, f"{page}: {len(found)} marked figures"
+    # the search's studies moved from the opponents page to the research record, their figures with them
+    found = [f for page in _search_pages() for f in figures.figures(page.read_text(), page)]
+    assert len(found) >= 1500, f"the search's pages: {len(found)} marked figures"
+
+
+def test_the_research_record_is_checked():
+    # every study page is among the pages whose figures are checked, and the site shows each of them
+    checked = set(figures.pages())
+    studies = sorted((REPO / "experiments").glob("*.md"))
+    assert len(studies) > 10 and all(study in checked for study in studies)
+    assert sum(len(figures.figures(s.read_text(), s)) for s in studies) >= 1500
 
 
 def test_the_search_time_per_decision_is_quoted_or_dated():
     # docs/opponents.md once gave 27, 2.8 and 214 ms as if one figure: the default's time is quoted from
-    # benchmarks/core/search_speed.json, and each other time says what it measured and when
-    text = (REPO / "docs" / "opponents.md").read_text()
+    # benchmarks/core/search_speed.json, and each other time says what it measured and when, on the
+    # opponents page and on the search's studies alike
+    texts = {page: page.read_text() for page in _search_pages()}
     quoted = "benchmarks/core/search_speed.json default_nested_search_ms_per_decision"
-    assert text.count(quoted) >= 4
-    bare = _strip_markers(text)
-    assert not re.search(r"\b27 ms", bare) and not re.search(r"\b214 ms", bare)
-    for paragraph in re.split(r"\n\s*\n", bare):
-        for typed in re.findall(r"\b\d[\d.]* ms (?:a|per) decision", paragraph):
-            assert re.search(r"20\d\d-\d\d-\d\d", paragraph), f"{typed!r} in a paragraph without a date"
+    assert texts[REPO / "docs" / "opponents.md"].count(quoted) >= 2
+    assert sum(text.count(quoted) for text in texts.values()) >= 4
+    for page, text in texts.items():
+        bare = _strip_markers(text)
+        assert not re.search(r"\b27 ms", bare) and not re.search(r"\b214 ms", bare), page
+        for paragraph in re.split(r"\n\s*\n", bare):
+            for typed in re.findall(r"\b\d[\d.]* ms (?:a|per) decision", paragraph):
+                assert re.search(r"20\d\d-\d\d-\d\d", paragraph), f"{page}: {typed!r} in a paragraph without a date"

@@ -17,6 +17,7 @@ RESULTS = {  # folder: the suffixes of the results files kept there
     "benchmarks": (".json", ".csv", ".md", ".txt", ".log"),
     "docs": (".json", ".csv", ".md", ".txt"),
     "agents/data": (".json", ".md"),
+    "experiments": (".md",),
 }
 """Where the results files are: the figures, logs, run arguments and the pages that quote them."""
 
