@@ -182,3 +182,21 @@ def test_the_search_time_per_decision_is_quoted_or_dated():
         for paragraph in re.split(r"\n\s*\n", bare):
             for typed in re.findall(r"\b\d[\d.]* ms (?:a|per) decision", paragraph):
                 assert re.search(r"20\d\d-\d\d-\d\d", paragraph), f"{page}: {typed!r} in a paragraph without a date"
+
+
+def test_the_pages_a_user_reads_state_few_untagged_measured_numbers():
+    # every measured number on the README and docs/ is a figure tag read from its results file, or sits on a page a
+    # script writes (its first lines say so); settings and versions go in code spans. A few may stand as prose.
+    from big2_env.devtools.figures import untagged_numbers, user_pages
+
+    found = {str(page.relative_to(REPO)): untagged_numbers(page.read_text()) for page in user_pages(REPO)}
+    total = sum(len(numbers) for numbers in found.values())
+    assert total < 60, {page: numbers for page, numbers in found.items() if numbers}
+
+
+def test_the_untagged_count_sees_typed_figures_and_skips_tags_code_and_written_pages():
+    from big2_env.devtools.figures import WRITTEN, untagged_numbers
+
+    assert untagged_numbers("won 47.3% and +0.55 a game at 12,700 decisions/s") == ["47.3%", "+0.55", "12,700"]
+    assert untagged_numbers("<!-- fig a.json x .1% -->47.3%<!-- /fig --> `gamma 0.99`\n```text\n3.38\n```\n") == []
+    assert untagged_numbers(f"# Board\n\n{WRITTEN}benchmarks/x.py -->\n\n47.3% +0.55") == []
