@@ -71,7 +71,7 @@ from big2_env.players.beliefs import (
 )
 
 from .budget import parse_budget
-from .network import Big2Net
+from .network import Big2Net, CharlesworthNet
 from .policy import NetworkPolicy, choose, score_numpy
 
 __all__ = ["DEFAULT_BUDGET", "ROLLOUT_MODELS", "NetworkRollouts", "NetworkSearch", "SearchStats", "parse_budget"]
@@ -249,6 +249,7 @@ class NetworkRollouts:
         offsets = np.cumsum(counts) - counts
         owner = np.repeat(np.arange(len(counts)), counts)
         model = self.model if model is None else model
+        assert isinstance(model, CharlesworthNet)
         with torch.inference_mode():
             hidden = model.policy_branch(model.encode_state(torch.from_numpy(vectors)))
             index = torch.from_numpy(cols)

@@ -40,6 +40,11 @@ The architecture is fixed by :class:`NetworkConfig` (a frozen dataclass stored i
 every checkpoint); ``Big2Net(NetworkConfig())`` has about 2.3e5 parameters
 (:func:`count_parameters`), under 1 MB of float32 weights.
 
+Each design is its own class, named by ``NetworkConfig.design`` in :data:`NETWORKS`:
+:class:`PaperNet` (``"paper"``, above), :class:`PlusNet` (``"plus"``), :class:`MLPNet` (``"mlp"``)
+and :class:`CharlesworthNet` (``"charlesworth"``), all :class:`Big2Net`, which holds what they
+share. ``Big2Net(config)`` and :func:`build_network` build the class the config names.
+
 **The stronger design** (``NetworkConfig(design="plus")``; the paper's stays the
 default, unchanged). The dot product above cannot tell what a play leaves behind,
 and the card sets reach the state only through the 32-wide embedding. ``"plus"``
@@ -56,10 +61,10 @@ adds, on top of everything above:
   straight, or leaves low orphans, is a function of ``l`` the MLP can learn.
 
 **A plain MLP with a fixed action head** (``NetworkConfig(design="mlp")``, like Charlesworth's
-network): the state as 368 binary numbers (:meth:`Big2Net.mlp_inputs`) through two ReLU layers
+network): the state as 368 binary numbers (:meth:`MLPNet.mlp_inputs`) through two ReLU layers
 (``mlp_hidden``, then ``state_dim``) into one logit per action of the 1695-action index; each
 candidate's logit is looked up by its index, computed from its cards' places in the owner's
-sorted hand (:meth:`Big2Net.action_indices`), so the same ragged interface serves every design.
+sorted hand (:meth:`ActionIndexNet.action_indices`), so the same ragged interface serves every design.
 
 ``NetworkConfig(scorer_blocks=n)`` (plus design) stacks ``n`` residual blocks
 ``h = relu(h + W2 relu(W1 h))`` on the scorer's hidden layer: the wide residual
@@ -87,7 +92,7 @@ ReLU into the state embedding; the 277 are encoded as above.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import ClassVar, Sequence
 
 import numpy as np
 import torch
@@ -99,8 +104,9 @@ from big2_env.observations.extended import EXTENDED_SIZE
 
 from .config import CHARLESWORTH_INPUTS, NetworkConfig
 
-__all__ = ["MAX_PARAMETERS", "Big2Net", "HandEncoder", "NetworkConfig", "charlesworth_network", "count_parameters",
-           "pack_candidates", "parameter_count"]
+__all__ = ["MAX_PARAMETERS", "NETWORKS", "ActionIndexNet", "Big2Net", "CharlesworthNet", "HandEncoder", "MLPNet",
+           "NetworkConfig", "PaperNet", "PlusNet", "build_network", "charlesworth_network", "count_parameters",
+           "network_class", "pack_candidates", "parameter_count"]
 
 OBS_SIZE = 277
 FEATURE_SIZE = 80
@@ -212,89 +218,37 @@ class HandEncoder(nn.Module):
 
 
 class Big2Net(nn.Module):
-    """State encoder, candidate encoder, dot-product scorer and (optionally) a value head.
+    """A policy/value network over ragged candidate sets: what every design shares.
 
-    See the module docstring. Main entry points: :meth:`forward` (flat candidates),
-    :meth:`forward_padded` (padded candidates), :meth:`encode_state`,
-    :meth:`encode_actions`.
+    ``Big2Net(config)`` builds the design ``config.design`` names (:data:`NETWORKS`, the same
+    as :func:`build_network`), so every network is a ``Big2Net``. Each design supplies
+    :meth:`encode_state` (observations to state embeddings), :meth:`encode_actions`
+    (candidate features to what its scorer reads) and :meth:`candidate_outputs` (each
+    candidate's score, and win logit); the forward passes built on them are here:
+    :meth:`forward` (flat candidates), :meth:`forward_heads`, :meth:`forward_padded`,
+    :meth:`score_pairs`.
     """
 
+    design: ClassVar[str]  # the NetworkConfig.design this class builds
+    candidates_read_features: ClassVar[bool] = True  # candidate_outputs reads each candidate's features
     _count_values: torch.Tensor  # the buffer 0..13 the counts are one-hot encoded against
-    _slot_index: torch.Tensor  # the "mlp" design's table: action index of each 13-bit set of hand slots
     value: nn.Module | None  # the value head (None for the value learners' Q-networks)
-    his_inputs: nn.Module | None  # the paper design's layer over Charlesworth's 412 inputs (None: the 277 numbers)
+
+    def __new__(cls, config: NetworkConfig | None = None) -> Big2Net:
+        if cls is Big2Net:
+            cls = network_class(config or NetworkConfig())
+        return super().__new__(cls)
 
     def __init__(self, config: NetworkConfig | None = None) -> None:
         super().__init__()
         self.config = cfg = config or NetworkConfig()
+        if cfg.design != self.design:
+            raise ValueError(f"{type(self).__name__} builds design={self.design!r}; the config asks for "
+                             f"design={cfg.design!r} (Big2Net(config) or build_network(config) picks the class)")
         parameter_count(cfg)  # refuses an oversized config before anything is allocated
         self.register_buffer("_count_values", torch.arange(_COUNT_VALUES, dtype=torch.float32), persistent=False)
         self.outputs = 2 if cfg.win_head else 1  # per candidate: the score, then (win_head) the win logit
-        self.plus = cfg.design == "plus"
-        self.mlp = cfg.design == "mlp"
-        self.charlesworth = cfg.design == "charlesworth"
         self.obs_size = {"extended": EXTENDED_SIZE, "charlesworth": CHARLESWORTH_INPUTS}.get(cfg.observation, OBS_SIZE)
-        if self.charlesworth:  # his network exactly: 412 -> 512 -> 256 -> 1695 logits; 512 -> 256 -> 1 value
-            self.trunk = nn.Sequential(nn.Linear(CHARLESWORTH_INPUTS, cfg.mlp_hidden), nn.ReLU())
-            self.policy_branch = nn.Sequential(nn.Linear(cfg.mlp_hidden, _CW_BRANCH), nn.ReLU())
-            self.action_head = nn.Linear(_CW_BRANCH, NUM_ACTIONS * self.outputs)
-            self.register_buffer("_slot_index", torch.from_numpy(SLOT_INDEX.copy()), persistent=False)
-            value_layers = (nn.Linear(cfg.mlp_hidden, _CW_BRANCH), nn.Linear(_CW_BRANCH, 1))
-            self.value = nn.Sequential(value_layers[0], nn.ReLU(), value_layers[1]) if cfg.value_head else None
-            # his baselines fc layers: orthogonal weights (gain sqrt 2; the policy 0.01, the value 1), zero biases
-            first, second = self.trunk[0], self.policy_branch[0]
-            assert isinstance(first, nn.Linear) and isinstance(second, nn.Linear)
-            gains = [(first, math.sqrt(2)), (second, math.sqrt(2)), (self.action_head, 0.01)]
-            if self.value is not None:
-                gains += [(value_layers[0], math.sqrt(2)), (value_layers[1], 1.0)]
-            for layer, gain in gains:
-                nn.init.orthogonal_(layer.weight, gain)
-                nn.init.zeros_(layer.bias)
-            return
-        if self.mlp:  # Charlesworth's kind of network: an MLP and a fixed head over the 1695 actions
-            self.trunk = nn.Sequential(
-                nn.Linear(_MLP_INPUT, cfg.mlp_hidden), nn.ReLU(), nn.Linear(cfg.mlp_hidden, cfg.state_dim), nn.ReLU()
-            )
-            self.action_head = nn.Linear(cfg.state_dim, NUM_ACTIONS * self.outputs)
-            self.register_buffer("_slot_index", torch.from_numpy(SLOT_INDEX.copy()), persistent=False)
-            self.value = self._value_head(cfg)
-            return
-        # Our network on Charlesworth's 412 inputs (design "paper"): one ReLU layer over them in
-        # place of the card encoders below; the state embedding and the candidates as always.
-        self.his_inputs = (nn.Sequential(nn.Linear(CHARLESWORTH_INPUTS, cfg.mlp_hidden), nn.ReLU())
-                           if cfg.observation == "charlesworth" else None)
-        if self.his_inputs is None:
-            self.card_embedding = nn.Embedding(NUM_CARDS + 1, cfg.card_dim, padding_idx=PAD_CARD)
-            self.hand = HandEncoder(cfg.card_dim, cfg.hand_heads, cfg.hand_ff)
-            # Card-set encoders (Linear + ReLU each, applied together in encode_state).
-            self.trick_encoder = nn.Linear(cfg.card_dim, cfg.field_dim)
-            self.seen_encoder = nn.Linear(cfg.card_dim, cfg.field_dim)
-            self.opponent_encoder = nn.Linear(cfg.card_dim, cfg.field_dim)  # shared by the three opponents
-            self.count_encoder = nn.Sequential(nn.Linear(_COUNT_INPUT, cfg.count_dim), nn.ReLU())
-        joined = cfg.mlp_hidden if self.his_inputs is not None else cfg.card_dim + 5 * cfg.field_dim + cfg.count_dim
-        extra = _extra_inputs(cfg)
-        self.raw_sets = nn.Linear(_RAW_SETS, cfg.field_dim) if self.plus else None
-        self.extra_encoder = nn.Sequential(nn.Linear(extra, cfg.count_dim), nn.ReLU()) if extra else None
-        joined += (cfg.field_dim if self.plus else 0) + (cfg.count_dim if extra else 0)
-        self.project = nn.Linear(joined, cfg.state_dim)
-        self.norm = nn.LayerNorm(cfg.state_dim)
-        self.residual = nn.Sequential(nn.Linear(cfg.state_dim, cfg.state_ff), nn.ReLU(), nn.Linear(cfg.state_ff, cfg.state_dim))
-        self.action_encoder = nn.Sequential(
-            nn.Linear(FEATURE_SIZE, cfg.action_hidden), nn.ReLU(), nn.Linear(cfg.action_hidden, cfg.action_dim)
-        )
-        if self.plus:  # score = w . relu(A s + B [a, l] + b) + c, l = relu(L left)
-            self.left_encoder = nn.Linear(NUM_CARDS, cfg.action_dim)
-            self.scorer_state = nn.Linear(cfg.state_dim, cfg.scorer_hidden)
-            self.scorer_candidate = nn.Linear(2 * cfg.action_dim, cfg.scorer_hidden, bias=False)
-            self.scorer_blocks = nn.ModuleList(
-                nn.Sequential(nn.Linear(width, width), nn.ReLU(), nn.Linear(width, width))
-                for width in [cfg.scorer_hidden] * cfg.scorer_blocks
-            )
-            self.scorer_out = nn.Linear(cfg.scorer_hidden, self.outputs)
-        else:
-            self.state_to_action = nn.Linear(cfg.state_dim, cfg.action_dim * self.outputs)
-        self.score_scale = 1.0 / math.sqrt(cfg.action_dim)
-        self.value = self._value_head(cfg)  # last: the parameter order of saved optimiser states
 
     @staticmethod
     def _value_head(cfg: NetworkConfig) -> nn.Module | None:
@@ -332,113 +286,33 @@ class Big2Net(nn.Module):
         ids = obs[:, _HAND].long()
         return obs.new_zeros(obs.shape[0], NUM_CARDS + 1).scatter_(1, ids, 1.0)[:, :NUM_CARDS]
 
-    def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
-        """(B, 277) information states (or (B, 315) extended ones) -> (B, state_dim) state embeddings."""
-        self.check_obs(obs)
-        if self.charlesworth:
-            return self.trunk(obs)
-        if self.mlp:
-            return self.trunk(self.mlp_inputs(obs))
-        if self.his_inputs is not None:
-            state = self.norm(self.project(self.his_inputs(obs)))
-            return state + self.residual(state)
-        batch = obs.shape[0]
-        hand = self.hand.forward_ids(obs[:, _HAND].long(), self.card_embedding)
-        # The five card sets (trick, seen, played by each opponent) through the shared table ...
-        sets = torch.cat([obs[:, part] for part in _CARD_SETS], dim=1).reshape(batch, 5, NUM_CARDS)
-        projected = sets @ (self.card_embedding.weight[:NUM_CARDS] * (1.0 / INDICATOR_SCALE))  # (B, 5, card_dim)
-        # ... and each through its encoder (one batched product: trick, seen, opponent x 3).
-        encoders = (self.trick_encoder, self.seen_encoder, self.opponent_encoder, self.opponent_encoder, self.opponent_encoder)
-        weight = torch.stack([e.weight for e in encoders]).transpose(1, 2)  # (5, card_dim, field_dim)
-        bias = torch.stack([e.bias for e in encoders]).unsqueeze(1)  # (5, 1, field_dim)
-        fields = torch.relu(torch.baddbmm(bias, projected.transpose(0, 1), weight))  # (5, B, field_dim)
-        fields = fields.transpose(0, 1).reshape(batch, -1)
-        # Cards left of each opponent and passes, one-hot.
-        counts = self.count_encoder(self.counts_one_hot(obs))
-        parts = [hand, fields, counts]
-        if self.raw_sets is not None:
-            raw = torch.cat((self.hand_indicator(obs), obs[:, _CARD_SETS[0]], obs[:, _CARD_SETS[1]]), dim=1)
-            parts.append(torch.relu(self.raw_sets(raw)))
-        if self.extra_encoder is not None:
-            parts.append(self.extra_encoder(self.extra_inputs(obs)))
-        state = self.norm(self.project(torch.cat(parts, dim=1)))
-        return state + self.residual(state)
-
-    def mlp_inputs(self, obs: torch.Tensor) -> torch.Tensor:
-        """The ``"mlp"`` design's 368 binary inputs: the hand's 52-card indicator, the trick and the
-        seen cards, the counts (opponents' cards left, passes) one-hot, each opponent's plays."""
-        return torch.cat((self.hand_indicator(obs), obs[:, 13:117], self.counts_one_hot(obs), obs[:, 121:277]), dim=1)
-
     def counts_one_hot(self, obs: torch.Tensor) -> torch.Tensor:
         """(B, 56): the opponents' cards left and the pass count, each one-hot over 0..13."""
         return (obs[:, _COUNTS].unsqueeze(-1) == self._count_values).to(obs.dtype).reshape(obs.shape[0], _COUNT_INPUT)
 
-    def action_indices(self, obs: torch.Tensor, features: torch.Tensor, owner: torch.Tensor) -> torch.Tensor:
-        """The 1695-action index of every candidate row (M,): its cards' positions in the owner's
-        sorted hand, as the index defines it (pass: 1694)."""
-        hand = self.hand_indicator(obs)
-        below = (torch.cumsum(hand, dim=1) - hand).index_select(0, owner)  # held cards under each card
-        bits = features[:, :NUM_CARDS] > 0.5
-        slots = (torch.exp2(below) * bits).sum(1).round().long()  # exact: at most 2^13 in float32
-        index = self._slot_index.index_select(0, slots.clamp_(0, self._slot_index.shape[0] - 1))
-        return torch.where(features[:, NUM_CARDS] > 0.5, torch.full_like(index, PASS_ACTION), index)
+    def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
+        """(B, obs_size) observations -> (B, state_dim) state embeddings."""
+        raise NotImplementedError
 
-    def extra_inputs(self, obs: torch.Tensor) -> torch.Tensor:
-        """The inputs of ``extra_encoder``: own hand size one-hot (plus design), the extended numbers."""
-        parts = []
-        if self.plus:
-            size = (obs[:, _HAND] != PAD_CARD).sum(1, keepdim=True).to(obs.dtype)
-            parts.append((size == self._count_values).to(obs.dtype))
-        if self.obs_size == EXTENDED_SIZE:
-            parts.append(obs[:, _EXTRA])
-        return torch.cat(parts, dim=1)
-
-    def score_candidates(
-        self, state: torch.Tensor, obs: torch.Tensor, actions: torch.Tensor, features: torch.Tensor, owner: torch.Tensor
-    ) -> torch.Tensor:
-        """The score of every candidate row: ``actions`` (M, action_dim) embeddings of
-        ``features`` (M, 80), candidate ``i`` belonging to state ``owner[i]``."""
-        outputs = self.candidate_outputs(state, obs, actions, features, owner)
-        return outputs if outputs.dim() == 1 else outputs[:, 0]
+    def encode_actions(self, features: torch.Tensor) -> torch.Tensor:
+        """(..., 80) candidate features -> what :meth:`candidate_outputs` reads as ``actions``
+        (the features themselves unless a design embeds them)."""
+        return features
 
     def candidate_outputs(
         self, state: torch.Tensor, obs: torch.Tensor, actions: torch.Tensor, features: torch.Tensor, owner: torch.Tensor
     ) -> torch.Tensor:
         """What the network says of every candidate row: (M,) scores, or (M, 2) scores and win
         logits for a ``win_head`` network (arguments as for :meth:`score_candidates`)."""
-        if self.charlesworth and self.outputs == 1:
-            # only the candidates' rows of the 1695-way head: the same logits, a fraction of the work
-            # (the head is half his network's weights, and a decision has a handful of legal actions)
-            index = self.action_indices(obs, features, owner)
-            hidden = self.policy_branch(state).index_select(0, owner)
-            weight = self.action_head.weight.index_select(0, index)
-            return (hidden * weight).sum(-1) + self.action_head.bias.index_select(0, index)
-        if self.mlp or self.charlesworth:
-            hidden = self.policy_branch(state) if self.charlesworth else state
-            logits = self.action_head(hidden).view(state.shape[0], self.outputs, NUM_ACTIONS)
-            picked = logits.index_select(0, owner).gather(
-                2, self.action_indices(obs, features, owner).view(-1, 1, 1).expand(-1, self.outputs, 1)
-            ).squeeze(-1)  # (M, outputs)
-            return picked.squeeze(-1) if self.outputs == 1 else picked
-        if not self.plus:
-            query = self.state_to_action(state).index_select(0, owner)
-            if self.outputs == 1:
-                return (actions * query).sum(-1) * self.score_scale
-            return (actions.unsqueeze(1) * query.view(len(owner), self.outputs, -1)).sum(-1) * self.score_scale
-        left = self.hand_indicator(obs).index_select(0, owner) - features[:, :NUM_CARDS]
-        candidate = torch.cat((actions, torch.relu(self.left_encoder(left))), dim=1)
-        hidden = torch.relu(self.scorer_state(state).index_select(0, owner) + self.scorer_candidate(candidate))
-        for block in self.scorer_blocks:
-            hidden = torch.relu(hidden + block(hidden))
-        out = self.scorer_out(hidden)
-        return out.squeeze(-1) if self.outputs == 1 else out
+        raise NotImplementedError
 
-    def encode_actions(self, features: torch.Tensor) -> torch.Tensor:
-        """(..., 80) candidate features -> (..., action_dim) candidate embeddings (the ``"mlp"``
-        design scores actions by their index: the features themselves)."""
-        if self.mlp or self.charlesworth:
-            return features
-        return self.action_encoder(features)
+    def score_candidates(
+        self, state: torch.Tensor, obs: torch.Tensor, actions: torch.Tensor, features: torch.Tensor, owner: torch.Tensor
+    ) -> torch.Tensor:
+        """The score of every candidate row: ``actions`` (M, ...) the :meth:`encode_actions` of
+        ``features`` (M, 80), candidate ``i`` belonging to state ``owner[i]``."""
+        outputs = self.candidate_outputs(state, obs, actions, features, owner)
+        return outputs if outputs.dim() == 1 else outputs[:, 0]
 
     def state_value(self, state: torch.Tensor) -> torch.Tensor:
         if self.value is None:
@@ -490,7 +364,7 @@ class Big2Net(nn.Module):
         actions = self.encode_actions(features)
         if feature_index is not None:
             actions = actions.index_select(0, feature_index)
-            if self.plus or self.mlp or self.charlesworth:
+            if self.candidates_read_features:
                 features = features.index_select(0, feature_index)
         flat = self.candidate_outputs(state, obs, actions, features, owner)
         padded = flat.new_full((obs.shape[0], max_candidates) + flat.shape[1:], -math.inf).index_put((owner, slot), flat)
@@ -522,7 +396,290 @@ class Big2Net(nn.Module):
         return self.forward(obs, features[owner, slot], owner, slot, features.shape[1])
 
 
-def charlesworth_network(arrays: Sequence[np.ndarray]) -> Big2Net:
+class PaperNet(Big2Net):
+    """The paper's design (``design="paper"``): card embedding, hand attention, card-set and count
+    encoders (or one ReLU layer over Charlesworth's 412 inputs), a residual state embedding, a
+    candidate MLP and the dot-product scorer ``<a, W s> / sqrt(action_dim)`` (the module docstring)."""
+
+    design = "paper"
+    candidates_read_features = False
+    his_inputs: nn.Module | None  # the layer over Charlesworth's 412 inputs (None: the card encoders)
+
+    def __init__(self, config: NetworkConfig | None = None) -> None:
+        super().__init__(config)
+        cfg = self.config
+        # On Charlesworth's 412 inputs: one ReLU layer over them in place of the card encoders below;
+        # the state embedding and the candidates as always.
+        self.his_inputs = (nn.Sequential(nn.Linear(CHARLESWORTH_INPUTS, cfg.mlp_hidden), nn.ReLU())
+                           if cfg.observation == "charlesworth" else None)
+        if self.his_inputs is None:
+            self.card_embedding = nn.Embedding(NUM_CARDS + 1, cfg.card_dim, padding_idx=PAD_CARD)
+            self.hand = HandEncoder(cfg.card_dim, cfg.hand_heads, cfg.hand_ff)
+            # Card-set encoders (Linear + ReLU each, applied together in encode_state).
+            self.trick_encoder = nn.Linear(cfg.card_dim, cfg.field_dim)
+            self.seen_encoder = nn.Linear(cfg.card_dim, cfg.field_dim)
+            self.opponent_encoder = nn.Linear(cfg.card_dim, cfg.field_dim)  # shared by the three opponents
+            self.count_encoder = nn.Sequential(nn.Linear(_COUNT_INPUT, cfg.count_dim), nn.ReLU())
+        joined = cfg.mlp_hidden if self.his_inputs is not None else cfg.card_dim + 5 * cfg.field_dim + cfg.count_dim
+        joined += self._build_card_sets(cfg)
+        extra = _extra_inputs(cfg)
+        self.extra_encoder = nn.Sequential(nn.Linear(extra, cfg.count_dim), nn.ReLU()) if extra else None
+        joined += cfg.count_dim if extra else 0
+        self.project = nn.Linear(joined, cfg.state_dim)
+        self.norm = nn.LayerNorm(cfg.state_dim)
+        self.residual = nn.Sequential(nn.Linear(cfg.state_dim, cfg.state_ff), nn.ReLU(), nn.Linear(cfg.state_ff, cfg.state_dim))
+        self.action_encoder = nn.Sequential(
+            nn.Linear(FEATURE_SIZE, cfg.action_hidden), nn.ReLU(), nn.Linear(cfg.action_hidden, cfg.action_dim)
+        )
+        self._build_scorer(cfg)
+        self.score_scale = 1.0 / math.sqrt(cfg.action_dim)
+        self.value = self._value_head(cfg)  # last: the parameter order of saved optimiser states
+
+    def _build_card_sets(self, cfg: NetworkConfig) -> int:
+        """The layers of further card-set inputs of the state embedding (none here); returns their width."""
+        return 0
+
+    def _build_scorer(self, cfg: NetworkConfig) -> None:
+        """The scorer's layers: the state's projection(s) into the candidates' space."""
+        self.state_to_action = nn.Linear(cfg.state_dim, cfg.action_dim * self.outputs)
+
+    def extra_inputs(self, obs: torch.Tensor) -> torch.Tensor:
+        """The inputs of ``extra_encoder``: the extended observation's 38 extra numbers."""
+        return obs[:, _EXTRA]
+
+    def card_set_parts(self, obs: torch.Tensor) -> list[torch.Tensor]:
+        """The state embedding's inputs beside the hand, the card-set fields and the counts (none here)."""
+        return []
+
+    def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
+        """(B, 277) information states (or (B, 315) extended ones, or Charlesworth's (B, 412))
+        -> (B, state_dim) state embeddings."""
+        self.check_obs(obs)
+        if self.his_inputs is not None:
+            state = self.norm(self.project(self.his_inputs(obs)))
+            return state + self.residual(state)
+        batch = obs.shape[0]
+        hand = self.hand.forward_ids(obs[:, _HAND].long(), self.card_embedding)
+        # The five card sets (trick, seen, played by each opponent) through the shared table ...
+        sets = torch.cat([obs[:, part] for part in _CARD_SETS], dim=1).reshape(batch, 5, NUM_CARDS)
+        projected = sets @ (self.card_embedding.weight[:NUM_CARDS] * (1.0 / INDICATOR_SCALE))  # (B, 5, card_dim)
+        # ... and each through its encoder (one batched product: trick, seen, opponent x 3).
+        encoders = (self.trick_encoder, self.seen_encoder, self.opponent_encoder, self.opponent_encoder, self.opponent_encoder)
+        weight = torch.stack([e.weight for e in encoders]).transpose(1, 2)  # (5, card_dim, field_dim)
+        bias = torch.stack([e.bias for e in encoders]).unsqueeze(1)  # (5, 1, field_dim)
+        fields = torch.relu(torch.baddbmm(bias, projected.transpose(0, 1), weight))  # (5, B, field_dim)
+        fields = fields.transpose(0, 1).reshape(batch, -1)
+        # Cards left of each opponent and passes, one-hot.
+        counts = self.count_encoder(self.counts_one_hot(obs))
+        parts = [hand, fields, counts, *self.card_set_parts(obs)]
+        if self.extra_encoder is not None:
+            parts.append(self.extra_encoder(self.extra_inputs(obs)))
+        state = self.norm(self.project(torch.cat(parts, dim=1)))
+        return state + self.residual(state)
+
+    def encode_actions(self, features: torch.Tensor) -> torch.Tensor:
+        """(..., 80) candidate features -> (..., action_dim) candidate embeddings."""
+        return self.action_encoder(features)
+
+    def candidate_outputs(
+        self, state: torch.Tensor, obs: torch.Tensor, actions: torch.Tensor, features: torch.Tensor, owner: torch.Tensor
+    ) -> torch.Tensor:
+        """The scaled dot product of each candidate's embedding with its state's projection(s)."""
+        query = self.state_to_action(state).index_select(0, owner)
+        if self.outputs == 1:
+            return (actions * query).sum(-1) * self.score_scale
+        return (actions.unsqueeze(1) * query.view(len(owner), self.outputs, -1)).sum(-1) * self.score_scale
+
+
+class PlusNet(PaperNet):
+    """The stronger design (``design="plus"``): the paper's, plus a full-rank path for the card sets,
+    the own hand size, and an MLP scorer over the state, the candidate and the hand it would leave
+    (the module docstring)."""
+
+    design = "plus"
+    candidates_read_features = True
+
+    def _build_card_sets(self, cfg: NetworkConfig) -> int:
+        """The full-rank path: the six raw 52-card indicators through one linear layer (and ReLU)."""
+        self.raw_sets = nn.Linear(_RAW_SETS, cfg.field_dim)
+        return cfg.field_dim
+
+    def _build_scorer(self, cfg: NetworkConfig) -> None:
+        """score = w . relu(A s + B [a, l] + b) + c, l = relu(L left), with ``scorer_blocks`` residual blocks."""
+        self.left_encoder = nn.Linear(NUM_CARDS, cfg.action_dim)
+        self.scorer_state = nn.Linear(cfg.state_dim, cfg.scorer_hidden)
+        self.scorer_candidate = nn.Linear(2 * cfg.action_dim, cfg.scorer_hidden, bias=False)
+        self.scorer_blocks = nn.ModuleList(
+            nn.Sequential(nn.Linear(width, width), nn.ReLU(), nn.Linear(width, width))
+            for width in [cfg.scorer_hidden] * cfg.scorer_blocks
+        )
+        self.scorer_out = nn.Linear(cfg.scorer_hidden, self.outputs)
+
+    def extra_inputs(self, obs: torch.Tensor) -> torch.Tensor:
+        """The inputs of ``extra_encoder``: own hand size one-hot, then the extended numbers."""
+        size = (obs[:, _HAND] != PAD_CARD).sum(1, keepdim=True).to(obs.dtype)
+        parts = [(size == self._count_values).to(obs.dtype)]
+        if self.obs_size == EXTENDED_SIZE:
+            parts.append(obs[:, _EXTRA])
+        return torch.cat(parts, dim=1)
+
+    def card_set_parts(self, obs: torch.Tensor) -> list[torch.Tensor]:
+        """The full-rank path over the hand, the trick, the seen cards and each opponent's plays."""
+        raw = torch.cat((self.hand_indicator(obs), obs[:, _CARD_SETS[0]], obs[:, _CARD_SETS[1]]), dim=1)
+        return [torch.relu(self.raw_sets(raw))]
+
+    def candidate_outputs(
+        self, state: torch.Tensor, obs: torch.Tensor, actions: torch.Tensor, features: torch.Tensor, owner: torch.Tensor
+    ) -> torch.Tensor:
+        """The scorer MLP over the state, the candidate's embedding and the hand it would leave."""
+        left = self.hand_indicator(obs).index_select(0, owner) - features[:, :NUM_CARDS]
+        candidate = torch.cat((actions, torch.relu(self.left_encoder(left))), dim=1)
+        hidden = torch.relu(self.scorer_state(state).index_select(0, owner) + self.scorer_candidate(candidate))
+        for block in self.scorer_blocks:
+            hidden = torch.relu(hidden + block(hidden))
+        out = self.scorer_out(hidden)
+        return out.squeeze(-1) if self.outputs == 1 else out
+
+
+class ActionIndexNet(Big2Net):
+    """A network with a fixed head of one output per action of the 1695-action index: each
+    candidate's output is looked up by its index (:meth:`action_indices`), so the ragged
+    candidate interface serves it as it does the scorers. The base of :class:`MLPNet` and
+    :class:`CharlesworthNet`."""
+
+    _slot_index: torch.Tensor  # action index of each 13-bit set of hand slots
+    action_head: nn.Linear
+
+    def _register_slot_index(self) -> None:
+        self.register_buffer("_slot_index", torch.from_numpy(SLOT_INDEX.copy()), persistent=False)
+
+    def action_indices(self, obs: torch.Tensor, features: torch.Tensor, owner: torch.Tensor) -> torch.Tensor:
+        """The 1695-action index of every candidate row (M,): its cards' positions in the owner's
+        sorted hand, as the index defines it (pass: 1694)."""
+        hand = self.hand_indicator(obs)
+        below = (torch.cumsum(hand, dim=1) - hand).index_select(0, owner)  # held cards under each card
+        bits = features[:, :NUM_CARDS] > 0.5
+        slots = (torch.exp2(below) * bits).sum(1).round().long()  # exact: at most 2^13 in float32
+        index = self._slot_index.index_select(0, slots.clamp_(0, self._slot_index.shape[0] - 1))
+        return torch.where(features[:, NUM_CARDS] > 0.5, torch.full_like(index, PASS_ACTION), index)
+
+    def policy_hidden(self, state: torch.Tensor) -> torch.Tensor:
+        """What the action head reads: the state embedding itself unless a design adds a branch."""
+        return state
+
+    def candidate_outputs(
+        self, state: torch.Tensor, obs: torch.Tensor, actions: torch.Tensor, features: torch.Tensor, owner: torch.Tensor
+    ) -> torch.Tensor:
+        """Each candidate's row(s) of the 1695-way head, picked by its action index."""
+        logits = self.action_head(self.policy_hidden(state)).view(state.shape[0], self.outputs, NUM_ACTIONS)
+        picked = logits.index_select(0, owner).gather(
+            2, self.action_indices(obs, features, owner).view(-1, 1, 1).expand(-1, self.outputs, 1)
+        ).squeeze(-1)  # (M, outputs)
+        return picked.squeeze(-1) if self.outputs == 1 else picked
+
+
+class MLPNet(ActionIndexNet):
+    """A plain MLP with a fixed action head (``design="mlp"``): the 368 binary inputs of
+    :meth:`mlp_inputs` through two ReLU layers into one logit per action."""
+
+    design = "mlp"
+
+    def __init__(self, config: NetworkConfig | None = None) -> None:
+        super().__init__(config)
+        cfg = self.config
+        self.trunk = nn.Sequential(
+            nn.Linear(_MLP_INPUT, cfg.mlp_hidden), nn.ReLU(), nn.Linear(cfg.mlp_hidden, cfg.state_dim), nn.ReLU()
+        )
+        self.action_head = nn.Linear(cfg.state_dim, NUM_ACTIONS * self.outputs)
+        self._register_slot_index()
+        self.value = self._value_head(cfg)
+
+    def mlp_inputs(self, obs: torch.Tensor) -> torch.Tensor:
+        """The 368 binary inputs: the hand's 52-card indicator, the trick and the seen cards, the
+        counts (opponents' cards left, passes) one-hot, each opponent's plays."""
+        return torch.cat((self.hand_indicator(obs), obs[:, 13:117], self.counts_one_hot(obs), obs[:, 121:277]), dim=1)
+
+    def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
+        """(B, 277) information states -> (B, state_dim): the MLP's last hidden layer."""
+        self.check_obs(obs)
+        return self.trunk(self.mlp_inputs(obs))
+
+
+class CharlesworthNet(ActionIndexNet):
+    """Charlesworth's network exactly (``design="charlesworth"``): his 412 inputs -> 512 -> 256 ->
+    1695 logits, 512 -> 256 -> 1 value, with his baselines' orthogonal initialisation."""
+
+    design = "charlesworth"
+
+    def __init__(self, config: NetworkConfig | None = None) -> None:
+        super().__init__(config)
+        cfg = self.config
+        self.trunk = nn.Sequential(nn.Linear(CHARLESWORTH_INPUTS, cfg.mlp_hidden), nn.ReLU())
+        self.policy_branch = nn.Sequential(nn.Linear(cfg.mlp_hidden, _CW_BRANCH), nn.ReLU())
+        self.action_head = nn.Linear(_CW_BRANCH, NUM_ACTIONS * self.outputs)
+        self._register_slot_index()
+        value_layers = (nn.Linear(cfg.mlp_hidden, _CW_BRANCH), nn.Linear(_CW_BRANCH, 1))
+        self.value = nn.Sequential(value_layers[0], nn.ReLU(), value_layers[1]) if cfg.value_head else None
+        # his baselines fc layers: orthogonal weights (gain sqrt 2; the policy 0.01, the value 1), zero biases
+        first, second = self.trunk[0], self.policy_branch[0]
+        assert isinstance(first, nn.Linear) and isinstance(second, nn.Linear)
+        gains = [(first, math.sqrt(2)), (second, math.sqrt(2)), (self.action_head, 0.01)]
+        if self.value is not None:
+            gains += [(value_layers[0], math.sqrt(2)), (value_layers[1], 1.0)]
+        for layer, gain in gains:
+            nn.init.orthogonal_(layer.weight, gain)
+            nn.init.zeros_(layer.bias)
+
+    def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
+        """His (B, 412) inputs -> (B, mlp_hidden): his shared first layer."""
+        self.check_obs(obs)
+        return self.trunk(obs)
+
+    def policy_hidden(self, state: torch.Tensor) -> torch.Tensor:
+        """His policy branch."""
+        return self.policy_branch(state)
+
+    def candidate_outputs(
+        self, state: torch.Tensor, obs: torch.Tensor, actions: torch.Tensor, features: torch.Tensor, owner: torch.Tensor
+    ) -> torch.Tensor:
+        """Each candidate's logit; without a win head, only the candidates' rows of the head are
+        computed: the same logits, a fraction of the work (the head is half his network's weights,
+        and a decision has a handful of legal actions)."""
+        if self.outputs != 1:
+            return super().candidate_outputs(state, obs, actions, features, owner)
+        index = self.action_indices(obs, features, owner)
+        hidden = self.policy_branch(state).index_select(0, owner)
+        weight = self.action_head.weight.index_select(0, index)
+        return (hidden * weight).sum(-1) + self.action_head.bias.index_select(0, index)
+
+
+NETWORKS: dict[str, type[Big2Net]] = {cls.design: cls for cls in (PaperNet, PlusNet, MLPNet, CharlesworthNet)}
+"""The network class of each ``NetworkConfig.design``."""
+
+
+def network_class(config: NetworkConfig) -> type[Big2Net]:
+    """The class that builds ``config``'s design (:data:`NETWORKS`).
+
+    >>> network_class(NetworkConfig(design="plus")).__name__
+    'PlusNet'
+    """
+    try:
+        return NETWORKS[config.design]
+    except KeyError:
+        raise ValueError(f"no network design {config.design!r}; the designs are {sorted(NETWORKS)}") from None
+
+
+def build_network(config: NetworkConfig | None = None) -> Big2Net:
+    """The network of ``config`` (default: the paper's), of the class its design names; the same as
+    ``Big2Net(config)``.
+
+    >>> type(build_network(NetworkConfig(design="mlp"))).__name__
+    'MLPNet'
+    """
+    return network_class(config or NetworkConfig())(config)
+
+
+def charlesworth_network(arrays: Sequence[np.ndarray]) -> CharlesworthNet:
     """His network (his ten arrays, :func:`big2_env.players.charlesworth.load_parameters`) as a :class:`Big2Net`
     of his design, weight for weight: the same logits and value as
     :class:`~big2_env.players.charlesworth.CharlesworthNetwork` on his 412 inputs, in torch, where batched
@@ -533,7 +690,7 @@ def charlesworth_network(arrays: Sequence[np.ndarray]) -> Big2Net:
     if len(arrays) != len(PARAMETER_SHAPES) or [np.shape(a) for a in arrays] != list(PARAMETER_SHAPES):
         raise ValueError(f"his network is ten arrays of shapes {list(PARAMETER_SHAPES)}; got "
                          f"{[np.shape(a) for a in arrays]}")
-    model = Big2Net(NetworkConfig(design="charlesworth", observation="charlesworth"))
+    model = CharlesworthNet(NetworkConfig(design="charlesworth", observation="charlesworth"))
     value = model.value
     assert isinstance(value, nn.Sequential)
     layers = [model.trunk[0], model.policy_branch[0], model.action_head, value[0], value[2]]
