@@ -3,7 +3,8 @@
 ``benchmarks/reproduction/REPORT.md`` is the reproduction report, ``benchmarks/ablation/REPORT.md``
 the network ablation; both stay the one copy (the benchmark scripts write them), and their
 pictures come along. The search's strength curve pictures are added for the opponents page, and
-the leaderboard boards' pictures (``benchmarks/leaderboard/*.png``) for the leaderboard.
+the leaderboard boards' pictures (``benchmarks/leaderboard/*.png``) for the leaderboard, and the
+training tutorial's learning curve (``benchmarks/tutorial/learning_curves.png``).
 
 Every figure a page marks (``<!-- fig FILE KEY FORMAT -->...<!-- /fig -->``,
 :mod:`big2_env.devtools.figures`) is filled in from its results file as the page is built, so the
@@ -25,6 +26,7 @@ PAGES = {  # site path -> file in the repository
     "search/strength_vs_budget.png": "benchmarks/search/strength_vs_budget.png",
     "search/strength_vs_time.png": "benchmarks/search/strength_vs_time.png",
     "ablation/distill_curve/learning_curves.png": "benchmarks/ablation/distill_curve/learning_curves.png",
+    "tutorial/learning_curves.png": "benchmarks/tutorial/learning_curves.png",  # the training tutorial's run
 }
 
 
