@@ -2,8 +2,9 @@
 
 ``benchmarks/reproduction/REPORT.md`` is the reproduction report, ``benchmarks/ablation/REPORT.md``
 the network ablation; both stay the one copy (the benchmark scripts write them), and their
-pictures come along. The search's strength curve pictures are added for the opponents page and its studies, and
-the leaderboard boards' pictures (``benchmarks/leaderboard/*.png``) for the leaderboard. The research
+pictures come along. The search's strength curve pictures are added for the opponents page and its studies,
+the leaderboard boards' pictures (``benchmarks/leaderboard/*.png``) for the leaderboard, and the
+training tutorial's learning curve (``benchmarks/tutorial/learning_curves.png``). The research
 record, ``experiments/*.md`` (one page a study, ``experiments/README.md`` its index), becomes the
 site's ``experiments/`` section.
 
@@ -28,6 +29,7 @@ PAGES = {  # site path -> file in the repository
     "search/strength_vs_time.png": "benchmarks/search/strength_vs_time.png",
     "ablation/distill_curve/learning_curves.png": "benchmarks/ablation/distill_curve/learning_curves.png",
     "experiments/index.md": "experiments/README.md",
+    "tutorial/learning_curves.png": "benchmarks/tutorial/learning_curves.png",  # the training tutorial's run
 }
 
 
