@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import platform
 import shlex
@@ -27,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from big2_env.devtools.records import portable_path
+from big2_env.devtools.records import portable_path, publish_record
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -88,11 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         "seconds": round(sum(step["seconds"] for step in steps.values()), 1),
         "command": "python benchmarks/quick_train_time.py" + (f" --json {portable_path(args.json)}" if args.json else ""),
     }
-    text = json.dumps(record, indent=1)
-    print(text)
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(text + "\n")
+    publish_record(record, args.json)
     return 0
 
 

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from big2_env.devtools.records import portable_path
+from big2_env.devtools.records import portable_path, publish_record
 from big2_env.evaluation.arena.run import read_arena
 from big2_env.evaluation.arena.schedule import CHUNK_MATCHES
 
@@ -136,11 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             "board": ratings(folder / BOARD), "added": ratings(folder / ADDED), "shipped": shipped_addition(),
             "command": "python benchmarks/tutorial_leaderboard.py" + (f" --json {portable_path(args.json)}" if args.json else ""),
         }
-    text = json.dumps(result, indent=1)
-    print(text)
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(text + "\n")
+    publish_record(result, args.json)
     return 0
 
 

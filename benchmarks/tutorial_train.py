@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from big2_env.devtools.records import portable_path
+from big2_env.devtools.records import portable_path, publish_record
 
 REPO = Path(__file__).resolve().parents[1]
 RUN = "runs/vs-smart"
@@ -146,11 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.picture:
             Path(args.picture).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(folder / RUN / "learning_curves.png", args.picture)
-    text = json.dumps(result, indent=1)
-    print(text)
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(text + "\n")
+    publish_record(result, args.json)
     return 0
 
 

@@ -32,7 +32,7 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-__all__ = ["MACHINE_ROOTS", "REPO_ROOT", "machine_paths", "portable", "portable_path"]
+__all__ = ["MACHINE_ROOTS", "REPO_ROOT", "machine_paths", "portable", "portable_path", "publish_record"]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 """The folder that holds this ``big2_env`` (the checkout, for an editable install)."""
@@ -89,3 +89,15 @@ def machine_paths(text: str) -> list[str]:
     """The paths of a machine's own folders (:data:`MACHINE_ROOTS`, a Windows user folder) in ``text``,
     in order; URLs and relative paths are not counted."""
     return [match.group(0) for match in _MACHINE.finditer(text)]
+
+
+def publish_record(record: Any, path: str | Path | None = None) -> None:
+    """Print a benchmark's results ``record`` as JSON and, given ``path``, write it there too (its
+    folder made as needed): what the benchmarks that time the README's commands end with."""
+    import json
+
+    text = json.dumps(record, indent=1)
+    print(text)
+    if path:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(text + "\n")

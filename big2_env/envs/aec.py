@@ -4,7 +4,7 @@
 Import               ``big2_env.env()`` or ``pettingzoo.make("aec", "big2-v0")``
 Actions              Discrete
 Parallel API         Yes (``big2_env.parallel_env()``, turn-based)
-Manual control       ``big2 play`` (terminal) and ``big2 web`` (browser)
+Manual control       ``big2 play`` (terminal) and ``big2 serve`` (browser)
 Agents               ``agents = ['player_0', 'player_1', 'player_2', 'player_3']``
 Agents count         4
 Action shape         ``Discrete(1695)``: a hand-slot index (:mod:`big2_env.observations.paper`)

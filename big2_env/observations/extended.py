@@ -152,20 +152,13 @@ def history_array(history: Sequence[tuple[int, tuple[int, ...]]], player: int) -
         >>> rows.shape, rows[:4].tolist()
         ((256, 6), [[3, 0, 52, 52, 52, 52], [0, 52, 52, 52, 52, 52], [1, 5, 6, 52, 52, 52], [-1, -1, -1, -1, -1, -1]])
     """
-    if len(history) > HISTORY_ROWS:
-        raise ValueError(f"a move history holds at most {HISTORY_ROWS} moves; got {len(history)}")
-    out = np.full((HISTORY_ROWS, 6), NO_MOVE, dtype=np.int16)
-    out[: len(history), 1:] = PAD_CARD
-    for row, (seat, play) in zip(out, history):
-        row[0] = (seat - player) % 4
-        row[1 : 1 + len(play)] = play
-    return out
+    return HistoryRows().view(list(history), player)
 
 
 class HistoryRows:
-    """One game's public move history kept as rows, extended move by move: what the envs put in
-    each observation's ``"history"`` (the same array as :func:`history_array`) without rebuilding
-    it from the first move at every decision.
+    """One game's public move history kept as rows, as each seat sees it, extended move by move: the
+    one writer of :func:`history_array`'s rows. The envs keep one per game, so each observation's
+    ``"history"`` costs a copy, not a rebuild from the first move.
 
     Example:
         >>> from big2_env import Game
@@ -192,7 +185,7 @@ class HistoryRows:
             raise ValueError(f"a move history holds at most {HISTORY_ROWS} moves; got {len(history)}")
         for seat, play in history[self._moves :]:
             rows[:, self._moves, 0] = _SEEN_FROM[seat]
-            rows[:, self._moves, 1:] = play + _PADDING[len(play)]
+            rows[:, self._moves, 1:] = tuple(play) + _PADDING[len(play)]
             self._moves += 1
         return rows[player].copy()
 
