@@ -27,7 +27,7 @@ import sys
 import tempfile
 
 CHILD = (
-    "import time; t = time.perf_counter(); from big2_env.engine.core import play_random; "
+    "import time; t = time.perf_counter(); from big2_env.players.kernels import play_random; "
     "play_random(1, seed=0); print(time.perf_counter() - t)"
 )
 

@@ -1,6 +1,6 @@
 """The paper's heuristics played in the compiled core: how fast, and how Random fares against Greedy.
 
-Two measurements of :func:`big2_env.engine.core.play_random` on one core, each after a warm-up
+Two measurements of :func:`big2_env.players.kernels.play_random` on one core, each after a warm-up
 game (the kernels compile once):
 
 * Smart in all four seats (``smart_seats=range(4)``): games and decisions a second;
@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from big2_env.engine.core import play_random
+from big2_env.players.kernels import play_random
 
 
 def timed(n_games: int, seed: int, **seats: object) -> dict:

@@ -1,13 +1,13 @@
 """The compiled core against the pure-Python reference engine over long random runs: every decision compared.
 
-For each rule set, games are dealt and played by the core (:func:`big2_env.engine.core.random_game_trace`)
+For each rule set, games are dealt and played by the core (:func:`big2_env.players.kernels.random_game_trace`)
 and replayed by the reference Python engine (``tests/reference``, the engine the package ran
 on before the core) from the same draws; at every
 decision the player on move, the number of legal plays and the chosen play must agree, and at the
 end the winner and the scores. Writes the counts to ``benchmarks/core/differential.json``.
 
 With ``--smart-seats 0,2`` those seats play the paper's Smart in the core
-(:mod:`big2_env.engine.core.smart`) and the reference replays them with the Python Smart
+(:mod:`big2_env.players.kernels.smart`) and the reference replays them with the Python Smart
 (:func:`big2_env.players.smart.smart_choice`); the other seats play the same random draws
 (``benchmarks/core/differential_smart.json``).
 

@@ -63,7 +63,7 @@ def bench_engine(seconds: float, rules: Rules, game_class: type = Game) -> tuple
 
 def bench_core(seconds: float, rules: Rules) -> tuple[float, float, float]:
     """The compiled core: batches of random games; returns (decisions/s, games/s, first call's seconds)."""
-    from big2_env.engine.core import play_random
+    from big2_env.players.kernels import play_random
 
     start = time.perf_counter()
     play_random(1, seed=0, rules=rules)

@@ -305,7 +305,7 @@ def leaf_value_agreement(spec: str, positions: int, options: dict, seed: int = 0
     decision points (after 0-39 moves of a Smart-vs-Smart game, with at least three candidates).
     Both searches are flat (every candidate on the same deals) and seeded alike, so they see the
     same deals: the rollouts' means against the leaf values' means, per position."""
-    import big2_env.engine.core.rollouts as core_rollouts
+    import big2_env.players.kernels.rollouts as core_rollouts
 
     check_positions(positions)
     network = learned_prior(spec)

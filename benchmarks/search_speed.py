@@ -10,7 +10,7 @@ positions that have more than one legal play: the one-ply search (``inner=0``) o
 and the default search (nested rollouts, core only); and ISMCTS's seconds a decision on both paths.
 
 Each is measured twice in the same run: on the compiled core (``SearchPolicy(core=True)``,
-the default: :mod:`big2_env.engine.core.rollouts`) and on the Python engine (``core=False``,
+the default: :mod:`big2_env.players.kernels.rollouts`) and on the Python engine (``core=False``,
 the reference), with the ratio; the two make the same decisions. ``--json PATH`` writes the
 figures.
 
@@ -36,9 +36,9 @@ from big2_env.players.ismcts import DEFAULT_ITERATIONS, ISMCTSPolicy
 from big2_env.players.public import game_row
 from big2_env.players.smart import SmartPolicy
 from big2_env.engine.core import rules_array
-from big2_env.engine.core.fast import N_FEATURES
+from big2_env.players.kernels.fast import N_FEATURES
 from big2_env.engine.core.games import TABLE_AT
-from big2_env.engine.core.rollouts import deal_hands, play_outs
+from big2_env.players.kernels.rollouts import deal_hands, play_outs
 from big2_env.players.search import (
     DEFAULT_BUDGET,
     FastRollout,

@@ -90,7 +90,7 @@ __all__ = [
 
 def warm_up() -> float:
     """Compile (or load from numba's disk cache) every kernel of the compiled core: the engine's,
-    the search's, the views' and both vector envs'. Returns the seconds it took.
+    the players' (Smart, the search's), the views' and both vector envs'. Returns the seconds it took.
 
     Call it in a parent process before starting helper processes that use the core (the
     package's own pools do): numba's cache has races when several processes build it at once.
@@ -98,13 +98,13 @@ def warm_up() -> float:
     it took); later ones load the cache.
     """
     from .engine.compile_notice import watch
-    from .engine.core import warm_up as engine
     from .envs.vector import warm_up as vector
     from .envs.vector_opponents import warm_up as single_agent
     from .observations.compiled import warm_up as views
+    from .players.kernels import warm_up as players
 
     with watch().section():  # one notice for all of it, its end line before this returns
-        return engine() + views() + vector() + single_agent()
+        return players() + views() + vector() + single_agent()
 
 
 def __getattr__(name: str):

@@ -246,7 +246,7 @@ class TeacherPool:
                 self.close()
                 raise
         elif processes > 1:
-            from big2_env.engine.core import warm_up
+            from big2_env.players.kernels import warm_up
 
             warm_up()  # once here, not racing in every helper
             self._pool = worker_pool(processes)  # each worker with its share of the cores' threads

@@ -1,7 +1,7 @@
 """Fit the fast move model (:mod:`big2_env.players.fast`) to a teacher network's move probabilities.
 
 The fast model scores each legal move by ``w . phi(move)`` over a few dozen features computed in
-the compiled core (:data:`big2_env.engine.core.fast.FEATURES`), so that the search can play it
+the compiled core (:data:`big2_env.players.kernels.fast.FEATURES`), so that the search can play it
 inside its rollouts at a few times Smart's cost. This is AlphaGo's fast rollout policy, fitted
 the same way: by imitation of a stronger, slower policy.
 

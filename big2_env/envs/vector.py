@@ -104,7 +104,7 @@ from ..engine.core.kernels import (
     legal_from,
     popcount,
 )
-from ..engine.core.smart import smart_pick
+from ..players.kernels.smart import smart_pick
 from ..engine.rules import Rules
 from ..observations.compiled import (
     FEATURE_CATEGORIES,

@@ -3,7 +3,7 @@ compiled core: a Gymnasium vector env (``gymnasium.make_vec("Big2-v0", num_envs=
 
 :class:`Big2OpponentsVectorEnv` is the vector form of :class:`~big2_env.envs.gym.Big2SingleAgentEnv`:
 in each game the learner sits in one seat and Random, Greedy or Smart (the paper's
-heuristics, move for move as :mod:`big2_env.players` choose: :mod:`big2_env.engine.core.smart`)
+heuristics, move for move as :mod:`big2_env.players` choose: :mod:`big2_env.players.kernels.smart`)
 play the other three inside the same compiled call, so ``step`` returns with the learner on
 move in every game.
 

@@ -379,7 +379,7 @@ def _play_in_processes(
     chunks = [(lo, hi) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
     agent_seqs, opponent_seqs = agent_seq.spawn(len(chunks)), opponent_seq.spawn(len(chunks))
     parts: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-    from ..engine.core import warm_up
+    from ..players.kernels import warm_up
 
     warm_up()  # the core compiles (or loads its cache) here once, not racing in every worker
     with worker_pool(jobs) as pool:

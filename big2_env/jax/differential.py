@@ -3,7 +3,7 @@
 :func:`compare` deals the same games to both (the compiled vector env deals from a seed; the
 JAX games are dealt the same hands), plays the same actions in both (a uniformly random legal
 action, or with probability ``smart`` the paper's Smart choice, computed by the compiled core's
-:func:`~big2_env.engine.core.smart_play` from the compiled side's state) and compares, at every
+:func:`~big2_env.players.kernels.smart_play` from the compiled side's state) and compares, at every
 decision of every game:
 
 * the seat on move and the 1695-action mask;
@@ -35,7 +35,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..engine.core import smart_play
+from ..players.kernels import smart_play
 from ..engine.core.games import T_MASK, T_OPENING, T_PASSED, T_PLAYER
 from ..engine.rules import Rules
 from ..envs.vector import H0, T0, vector_env

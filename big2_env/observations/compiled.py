@@ -14,8 +14,7 @@ import numpy as np
 from numba import njit
 
 from ..engine.core import MAX_TURNS, check_deck, rules_array
-from ..engine.core.games import HANDS_AT, TABLE_AT, T_MASK, T_PASSES, T_WINNER
-from ..engine.core.rollouts import PLAYED_AT
+from ..engine.core.games import HANDS_AT, PLAYED_AT, TABLE_AT, T_MASK, T_PASSES, T_WINNER
 from ..engine import native
 from ..engine.core.kernels import (
     CAPACITY,
@@ -138,8 +137,8 @@ def write_observation(hands, played_by, trick, passes, player, out):  # pragma: 
 
 @njit(cache=True)
 def leaf_observations(rows, out):  # pragma: no cover - compiled
-    """Seat 0's 277 numbers at every leaf of :func:`big2_env.engine.core.rollouts.leaves` (rows of
-    :data:`~big2_env.engine.core.rollouts.LEAF_SIZE` columns) into the rows of ``out`` (float32),
+    """Seat 0's 277 numbers at every leaf of :func:`big2_env.players.kernels.rollouts.leaves` (rows of
+    :data:`~big2_env.engine.core.games.LEAF_SIZE` columns) into the rows of ``out`` (float32),
     those of ended games left untouched."""
     for i in range(rows.shape[0]):
         if rows[i, TABLE_AT + T_WINNER] >= 0:
@@ -150,7 +149,7 @@ def leaf_observations(rows, out):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _random_game_views(deck, uniforms, rules, observations, action_masks, actions):  # pragma: no cover - compiled
-    """The game of :func:`big2_env.engine.core.games.random_game`, recording at each turn the
+    """The game of :func:`big2_env.players.kernels.games.random_game`, recording at each turn the
     mover's 277 numbers, its 1695-action mask and the action taken; returns the number of turns."""
     ws_masks = np.empty((4, CAPACITY), dtype=np.int64)
     ws_sizes = np.empty((4, CAPACITY), dtype=np.int64)
@@ -204,7 +203,7 @@ def _random_game_views(deck, uniforms, rules, observations, action_masks, action
 
 
 def random_game_views(deck: Any, uniforms: Any, rules: Rules | str | dict | None = None) -> tuple[np.ndarray, ...]:
-    """:func:`big2_env.engine.core.random_game_trace`'s game with what each mover saw, computed in compiled code.
+    """:func:`big2_env.players.kernels.random_game_trace`'s game with what each mover saw, computed in compiled code.
 
     Returns ``(observations, action_masks, actions)``: float32 ``(turns, 277)``, bool
     ``(turns, 1695)`` and the action index taken at each turn (1694 is pass).

@@ -9,7 +9,8 @@ Modules: :mod:`~big2_env.players.base` (:class:`Policy`, :func:`policy_actions`)
 (:class:`SearchPolicy`), :mod:`~big2_env.players.ismcts`
 (:class:`~big2_env.players.ismcts.ISMCTSPolicy`, information-set MCTS; the agent spec ``ismcts``),
 :mod:`~big2_env.players.fast` (the fast learned move model, its weights in ``data/``: the agent spec
-``fast`` and the search's ``rollout="fast"``),
+``fast`` and the search's ``rollout="fast"``), :mod:`~big2_env.players.kernels` (the compiled kernels
+of Smart, the fast model, the search's play-outs and beliefs' replay, loaded on first use),
 :mod:`~big2_env.players.sb3`
 (Stable-Baselines3 models as policies, loaded safely), :mod:`~big2_env.players.charlesworth`
 (Charlesworth's network from his parameter file, ``charlesworth:PATH``; numpy only, loaded

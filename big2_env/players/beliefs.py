@@ -270,7 +270,7 @@ def seat_log_likelihood_table(
     if weights is None:
         weights = fast_weights(models, rules, None)
     from ..engine.core import rules_array  # numba loads on first use, not with big2_env
-    from ..engine.core.rollouts import replay_seat, replay_seat_moves
+    from .kernels.rollouts import replay_seat, replay_seat_moves
 
     rows = course if isinstance(course, np.ndarray) else course_array(course, rules)
     arguments = (rows, seat, unique, rules_array(rules), codes, math.log1p(-tremble), math.log(tremble),

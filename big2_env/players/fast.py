@@ -2,7 +2,7 @@
 
 :class:`FastModel` holds the weights (a small JSON file: the feature names and one weight each,
 the rules they were fitted under, how they were fitted); the features are computed in the
-compiled core (:mod:`big2_env.engine.core.fast`, where they are listed and explained). Two ways
+compiled core (:mod:`big2_env.players.kernels.fast`, where they are listed and explained). Two ways
 to play it:
 
 * :class:`FastPolicy` (agent spec ``fast``, or ``fast:PATH.json``) at the table: its best move,
@@ -50,15 +50,15 @@ SHIPPED = {"paper": "fast_paper.json", "charlesworth": "fast_charlesworth.json"}
 
 
 def features() -> tuple[str, ...]:
-    """The model's feature names, in their column order (:data:`big2_env.engine.core.fast.FEATURES`)."""
-    from ..engine.core.fast import FEATURES  # here: importing the package loads no numba
+    """The model's feature names, in their column order (:data:`big2_env.players.kernels.fast.FEATURES`)."""
+    from .kernels.fast import FEATURES  # here: importing the package loads no numba
 
     return FEATURES
 
 
 @dataclass(frozen=True)
 class FastModel:
-    """Weights of the fast move model, one per feature of :data:`~big2_env.engine.core.fast.FEATURES`."""
+    """Weights of the fast move model, one per feature of :data:`~big2_env.players.kernels.fast.FEATURES`."""
 
     weights: np.ndarray
     rules: str = "paper"
@@ -115,7 +115,7 @@ def entry_features(hand: int, entries: Sequence[Entry], trick: tuple[int, ...] |
     player on move (:meth:`Game.legal_entries`: the plays in the engine's order, then pass when
     legal), who holds ``hand`` (bitmask); ``left``: the cards each seat holds from the mover's seat
     on, ``passes`` the passes since ``trick`` was played."""
-    from ..engine.core.fast import N_FEATURES, fast_features  # here: importing the package loads no numba
+    from .kernels.fast import N_FEATURES, fast_features  # here: importing the package loads no numba
 
     plays = [e for e in entries if e[1]]
     k = len(plays)

@@ -201,7 +201,7 @@ class ISMCTSPolicy(Policy):
         :func:`~big2_env.engine.core.rollouts.deal_hands` or :func:`deal_consistent` (the same draws)."""
         if not self.core:
             return lambda: deal_consistent(state, self.rng, self.rules, self.pass_inference)
-        from ..engine.core.rollouts import deal_hands  # numba loads on first use, not with big2_env
+        from .kernels.rollouts import deal_hands  # numba loads on first use, not with big2_env
 
         arrays, rules, out = _CoreState.of(state), self._core_rules(), np.empty((1, 4), dtype=np.int64)
 
@@ -226,7 +226,7 @@ class ISMCTSPolicy(Policy):
         if not self.core:
             play_out([game], self._rollout)
             return game.scores()
-        from ..engine.core.rollouts import smart_finish
+        from .kernels.rollouts import smart_finish
 
         scores = np.empty(4, dtype=np.int64)
         smart_finish(game_row(game), self._core_rules(), scores)

@@ -334,7 +334,7 @@ class FastRollout(RolloutPolicy):
 
     def seat_models(self) -> np.ndarray:
         """Per relative seat, how the core's play-outs move it (:data:`~big2_env.engine.core.fast.SEAT_SMART`, ...)."""
-        from ..engine.core.fast import SEAT_FAST, SEAT_FAST_SAMPLE, SEAT_SMART
+        from .kernels.fast import SEAT_FAST, SEAT_FAST_SAMPLE, SEAT_SMART
 
         fast = SEAT_FAST_SAMPLE if self.sample else SEAT_FAST
         return np.array([fast if self.own else SEAT_SMART, fast, fast, fast], dtype=np.int64)
@@ -714,7 +714,7 @@ class SearchPolicy(Policy):
         core = self._core_state
         if core is None:
             return [deal_consistent(state, self.rng, self.rules, self.pass_inference) for _ in range(n)]
-        from ..engine.core.rollouts import deal_hands  # numba loads on first use, not with big2_env
+        from .kernels.rollouts import deal_hands  # numba loads on first use, not with big2_env
 
         out = np.empty((n, 4), dtype=np.int64)
         deal_hands(self.rng, n, core.hand, core.unseen, core.left, core.declined, self.pass_inference, self._core_rules(), out)
@@ -767,7 +767,7 @@ class SearchPolicy(Policy):
         pending = [root]  # the deal already made for the legal actions is the first one used
         if self._core_state is not None:
             from ..engine.core.games import TABLE_AT
-            from ..engine.core.rollouts import play_outs
+            from .kernels.rollouts import play_outs
 
             root_table = game_row(root[1])[TABLE_AT:]  # the deal's game: its table is the state's, seat 0 on move
             played_by = np.array(state.played_by, dtype=np.int64)
@@ -858,7 +858,8 @@ class SearchPolicy(Policy):
                      alive: np.ndarray, noise: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """What each (deal, alive candidate) is worth to the searcher by the value at its leaf
         (:func:`~big2_env.engine.core.rollouts.leaves`), or its final score where the game ended first."""
-        from ..engine.core.rollouts import LEAF_SIZE, leaves
+        from ..engine.core.games import LEAF_SIZE
+        from .kernels.rollouts import leaves
         from ..observations.compiled import OBS_SIZE, leaf_observations
 
         values = np.empty((len(deals), len(alive)))

@@ -12,7 +12,7 @@ from agents.config import NetworkConfig  # noqa: E402
 from agents.network import Big2Net  # noqa: E402
 from agents.policy import NetworkPolicy  # noqa: E402
 from big2_env import Rules  # noqa: E402
-from big2_env.engine.core.fast import N_FEATURES  # noqa: E402
+from big2_env.players.kernels.fast import N_FEATURES  # noqa: E402
 from big2_env.players.fast import FastModel  # noqa: E402
 
 from tests.agents.test_agents_train import SMALL  # noqa: E402

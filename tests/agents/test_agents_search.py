@@ -106,7 +106,7 @@ def test_the_paired_benchmark_puts_a_network_into_the_search(tmp_path, capsys):
 def test_the_leaf_value_diagnostic_compares_the_value_with_the_rollouts():
     from tests.players.test_beliefs import load_options_benchmark
 
-    import big2_env.engine.core.rollouts as core_rollouts
+    import big2_env.players.kernels.rollouts as core_rollouts
 
     module = load_options_benchmark()
     play_outs = core_rollouts.play_outs

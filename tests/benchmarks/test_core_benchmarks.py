@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from big2_env.engine.core import play_random
+from big2_env.players.kernels import play_random
 from tests.scripts import load_script
 
 

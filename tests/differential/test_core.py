@@ -10,16 +10,8 @@ from hypothesis import strategies as st
 from big2_env import Game as PackageGame
 from big2_env import Rules, parse_cards
 from big2_env.engine.cards import mask_to_cards
-from big2_env.engine.core import (
-    MAX_TURNS,
-    deal,
-    hand_combinations,
-    legal_masks,
-    play_random,
-    random_game_trace,
-    rules_array,
-    smart_play,
-)
+from big2_env.engine.core import MAX_TURNS, hand_combinations, legal_masks, rules_array
+from big2_env.players.kernels import deal, play_random, random_game_trace, smart_play
 from big2_env.observations.compiled import random_game_views
 
 
@@ -83,9 +75,9 @@ def test_legal_masks_follow_legal_plays():
 
 
 def test_play_random_is_seeded_and_replays_in_the_engine(monkeypatch):
-    import big2_env.engine.core as core
+    import big2_env.players.kernels as seated
 
-    monkeypatch.setattr(core, "CHUNK", 7)  # several chunks: the draws run on from chunk to chunk
+    monkeypatch.setattr(seated, "CHUNK", 7)  # several chunks: the draws run on from chunk to chunk
     a, b = play_random(20, seed=5), play_random(20, seed=5)
     assert np.array_equal(a.scores, b.scores) and np.array_equal(a.turns, b.turns)
     assert not np.array_equal(a.scores, play_random(20, seed=6).scores)
@@ -144,7 +136,7 @@ def test_the_kernels_run_unjitted_with_the_same_results():
     import sys
     from pathlib import Path
 
-    code = "from big2_env.engine.core import play_random; print(play_random(4, seed=9, rules='charlesworth').scores.tolist())"
+    code = "from big2_env.players.kernels import play_random; print(play_random(4, seed=9, rules='charlesworth').scores.tolist())"
     env = dict(__import__("os").environ, NUMBA_DISABLE_JIT="1")
     repo = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=repo, timeout=300)
@@ -213,7 +205,7 @@ def test_heuristic_seats_choose_what_their_policy_chooses(kind, rules, seed, sea
 @given(data=st.data())
 def test_smart_play_matches_smart_choice_on_any_hand_and_trick(rules, data):
     """Any hand of 1..13 cards facing any legal trick (or leading) of the other cards."""
-    from big2_env.engine.core import smart_play
+    from big2_env.players.kernels import smart_play
     from big2_env.players.smart import smart_choice
 
     cards = data.draw(st.lists(st.integers(0, 51), min_size=1, max_size=13, unique=True))
@@ -263,12 +255,12 @@ def test_the_cache_goes_to_the_user_cache_folder_even_when_numba_was_imported_fi
 
 def test_the_core_is_warmed_up_in_the_parent_before_evaluation_workers_start(monkeypatch):
     import big2_env
-    import big2_env.engine.core as core
+    import big2_env.players.kernels as kernels
     from big2_env import evaluate
 
     assert big2_env.warm_up() >= 0
     calls = []
-    monkeypatch.setattr(core, "warm_up", lambda: calls.append(1) or 0.0)
+    monkeypatch.setattr(kernels, "warm_up", lambda: calls.append(1) or 0.0)
     evaluate("smart", "greedy", n_games=8, seed=0, jobs=2)
     assert calls == [1]
 
@@ -279,7 +271,7 @@ def test_the_core_is_warmed_up_in_the_parent_before_evaluation_workers_start(mon
 def test_smart_scores_are_the_python_smart_scores(rules, seed, moves):
     """The compiled s(a) of every legal play (what the nested search ranks by) against SmartPolicy.scores."""
     from big2_env.engine.core import kernels
-    from big2_env.engine.core.smart import smart_scores
+    from big2_env.players.kernels.smart import smart_scores
     from big2_env.observations import observation_dict
     from big2_env.players import SmartPolicy
 

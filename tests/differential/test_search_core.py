@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from big2_env import Game, Rules
 from big2_env.engine.core import rules_array
-from big2_env.engine.core.fast import N_FEATURES
-from big2_env.engine.core.rollouts import deal_hands
+from big2_env.players.kernels.fast import N_FEATURES
+from big2_env.players.kernels.rollouts import deal_hands
 from big2_env.observations.decision import Decision, PolicyObservation
 from big2_env.observations.paper import PASS_ACTION, action_cards
 from big2_env.players.beliefs import MODELS, MOVE_MODELS, seat_log_likelihood_table, game_course, seat_log_likelihoods
@@ -165,7 +165,7 @@ def test_other_rollout_policies_run_on_the_python_engine():
 def test_strongest_is_the_last_combination_of_each_size(rules, cards):
     from big2_env.engine.combos import enumerate_combos
     from big2_env.engine.core.kernels import CAPACITY
-    from big2_env.engine.core.rollouts import strongest
+    from big2_env.players.kernels.rollouts import strongest
 
     hand = sum(1 << c for c in cards)
     work = [np.empty(CAPACITY, dtype=np.int64) for _ in range(4)]
@@ -176,7 +176,7 @@ def test_strongest_is_the_last_combination_of_each_size(rules, cards):
 
 
 def test_the_course_array_has_the_cores_columns():
-    from big2_env.engine.core.rollouts import COURSE_FIELDS
+    from big2_env.players.kernels.rollouts import COURSE_FIELDS
     from big2_env.players.beliefs import course_array
 
     game = played_position(3, Rules())
@@ -197,7 +197,7 @@ def test_nested_rollouts_search_seat_zeros_own_moves(rules, seed):
     """With ``inner``, the play-outs' own moves of seat 0 are searched on the known deal: with
     Smart opponents and no noise, a nested play-out is never worth less to seat 0 than the plain
     Smart one from the same deal, and the decisions stay legal and reproducible."""
-    from big2_env.engine.core.rollouts import play_outs
+    from big2_env.players.kernels.rollouts import play_outs
 
     game = played_position(seed, rules)
     state = public_state(PolicyObservation(Decision(game), extended=True))
@@ -249,7 +249,8 @@ def test_the_leaves_are_where_the_engine_has_seat_zero_next_on_move(rules, seed)
     deal: the leaf's hands, played cards, table and seat 0's 277 numbers are the Python engine's,
     and a game that ends first is worth its final score."""
     from big2_env.engine.core.games import T_MASK, T_PASSES, T_PLAYER, T_WINNER, TABLE_AT
-    from big2_env.engine.core.rollouts import LEAF_SIZE, PLAYED_AT, leaves
+    from big2_env.engine.core.games import LEAF_SIZE, PLAYED_AT
+    from big2_env.players.kernels.rollouts import leaves
     from big2_env.observations import observation_dict
     from big2_env.observations.compiled import leaf_observations
     from big2_env.players.public import game_row
@@ -287,7 +288,7 @@ def test_the_leaves_are_where_the_engine_has_seat_zero_next_on_move(rules, seed)
 
 @pytest.mark.parametrize("seed", range(3))
 def test_a_value_mixes_into_the_search_and_at_weight_one_replaces_the_rollouts(seed, monkeypatch):
-    import big2_env.engine.core.rollouts as rollouts
+    import big2_env.players.kernels.rollouts as rollouts
 
     position = seed
     while True:  # a real position with a few candidates to compare
@@ -338,7 +339,7 @@ def test_a_value_is_checked_when_the_search_is_made():
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**31), smart_seats=st.integers(0, 4))
 def test_smart_finish_plays_what_the_engines_smart_rollout_plays(rules, seed, smart_seats):
-    from big2_env.engine.core.rollouts import smart_finish
+    from big2_env.players.kernels.rollouts import smart_finish
     from big2_env.players.public import game_row
     from big2_env.players.search import SmartRollout, play_out
 

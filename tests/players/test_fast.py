@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from big2_env import Rules, evaluate
-from big2_env.engine.core.fast import FEATURES, N_FEATURES, PASS_AT
+from big2_env.players.kernels.fast import FEATURES, N_FEATURES, PASS_AT
 from big2_env.errors import LoadError
 from big2_env.evaluation.loading import load_agent
 from big2_env.observations.decision import Decision, PolicyObservation

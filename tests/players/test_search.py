@@ -173,7 +173,7 @@ def test_a_time_budget_stops_near_its_limit(monkeypatch):
     machine a wall-clock version of this test failed at 0.76 s for 0.2)."""
     import types
 
-    import big2_env.engine.core.rollouts as core_rollouts
+    import big2_env.players.kernels.rollouts as core_rollouts
     import big2_env.players.search as search_module
 
     cost, clock, calls = 1e-3, [0.0], []

@@ -1,15 +1,15 @@
-"""The compiled simulation core (numba): combinations, legal plays and random games on int bitmasks.
+"""The compiled rules core (numba): combinations, legal plays, the game's state change and scores on int bitmasks.
 May import: numpy, numba and big2_env.engine's cards and rules (never anything above the engine).
 
-The kernels: combinations and legal plays (:mod:`~big2_env.engine.core.kernels`), whole games of
-random, Greedy and Smart seats (:mod:`~big2_env.engine.core.games`, :mod:`~big2_env.engine.core.smart`),
-the fast learned move model (:mod:`~big2_env.engine.core.fast`)
-and the search's deals, play-outs and history replay (:mod:`~big2_env.engine.core.rollouts`),
-with the checked entry points below. Everything in the package plays by these kernels:
+The kernels: combinations, legal plays and scoring (:mod:`~big2_env.engine.core.kernels`) and the
+game's state, one move applied and the final scores (:mod:`~big2_env.engine.core.games`), with the
+checked entry points below. Everything in the package plays by these kernels:
 :class:`~big2_env.engine.game.Game` and through it the PettingZoo and Gymnasium envs and the
-evaluation (via :mod:`big2_env.engine.native`), the vector envs and the search. The pure-Python
-engine in ``tests/reference`` is the reference they are tested against move by move
-(``tests/differential/``: ``test_reference_engine.py``, ``test_core.py``, ``test_search_core.py``).
+evaluation (via :mod:`big2_env.engine.native`), the vector envs, and the players' compiled
+kernels (:mod:`big2_env.players.kernels`: Smart, the fast move model, the search's play-outs, whole
+games of random, Greedy and Smart seats). The pure-Python engine in ``tests/reference`` is the
+reference they are tested against move by move (``tests/differential/``: ``test_reference_engine.py``,
+``test_core.py``, ``test_search_core.py``).
 
 Every entry point here checks its arguments (types, dtypes, shapes, ranges) before compiled
 code sees them, and raises ``ValueError`` naming what was wrong and what is allowed.
@@ -22,16 +22,14 @@ Importing this package starts :func:`~big2_env.engine.compile_notice.watch`: whe
 a line on stderr says so, and one how long it took (logger ``"big2_env.compile"``).
 
 Example:
-    >>> from big2_env.engine.core import play_random
-    >>> games = play_random(8, seed=0)
-    >>> games.scores.shape, int(games.scores.sum())
-    ((8, 4), 0)
+    >>> from big2_env import parse_cards
+    >>> legal_masks(parse_cards("3D 3S 5H 6H"), parse_cards("4C")).tolist()  # 5H, 6H, pass
+    [1024, 16384, 0]
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -54,29 +52,23 @@ from ..compile_notice import watch  # noqa: E402
 
 watch()  # every kernel module imports this package first: from here on, a compilation of the core is announced
 
-from ...checks import is_int  # noqa: E402
 from ..cards import check_hand  # noqa: E402
 from ..rules import FLUSH_ORDERS, OPENINGS, SCORINGS, STRAIGHTS, Rules  # noqa: E402
-from . import fast, games, kernels, smart  # noqa: E402
+from . import kernels  # noqa: E402
 
 __all__ = [
     "MAX_TURNS",
     "check_deck",
     "check_seed",
-    "RandomGames",
     "hand_combinations",
     "legal_masks",
-    "play_random",
-    "random_game_trace",
+    "legal_position",
     "rules_array",
     "shuffled_decks",
-    "smart_play",
     "warm_up",
 ]
 
 MAX_TURNS = kernels.MAX_TURNS
-MAX_GAMES = 10_000_000
-"""The most games one :func:`play_random` call plays (its arrays are allocated up front)."""
 
 
 def rules_array(rules: Rules | str | dict | None = None) -> np.ndarray:
@@ -136,37 +128,17 @@ def legal_masks(
     >>> legal_masks(parse_cards("3D 3S 5H 6H"), parse_cards("4C")).tolist()  # 5H, 6H, pass
     [1024, 16384, 0]
     """
-    combos, legal, k, trick_row = _position(hand, trick, rules, opening, locked)
+    combos, legal, k, trick_row = legal_position(hand, trick, rules, opening, locked)
     chosen = combos[0][legal[:k]]
     return np.append(chosen, 0) if trick_row[0] else chosen
 
 
-def smart_play(
-    hand: Any, trick: Any = None, rules: Rules | str | dict | None = None, opening: bool = False, locked: bool = False
-) -> int:
-    """The card mask of the paper's Smart choice (0: pass) for ``hand`` facing ``trick``, arguments
-    as in :func:`legal_masks`: the compiled :func:`~big2_env.engine.core.smart.smart_pick`, which
-    chooses what :class:`~big2_env.players.smart.SmartPolicy` chooses.
-
-    >>> from big2_env import parse_cards
-    >>> from big2_env.engine.cards import format_cards, mask_to_cards
-    >>> format_cards(mask_to_cards(smart_play(parse_cards("3D 3S 5H 6H KS"), parse_cards("4C"))))
-    '5H'
-    """
-    hand_mask = check_hand(hand, "hand", min_cards=1)
-    (masks, sizes, _, categories), legal, k, (trick_size, trick_category, trick_mask) = _position(
-        hand, trick, rules, opening, locked
-    )
-    pick = smart.smart_pick(hand_mask, masks, sizes, categories, legal, k, trick_size, trick_category,
-                            trick_mask, rules_array(rules))
-    return 0 if pick == k else int(masks[legal[pick]])
-
-
-def _position(
+def legal_position(
     hand: Any, trick: Any, rules: Any, opening: Any, locked: Any = False
 ) -> tuple[Arrays4, np.ndarray, int, tuple[int, int, int]]:
-    """The checked position of :func:`legal_masks`: the hand's combinations, the legal ones' indices
-    and count, and the trick's ``(size, category, mask)``."""
+    """The checked position of :func:`legal_masks` (the same arguments): the hand's combinations
+    ``(masks, sizes, strengths, categories)``, the legal ones' indices and their count, and the
+    trick's ``(size, category, mask)``; ``ValueError`` as :func:`legal_masks` raises it."""
     hand_mask = check_hand(hand, "hand")
     trick_mask = 0 if trick is None else check_hand(trick, "trick")
     if not isinstance(opening, (bool, np.bool_)):
@@ -196,25 +168,6 @@ def _position(
     return combos, legal, int(k), (trick_size, trick_category, trick_mask)
 
 
-@dataclass(frozen=True)
-class RandomGames:
-    """Results of :func:`play_random`: ``scores`` (N, 4) int64, ``winners`` (N,) and ``turns`` (N,) decisions."""
-
-    scores: np.ndarray
-    winners: np.ndarray
-    turns: np.ndarray
-
-    @property
-    def decisions(self) -> int:
-        return int(self.turns.sum())
-
-
-def _check_count(n_games: Any) -> int:
-    if not is_int(n_games, 0, MAX_GAMES):
-        raise ValueError(f"n_games must be an int in 0..{MAX_GAMES:,}; got {n_games!r} ({type(n_games).__name__})")
-    return int(n_games)
-
-
 def check_seed(seed: Any) -> np.random.Generator:
     """``seed`` as a ``numpy.random.Generator``: ``None``, a non-negative int or a Generator; ``ValueError`` otherwise."""
     if isinstance(seed, np.random.Generator):
@@ -224,69 +177,11 @@ def check_seed(seed: Any) -> np.random.Generator:
     raise ValueError(f"seed must be None, a non-negative int or a numpy.random.Generator; got {seed!r}")
 
 
-def deal(n_games: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """``n_games`` shuffled decks ``(n, 52)`` and move draws ``(n, MAX_TURNS)`` in [0, 1) from ``rng``:
-    the decks first (``rng.permuted`` of each row of ``0..51``), then the draws (``rng.random``)."""
-    decks = shuffled_decks(n_games, rng)
-    return decks, rng.random((n_games, MAX_TURNS))
-
-
 def shuffled_decks(n: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` shuffled decks ``(n, 52)`` int64: ``rng.permuted`` of each row of ``0..51``."""
     decks = np.tile(np.arange(52, dtype=np.int64), (n, 1))
     rng.permuted(decks, axis=1, out=decks)
     return decks
-
-
-CHUNK = 4096
-"""Games dealt and played per kernel call in :func:`play_random` (bounds its memory: 8 MB of draws)."""
-
-
-def _seat_mask(seats: Any, name: str) -> int:
-    try:
-        listed = list(seats)
-    except TypeError:
-        listed = None
-    if listed is None or not all(is_int(s, 0, 3) for s in listed):
-        raise ValueError(f"{name} must be a collection of seats 0..3; got {seats!r}")
-    return sum(1 << int(s) for s in set(listed))
-
-
-def _seat_masks(greedy_seats: Any, smart_seats: Any) -> tuple[int, int]:
-    greedy, smart = _seat_mask(greedy_seats, "greedy_seats"), _seat_mask(smart_seats, "smart_seats")
-    if greedy & smart:
-        raise ValueError(f"a seat cannot be both Greedy and Smart; greedy_seats={greedy_seats!r}, smart_seats={smart_seats!r}")
-    return greedy, smart
-
-
-def play_random(
-    n_games: int, seed: Any = None, rules: Rules | str | dict | None = None, greedy_seats: Any = (), smart_seats: Any = ()
-) -> RandomGames:
-    """Play ``n_games`` games of uniformly random legal moves in the compiled core.
-
-    The seats in ``greedy_seats`` play the paper's Greedy instead (its first legal play in the
-    engine's order: the weakest of the smallest size; pass only when nothing else is legal),
-    move for move what :class:`~big2_env.players.greedy.GreedyPolicy` chooses; those in
-    ``smart_seats`` play the paper's Smart (:func:`big2_env.engine.core.smart.smart_pick`), move
-    for move what :class:`~big2_env.players.smart.SmartPolicy` chooses.
-
-    The games are dealt and played in chunks of :data:`CHUNK` from :func:`deal`'s draws: at each
-    turn the player on move makes legal play ``floor(u * n)`` of its ``n`` legal plays (in the
-    engine's order, pass last), so the Python engine replays the same game from the same draws
-    (:func:`random_game_trace` gives one game's record).
-    """
-    n = _check_count(n_games)
-    rng = check_seed(seed)
-    rules_arr = rules_array(rules)
-    greedy, smart = _seat_masks(greedy_seats, smart_seats)
-    scores = np.zeros((n, 4), dtype=np.int64)
-    winners = np.zeros(n, dtype=np.int64)
-    turns = np.zeros(n, dtype=np.int64)
-    for start in range(0, n, CHUNK):
-        stop = min(n, start + CHUNK)
-        decks, uniforms = deal(stop - start, rng)
-        games.random_games(decks, uniforms, rules_arr, scores[start:stop], winners[start:stop], turns[start:stop], greedy, smart)
-    return RandomGames(scores, winners, turns)
 
 
 def check_deck(deck: Any, uniforms: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -299,68 +194,21 @@ def check_deck(deck: Any, uniforms: Any) -> tuple[np.ndarray, np.ndarray]:
     return deck_arr.astype(np.int64), u.astype(np.float64)
 
 
-def random_game_trace(
-    deck: Any, uniforms: Any, rules: Rules | str | dict | None = None, greedy_seats: Any = (), smart_seats: Any = ()
-) -> tuple[np.ndarray, np.ndarray, int]:
-    """One game of :func:`play_random`'s kind from a given ``deck`` (a permutation of 0..51) and
-    ``uniforms`` (``MAX_TURNS`` floats in [0, 1)), with its record; ``greedy_seats`` and
-    ``smart_seats`` as in :func:`play_random`.
-
-    Returns ``(trace, scores, winner)``: ``trace`` has one row per turn, ``(player, number of
-    legal plays, chosen play's card mask)`` (mask 0 is a pass).
-    """
-    deck_arr, u = check_deck(deck, uniforms)
-    greedy, smart = _seat_masks(greedy_seats, smart_seats)
-    ws = [np.empty((4, kernels.CAPACITY), dtype=np.int64) for _ in range(4)]
-    legal = np.empty(kernels.CAPACITY, dtype=np.int64)
-    scores = np.zeros(4, dtype=np.int64)
-    trace = np.zeros((MAX_TURNS, 3), dtype=np.int64)
-    # a numba dispatcher: mypy sees no signature
-    winner, turns = games.random_game(  # type: ignore[call-arg]
-        deck_arr, u, rules_array(rules), *ws, legal, scores, trace, greedy, smart
-    )
-    return trace[:turns].copy(), scores, int(winner)
-
-
 def warm_up() -> float:
     """Compile (or load from the disk cache) every kernel of the engine's core and return the seconds it took.
 
     Call it in a parent process before starting helper processes that use the core (the
     evaluation's ``jobs``, the trainers' workers): numba's cache has races when several processes
-    build it at once, and each would pay the compile time. :func:`big2_env.warm_up` warms the
-    views and the vector env too.
+    build it at once, and each would pay the compile time. :func:`big2_env.players.kernels.warm_up`
+    warms the players' kernels too, :func:`big2_env.warm_up` the views and the vector envs as well.
     """
     import time
 
-    from . import rollouts
-
     started = time.perf_counter()
-    play_random(1, seed=0, greedy_seats=[1], smart_seats=[2])
-    deck = np.arange(52, dtype=np.int64)
-    random_game_trace(deck, np.zeros(MAX_TURNS), greedy_seats=[1], smart_seats=[2])
-    smart_play([0, 4, 8], [1])
     hand_combinations([0, 1, 2, 3, 4])
+    legal_masks([0, 4, 8], [1])
     rules_arr = rules_array()
     scratch = np.empty((kernels.SCRATCH_ROWS, kernels.WORK_SIZE), dtype=np.int64)
     kernels.legal_rows(7, rules_arr, 0, 0, True, scratch)  # what Game, classify and legal_plays call
     kernels.classify_mask(3, rules_arr, scratch)
-    work = [np.empty(kernels.CAPACITY, dtype=np.int64) for _ in range(4)]
-    rollouts.strongest(15, 4, rules_arr, *work)
-    rng = np.random.default_rng(0)
-    deals = np.empty((1, 4), dtype=np.int64)
-    declined = np.full((4, 5), -1, dtype=np.int64)
-    declined[1, 0] = 30
-    left = np.array([13, 13, 13, 13], dtype=np.int64)
-    hand = sum(1 << c for c in range(13))
-    rollouts.deal_hands(rng, 1, hand, np.arange(13, 52, dtype=np.int64), left, declined, 1.0, rules_arr, deals)
-    root = np.zeros(games.TABLE_SIZE, dtype=np.int64)
-    root[games.T_OPENING], root[games.T_WINNER] = 1, -1
-    candidates = np.array([[1, 1, 0, 0]], dtype=np.int64)
-    for model in (fast.SEAT_SMART, fast.SEAT_FAST_SAMPLE):
-        rollouts.play_outs(deals, root, candidates, np.zeros(1, dtype=np.int64), np.zeros(4), rng, rules_arr, 0,
-                           np.empty((1, 1)), np.full(4, model, dtype=np.int64), np.zeros(fast.N_FEATURES))
-    course = np.zeros((1, len(rollouts.COURSE_FIELDS)), dtype=np.int64)
-    course[0, 1], course[0, 6] = 1, 1
-    rollouts.replay_seat(course, 0, np.array([hand], dtype=np.int64), rules_arr, np.arange(4, dtype=np.int64), -0.05, -3.0,
-                         np.zeros(fast.N_FEATURES), np.empty((1, 4)))
     return time.perf_counter() - started

@@ -1,4 +1,4 @@
-"""The compiled kernels: combinations, legal plays and whole random games on int bitmasks (numba).
+"""The compiled kernels: combinations, legal plays and the scores of hands left, on int bitmasks (numba).
 
 Everything here takes and returns numbers and numpy arrays only: no Python objects in the
 loops. Inputs are trusted: the public functions of :mod:`big2_env.engine.core` check dtypes,

@@ -313,7 +313,7 @@ def _play(
         return played
     from concurrent.futures import as_completed
 
-    from ...engine.core import warm_up
+    from ...players.kernels import warm_up
 
     warm_up()  # the compiled core loads its cache here once, not racing in every worker
     with worker_pool(min(jobs, len(todo))) as pool:

@@ -12,7 +12,7 @@ away and the weights learn how a stronger player departs from them.
 
 The weights are fitted to a teacher network's move probabilities
 (:mod:`agents.learners.fast_policy`); :class:`big2_env.players.fast.FastPolicy` plays them at the
-table, and :func:`big2_env.engine.core.rollouts.play_outs` inside the search's rollouts. Inputs are
+table, and :func:`big2_env.players.kernels.rollouts.play_outs` inside the search's rollouts. Inputs are
 trusted (see :mod:`big2_env.engine.core.kernels`).
 """
 
@@ -23,7 +23,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .kernels import FLUSH, popcount
+from ...engine.core.kernels import FLUSH, popcount
 from .smart import hand_shape, play_terms, smart_decide, terms_score, trick_offset10
 
 FEATURES = (
@@ -43,7 +43,7 @@ place among the legal plays of its size, 0 the weakest to 1 the strongest)."""
 N_FEATURES = len(FEATURES)
 PASS_AT = FEATURES.index("pass")
 SEAT_SMART, SEAT_FAST, SEAT_FAST_SAMPLE = range(3)
-"""How a rollout seat moves (``seat_model`` of :func:`~big2_env.engine.core.rollouts.play_outs`):
+"""How a rollout seat moves (``seat_model`` of :func:`~big2_env.players.kernels.rollouts.play_outs`):
 Smart's choice, the fast model's best move, or a move sampled from the fast model."""
 
 
@@ -179,6 +179,6 @@ def fast_pick(hand, masks, sizes, strengths, categories, legal, k, trick_size, t
 
 def new_scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The scratch arrays :func:`fast_pick` needs for any position: Smart's scores, the features, the move scores."""
-    from .kernels import CAPACITY
+    from ...engine.core.kernels import CAPACITY
 
     return (np.empty(CAPACITY, dtype=np.int64), np.empty((CAPACITY + 1, N_FEATURES)), np.empty(CAPACITY + 1))

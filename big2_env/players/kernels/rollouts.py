@@ -31,9 +31,10 @@ import numpy as np
 from numba import njit
 
 from .fast import N_FEATURES, SEAT_FAST_SAMPLE, SEAT_SMART, fast_features, fast_pick
-from .games import (
+from ...engine.core.games import (
     GAME_SIZE,
     HANDS_AT,
+    PLAYED_AT,
     TABLE_AT,
     T_CATEGORY,
     T_MASK,
@@ -48,7 +49,7 @@ from .games import (
     final_scores,
     locked,
 )
-from .kernels import (
+from ...engine.core.kernels import (
     CAPACITY,
     QUADS4_OFFSET,
     R_FOUR,
@@ -246,7 +247,7 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
               inner=0):  # pragma: no cover - compiled
     """Play every deal (rows of ``deals``, (D, 4) hands) after every alive candidate (``candidates[alive[a]]``:
     ``(mask, size, strength, category)``, mask 0 a pass) from the table ``root`` to the end,
-    every seat ``s`` moving by ``seat_model[s]`` (:data:`~big2_env.engine.core.fast.SEAT_SMART`:
+    every seat ``s`` moving by ``seat_model[s]`` (:data:`~big2_env.players.kernels.fast.SEAT_SMART`:
     Smart; ``SEAT_FAST`` or ``SEAT_FAST_SAMPLE``: the fast model of :mod:`.fast` with the
     ``weights``, its best move or a sampled one), an opponent seat ``s`` a uniformly random legal
     move with probability ``seat_noise[s]``, all games stepped together in the order deal, then
@@ -437,7 +438,7 @@ def _finish(games, g, d, masks, sizes, strengths, categories, offsets, counts, s
 
 
 _ModelWork = namedtuple("_ModelWork", ("smart", "features", "scores", "left"))
-"""The fast model's scratch arrays (:func:`~big2_env.engine.core.fast.fast_pick`), and the cards left per seat."""
+"""The fast model's scratch arrays (:func:`~big2_env.players.kernels.fast.fast_pick`), and the cards left per seat."""
 
 
 @njit(cache=True)
@@ -469,18 +470,12 @@ def _value(games, g, scoring, objective, scores):  # pragma: no cover - compiled
     return scores[0] / 13.0 + won
 
 
-LEAF_SIZE = GAME_SIZE + 4
-"""Columns of a leaf row (:func:`leaves`): a game row (the four hands, then the table), then the
-four seats' played cards."""
-PLAYED_AT = GAME_SIZE
-
-
 @njit(cache=True)
 def leaves(deals, root, played_by, candidates, alive, seat_noise, rng, rules, objective, values, out):  # pragma: no cover
     """The positions where seat 0 is next on move: every deal (rows of ``deals``) after every alive
     candidate (as in :func:`play_outs`), the opponents then playing Smart (noisy as in
     :func:`play_outs`) until seat 0 is on move again or the game ends. Game ``d * len(alive) + a``
-    is written to row ``out[g]`` (:data:`LEAF_SIZE` columns: hands, table, and each seat's played
+    is written to row ``out[g]`` (:data:`~big2_env.engine.core.games.LEAF_SIZE` columns: hands, table, and each seat's played
     cards, starting from ``played_by``); a game that ended writes what it is worth to seat 0
     (``objective``) to ``values[d, a]``, any other ``values[d, a]`` is NaN.
 

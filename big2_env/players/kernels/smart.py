@@ -12,7 +12,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernels import FOUR_OF_A_KIND, QUADS, R_STRAIGHTS, SHAPE_COUNT, SHAPES, SINGLE, STRAIGHT, STRAIGHT_FLUSH, popcount
+from ...engine.core.kernels import (
+    FOUR_OF_A_KIND,
+    QUADS,
+    R_STRAIGHTS,
+    SHAPE_COUNT,
+    SHAPES,
+    SINGLE,
+    STRAIGHT,
+    STRAIGHT_FLUSH,
+    popcount,
+)
 
 SUIT_MASK = sum(1 << (4 * r) for r in range(13))
 """The cards of suit 0 (shift left by the suit for the others)."""
