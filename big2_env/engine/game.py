@@ -1,8 +1,8 @@
 """The pure Big 2 rules engine: deal, turn order, plays and passes, tricks, game end, scores.
 
 It knows nothing of reinforcement learning: the encodings and environments are
-built on top of it. The state is a handful of ints and card bitmasks; the legal plays come
-from the compiled core (:func:`big2_env.engine.legal.legal_entries`), so ``Game`` and the
+built on top of it. The state is a handful of ints and card bitmasks; the legal plays and
+the scores come from the compiled core (:mod:`big2_env.engine.native`), so ``Game`` and the
 vector envs play by one set of rules. A pure-Python ``Game`` in ``tests/reference`` is
 its reference: the tests play both side by side.
 
@@ -35,6 +35,7 @@ from .cards import (
     parse_cards,
     parse_play,
 )
+from . import native
 from .combos import Entry, classify
 from .legal import PASS_ENTRY, _legal_entries
 from .rules import Rules
@@ -54,23 +55,13 @@ def deal_hands(rng: np.random.Generator) -> list[list[int]]:
     return [sorted(deck[i * HAND_SIZE : (i + 1) * HAND_SIZE]) for i in range(NUM_PLAYERS)]
 
 
-def hand_penalty(cards_left: int, scoring: str) -> int:
-    """What a loser with ``cards_left`` cards pays under a scoring rule."""
-    if scoring == "hk":
-        if cards_left == 13:
-            return 3 * cards_left
-        if cards_left >= 10:
-            return 2 * cards_left
-    return cards_left
-
-
 def worst_score(rules: Rules) -> float:
     """The lowest final score a seat can get under ``rules``: losing with all 13 cards.
 
     >>> worst_score(Rules()), worst_score(Rules(scoring="hk"))
     (-13.0, -39.0)
     """
-    return -float(hand_penalty(HAND_SIZE, rules.scoring))
+    return -float(native.hand_penalty(HAND_SIZE, rules))
 
 
 class Game:
@@ -287,9 +278,7 @@ class Game:
         """Final scores per seat (sum to zero). Raises ``ValueError`` before the game ends."""
         if self.winner is None:
             raise ValueError("the game is not over yet; scores exist only at the end")
-        penalties = [hand_penalty(len(h), self.rules.scoring) for h in self._hand_cards]
-        total = sum(penalties)
-        return [total if p == self.winner else -penalties[p] for p in range(NUM_PLAYERS)]
+        return native.final_scores(self._hand_masks, self.winner, self.rules)
 
     # ----------------------------------------------------------------- moves
     def play(self, cards: Iterable[int] | str) -> None:

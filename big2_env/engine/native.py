@@ -1,8 +1,8 @@
-"""The engine's calls into the compiled core: the one source of the rules' combinations and legal plays.
+"""The engine's calls into the compiled core: the one source of the rules' combinations, legal plays and scores.
 
 :func:`~big2_env.engine.combos.classify`, :func:`~big2_env.engine.combos.enumerate_combos`,
 :func:`~big2_env.engine.legal.legal_plays` and :class:`~big2_env.engine.game.Game` all answer
-from the kernels of :mod:`big2_env.engine.core.kernels` through the three functions here. The
+from the kernels of :mod:`big2_env.engine.core` through the functions here. The
 core (and numba) is imported on the first call, not when ``big2_env`` is imported. Callers pass
 checked values only: hand and play masks of distinct cards, a :class:`Rules`, sizes 0..5.
 
@@ -114,6 +114,25 @@ def entries_of(masks: list[int], rules: Rules) -> list[Entry]:
 def all_entries(hand_mask: int, rules: Rules) -> list[Entry]:
     """Every legal combination of a hand (of any size), as entries in the engine's order."""
     return legal_entries(hand_mask, 0, 0, False, rules)
+
+
+def hand_penalty(cards_left: int, rules: Rules) -> int:
+    """What a loser holding ``cards_left`` cards pays under ``rules``' scoring (the core's
+    :func:`~big2_env.engine.core.kernels.hand_penalty`)."""
+    kernels, _ = _scratch()
+    return int(kernels.hand_penalty(cards_left, _rules_data(rules)[0][kernels.R_SCORING]))
+
+
+def final_scores(hand_masks: list[int], winner: int, rules: Rules) -> list[int]:
+    """The final scores of a game ``winner`` won, the four seats holding ``hand_masks`` (the
+    core's :func:`~big2_env.engine.core.games.final_scores`: each loser pays its hand's penalty to
+    the winner)."""
+    kernels, _ = _scratch()
+    from .core.games import final_scores as compiled
+
+    scores = np.zeros(4, dtype=np.int64)
+    compiled(np.array([hand_masks], dtype=np.int64), 0, 0, winner, _rules_data(rules)[0][kernels.R_SCORING], scores)
+    return scores.tolist()
 
 
 def classify_mask(mask: int, rules: Rules) -> tuple[int, int, int] | None:

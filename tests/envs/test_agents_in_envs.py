@@ -246,7 +246,8 @@ def test_no_legal_outcome_is_worse_than_an_illegal_move(scoring):
             game.play(game.legal_plays()[0])
         scores += game.scores()
     assert min(scores) >= worst_score(rules)
-    from big2_env.engine.game import HAND_SIZE, hand_penalty
+    from big2_env.engine.game import HAND_SIZE
+    from tests.reference import hand_penalty
 
     assert worst_score(rules) == -hand_penalty(HAND_SIZE, scoring) == min(-hand_penalty(n, scoring) for n in range(14))
 
