@@ -8,7 +8,7 @@ end the winner and the scores. Writes the counts to ``benchmarks/core/differenti
 
 With ``--smart-seats 0,2`` those seats play the paper's Smart in the core
 (:mod:`big2_env.players.kernels.smart`) and the reference replays them with the Python Smart
-(:func:`big2_env.players.smart.smart_choice`); the other seats play the same random draws
+(``tests/reference/smart.py``'s ``smart_choice``); the other seats play the same random draws
 (``benchmarks/core/differential_smart.json``).
 
 Usage:
@@ -28,11 +28,12 @@ from pathlib import Path
 import numpy as np
 
 from big2_env import Rules
-from big2_env.engine.core import MAX_TURNS, random_game_trace
-from big2_env.players.smart import smart_choice
+from big2_env.engine.core import MAX_TURNS
+from big2_env.players.kernels import random_game_trace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: the tests' reference engine
 from tests.reference import Game  # noqa: E402
+from tests.reference.smart import smart_choice  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "core" / "differential.json"
 

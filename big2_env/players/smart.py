@@ -1,249 +1,63 @@
 """The paper's Smart baseline (Algorithm 2): hand structure, game phase and the trick's strength.
 
-:func:`smart_choice` is the whole decision on plain data (the observation-dict policy and the
-search's engine-level rollouts share it); :func:`smart_ranking` orders the plays for the
-search's prior.
+:class:`SmartPolicy` states the rule in full. The compiled kernel
+:func:`big2_env.players.kernels.smart.smart_pick` makes the choice, here as in every compiled
+game, play-out and vector env: :func:`smart_choice` asks it on plain data (the policy and the
+search's engine-level rollouts share it) and :func:`smart_ranking` orders the plays by its scores
+for the search's prior. The rule's pure-Python statement, term by term, is the tests' oracle
+(``tests/reference/smart.py``).
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Sequence
+from typing import Any, Sequence
 
-from ..engine.combos import FOUR_OF_A_KIND, QUADS, SINGLE, STRAIGHT, STRAIGHT_FLUSH, straight_shapes
+import numpy as np
+
+from ..engine import native
 from ..engine.rules import Rules
-from .base import DecodedObservation, Observation, Policy, decode_observation
-from .greedy import _classify_cached, _greedy_key
+from .base import Observation, Policy, decode_observation
+from .greedy import _greedy_key
 
-EARLY, MID, LATE = "early", "mid", "late"
-"""Game phases of :func:`game_phase`."""
+__all__ = ["SmartPolicy", "smart_choice", "smart_ranking"]
 
-# Structure names reported by :func:`broken_structures`.
-PAIR_OR_TRIPLE = "pair or triple"
-FIVE_CARD_STRUCTURES = ("four of a kind", "full house", "flush", "straight")
-
-# The paper's weights. Scores are kept internally in tenths (ints) so that ties and
-# the pass threshold are exact: 0.8 * rank becomes 8 * rank.
-_RANK_WEIGHT_10 = 8
-_TWO_PENALTY = {EARLY: 10, MID: 5, LATE: 0}
-_PAIR_TRIPLE_BREAK = {EARLY: 8, MID: 4, LATE: 0}
-_FIVE_CARD_BREAK = {EARLY: 20, MID: 8, LATE: 4}
-_ORPHAN_PENALTY = 6
-_SHED_BONUS = 4
-_LATE_BONUS = 10
-_VERY_STRONG_LATE_BONUS = 10
-_BOMB_PENALTY = 25
-_WIN_SCORE = -1000
-_PASS_THRESHOLD = 30
-_TWO_RANK = 12
-_LOW_ORPHAN_RANKS = range(5)  # 3, 4, 5, 6, 7
-_BOMB_CATEGORIES = frozenset({QUADS, FOUR_OF_A_KIND, STRAIGHT_FLUSH})
+_rules_arrays: dict[Rules, np.ndarray] = {}
+_kernel: Any = None
 
 
-def game_phase(hand_size: int) -> str:
-    """The paper's phase of a hand of ``hand_size`` cards: early > 10, mid 6..10, late <= 5.
+def _smart_kernel() -> Any:
+    """The compiled Smart (:mod:`big2_env.players.kernels.smart`), imported on first use: ``import big2_env`` loads no numba."""
+    global _kernel
+    if _kernel is None:
+        from .kernels import smart
 
-    >>> game_phase(13), game_phase(10), game_phase(6), game_phase(5)
-    ('early', 'mid', 'mid', 'late')
-    """
-    if hand_size > 10:
-        return EARLY
-    if hand_size >= 6:
-        return MID
-    return LATE
+        _kernel = smart
+    return _kernel
 
 
-def low_orphans(cards: Sequence[int]) -> int:
-    """Number of low orphans in ``cards``: ranks 3 to 7 (rank index 0..4) held exactly once.
-
-    >>> from big2_env.engine.cards import parse_cards
-    >>> low_orphans(parse_cards("3D 4C 4H 7S 8D"))  # 3 and 7; the 4s are a pair, 8 is not low
-    2
-    """
-    counts = [0] * 5
-    for c in cards:
-        r = c >> 2
-        if r < 5:
-            counts[r] += 1
-    return sum(1 for n in counts if n == 1)
-
-
-def is_bomb(trick: Sequence[int] | None, rules: Rules = Rules()) -> bool:
-    """True when ``trick`` is a four of a kind (five-card, or four-card under that variant) or a straight flush."""
-    if not trick:
-        return False
-    combo = _classify_cached(tuple(sorted(trick)), rules)
-    return combo is not None and combo.category in _BOMB_CATEGORIES
-
-
-def is_very_strong(trick: Sequence[int] | None, rules: Rules = Rules()) -> bool:
-    """The "very strong" trick of Algorithm 2: a five-card hand (straight or better), a
-    four-card four of a kind (variant), any trick containing a 2, or a single K or A.
-
-    >>> from big2_env.engine.cards import parse_cards
-    >>> [is_very_strong(parse_cards(t)) for t in ("KD", "QS", "AD AS", "2D 2C", "3D 4D 5D 6D 8D")]
-    [True, False, False, True, True]
-    """
-    if not trick:
-        return False
-    combo = _classify_cached(tuple(sorted(trick)), rules)
-    if combo is None:
-        return False
-    if combo.category >= STRAIGHT or combo.category == QUADS:
-        return True
-    if any(c >> 2 == _TWO_RANK for c in trick):
-        return True
-    return combo.category == SINGLE and trick[0] >> 2 >= 10
-
-
-@lru_cache(maxsize=None)
-def _window_masks(straights: str) -> tuple[tuple[int, tuple[int, ...]], ...]:
-    """(rank bitmask, ranks) of every straight window of a ``straights`` rule."""
-    return tuple((sum(1 << r for r in w), w) for w in straight_shapes(straights))
-
-
-class _HandShape:
-    """Per-decision summary of the hand H used by BreakPenalty and LowOrphans."""
-
-    __slots__ = ("size", "phase", "ranks", "suits", "full_house", "windows", "quads", "flush", "orphans")
-
-    def __init__(self, hand: Sequence[int], rules: Rules) -> None:
-        ranks = [0] * 13
-        suits = [0] * 4
-        for c in hand:
-            ranks[c >> 2] += 1
-            suits[c & 3] += 1
-        self.size = len(hand)
-        self.phase = game_phase(self.size)
-        self.ranks = ranks
-        self.suits = suits
-        self.quads = 4 in ranks
-        self.flush = max(suits) >= 5
-        self.full_house = any(n >= 3 for n in ranks) and sum(1 for n in ranks if n >= 2) >= 2
-        present = 0
-        for r in range(13):
-            if ranks[r]:
-                present |= 1 << r
-        self.windows = tuple(w for mask, w in _window_masks(rules.straights) if present & mask == mask)
-        self.orphans = sum(1 for r in _LOW_ORPHAN_RANKS if ranks[r] == 1)
-
-
-def _rank_counts(play: Sequence[int]) -> dict[int, int]:
-    by_rank: dict[int, int] = {}
-    for c in play:
-        r = c >> 2
-        by_rank[r] = by_rank.get(r, 0) + 1
-    return by_rank
-
-
-def _broken(shape: _HandShape, play: Sequence[int], by_rank: dict[int, int], stop: bool) -> list[str]:
-    """Structures of H broken by ``play`` (see :class:`SmartPolicy`); ``stop``: return at the first five-card one."""
-    found: list[str] = []
-    n = len(play)
-    if n >= 5:
-        return found
-    ranks = shape.ranks
-    if shape.quads and any(ranks[r] == 4 and k < 4 for r, k in by_rank.items()):
-        found.append("four of a kind")
-        if stop:
-            return found
-    if shape.full_house and any(0 < ranks[r] - k < min(ranks[r], 3) for r, k in by_rank.items()):
-        found.append("full house")
-        if stop:
-            return found
-    if shape.flush:
-        suits = shape.suits
-        by_suit = [0, 0, 0, 0]
-        for c in play:
-            by_suit[c & 3] += 1
-        if any(k and suits[s] >= 5 and suits[s] - k < 5 for s, k in enumerate(by_suit)):
-            found.append("flush")
-            if stop:
-                return found
-    for window in shape.windows:
-        if any(ranks[r] == by_rank.get(r, 0) for r in window):
-            found.append("straight")
-            if stop:
-                return found
-            break
-    if any((n == 1 and ranks[r] - k >= 2) or (n <= 2 and ranks[r] - k >= 3) for r, k in by_rank.items()):
-        found.append(PAIR_OR_TRIPLE)
-    return found
-
-
-def broken_structures(play: Sequence[int], hand: Sequence[int], rules: Rules = Rules()) -> list[str]:
-    """Which structures of ``hand`` the non-pass ``play`` breaks, as BreakPenalty sees them.
-
-    Names, in this order: ``"four of a kind"``, ``"full house"``, ``"flush"``,
-    ``"straight"`` (the potential five-card structures) and ``"pair or triple"``.
-    The definitions are in :class:`SmartPolicy`.
-
-    >>> from big2_env.engine.cards import parse_cards
-    >>> hand = parse_cards("3D 3C 3H 5D 6D 7D 8D KS")
-    >>> broken_structures(parse_cards("3D"), hand)  # splits a triple and leaves four diamonds
-    ['flush', 'pair or triple']
-    >>> broken_structures(parse_cards("KS"), hand)
-    []
-    """
-    return _broken(_HandShape(hand, rules), play, _rank_counts(play), stop=False)
-
-
-def break_penalty(play: Sequence[int], hand: Sequence[int], rules: Rules = Rules()) -> int:
-    """BreakPenalty(a, H): 20/8/4 (early/mid/late) when the play breaks a potential
-    five-card structure, else 8/4/0 when it breaks a pair or triple, else 0.
-
-    Added once per play, whatever the number of structures broken; the phase is
-    that of ``hand`` (before the play).
-    """
-    return _break_penalty(_HandShape(hand, rules), play, _rank_counts(play))
-
-
-def _break_penalty(shape: _HandShape, play: Sequence[int], by_rank: dict[int, int]) -> int:
-    found = _broken(shape, play, by_rank, stop=True)
-    if not found:
-        return 0
-    if found[0] != PAIR_OR_TRIPLE:
-        return _FIVE_CARD_BREAK[shape.phase]
-    return _PAIR_TRIPLE_BREAK[shape.phase]
-
-
-def _smart_score10(shape: _HandShape, play: Sequence[int], trick_offset10: int) -> int:
-    """s(a) of Algorithm 2 in tenths of a point (see :class:`SmartPolicy`)."""
-    n = len(play)
-    if n == shape.size:
-        return _WIN_SCORE * 10
-    ranks = shape.ranks
-    by_rank: dict[int, int] = {}
-    rank_sum = 0
-    for c in play:
-        r = c >> 2
-        rank_sum += r
-        by_rank[r] = by_rank.get(r, 0) + 1
-    # low orphans of H \ a: those of H, corrected for the low ranks the play touches
-    orphans = shape.orphans
-    for r, k in by_rank.items():
-        if r < 5:
-            orphans += (ranks[r] - k == 1) - (ranks[r] == 1)
-    phase = shape.phase
-    score = (
-        _TWO_PENALTY[phase] * by_rank.get(_TWO_RANK, 0)
-        + (_break_penalty(shape, play, by_rank) if n < 5 else 0)
-        + _ORPHAN_PENALTY * orphans
-        - _SHED_BONUS * n
-    )
-    return _RANK_WEIGHT_10 * rank_sum + 10 * score + trick_offset10
-
-
-def _trick_offset10(phase: str, trick: tuple[int, ...] | None, rules: Rules) -> int:
-    """The terms of s(a) that depend only on the phase and the trick (same for every a), in tenths."""
-    offset = 0
-    if phase == LATE:
-        offset -= _LATE_BONUS
-        if is_very_strong(trick, rules):
-            offset -= _VERY_STRONG_LATE_BONUS
-    if is_bomb(trick, rules):
-        offset += _BOMB_PENALTY
-    return 10 * offset
+def _decision(hand: Sequence[int], trick: Sequence[int] | None, plays: Sequence[tuple[int, ...]], rules: Rules) -> tuple:
+    """The kernel's arguments for a decision among ``plays``: the non-pass plays in the engine's
+    order (size, strength, cards) as their indices in ``plays`` and their masks, sizes and
+    categories, the hand's mask, the trick's size, category and mask, the rules array."""
+    chosen = [i for i, play in enumerate(plays) if play]
+    entries = native.entries_of([sum(1 << c for c in plays[i]) for i in chosen], rules)
+    order = sorted(range(len(chosen)), key=lambda j: (len(plays[chosen[j]]), entries[j][0], plays[chosen[j]]))
+    index = [chosen[j] for j in order]
+    masks = np.array([entries[j][2] for j in order], dtype=np.int64)
+    sizes = np.array([len(plays[i]) for i in index], dtype=np.int64)
+    categories = np.array([entries[j][3] for j in order], dtype=np.int64)
+    trick_mask = sum(1 << c for c in trick) if trick else 0
+    trick_category = 0
+    if trick_mask:
+        classified = native.classify_mask(trick_mask, rules)
+        if classified is None:
+            raise ValueError(f"trick {tuple(trick or ())} is not a legal combination under these rules")
+        trick_category = classified[0]
+    rules_arr = _rules_arrays.get(rules)
+    if rules_arr is None:
+        rules_arr = _rules_arrays.setdefault(rules, np.array(native.rules_array(rules)))
+    trick_size = len(trick) if trick else 0
+    return index, masks, sizes, categories, sum(1 << c for c in hand), trick_size, trick_category, trick_mask, rules_arr
 
 
 class SmartPolicy(Policy):
@@ -280,7 +94,7 @@ class SmartPolicy(Policy):
       facing a late-phase hand gets both -10 and +25.
 
     Phase (of H, before the play): early if |H| > 10, mid if 6 <= |H| <= 10, late
-    if |H| <= 5 (:func:`game_phase`).
+    if |H| <= 5 .
 
     Scores are computed exactly (in tenths), so ties and the "> 30" test involve
     no rounding.
@@ -291,7 +105,7 @@ class SmartPolicy(Policy):
     ``big2/simulator/smart_strategy.py``), re-implemented here; the one deliberate
     difference is that the two trick terms are independent, as in the paper's
     listing (that code skips +25 when the late very-strong bonus applies; neither
-    version changes a choice). See :func:`broken_structures`:
+    version changes a choice):
 
     * BreakPenalty(a, H) is added once per play: 20 / 8 / 4 (early / mid / late)
       if a breaks at least one potential five-card structure of H, otherwise
@@ -321,13 +135,13 @@ class SmartPolicy(Policy):
         not a pair break (it can still be a full-house break, and it may leave a
         low orphan).
     * LowOrphans(X) counts the ranks 3, 4, 5, 6, 7 (rank index 0..4) held exactly
-      once in X = H \\ a (:func:`low_orphans`).
+      once in X = H \\ a.
     * T is *very strong* if it is a five-card hand (straight or better), a
       four-card four of a kind (variant), contains a 2, or is a single K or A
-      (:func:`is_very_strong`).
+
     * "T is four of a kind or straight flush" covers the five-card four of a kind,
       the four-card four of a kind of the ``four_card_plays`` variant and the
-      straight flush (:func:`is_bomb`).
+      straight flush.
 
     Args:
         rules: the game's rule set (a :class:`Rules`, preset name or dict); it fixes
@@ -339,19 +153,11 @@ class SmartPolicy(Policy):
     def __init__(self, rules: Rules | str | dict | None = None) -> None:
         self.rules = Rules.coerce(rules)
 
-    def _scored(self, decoded: DecodedObservation) -> list[tuple[int, int, tuple[int, ...]]]:
-        shape = _HandShape(decoded.hand, self.rules)
-        offset = _trick_offset10(shape.phase, decoded.trick, self.rules)
-        return [
-            (_smart_score10(shape, play, offset), action, play)
-            for action, play in zip(decoded.actions, decoded.plays)
-            if play
-        ]
-
     def scores(self, obs: Observation) -> dict[int, float]:
         """s(a) for every legal non-pass action index a (lower is better)."""
         decoded = decode_observation(obs)
-        return {action: score / 10 for score, action, _ in self._scored(decoded)}
+        scored = _scores10(decoded.hand, decoded.trick, decoded.plays, self.rules)
+        return {decoded.actions[i]: score / 10 for i, score in scored}
 
     def act(self, obs: Observation) -> int:
         decoded = decode_observation(obs)
@@ -362,49 +168,43 @@ class SmartPolicy(Policy):
 
 
 def smart_choice(hand: Sequence[int], trick: Sequence[int] | None, plays: Sequence[tuple[int, ...]], rules: Rules) -> int:
-    """The index in ``plays`` (the legal plays, ``()`` for pass) that :class:`SmartPolicy` chooses.
+    """The index in ``plays`` (the legal plays, ``()`` for pass) that :class:`SmartPolicy` chooses:
+    the compiled :func:`~big2_env.players.kernels.smart.smart_pick`'s choice.
 
     The whole decision of Algorithm 2 (see :class:`SmartPolicy`) on plain data, so that the
     observation-dict policy and the engine-level rollouts of :mod:`big2_env.players.search` make
     exactly the same moves. ``hand`` is the acting player's hand, ``trick`` the active
-    trick (``None`` when leading).
+    trick (``None`` when leading); ``plays`` in any order.
+
+    >>> from big2_env import Rules, parse_cards
+    >>> plays = [(), tuple(parse_cards("5H")), tuple(parse_cards("6H"))]
+    >>> smart_choice(parse_cards("3D 3S 5H 6H KS"), parse_cards("4C"), plays, Rules())
+    1
     """
     if len(plays) == 1:
         return 0
-    shape = _HandShape(hand, rules)
-    offset = _trick_offset10(shape.phase, tuple(trick) if trick else None, rules)
-    best_score = None
-    tied: list[int] = []
-    pass_index = -1
-    for i, play in enumerate(plays):
-        if not play:
-            pass_index = i
-            continue
-        score = _smart_score10(shape, play, offset)
-        if best_score is None or score < best_score:
-            best_score, tied = score, [i]
-        elif score == best_score:
-            tied.append(i)
-    if best_score is None:  # only pass is legal (covered above, kept for safety)
-        return pass_index
-    if len(tied) == 1:
-        best = tied[0]
-    else:  # the weakest under Greedy's ordering, whose categories grow with the play's size
-        size = min(len(plays[i]) for i in tied)
-        best = min((_greedy_key(plays[i], rules), i) for i in tied if len(plays[i]) == size)[1]
-    if pass_index >= 0:
-        twos = sum(1 for c in plays[best] if c >> 2 == _TWO_RANK)
-        if shape.phase == EARLY and twos >= 2 and best_score > 10 * _PASS_THRESHOLD:
-            return pass_index
-        if is_bomb(trick, rules):
-            return pass_index
-    return best
+    index, masks, sizes, categories, hand_mask, trick_size, trick_category, trick_mask, rules_arr = _decision(
+        hand, trick, plays, rules)
+    k = len(index)
+    pick = _smart_kernel().smart_pick(hand_mask, masks, sizes, categories, np.arange(k, dtype=np.int64), k, trick_size,
+                                      trick_category, trick_mask, rules_arr)
+    return index[pick] if pick < k else list(plays).index(())
+
+
+def _scores10(hand: Sequence[int], trick: Sequence[int] | None, plays: Sequence[tuple[int, ...]],
+              rules: Rules) -> list[tuple[int, int]]:
+    """``(index in plays, s(a) in tenths)`` of each non-pass play, in the engine's order (the compiled
+    :func:`~big2_env.players.kernels.smart.smart_scores`)."""
+    index, masks, sizes, _, hand_mask, trick_size, trick_category, trick_mask, rules_arr = _decision(hand, trick, plays, rules)
+    k = len(index)
+    out = np.empty(k, dtype=np.int64)
+    _smart_kernel().smart_scores(hand_mask, masks, sizes, np.arange(k, dtype=np.int64), k, trick_size, trick_category,
+                                 trick_mask, rules_arr, out)
+    return list(zip(index, out.tolist()))
 
 
 def smart_ranking(hand: Sequence[int], trick: Sequence[int] | None, plays: Sequence[tuple[int, ...]], rules: Rules) -> list[int]:
     """Indices of the non-pass ``plays`` from Smart's favourite to its least favourite (by s(a), ties by
     Greedy's ordering); pass is left out. A prior for search (:mod:`big2_env.players.search`)."""
-    shape = _HandShape(hand, rules)
-    offset = _trick_offset10(shape.phase, tuple(trick) if trick else None, rules)
-    keyed = [(_smart_score10(shape, play, offset), _greedy_key(play, rules), i) for i, play in enumerate(plays) if play]
+    keyed = [(score, _greedy_key(plays[i], rules), i) for i, score in _scores10(hand, trick, plays, rules)]
     return [i for _, _, i in sorted(keyed)]

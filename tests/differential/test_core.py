@@ -206,7 +206,7 @@ def test_heuristic_seats_choose_what_their_policy_chooses(kind, rules, seed, sea
 def test_smart_play_matches_smart_choice_on_any_hand_and_trick(rules, data):
     """Any hand of 1..13 cards facing any legal trick (or leading) of the other cards."""
     from big2_env.players.kernels import smart_play
-    from big2_env.players.smart import smart_choice
+    from tests.reference.smart import smart_choice
 
     cards = data.draw(st.lists(st.integers(0, 51), min_size=1, max_size=13, unique=True))
     hand = sum(1 << c for c in cards)
@@ -269,11 +269,10 @@ def test_the_core_is_warmed_up_in_the_parent_before_evaluation_workers_start(mon
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), moves=st.integers(0, 30))
 def test_smart_scores_are_the_python_smart_scores(rules, seed, moves):
-    """The compiled s(a) of every legal play (what the nested search ranks by) against SmartPolicy.scores."""
+    """The compiled s(a) of every legal play (what the nested search ranks by) against the reference Smart's."""
     from big2_env.engine.core import kernels
     from big2_env.players.kernels.smart import smart_scores
-    from big2_env.observations import observation_dict
-    from big2_env.players import SmartPolicy
+    from tests.reference.smart import smart_scores as reference_scores
 
     game = PackageGame(rules, seed=seed)
     rng = np.random.default_rng(seed)
@@ -298,8 +297,6 @@ def test_smart_scores_are_the_python_smart_scores(rules, seed, moves):
     out = np.zeros(kernels.CAPACITY, dtype=np.int64)
     smart_scores(hand, masks, sizes, legal, k, trick_size, trick_category, game._trick_mask if trick else 0,
                  rules_array(rules), out)
-    expected = SmartPolicy(rules).scores(observation_dict(game))
-    from big2_env.observations.paper import action_index
-
-    got = {action_index(mask_to_cards(int(masks[legal[j]])), game.hand(game.current_player)): out[j] / 10 for j in range(k)}
+    expected = reference_scores(game.hand(game.current_player), trick, game.legal_plays(), rules)
+    got = {tuple(mask_to_cards(int(masks[legal[j]]))): out[j] / 10 for j in range(k)}
     assert got == pytest.approx(expected)

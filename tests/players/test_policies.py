@@ -20,7 +20,8 @@ from big2_env.players.base import Policy, decode_observation
 from big2_env.players.greedy import GreedyPolicy
 from big2_env.players.random import RandomPolicy
 from big2_env.players.registry import POLICIES, make_policy
-from big2_env.players.smart import SmartPolicy, break_penalty, broken_structures, game_phase, is_bomb, is_very_strong, low_orphans
+from big2_env.players.smart import SmartPolicy
+from tests.reference.smart import break_penalty, broken_structures, game_phase, is_bomb, is_very_strong, low_orphans
 
 # ----------------------------------------------------------------- helpers
 
@@ -582,6 +583,38 @@ def test_smart_scores_match_plain_restatement(rules):
             action = policies[game.current_player].act(obs)
             game.play(Decision(game).play_for_action(action))
     assert checked > 1000
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(straights="to_two", four_card_plays=True), Rules.preset("charlesworth")],
+                         ids=["paper", "variant", "charlesworth"])
+def test_smart_policy_chooses_and_scores_as_the_reference_smart(rules):
+    """SmartPolicy (the compiled kernel) against the pure-Python Smart of tests/reference, at every
+    decision of games of Smart, Greedy and Random seats, with the plays in the observation's order."""
+    from tests.reference.smart import smart_choice, smart_ranking
+    from tests.reference.smart import smart_scores as reference_scores
+
+    from big2_env.players.smart import smart_ranking as product_ranking
+
+    policies = [SmartPolicy(rules), GreedyPolicy(rules), RandomPolicy(seed=3), SmartPolicy(rules)]
+    decisions = 0
+    for g in range(20):
+        game = Game(rules, seed=900 + g)
+        while not game.is_over:
+            obs = observation_dict(game)
+            decoded = decode_observation(obs)
+            if len(decoded.plays) > 1:
+                engine_order = [e[1] for e in game.legal_entries()]  # the order the reference's tie rule reads
+                expected = engine_order[smart_choice(decoded.hand, decoded.trick, engine_order, rules)]
+                action = SmartPolicy(rules).act(obs)
+                assert decoded.plays[decoded.actions.index(action)] == expected
+                scores = SmartPolicy(rules).scores(obs)
+                oracle = reference_scores(decoded.hand, decoded.trick, decoded.plays, rules)
+                assert {decoded.plays[decoded.actions.index(a)]: s for a, s in scores.items()} == pytest.approx(oracle)
+                ranked = product_ranking(decoded.hand, decoded.trick, decoded.plays, rules)
+                assert ranked == smart_ranking(decoded.hand, decoded.trick, decoded.plays, rules)
+                decisions += 1
+            game.play(Decision(game).play_for_action(policies[game.current_player].act(obs)))
+    assert decisions > 500
 
 
 def test_decode_rejects_inconsistent_observation():

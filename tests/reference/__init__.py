@@ -5,8 +5,9 @@ kernels (:mod:`big2_env.engine.core`). This is the independent implementation it
 against: the differential tests (``tests/differential/test_reference_engine.py``, ``tests/differential/test_core.py``) play
 the same moves in both and compare legal plays, turn order, tricks, control, winners and scores,
 and ``benchmarks/env_speed.py`` and ``benchmarks/core_vs_reference.py`` time and check the core
-beside it. It imports only ``big2_env.engine.cards`` and ``big2_env.engine.rules`` (card text and
-the rules value), never the core.
+beside it. :mod:`tests.reference.smart` is the pure-Python Smart (Algorithm 2) that the compiled
+Smart of :class:`big2_env.players.smart.SmartPolicy` is tested against. It imports only
+``big2_env.engine.cards`` and ``big2_env.engine.rules`` (card text and the rules value), never the core.
 """
 
 from .combos import Combo, beats, classify, enumerate_combos
