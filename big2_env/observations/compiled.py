@@ -14,12 +14,26 @@ import numpy as np
 from numba import njit
 
 from ..engine.core import MAX_TURNS, check_deck, rules_array
-from ..engine.core.games import HANDS_AT, PLAYED_AT, TABLE_AT, T_MASK, T_PASSES, T_WINNER
+from ..engine.core.games import (
+    GAME_SIZE,
+    HANDS_AT,
+    PLAYED_AT,
+    TABLE_AT,
+    T_MASK,
+    T_OPENING,
+    T_PASSES,
+    T_PLAYER,
+    T_SIZE,
+    T_STRENGTH,
+    T_WINNER,
+    apply_move,
+    locked,
+    new_table,
+)
 from ..engine import native
 from ..engine.core.kernels import (
     CAPACITY,
     R_OPENING,
-    R_PASS_LOCKS,
     SCRATCH_ROWS,
     WORK_SIZE,
     comparison_card,
@@ -149,57 +163,54 @@ def leaf_observations(rows, out):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _random_game_views(deck, uniforms, rules, observations, action_masks, actions):  # pragma: no cover - compiled
-    """The game of :func:`big2_env.players.kernels.games.random_game`, recording at each turn the
-    mover's 277 numbers, its 1695-action mask and the action taken; returns the number of turns."""
+    """The game of :func:`big2_env.players.kernels.games.random_game` (random seats), recording at
+    each turn the mover's 277 numbers, its 1695-action mask and the action taken; every move goes
+    through the engine's :func:`~big2_env.engine.core.games.apply_move`. Returns the number of turns."""
     ws_masks = np.empty((4, CAPACITY), dtype=np.int64)
     ws_sizes = np.empty((4, CAPACITY), dtype=np.int64)
     ws_strengths = np.empty((4, CAPACITY), dtype=np.int64)
     ws_categories = np.empty((4, CAPACITY), dtype=np.int64)
     legal = np.empty(CAPACITY, dtype=np.int64)
-    hands = np.zeros(4, dtype=np.int64)
+    game = np.zeros((1, GAME_SIZE), dtype=np.int64)
     played_by = np.zeros(4, dtype=np.int64)
     for i in range(52):
-        hands[i // 13] |= 1 << deck[i]
+        game[0, HANDS_AT + i // 13] |= 1 << deck[i]
     counts = np.zeros(4, dtype=np.int64)
-    player = 0
+    first = 0
     for p in range(4):
-        counts[p] = hand_combos(hands[p], rules, ws_masks[p], ws_sizes[p], ws_strengths[p], ws_categories[p])
-        if hands[p] & 1:
-            player = p
-    opening = True
-    trick, trick_size, trick_strength, passes, passed = 0, 0, 0, 0, 0
+        hand = game[0, HANDS_AT + p]
+        counts[p] = hand_combos(hand, rules, ws_masks[p], ws_sizes[p], ws_strengths[p], ws_categories[p])
+        if hand & 1:
+            first = p
+    t = TABLE_AT
+    new_table(game, 0, t, first, 1)
     turn = 0
-    while True:
-        locked = rules[R_PASS_LOCKS] != 0 and (passed >> player) & 1 == 1
-        k = legal_from(ws_masks[player], ws_sizes[player], ws_strengths[player], counts[player], hands[player],
-                       trick_size, trick_strength, opening, rules[R_OPENING], locked, legal)
+    while game[0, t + T_WINNER] < 0:
+        player = game[0, t + T_PLAYER]
+        hand = game[0, HANDS_AT + player]
+        trick_size = game[0, t + T_SIZE]
+        k = legal_from(ws_masks[player], ws_sizes[player], ws_strengths[player], counts[player], hand, trick_size,
+                       game[0, t + T_STRENGTH], game[0, t + T_OPENING], rules[R_OPENING], locked(game, 0, t, rules), legal)
         total = k + 1 if trick_size else k
-        write_observation(hands, played_by, trick, passes, player, observations[turn])
+        write_observation(game[0, HANDS_AT:HANDS_AT + 4], played_by, game[0, t + T_MASK], game[0, t + T_PASSES], player,
+                          observations[turn])
         action_masks[turn, :] = False
         for j in range(k):
-            action_masks[turn, action_index(ws_masks[player][legal[j]], hands[player], SLOT_INDEX)] = True
+            action_masks[turn, action_index(ws_masks[player][legal[j]], hand, SLOT_INDEX)] = True
         if trick_size:
             action_masks[turn, PASS_ACTION] = True
         pick = min(int(uniforms[turn] * total), total - 1)
         if pick == k:
             actions[turn] = PASS_ACTION
-            passes += 1
-            passed |= 1 << player
-            if passes == 3:
-                trick, trick_size, trick_strength, passed = 0, 0, 0, 0
+            apply_move(game, 0, HANDS_AT, t, 0, 0, 0, 0)
         else:
             i = legal[pick]
             chosen = ws_masks[player][i]
-            actions[turn] = action_index(chosen, hands[player], SLOT_INDEX)
-            hands[player] ^= chosen
+            actions[turn] = action_index(chosen, hand, SLOT_INDEX)
             played_by[player] |= chosen
-            trick, trick_size, trick_strength = chosen, ws_sizes[player][i], ws_strengths[player][i]
-            passes = 0
-            opening = False
+            apply_move(game, 0, HANDS_AT, t, chosen, ws_sizes[player][i], ws_strengths[player][i], ws_categories[player][i])
         turn += 1
-        if hands[player] == 0:
-            return turn
-        player = (player + 1) % 4
+    return turn
 
 
 def random_game_views(deck: Any, uniforms: Any, rules: Rules | str | dict | None = None) -> tuple[np.ndarray, ...]:
