@@ -95,10 +95,10 @@ from ..engine.core.games import (
 )
 from ..engine.core.kernels import (
     CAPACITY,
-    R_LONE_TRIPLES,
     R_OPENING,
     R_SCORING,
     WORK_SIZE,
+    classify_play,
     combos_into,
     leading_zeros,
     legal_from,
@@ -414,19 +414,13 @@ def _play_action(state, g, action, rules, tables, ws_masks, ws_sizes, ws_strengt
                 if tables[0][action, j] == slot:
                     play |= 1 << c
             slot += 1
-    # the play's size, strength and category: the one combination of all its cards (the mask said it is legal)
-    size = popcount(play)
     if play == 0 or play & hand != play:
         return -1
-    if size <= 3:  # one rank: its top card is the strength
-        top = 63 - leading_zeros(play)
-        if (top >> 2) != (popcount((play & -play) - 1) >> 2) or (size == 3 and not rules[R_LONE_TRIPLES]):
-            return -1
-        return 1 if _play(state, g, play, size, top, size - 1) else 0  # SINGLE, PAIR, TRIPLE are 0, 1, 2
-    count = combos_into(play, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, size, work)
-    if count != 1:
+    # the play's size, strength and category: the one combination of all its cards (the mask said it is legal)
+    size, strength, category = classify_play(play, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, work)
+    if category < 0:
         return -1
-    return 1 if _play(state, g, play, size, ws_strengths[0], ws_categories[0]) else 0
+    return 1 if _play(state, g, play, size, strength, category) else 0
 
 
 @njit(cache=True)

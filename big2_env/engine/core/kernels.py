@@ -391,6 +391,23 @@ def legal_rows(hand: int, rules, trick_size: int, trick_strength: int, opening: 
 
 
 @njit(cache=True)
+def classify_play(play: int, rules, masks, sizes, strengths, categories, work):  # pragma: no cover - compiled
+    """``(size, strength, category)`` of ``play`` (a card mask of 1 to 5 cards) when it is one legal
+    combination under ``rules``, else ``(size, -1, -1)``: plays of one to three cards directly (one
+    rank, the top card the strength), larger ones through :func:`combos_into` (``masks``, ``sizes``,
+    ``strengths``, ``categories`` and ``work`` are its scratch). What a step of an action index plays."""
+    size = popcount(play)
+    if size <= 3:
+        top = 63 - leading_zeros(play)
+        if (top >> 2) != (popcount((play & -play) - 1) >> 2) or (size == 3 and not rules[R_LONE_TRIPLES]):
+            return size, -1, -1
+        return size, top, size - 1  # SINGLE, PAIR, TRIPLE are 0, 1, 2
+    if combos_into(play, rules, masks, sizes, strengths, categories, size, work) != 1:
+        return size, -1, -1
+    return size, strengths[0], categories[0]
+
+
+@njit(cache=True)
 def classify_mask(play: int, rules, scratch):  # pragma: no cover - compiled
     """Whether ``play`` (a card mask of 1 to 5 cards) is a legal combination under ``rules``: 1, with
     its mask, comparison card, strength and category in column 0 of the rows of ``scratch`` (as
