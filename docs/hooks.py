@@ -32,6 +32,8 @@ PAGES = {  # site path -> file in the repository
     "ablation/distill_curve/learning_curves.png": "benchmarks/ablation/distill_curve/learning_curves.png",
     "experiments/index.md": "experiments/README.md",
     "tutorial/learning_curves.png": "benchmarks/tutorial/learning_curves.png",  # the training tutorial's run
+    "performance/env_speed.png": "benchmarks/core/env_speed.png",  # big2_env.devtools.pictures draws these two
+    "jax/speed.png": "benchmarks/jax/speed.png",
 }
 
 
