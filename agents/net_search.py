@@ -78,7 +78,7 @@ __all__ = ["DEFAULT_BUDGET", "ROLLOUT_MODELS", "NetworkRollouts", "NetworkSearch
 
 DEFAULT_BUDGET = 640
 """The search's default budget: 640 rollouts a decision (0.23 to 0.56 s a decision, forced ones
-included, on one core of the 2-core machine shared with other jobs, ``benchmarks/search_net/``); a
+included, on one core of the 2-core machine shared with other jobs, ``experiments/results/search_net/``); a
 budget in seconds (``"0.25s"``) depends on the machine and its load, a rollout count does not."""
 DEFAULT_TOP_K = 4
 DEFAULT_MARGIN = 4.0
@@ -130,7 +130,7 @@ class NetworkRollouts:
             flatter, ``NetworkSearch(opponent_temperature=T)`` for the other seats).
         seat_networks: seats (of the hands' order) played by another network of his design instead of
             ``model`` (his own network, :func:`~agents.network.charlesworth_network`: rollouts against the
-            table's real players, as ``benchmarks/search_net_departures.py`` plays them); his design only.
+            table's real players, as ``experiments/scripts/search_net_departures.py`` plays them); his design only.
 
     :meth:`play` returns the final scores; :attr:`decisions` counts the network's decisions made.
     """

@@ -164,7 +164,7 @@ def ismcts_seconds_per_decision(positions: list[Game], budget: int, seed: int, c
     return float(np.mean(times)), len(times)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=200, help="positions sampled from Smart-vs-Smart games")
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds per speed measurement")
@@ -173,7 +173,7 @@ def main() -> None:
                         help="the first positions, for ISMCTS's seconds a decision on both paths")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="write the figures here")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     rules = Rules()
     positions = sample_positions(args.positions, rules, args.seed)
     seconds_per_decision(positions[:5], args.budget, args.seed)  # compile (or load) the core's kernels first

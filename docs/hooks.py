@@ -1,6 +1,6 @@
 """mkdocs hook: the benchmark reports and their figures become pages of the site, read from where they live.
 
-``benchmarks/reproduction/REPORT.md`` is the reproduction report, ``benchmarks/ablation/REPORT.md``
+``benchmarks/reproduction/REPORT.md`` is the reproduction report, ``experiments/results/ablation/REPORT.md``
 the network ablation; both stay the one copy (the benchmark scripts write them), and their
 pictures come along. The search's strength curve pictures are added for the opponents page and its studies,
 the leaderboard boards' pictures (``benchmarks/leaderboard/*.png``) for the leaderboard, and the
@@ -26,10 +26,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 PAGES = {  # site path -> file in the repository
     "reproduction/index.md": "benchmarks/reproduction/REPORT.md",
-    "ablation/index.md": "benchmarks/ablation/REPORT.md",
-    "search/strength_vs_budget.png": "benchmarks/search/strength_vs_budget.png",
-    "search/strength_vs_time.png": "benchmarks/search/strength_vs_time.png",
-    "ablation/distill_curve/learning_curves.png": "benchmarks/ablation/distill_curve/learning_curves.png",
+    "ablation/index.md": "experiments/results/ablation/REPORT.md",
+    "search/strength_vs_budget.png": "experiments/results/search/strength_vs_budget.png",
+    "search/strength_vs_time.png": "experiments/results/search/strength_vs_time.png",
+    "ablation/distill_curve/learning_curves.png": "experiments/results/ablation/distill_curve/learning_curves.png",
     "experiments/index.md": "experiments/README.md",
     "tutorial/learning_curves.png": "benchmarks/tutorial/learning_curves.png",  # the training tutorial's run
     "performance/env_speed.png": "benchmarks/core/env_speed.png",  # big2_env.devtools.pictures draws these two
