@@ -19,7 +19,6 @@ import pytest
 from tests.scripts import REPO, load_script
 
 
-@pytest.mark.slow  # about 2 minutes: nine measurements, each compiled or set up first
 def test_env_speed_writes_every_row_and_ratio(tmp_path):
     pytest.importorskip("pygame")
     pytest.importorskip("pettingzoo")
