@@ -34,6 +34,7 @@ PAGES = {  # site path -> file in the repository
     "tutorial/learning_curves.png": "benchmarks/tutorial/learning_curves.png",  # the training tutorial's run
     "performance/env_speed.png": "benchmarks/core/env_speed.png",  # big2_env.devtools.pictures draws these two
     "jax/speed.png": "benchmarks/jax/speed.png",
+    "agents/learning_curves.png": "experiments/results/long/paper/learning_curves.png",  # the default recipe's long run
 }
 
 
