@@ -61,6 +61,8 @@ from big2_env.observations.compiled import PASS_ACTION
 from big2_env.observations.extended import history_moves
 from big2_env.observations.paper import OBS_CARDS_LEFT, OBS_HAND
 from big2_env.players.base import Policy
+from big2_env.players.dealers import UniformDealer, WeightedDealer
+from big2_env.players.determinized import determinized_search, leave_blueprint, top_candidates
 from big2_env.players.beliefs import (
     DEFAULT_TREMBLE,
     course_array,
@@ -301,6 +303,23 @@ class NetworkRollouts:
         return actions[offsets[decide] + pick]
 
 
+class RolloutValues:
+    """The network search's valuer (:class:`~big2_env.players.rollouts.Valuer`): every deal (starting hands,
+    relative seats) after every alive candidate (``candidates``: actions) replayed from the history
+    (``first``, ``moves``) and played to its end by ``rollout`` (``models``: who moves for each seat,
+    :meth:`NetworkRollouts.play`); each worth the searcher's final score."""
+
+    def __init__(self, rollout: NetworkRollouts, first: int, moves: Sequence[int], candidates: np.ndarray,
+                 models: Sequence[str] | None = None) -> None:
+        self.rollout, self.first, self.moves, self.candidates, self.models = rollout, first, moves, candidates, models
+
+    def values(self, deals: np.ndarray, alive: Sequence[int]) -> np.ndarray:
+        actions = self.candidates[np.asarray(alive, dtype=np.int64)]
+        scores = self.rollout.play(np.repeat(deals, len(actions), axis=0), self.first, self.moves,
+                                   np.tile(actions, len(deals)), self.models)
+        return scores[:, 0].reshape(len(deals), len(actions)).astype(np.float64)
+
+
 def _argmax_where(pick: np.ndarray, scores: np.ndarray, greedy: np.ndarray | None) -> np.ndarray:
     """``pick`` (sampled slots), with each row's argmax of ``scores`` where ``greedy`` is set (the draws are
     made for every row all the same, so the other rows' moves do not depend on which rows are greedy)."""
@@ -516,9 +535,7 @@ class NetworkSearch(Policy):
         probabilities = self.network.probabilities(obs)
         order = sorted(probabilities, key=lambda a: -probabilities[a])
         blueprint = order[0]
-        candidates = order[: self.top_k]
-        if mask[PASS_ACTION] and PASS_ACTION not in candidates:
-            candidates.append(PASS_ACTION)
+        candidates = top_candidates(order, self.top_k, PASS_ACTION if mask[PASS_ACTION] else None)
         if len(candidates) == 1:
             return blueprint
         position = _Position.of(obs, self.rules)
@@ -538,37 +555,17 @@ class NetworkSearch(Policy):
         return int(move)
 
     def _values(self, position: "_Position", candidates: np.ndarray, models: Sequence[str] | None = None) -> np.ndarray:
-        """Rounds of deals until the budget is spent: the searcher's score ``(deals, candidates)`` (``models``: who
-        moves for each seat in the rollouts, :meth:`NetworkRollouts.play`; ``None``: the network everywhere)."""
-        n = len(candidates)
-        rows: list[np.ndarray] = []
+        """Rounds of ``deals`` deals until the budget is spent (:func:`~big2_env.players.determinized.determinized_search`):
+        the searcher's score ``(deals, candidates)`` (``models``: who moves for each seat in the rollouts,
+        :meth:`NetworkRollouts.play`; ``None``: the network everywhere)."""
         started = time.perf_counter()
         pool = self._weighed_deals(position)
-        played = 0
-        round_seconds = 0.0
-        while True:
-            round_started = time.perf_counter()
-            deals = self.deals
-            if self.rollouts is not None:
-                deals = max(1, min(deals, (self.rollouts - played) // n))
-            if pool is None:
-                hands = position.deal(self.rng, deals)
-            else:
-                hands = pool[0][self.rng.choice(len(pool[0]), size=deals, p=pool[1])]
-            scores = self.rollout.play(np.repeat(hands, n, axis=0), position.first, position.moves,
-                                       np.tile(candidates, deals), models)
-            rows.append(scores[:, 0].reshape(deals, n).astype(np.float64))
-            played += deals * n
-            self.stats.rollouts += deals * n
-            if self.rollouts is not None:
-                if played + n > self.rollouts:
-                    break
-            else:  # another round only if it should end inside the budget, as the last one took
-                now = time.perf_counter()
-                round_seconds = now - round_started
-                if now - started + round_seconds > (self.seconds or 0.0):
-                    break
-        return np.concatenate(rows)
+        dealer = position.dealer(self.rng) if pool is None else WeightedDealer(pool[0], pool[1], self.rng)
+        valuer = RolloutValues(self.rollout, position.first, position.moves, candidates, models)
+        tally = determinized_search(len(candidates), dealer, valuer, self.rollouts, self.seconds, batch=self.deals,
+                                    started=started, clock=time.perf_counter)
+        self.stats.rollouts += tally.rollouts
+        return tally.table()
 
     def _others_moves(self, position: "_Position", rng: np.random.Generator, n: int,
                       hands: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray] | None:
@@ -667,18 +664,8 @@ class NetworkSearch(Policy):
         return score
 
     def _decide(self, values: np.ndarray, blueprint: int) -> tuple[int, float, float]:
-        """The candidate to play: the best mean, if its paired gain over the blueprint's move clears
-        ``margin`` standard errors, else the blueprint's; with that gain and its standard error."""
-        means = values.mean(axis=0)
-        best = int(np.argmax(means))
-        if best == blueprint:
-            return blueprint, 0.0, 0.0
-        diff = values[:, best] - values[:, blueprint]
-        gain = float(diff.mean())
-        error = float(diff.std(ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else math.inf
-        if gain > 0 and (gain > self.margin * error or (error == 0 and len(diff) > 1)):
-            return best, gain, error
-        return blueprint, gain, error
+        """The candidate to play (:func:`~big2_env.players.determinized.leave_blueprint` at ``margin``)."""
+        return leave_blueprint(values, blueprint, self.margin)
 
     def __repr__(self) -> str:
         check = ""
@@ -749,24 +736,13 @@ class _Position:
             unseen = unseen[unseen != THREE_OF_DIAMONDS]
         return unseen, fixed, counts
 
-    def _starting(self, hands: np.ndarray, fixed: list[int]) -> np.ndarray:
-        """Deals of the hidden cards ``(n, 4)`` made starting hands: the known cards and those played added."""
-        for seat in range(4):
-            hands[:, seat] |= fixed[seat] | self.played_by[seat]
-        hands[:, 0] |= self.hand
-        return hands
+    def dealer(self, rng: np.random.Generator) -> UniformDealer:
+        """The dealer of :meth:`deal`, drawing with ``rng``."""
+        unseen, fixed, counts = self._hidden()
+        known = [fixed[0] | self.hand, fixed[1], fixed[2], fixed[3]]
+        return UniformDealer(rng, unseen.tolist(), counts, known, self.played_by)
 
     def deal(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """``n`` determinisations as *starting* hands ``(n, 4)``: the unseen cards dealt uniformly to seats
         1..3 in their counts (3D to the first mover when it is unseen), each seat's played cards added."""
-        unseen, fixed, counts = self._hidden()
-        hands = np.zeros((n, 4), dtype=np.int64)
-        bits = np.left_shift(np.int64(1), unseen)
-        for d in range(n):
-            order = rng.permutation(len(unseen))
-            start = 0
-            for seat in (1, 2, 3):
-                chosen = bits[order[start:start + counts[seat]]]
-                hands[d, seat] = int(np.bitwise_or.reduce(chosen)) if len(chosen) else 0
-                start += counts[seat]
-        return self._starting(hands, fixed)
+        return self.dealer(rng).deal(n)
