@@ -1,8 +1,13 @@
 """The search over a network: one-step search with the network as its blueprint (SPARTA).
 
 :class:`NetworkSearch` keeps a policy network as its *blueprint* (Lerer, Hu, Foerster and Brown,
-"Improving Policies via Search in Cooperative Partially Observable Games", AAAI 2020). At each
-decision with a choice:
+"Improving Policies via Search in Cooperative Partially Observable Games", AAAI 2020). It is the
+determinised search of :mod:`big2_env.players.determinized` with the network's parts: its
+candidates, its dealers (uniform, :class:`~big2_env.players.dealers.UniformDealer`, or weighed
+by the network's beliefs, :class:`~big2_env.players.dealers.WeightedDealer`), its valuer
+(:class:`RolloutValues`, the network's rollouts), its rule for leaving the blueprint
+(:func:`~big2_env.players.determinized.leave_blueprint`), and its opponent models
+(:class:`OpponentModels`). At each decision with a choice:
 
 1. **Candidates**: the blueprint's ``top_k`` most probable moves, and pass where it is legal.
 2. **Deals**: the hidden cards are dealt to the other seats in their counts (a determinisation;
@@ -76,7 +81,8 @@ from .budget import parse_budget
 from .network import Big2Net, CharlesworthNet
 from .policy import NetworkPolicy, choose, score_numpy
 
-__all__ = ["DEFAULT_BUDGET", "ROLLOUT_MODELS", "NetworkRollouts", "NetworkSearch", "SearchStats", "parse_budget"]
+__all__ = ["DEFAULT_BUDGET", "ROLLOUT_MODELS", "NetworkRollouts", "NetworkSearch", "OpponentModels", "RolloutValues",
+           "SearchStats", "parse_budget"]
 
 DEFAULT_BUDGET = 640
 """The search's default budget: 640 rollouts a decision (0.23 to 0.56 s a decision, forced ones
@@ -348,6 +354,54 @@ def _log_softmax(padded: np.ndarray) -> np.ndarray:
     return logp - np.log(np.exp(logp).sum(axis=1, keepdims=True))
 
 
+_HIS_DESIGN = "Charlesworth's design (its 1695-way head: pretrained, pretrained-charlesworth)"
+
+
+@dataclass(frozen=True)
+class OpponentModels:
+    """How the network search models the other seats: who may move them in the rollouts (``models``, in
+    :data:`ROLLOUT_MODELS`' order, the network first as the scores' columns are read; ``None``: resolved
+    with the network, :meth:`resolve`), how many nats better a model must explain a seat's moves before it
+    moves that seat (``switch``), and the network's softmax temperature for them (``temperature``, where the
+    rollouts sample). :meth:`checked` and :meth:`resolve` refuse settings that do not go together."""
+
+    models: tuple[str, ...] | None = None
+    switch: float = OPPONENT_SWITCH_NATS
+    temperature: float = 1.0
+
+    @classmethod
+    def checked(cls, models: Sequence[str] | None, switch: Any, temperature: Any, sample: bool) -> "OpponentModels":
+        if models is not None and (
+                isinstance(models, str) or not models or "network" not in models
+                or any(m not in ROLLOUT_MODELS for m in models) or len(set(models)) != len(models)):
+            raise ValueError(f"opponent_models must be None (the default) or list distinct models of "
+                             f"{', '.join(ROLLOUT_MODELS)}, \"network\" among them; got {models!r}")
+        if not is_number(switch, 0, 1000):
+            raise ValueError(f"opponent_switch must be a number of nats in [0, 1000]; got {switch!r}")
+        if not is_number(temperature, 0.05, 100) or (temperature != 1 and not sample):
+            raise ValueError(f"opponent_temperature must be a number in [0.05, 100], and 1 unless the rollouts sample "
+                             f"(sample=True); got {temperature!r} with sample={sample!r}")
+        ordered = None if models is None else tuple(m for m in ROLLOUT_MODELS if m in models)
+        return cls(ordered, float(switch), float(temperature))
+
+    def resolve(self, his_design: bool, beliefs: bool, design: str) -> tuple[str, ...]:
+        """The models for a network (``his_design``: it can weigh the others' moves; ``design``: its name)
+        and a search with or without ``beliefs``: by default every model where the network can weigh the
+        others' moves and the beliefs do not weigh the deals by the network in every seat, else the network."""
+        if beliefs and self.models is not None and len(self.models) > 1:
+            raise ValueError("beliefs weigh the deals by the network's moves in every seat: they cannot be combined with "
+                             f"opponent_models other than the network; got opponent_models={self.models!r}")
+        models = self.models or (ROLLOUT_MODELS if his_design and not beliefs else ("network",))
+        if len(models) > 1 and not his_design:
+            raise ValueError(f"opponent_models weigh the others' moves with a network of {_HIS_DESIGN}; this one has "
+                             f"the {design!r} design")
+        if len(models) == 1 and self.switch != OPPONENT_SWITCH_NATS:
+            raise ValueError(f"opponent_switch={self.switch} has no model to switch to: it applies with "
+                             "opponent_models other than the network (the default for a network of Charlesworth's "
+                             f"design without beliefs); got opponent_models={tuple(models)!r}")
+        return tuple(models)
+
+
 @dataclass
 class SearchStats:
     """What :class:`NetworkSearch` did: decisions searched (with a choice among candidates), rollouts
@@ -435,29 +489,12 @@ class NetworkSearch(Policy):
         self.rules = Rules.coerce(rules)
         self.top_k, self.margin, self.deals, self.sample = int(top_k), float(margin), int(deals), bool(sample)
         self.beliefs = int(beliefs)
-        if not is_number(opponent_temperature, 0.05, 100) or (opponent_temperature != 1 and not self.sample):
-            raise ValueError(f"opponent_temperature must be a number in [0.05, 100], and 1 unless the rollouts sample "
-                             f"(sample=True); got {opponent_temperature!r} with sample={sample!r}")
-        self.opponent_temperature = float(opponent_temperature)
         if not is_number(belief_strength, 0, 1):
             raise ValueError(f"belief_strength must be a number in [0, 1]; got {belief_strength!r}")
         self.belief_strength = float(belief_strength)
-        if opponent_models is not None and (
-                isinstance(opponent_models, str) or not opponent_models or "network" not in opponent_models
-                or any(m not in ROLLOUT_MODELS for m in opponent_models) or len(set(opponent_models)) != len(opponent_models)):
-            raise ValueError(f"opponent_models must be None (the default) or list distinct models of "
-                             f"{', '.join(ROLLOUT_MODELS)}, \"network\" among them; got {opponent_models!r}")
-        if not is_number(opponent_switch, 0, 1000):
-            raise ValueError(f"opponent_switch must be a number of nats in [0, 1000]; got {opponent_switch!r}")
-        self.opponent_switch = float(opponent_switch)
-        # in ROLLOUT_MODELS' order whatever the caller's: the network first, as the scores' columns are read
-        self.opponent_models_option = None if opponent_models is None else tuple(
-            m for m in ROLLOUT_MODELS if m in opponent_models)
+        self.opponents = OpponentModels.checked(opponent_models, opponent_switch, opponent_temperature, self.sample)
+        self.opponent_switch, self.opponent_temperature = self.opponents.switch, self.opponents.temperature
         self.opponent_models: tuple[str, ...] = ("network",)  # resolved with the network (use_network)
-        if self.beliefs and opponent_models is not None and len(opponent_models) > 1:
-            raise ValueError("beliefs weigh the deals by the network's moves in every seat: they cannot be combined with "
-                             f"opponent_models other than the network; got beliefs={beliefs!r}, "
-                             f"opponent_models={opponent_models!r}")
         self.rng, self.models_rng = _generators(seed)
         self.use_network(network)
         self.stats = SearchStats()
@@ -488,18 +525,11 @@ class NetworkSearch(Policy):
             raise ValueError(f"network must be a NetworkPolicy (NetworkSearch.from_spec loads one by name); got {network!r}")
         rollout = NetworkRollouts(network.model, self.rules, sample=self.sample, rng=self.rng,
                                   temperatures=(1.0,) + (self.opponent_temperature,) * 3)
-        models = self.opponent_models_option
-        if models is None:  # the default: every model where the network can weigh the others' moves
-            models = ROLLOUT_MODELS if rollout.reads_his_view and not self.beliefs else ("network",)
-        if (self.beliefs or len(models) > 1) and not rollout.reads_his_view:
-            raise ValueError("beliefs and opponent_models need a network of Charlesworth's design "
-                             "(its 1695-way head: "
-                             f"pretrained, pretrained-charlesworth); this one has the {network.model.config.design!r} design")
-        if len(models) == 1 and self.opponent_switch != OPPONENT_SWITCH_NATS:
-            raise ValueError(f"opponent_switch={self.opponent_switch} has no model to switch to: it applies with "
-                             "opponent_models other than the network (the default for a network of Charlesworth's "
-                             f"design without beliefs); got opponent_models={tuple(models)!r}")
-        self.network, self.rollout, self.opponent_models = network, rollout, tuple(models)
+        if self.beliefs and not rollout.reads_his_view:
+            raise ValueError(f"beliefs weigh the others' moves with a network of {_HIS_DESIGN}; this one has the "
+                             f"{network.model.config.design!r} design")
+        models = self.opponents.resolve(rollout.reads_his_view, bool(self.beliefs), network.model.config.design)
+        self.network, self.rollout, self.opponent_models = network, rollout, models
 
     @property
     def last_stats(self) -> dict[str, Any] | None:
