@@ -89,16 +89,24 @@ DEFAULT_BUDGET = 640
 included, on one core of the 2-core machine shared with other jobs, ``benchmarks/search_net/``); a
 budget in seconds (``"0.25s"``) depends on the machine and its load, a rollout count does not."""
 DEFAULT_TOP_K = 4
+"""Candidates: the network's 4 most probable moves, and pass. No results file yet: no other width was measured."""
 DEFAULT_MARGIN = 4.0
+"""Standard errors a departure must clear.
+Results: ``benchmarks/search_net/duel_0.25s_margin4_60.json`` (against 2: ``duel_0.25s_60.json``)."""
 DEFAULT_SAMPLE = True
+"""Rollouts sample the network's softmax.
+Results: ``benchmarks/search_net/duel_0.25s_sample_60.json`` (argmax: ``duel_0.25s_60.json``)."""
 DEFAULT_DEALS = 16
+"""Deals a round (a batch of the loop). No results file yet: with a rollout budget it changes the draws, not the deals' number."""
 DEFAULT_BELIEF_STRENGTH = 0.75
+"""How far ``beliefs`` follow their weights. Results: ``benchmarks/search_net/belief_accuracy.json``."""
 OPPONENT_DEALS = 32
 """Uniform deals of the hidden cards over which ``opponent_models`` averages each model's likelihood of a seat's moves."""
 OPPONENT_SWITCH_NATS = 3.0
 """The default ``opponent_switch``: how much better (in log-likelihood, nats) a model must explain a seat's moves
 than every model before it (:data:`_MODEL_LEVELS`) before the rollouts give that seat that model: prior odds of
-about 20 to 1 each step."""
+about 20 to 1 each step. Results: ``benchmarks/search_net/duel_640_models_1000.json`` (0 and 1 nats:
+``duel_640_switch0_625.json``, ``duel_640_switch1_1000.json``; ``experiments/search-net-opponent-models.md``)."""
 _MODEL_LEVELS = {"network": 0, "smart": 1, "greedy": 1, "random": 2}
 """The models in the order a seat moves through them: the blueprint, the rules, no rule."""
 _FULL_DECK = (1 << NUM_CARDS) - 1

@@ -28,6 +28,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
+from ..checks import is_number
 from ..engine.combos import Entry
 from ..engine.game import Game
 from ..engine.rules import Rules
@@ -46,6 +47,7 @@ __all__ = [
     "CoreRollouts",
     "EngineRollouts",
     "FastRollout",
+    "LeafValue",
     "NoisyOpponents",
     "PolicyRollout",
     "RolloutPolicy",
@@ -301,7 +303,56 @@ class EngineRollouts:
 LeafValues = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.random.Generator],
                       np.ndarray]
 """``(deals, root, played_by, candidates, alive, seat_noise, rng) -> (deals, alive)`` values at the leaves
-(:meth:`big2_env.players.search.SearchPolicy._leaf_values`)."""
+(:class:`LeafValue`)."""
+
+
+class LeafValue:
+    """A value function judging the searcher's next decision (a :class:`CoreRollouts` leaf valuer):
+    every deal is played after every alive candidate until the searcher is next on move
+    (:func:`~big2_env.engine.core.rollouts.leaves`: Smart in the other seats, which with no opponent
+    noise is the path its rollout takes), and ``value.state_values`` judges the position there from
+    the paper's 277 numbers, times ``scale`` (points of final score); a game that ended first is worth
+    its final score.
+
+    ``value``: an object with ``state_values(observations) -> values`` (such as a network of the
+    agents package) that reads the paper's observation (``observation_kind`` ``"paper"``, or none).
+    """
+
+    def __init__(self, value: Any, rules: Rules, scale: float = 13.0) -> None:
+        self.scale = self.checked_scale(scale)
+        if not callable(getattr(value, "state_values", None)):
+            raise TypeError(f"value must have state_values(observations), as a NetworkPolicy has; got {value!r}")
+        if getattr(value, "observation_kind", "paper") != "paper":
+            raise ValueError("the search's leaves give the paper's 277 numbers; this value reads other inputs "
+                             f"(its observation_kind is {value.observation_kind!r}; a network of the paper's "
+                             "design reads them, such as the agents package's pretrained-default-recipe)")
+        self.value, self.rules = value, rules
+
+    @staticmethod
+    def checked_scale(scale: Any) -> float:
+        if not is_number(scale, 0, 1e6, low_open=True, high_open=True):
+            raise ValueError(f"value_scale must be a positive number; got {scale!r}")
+        return float(scale)
+
+    def __call__(self, deals: np.ndarray, root: np.ndarray, played_by: np.ndarray, candidates: np.ndarray,
+                 alive: np.ndarray, noise: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        from ..engine.core.rollouts import LEAF_SIZE, leaves
+        from ..observations.compiled import OBS_SIZE, leaf_observations
+
+        values = np.empty((len(deals), len(alive)))
+        rows = np.empty((values.size, LEAF_SIZE), dtype=np.int64)
+        leaves(deals, root, played_by, candidates, alive, noise, rng, core_rules(self.rules), OBJECTIVES.index("score"),
+               values, rows)
+        flat = values.reshape(-1)
+        open_ = np.isnan(flat)
+        if open_.any():
+            observations = np.zeros((len(rows), OBS_SIZE), dtype=np.float32)
+            leaf_observations(rows, observations)
+            estimates = np.asarray(self.value.state_values(observations[open_]), dtype=np.float64).reshape(-1)
+            if estimates.shape != (int(open_.sum()),) or not np.isfinite(estimates).all():
+                raise ValueError(f"value.state_values must return one finite number per row; got shape {estimates.shape}")
+            flat[open_] = estimates * self.scale
+        return values
 
 
 class CoreRollouts:

@@ -67,7 +67,7 @@ from ..observations.extended import extended_view, history_moves
 from ..observations.paper import NUM_ACTIONS, entry_action_indices
 from .base import Observation, Policy, legal_actions
 from .beliefs import DEFAULT_TREMBLE, MODELS, Move, check_models, game_course, model_posteriors
-from .dealers import PassConsistentDealer, core_rules, deal_consistent, deal_unseen
+from .dealers import PassConsistentDealer, deal_consistent, deal_unseen
 from .determinized import best_mean, determinized_search, parse_budget, top_candidates
 from .fast import FastModel, features, shipped_model
 from .public import PublicState, public_state, state_game
@@ -76,6 +76,7 @@ from .rollouts import (
     CoreRollouts,
     EngineRollouts,
     FastRollout,
+    LeafValue,
     NoisyOpponents,
     PolicyRollout,
     RolloutPolicy,
@@ -107,19 +108,22 @@ __all__ = [
 DEFAULT_BUDGET = 640
 """Rollouts per decision by default (320 until nested rollouts came: with them, 640 lifted the
 win rate against three Random from 90.6% to 92.7% over the same 1000 games, at about 25 ms a
-decision; ``benchmarks/search_speed.py`` measures the time)."""
+decision; ``benchmarks/search_speed.py`` measures the time). Results: ``benchmarks/search/paired_default_random.json``."""
 
 DEFAULT_PASS_INFERENCE = 1.0
 """How far the deals believe a pass means "could not beat it" (Smart passes with a beating play
-on about 2% of its passes, Greedy never, Random on about 25%). 1.0 measured best against Smart
-(see the README); ``deal_consistent`` still falls back to the deal breaking the fewest
-constraints when none of its tries meets them all."""
+on about 2% of its passes, Greedy never, Random on about 25%). 1.0 measured best against Smart;
+``deal_consistent`` still falls back to the deal breaking the fewest constraints when none of its
+tries meets them all. Results: ``experiments/search-options.md`` ("Deals that believe the passes")."""
 
 DEFAULT_INFER_OPPONENTS = 8
-"""Deals over which the search reads each opponent's model from the move history (``infer_opponents``; 0 turns it off)."""
+"""Deals over which the search reads each opponent's model from the move history (``infer_opponents``; 0 turns it off).
+Results: ``benchmarks/search/cells_infer_opponents.json``."""
 
 DEFAULT_PRIOR_TOP = 8
-"""Candidates searched by default: Smart's favourite 8 non-pass plays (and pass when legal)."""
+"""Candidates searched by default: Smart's favourite 8 non-pass plays (and pass when legal).
+Results: ``experiments/search-options.md`` ("A Smart prior")."""
+
 DEFAULT_INNER = 4
 """The default width of the nested rollouts (``inner``): measured on 150 paired deals x 4 seats
 against three Smart at 320 rollouts, one-ply 46.2% / +3.98, ``inner=4`` 54.5% / +5.53,
@@ -296,8 +300,6 @@ class SearchPolicy(Policy):
         self._course: list[Move] | None = None  # this decision's replayed move history, when read
         self.rng = np.random.default_rng(seed)
         self.last_stats: dict[str, Any] = {}
-        self._last_means: list[float] = []
-        self._last_visits: list[int] = []
 
     def seed(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -305,27 +307,16 @@ class SearchPolicy(Policy):
 
     def set_value(self, value: Any, weight: Any = 0.5, scale: Any = 13.0) -> None:
         """Set the leaf value, its weight and its scale (the constructor's ``value``, ``value_weight``
-        and ``value_scale``), checked as the constructor checks them."""
-        self._check_value(value, weight, scale)
-        self.value, self.value_weight, self.value_scale = value, float(weight), float(scale)
-
-    def _check_value(self, value: Any, weight: Any, scale: Any) -> None:
+        and ``value_scale``, :class:`~big2_env.players.rollouts.LeafValue`), checked as the constructor checks them."""
         if not is_number(weight, 0, 1):
             raise ValueError(f"value_weight must be a number in [0, 1]; got {weight!r}")
-        if not is_number(scale, 0, 1e6, low_open=True, high_open=True):
-            raise ValueError(f"value_scale must be a positive number; got {scale!r}")
-        if value is None:
-            return
-        if not callable(getattr(value, "state_values", None)):
-            raise TypeError(f"value must have state_values(observations), as a NetworkPolicy has; got {value!r}")
-        if getattr(value, "observation_kind", "paper") != "paper":
-            raise ValueError("the search's leaves give the paper's 277 numbers; this value reads other inputs "
-                             f"(its observation_kind is {value.observation_kind!r}; a network of the paper's "
-                             "design reads them, such as the agents package's pretrained-default-recipe)")
-        if not self.core or self._core_models()[0].any():
+        leaf = None if value is None else LeafValue(value, self.rules, scale)
+        if leaf is not None and (not self.core or self._core_models()[0].any()):
             raise ValueError("a value runs in the compiled core: it needs core=True and Smart rollouts")
-        if self.objective != "score":
+        if leaf is not None and self.objective != "score":
             raise ValueError(f"a value estimates the final score: it needs objective='score'; got {self.objective!r}")
+        self.value, self.value_weight, self.value_scale = value, float(weight), LeafValue.checked_scale(scale)
+        self._leaf = leaf
 
     # ------------------------------------------------------------ deciding
     def act(self, obs: Observation) -> int:
@@ -422,25 +413,9 @@ class SearchPolicy(Policy):
 
     def _leaf_values(self, deals: np.ndarray, root: np.ndarray, played_by: np.ndarray, candidates: np.ndarray,
                      alive: np.ndarray, noise: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """What each (deal, alive candidate) is worth to the searcher by the value at its leaf
-        (:func:`~big2_env.engine.core.rollouts.leaves`), or its final score where the game ended first."""
-        from ..engine.core.rollouts import LEAF_SIZE, leaves
-        from ..observations.compiled import OBS_SIZE, leaf_observations
-
-        values = np.empty((len(deals), len(alive)))
-        rows = np.empty((values.size, LEAF_SIZE), dtype=np.int64)
-        leaves(deals, root, played_by, candidates, alive, noise, rng, core_rules(self.rules), OBJECTIVES.index("score"),
-               values, rows)
-        flat = values.reshape(-1)
-        open_ = np.isnan(flat)
-        if open_.any():
-            observations = np.zeros((len(rows), OBS_SIZE), dtype=np.float32)
-            leaf_observations(rows, observations)
-            estimates = np.asarray(self.value.state_values(observations[open_]), dtype=np.float64).reshape(-1)
-            if estimates.shape != (int(open_.sum()),) or not np.isfinite(estimates).all():
-                raise ValueError(f"value.state_values must return one finite number per row; got shape {estimates.shape}")
-            flat[open_] = estimates * self.value_scale
-        return values
+        """What each (deal, alive candidate) is worth by the value at its leaf (:class:`~big2_env.players.rollouts.LeafValue`)."""
+        assert self._leaf is not None, "leaf values need a value (set_value)"
+        return self._leaf(deals, root, played_by, candidates, alive, noise, rng)
 
     def __repr__(self) -> str:
         return f"SearchPolicy(budget={self.budget!r}, rollout={self.rollout.name!r}, method={self.method!r})"
