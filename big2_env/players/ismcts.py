@@ -94,7 +94,7 @@ class ISMCTSPolicy(Policy):
             rewards in final points / 13 (default :data:`DEFAULT_EXPLORATION`).
         rollout: the policy in every seat below the tree: ``"smart"`` (default), another policy
             name, a :class:`~big2_env.players.Policy` or a
-            :class:`~big2_env.players.search.RolloutPolicy`.
+            :class:`~big2_env.players.rollouts.RolloutPolicy`.
         pass_inference: how far the deals believe the opponents' passes, as in
             :class:`~big2_env.players.search.SearchPolicy` (default
             :data:`~big2_env.players.search.DEFAULT_PASS_INFERENCE`).
