@@ -409,6 +409,22 @@ class OpponentModels:
                              f"design without beliefs); got opponent_models={tuple(models)!r}")
         return tuple(models)
 
+    def choose(self, models: Sequence[str], score: np.ndarray) -> tuple[str, ...]:
+        """Per relative seat, the model of ``models`` (resolved) that moves it: seat 0 and a seat no model
+        explains better keep the network; ``score`` ``(4, len(models))`` is each model's log-likelihood of
+        each seat's moves. A seat goes to the best rule (Smart or Greedy) where it beats the network by more
+        than ``switch`` nats, and to Random only where Random beats each model before it by as much."""
+        level = np.array([_MODEL_LEVELS[m] for m in models])
+        out = ["network"] * 4
+        for seat in (1, 2, 3):
+            for rung in (1, 2):
+                if not (level == rung).any():
+                    continue
+                best = int(np.flatnonzero(level == rung)[np.argmax(score[seat, level == rung])])
+                if score[seat, best] > score[seat, level < rung].max() + self.switch:
+                    out[seat] = models[best]
+        return tuple(out)
+
 
 @dataclass
 class SearchStats:
@@ -658,18 +674,7 @@ class NetworkSearch(Policy):
         more than ``opponent_switch`` nats, and goes to Random only when Random does better than each
         of those by as much."""
         score = self.model_log_likelihoods(position)
-        if score is None:
-            return ("network",) * 4
-        level = np.array([_MODEL_LEVELS[m] for m in self.opponent_models])
-        out = ["network"] * 4
-        for seat in (1, 2, 3):
-            for rung in (1, 2):
-                if not (level == rung).any():
-                    continue
-                best = int(np.flatnonzero(level == rung)[np.argmax(score[seat, level == rung])])
-                if score[seat, best] > score[seat, level < rung].max() + self.opponent_switch:
-                    out[seat] = self.opponent_models[best]
-        return tuple(out)
+        return ("network",) * 4 if score is None else self.opponents.choose(self.opponent_models, score)
 
     def model_log_likelihoods(self, position: "_Position") -> np.ndarray | None:
         """``(4, len(opponent_models))``: how well each model of ``opponent_models`` explains each seat's moves so

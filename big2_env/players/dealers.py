@@ -26,10 +26,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
+from ..checks import is_number
 from ..engine.cards import NUM_CARDS, mask_to_cards
 from ..engine.combos import enumerate_combos
 from ..engine.rules import Rules
@@ -185,10 +186,15 @@ class PassConsistentDealer:
 
     def __init__(self, state: PublicState, rng: np.random.Generator, rules: Rules, belief: float,
                  compiled: bool = True) -> None:
-        if not 0 <= belief <= 1:
-            raise ValueError(f"the pass belief must be a number in [0, 1]; got {belief!r}")
-        self.state, self.rng, self.rules, self.belief = state, rng, rules, float(belief)
+        self.state, self.rng, self.rules, self.belief = state, rng, rules, self.checked_belief(belief)
         self.core = CoreState.of(state) if compiled else None
+
+    @staticmethod
+    def checked_belief(belief: Any) -> float:
+        """``belief`` (a search's ``pass_inference``) as a float, if it is a number in [0, 1]."""
+        if not is_number(belief, 0, 1):
+            raise ValueError(f"pass_inference must be a number in [0, 1]; got {belief!r}")
+        return float(belief)
 
     def deal(self, n: int) -> np.ndarray:
         if self.core is None:

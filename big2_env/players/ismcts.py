@@ -133,10 +133,8 @@ class ISMCTSPolicy(Policy):
         self.iterations, self.seconds = parse_budget(budget, unit="iterations")
         if not is_number(exploration, 0):
             raise ValueError(f"exploration must be a finite number >= 0; got {exploration!r}")
-        if not is_number(pass_inference, 0, 1):
-            raise ValueError(f"pass_inference must be a number in [0, 1]; got {pass_inference!r}")
         self.exploration = float(exploration)
-        self.pass_inference = float(pass_inference)
+        self.pass_inference = PassConsistentDealer.checked_belief(pass_inference)
         self._rollout: RolloutPolicy = as_rollout(rollout, self.rules)
         if not isinstance(core, bool):
             raise ValueError(f"core must be True or False; got {core!r}")

@@ -265,9 +265,7 @@ class SearchPolicy(Policy):
         self.rollout = as_rollout(rollout, self.rules)
         if not is_number(opponent_noise, 0, 1):
             raise ValueError(f"opponent_noise must be a number in [0, 1]; got {opponent_noise!r}")
-        if not is_number(pass_inference, 0, 1):
-            raise ValueError(f"pass_inference must be a number in [0, 1]; got {pass_inference!r}")
-        self.pass_inference = float(pass_inference)
+        self.pass_inference = PassConsistentDealer.checked_belief(pass_inference)
         check_models(opponent_models, tremble, "opponent_models")
         self.opponent_models, self.tremble = tuple(opponent_models), float(tremble)
         self._belief_model: FastModel | None = None  # the "fast" opponent model's weights, when named
