@@ -97,7 +97,7 @@ DEFAULT_SAMPLE = True
 """Rollouts sample the network's softmax.
 Results: ``benchmarks/search_net/duel_0.25s_sample_60.json`` (argmax: ``duel_0.25s_60.json``)."""
 DEFAULT_DEALS = 16
-"""Deals a round (a batch of the loop). No results file yet: with a rollout budget it changes the draws, not the deals' number."""
+"""Deals a round (the loop's batch). No results file yet: under a rollout budget it orders the draws, not how many deals."""
 DEFAULT_BELIEF_STRENGTH = 0.75
 """How far ``beliefs`` follow their weights. Results: ``benchmarks/search_net/belief_accuracy.json``."""
 OPPONENT_DEALS = 32
