@@ -92,20 +92,20 @@ DEFAULT_TOP_K = 4
 """Candidates: the network's 4 most probable moves, and pass. No results file yet: no other width was measured."""
 DEFAULT_MARGIN = 4.0
 """Standard errors a departure must clear.
-Results: ``benchmarks/search_net/duel_0.25s_margin4_60.json`` (against 2: ``duel_0.25s_60.json``)."""
+Results: ``experiments/results/search_net/duel_0.25s_margin4_60.json`` (against 2: ``duel_0.25s_60.json``)."""
 DEFAULT_SAMPLE = True
 """Rollouts sample the network's softmax.
-Results: ``benchmarks/search_net/duel_0.25s_sample_60.json`` (argmax: ``duel_0.25s_60.json``)."""
+Results: ``experiments/results/search_net/duel_0.25s_sample_60.json`` (argmax: ``duel_0.25s_60.json``)."""
 DEFAULT_DEALS = 16
 """Deals a round (the loop's batch). No results file yet: under a rollout budget it orders the draws, not how many deals."""
 DEFAULT_BELIEF_STRENGTH = 0.75
-"""How far ``beliefs`` follow their weights. Results: ``benchmarks/search_net/belief_accuracy.json``."""
+"""How far ``beliefs`` follow their weights. Results: ``experiments/results/search_net/belief_accuracy.json``."""
 OPPONENT_DEALS = 32
 """Uniform deals of the hidden cards over which ``opponent_models`` averages each model's likelihood of a seat's moves."""
 OPPONENT_SWITCH_NATS = 3.0
 """The default ``opponent_switch``: how much better (in log-likelihood, nats) a model must explain a seat's moves
 than every model before it (:data:`_MODEL_LEVELS`) before the rollouts give that seat that model: prior odds of
-about 20 to 1 each step. Results: ``benchmarks/search_net/duel_640_models_1000.json`` (0 and 1 nats:
+about 20 to 1 each step. Results: ``experiments/results/search_net/duel_640_models_1000.json`` (0 and 1 nats:
 ``duel_640_switch0_625.json``, ``duel_640_switch1_1000.json``; ``experiments/search-net-opponent-models.md``)."""
 _MODEL_LEVELS = {"network": 0, "smart": 1, "greedy": 1, "random": 2}
 """The models in the order a seat moves through them: the blueprint, the rules, no rule."""

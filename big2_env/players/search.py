@@ -106,9 +106,8 @@ __all__ = [
 ]
 
 DEFAULT_BUDGET = 640
-"""Rollouts per decision by default (320 until nested rollouts came: with them, 640 lifted the
-win rate against three Random from 90.6% to 92.7% over the same 1000 games, at about 25 ms a
-decision; ``benchmarks/search_speed.py`` measures the time). Results: ``benchmarks/search/paired_default_random.json``."""
+"""Rollouts per decision by default (about 25 ms a decision, ``benchmarks/search_speed.py``).
+Results: ``experiments/results/search/paired_default_random.json``."""
 
 DEFAULT_PASS_INFERENCE = 1.0
 """How far the deals believe a pass means "could not beat it" (Smart passes with a beating play
@@ -118,7 +117,7 @@ tries meets them all. Results: ``experiments/search-options.md`` ("Deals that be
 
 DEFAULT_INFER_OPPONENTS = 8
 """Deals over which the search reads each opponent's model from the move history (``infer_opponents``; 0 turns it off).
-Results: ``benchmarks/search/cells_infer_opponents.json``."""
+Results: ``experiments/results/search/cells_infer_opponents.json``."""
 
 DEFAULT_PRIOR_TOP = 8
 """Candidates searched by default: Smart's favourite 8 non-pass plays (and pass when legal).
