@@ -195,7 +195,7 @@ class PPOConfig:
     """PPO hyperparameters. Defaults: the recipe that learns (``big2 train``'s defaults): the
     paper's settings (entropy 0.05, clip 0.2, GAE 0.99 / 0.95, gradient clip 0.5) with minibatches
     of 4096 decisions, two epochs, a learning rate of 1e-3 (33 times the paper's) that decays to a
-    floor of a tenth, and scores / 13 (``benchmarks/recipe`` has the ablation that chose them).
+    floor of a tenth, and scores / 13 (``experiments/results/recipe`` has the ablation that chose them).
     :data:`PAPER_PPO` holds the paper's exact values (``--preset paper``)."""
 
     lr: float = 1e-3

@@ -1,8 +1,13 @@
 """The search over a network: one-step search with the network as its blueprint (SPARTA).
 
 :class:`NetworkSearch` keeps a policy network as its *blueprint* (Lerer, Hu, Foerster and Brown,
-"Improving Policies via Search in Cooperative Partially Observable Games", AAAI 2020). At each
-decision with a choice:
+"Improving Policies via Search in Cooperative Partially Observable Games", AAAI 2020). It is the
+determinised search of :mod:`big2_env.players.determinized` with the network's parts: its
+candidates, its dealers (uniform, :class:`~big2_env.players.dealers.UniformDealer`, or weighed
+by the network's beliefs, :class:`~big2_env.players.dealers.WeightedDealer`), its valuer
+(:class:`RolloutValues`, the network's rollouts), its rule for leaving the blueprint
+(:func:`~big2_env.players.determinized.leave_blueprint`), and its opponent models
+(:class:`OpponentModels`). At each decision with a choice:
 
 1. **Candidates**: the blueprint's ``top_k`` most probable moves, and pass where it is legal.
 2. **Deals**: the hidden cards are dealt to the other seats in their counts (a determinisation;
@@ -61,6 +66,8 @@ from big2_env.observations.compiled import PASS_ACTION
 from big2_env.observations.extended import history_moves
 from big2_env.observations.paper import OBS_CARDS_LEFT, OBS_HAND
 from big2_env.players.base import Policy
+from big2_env.players.dealers import UniformDealer, WeightedDealer
+from big2_env.players.determinized import determinized_search, leave_blueprint, top_candidates
 from big2_env.players.beliefs import (
     DEFAULT_TREMBLE,
     course_array,
@@ -74,23 +81,32 @@ from .budget import parse_budget
 from .network import Big2Net, CharlesworthNet
 from .policy import NetworkPolicy, choose, score_numpy
 
-__all__ = ["DEFAULT_BUDGET", "ROLLOUT_MODELS", "NetworkRollouts", "NetworkSearch", "SearchStats", "parse_budget"]
+__all__ = ["DEFAULT_BUDGET", "ROLLOUT_MODELS", "NetworkRollouts", "NetworkSearch", "OpponentModels", "RolloutValues",
+           "SearchStats", "parse_budget"]
 
 DEFAULT_BUDGET = 640
 """The search's default budget: 640 rollouts a decision (0.23 to 0.56 s a decision, forced ones
-included, on one core of the 2-core machine shared with other jobs, ``benchmarks/search_net/``); a
+included, on one core of the 2-core machine shared with other jobs, ``experiments/results/search_net/``); a
 budget in seconds (``"0.25s"``) depends on the machine and its load, a rollout count does not."""
 DEFAULT_TOP_K = 4
+"""Candidates: the network's 4 most probable moves, and pass. No results file yet: no other width was measured."""
 DEFAULT_MARGIN = 4.0
+"""Standard errors a departure must clear.
+Results: ``experiments/results/search_net/duel_0.25s_margin4_60.json`` (against 2: ``duel_0.25s_60.json``)."""
 DEFAULT_SAMPLE = True
+"""Rollouts sample the network's softmax.
+Results: ``experiments/results/search_net/duel_0.25s_sample_60.json`` (argmax: ``duel_0.25s_60.json``)."""
 DEFAULT_DEALS = 16
+"""Deals a round (the loop's batch). No results file yet: under a rollout budget it orders the draws, not how many deals."""
 DEFAULT_BELIEF_STRENGTH = 0.75
+"""How far ``beliefs`` follow their weights. Results: ``experiments/results/search_net/belief_accuracy.json``."""
 OPPONENT_DEALS = 32
 """Uniform deals of the hidden cards over which ``opponent_models`` averages each model's likelihood of a seat's moves."""
 OPPONENT_SWITCH_NATS = 3.0
 """The default ``opponent_switch``: how much better (in log-likelihood, nats) a model must explain a seat's moves
 than every model before it (:data:`_MODEL_LEVELS`) before the rollouts give that seat that model: prior odds of
-about 20 to 1 each step."""
+about 20 to 1 each step. Results: ``experiments/results/search_net/duel_640_models_1000.json`` (0 and 1 nats:
+``duel_640_switch0_625.json``, ``duel_640_switch1_1000.json``; ``experiments/search-net-opponent-models.md``)."""
 _MODEL_LEVELS = {"network": 0, "smart": 1, "greedy": 1, "random": 2}
 """The models in the order a seat moves through them: the blueprint, the rules, no rule."""
 _FULL_DECK = (1 << NUM_CARDS) - 1
@@ -130,7 +146,7 @@ class NetworkRollouts:
             flatter, ``NetworkSearch(opponent_temperature=T)`` for the other seats).
         seat_networks: seats (of the hands' order) played by another network of his design instead of
             ``model`` (his own network, :func:`~agents.network.charlesworth_network`: rollouts against the
-            table's real players, as ``benchmarks/search_net_departures.py`` plays them); his design only.
+            table's real players, as ``experiments/scripts/search_net_departures.py`` plays them); his design only.
 
     :meth:`play` returns the final scores; :attr:`decisions` counts the network's decisions made.
     """
@@ -301,6 +317,23 @@ class NetworkRollouts:
         return actions[offsets[decide] + pick]
 
 
+class RolloutValues:
+    """The network search's valuer (:class:`~big2_env.players.rollouts.Valuer`): every deal (starting hands,
+    relative seats) after every alive candidate (``candidates``: actions) replayed from the history
+    (``first``, ``moves``) and played to its end by ``rollout`` (``models``: who moves for each seat,
+    :meth:`NetworkRollouts.play`); each worth the searcher's final score."""
+
+    def __init__(self, rollout: NetworkRollouts, first: int, moves: Sequence[int], candidates: np.ndarray,
+                 models: Sequence[str] | None = None) -> None:
+        self.rollout, self.first, self.moves, self.candidates, self.models = rollout, first, moves, candidates, models
+
+    def values(self, deals: np.ndarray, alive: Sequence[int]) -> np.ndarray:
+        actions = self.candidates[np.asarray(alive, dtype=np.int64)]
+        scores = self.rollout.play(np.repeat(deals, len(actions), axis=0), self.first, self.moves,
+                                   np.tile(actions, len(deals)), self.models)
+        return scores[:, 0].reshape(len(deals), len(actions)).astype(np.float64)
+
+
 def _argmax_where(pick: np.ndarray, scores: np.ndarray, greedy: np.ndarray | None) -> np.ndarray:
     """``pick`` (sampled slots), with each row's argmax of ``scores`` where ``greedy`` is set (the draws are
     made for every row all the same, so the other rows' moves do not depend on which rows are greedy)."""
@@ -327,6 +360,70 @@ def _log_softmax(padded: np.ndarray) -> np.ndarray:
     """Row-wise log-softmax of logits padded with ``-inf``."""
     logp = padded - padded.max(axis=1, keepdims=True)
     return logp - np.log(np.exp(logp).sum(axis=1, keepdims=True))
+
+
+_HIS_DESIGN = "Charlesworth's design (its 1695-way head: pretrained, pretrained-charlesworth)"
+
+
+@dataclass(frozen=True)
+class OpponentModels:
+    """How the network search models the other seats: who may move them in the rollouts (``models``, in
+    :data:`ROLLOUT_MODELS`' order, the network first as the scores' columns are read; ``None``: resolved
+    with the network, :meth:`resolve`), how many nats better a model must explain a seat's moves before it
+    moves that seat (``switch``), and the network's softmax temperature for them (``temperature``, where the
+    rollouts sample). :meth:`checked` and :meth:`resolve` refuse settings that do not go together."""
+
+    models: tuple[str, ...] | None = None
+    switch: float = OPPONENT_SWITCH_NATS
+    temperature: float = 1.0
+
+    @classmethod
+    def checked(cls, models: Sequence[str] | None, switch: Any, temperature: Any, sample: bool) -> "OpponentModels":
+        if models is not None and (
+                isinstance(models, str) or not models or "network" not in models
+                or any(m not in ROLLOUT_MODELS for m in models) or len(set(models)) != len(models)):
+            raise ValueError(f"opponent_models must be None (the default) or list distinct models of "
+                             f"{', '.join(ROLLOUT_MODELS)}, \"network\" among them; got {models!r}")
+        if not is_number(switch, 0, 1000):
+            raise ValueError(f"opponent_switch must be a number of nats in [0, 1000]; got {switch!r}")
+        if not is_number(temperature, 0.05, 100) or (temperature != 1 and not sample):
+            raise ValueError(f"opponent_temperature must be a number in [0.05, 100], and 1 unless the rollouts sample "
+                             f"(sample=True); got {temperature!r} with sample={sample!r}")
+        ordered = None if models is None else tuple(m for m in ROLLOUT_MODELS if m in models)
+        return cls(ordered, float(switch), float(temperature))
+
+    def resolve(self, his_design: bool, beliefs: bool, design: str) -> tuple[str, ...]:
+        """The models for a network (``his_design``: it can weigh the others' moves; ``design``: its name)
+        and a search with or without ``beliefs``: by default every model where the network can weigh the
+        others' moves and the beliefs do not weigh the deals by the network in every seat, else the network."""
+        if beliefs and self.models is not None and len(self.models) > 1:
+            raise ValueError("beliefs weigh the deals by the network's moves in every seat: they cannot be combined with "
+                             f"opponent_models other than the network; got opponent_models={self.models!r}")
+        models = self.models or (ROLLOUT_MODELS if his_design and not beliefs else ("network",))
+        if len(models) > 1 and not his_design:
+            raise ValueError(f"opponent_models weigh the others' moves with a network of {_HIS_DESIGN}; this one has "
+                             f"the {design!r} design")
+        if len(models) == 1 and self.switch != OPPONENT_SWITCH_NATS:
+            raise ValueError(f"opponent_switch={self.switch} has no model to switch to: it applies with "
+                             "opponent_models other than the network (the default for a network of Charlesworth's "
+                             f"design without beliefs); got opponent_models={tuple(models)!r}")
+        return tuple(models)
+
+    def choose(self, models: Sequence[str], score: np.ndarray) -> tuple[str, ...]:
+        """Per relative seat, the model of ``models`` (resolved) that moves it: seat 0 and a seat no model
+        explains better keep the network; ``score`` ``(4, len(models))`` is each model's log-likelihood of
+        each seat's moves. A seat goes to the best rule (Smart or Greedy) where it beats the network by more
+        than ``switch`` nats, and to Random only where Random beats each model before it by as much."""
+        level = np.array([_MODEL_LEVELS[m] for m in models])
+        out = ["network"] * 4
+        for seat in (1, 2, 3):
+            for rung in (1, 2):
+                if not (level == rung).any():
+                    continue
+                best = int(np.flatnonzero(level == rung)[np.argmax(score[seat, level == rung])])
+                if score[seat, best] > score[seat, level < rung].max() + self.switch:
+                    out[seat] = models[best]
+        return tuple(out)
 
 
 @dataclass
@@ -416,29 +513,12 @@ class NetworkSearch(Policy):
         self.rules = Rules.coerce(rules)
         self.top_k, self.margin, self.deals, self.sample = int(top_k), float(margin), int(deals), bool(sample)
         self.beliefs = int(beliefs)
-        if not is_number(opponent_temperature, 0.05, 100) or (opponent_temperature != 1 and not self.sample):
-            raise ValueError(f"opponent_temperature must be a number in [0.05, 100], and 1 unless the rollouts sample "
-                             f"(sample=True); got {opponent_temperature!r} with sample={sample!r}")
-        self.opponent_temperature = float(opponent_temperature)
         if not is_number(belief_strength, 0, 1):
             raise ValueError(f"belief_strength must be a number in [0, 1]; got {belief_strength!r}")
         self.belief_strength = float(belief_strength)
-        if opponent_models is not None and (
-                isinstance(opponent_models, str) or not opponent_models or "network" not in opponent_models
-                or any(m not in ROLLOUT_MODELS for m in opponent_models) or len(set(opponent_models)) != len(opponent_models)):
-            raise ValueError(f"opponent_models must be None (the default) or list distinct models of "
-                             f"{', '.join(ROLLOUT_MODELS)}, \"network\" among them; got {opponent_models!r}")
-        if not is_number(opponent_switch, 0, 1000):
-            raise ValueError(f"opponent_switch must be a number of nats in [0, 1000]; got {opponent_switch!r}")
-        self.opponent_switch = float(opponent_switch)
-        # in ROLLOUT_MODELS' order whatever the caller's: the network first, as the scores' columns are read
-        self.opponent_models_option = None if opponent_models is None else tuple(
-            m for m in ROLLOUT_MODELS if m in opponent_models)
+        self.opponents = OpponentModels.checked(opponent_models, opponent_switch, opponent_temperature, self.sample)
+        self.opponent_switch, self.opponent_temperature = self.opponents.switch, self.opponents.temperature
         self.opponent_models: tuple[str, ...] = ("network",)  # resolved with the network (use_network)
-        if self.beliefs and opponent_models is not None and len(opponent_models) > 1:
-            raise ValueError("beliefs weigh the deals by the network's moves in every seat: they cannot be combined with "
-                             f"opponent_models other than the network; got beliefs={beliefs!r}, "
-                             f"opponent_models={opponent_models!r}")
         self.rng, self.models_rng = _generators(seed)
         self.use_network(network)
         self.stats = SearchStats()
@@ -469,18 +549,11 @@ class NetworkSearch(Policy):
             raise ValueError(f"network must be a NetworkPolicy (NetworkSearch.from_spec loads one by name); got {network!r}")
         rollout = NetworkRollouts(network.model, self.rules, sample=self.sample, rng=self.rng,
                                   temperatures=(1.0,) + (self.opponent_temperature,) * 3)
-        models = self.opponent_models_option
-        if models is None:  # the default: every model where the network can weigh the others' moves
-            models = ROLLOUT_MODELS if rollout.reads_his_view and not self.beliefs else ("network",)
-        if (self.beliefs or len(models) > 1) and not rollout.reads_his_view:
-            raise ValueError("beliefs and opponent_models need a network of Charlesworth's design "
-                             "(its 1695-way head: "
-                             f"pretrained, pretrained-charlesworth); this one has the {network.model.config.design!r} design")
-        if len(models) == 1 and self.opponent_switch != OPPONENT_SWITCH_NATS:
-            raise ValueError(f"opponent_switch={self.opponent_switch} has no model to switch to: it applies with "
-                             "opponent_models other than the network (the default for a network of Charlesworth's "
-                             f"design without beliefs); got opponent_models={tuple(models)!r}")
-        self.network, self.rollout, self.opponent_models = network, rollout, tuple(models)
+        if self.beliefs and not rollout.reads_his_view:
+            raise ValueError(f"beliefs weigh the others' moves with a network of {_HIS_DESIGN}; this one has the "
+                             f"{network.model.config.design!r} design")
+        models = self.opponents.resolve(rollout.reads_his_view, bool(self.beliefs), network.model.config.design)
+        self.network, self.rollout, self.opponent_models = network, rollout, models
 
     @property
     def last_stats(self) -> dict[str, Any] | None:
@@ -516,9 +589,7 @@ class NetworkSearch(Policy):
         probabilities = self.network.probabilities(obs)
         order = sorted(probabilities, key=lambda a: -probabilities[a])
         blueprint = order[0]
-        candidates = order[: self.top_k]
-        if mask[PASS_ACTION] and PASS_ACTION not in candidates:
-            candidates.append(PASS_ACTION)
+        candidates = top_candidates(order, self.top_k, PASS_ACTION if mask[PASS_ACTION] else None)
         if len(candidates) == 1:
             return blueprint
         position = _Position.of(obs, self.rules)
@@ -538,37 +609,17 @@ class NetworkSearch(Policy):
         return int(move)
 
     def _values(self, position: "_Position", candidates: np.ndarray, models: Sequence[str] | None = None) -> np.ndarray:
-        """Rounds of deals until the budget is spent: the searcher's score ``(deals, candidates)`` (``models``: who
-        moves for each seat in the rollouts, :meth:`NetworkRollouts.play`; ``None``: the network everywhere)."""
-        n = len(candidates)
-        rows: list[np.ndarray] = []
+        """Rounds of ``deals`` deals until the budget is spent (:func:`~big2_env.players.determinized.determinized_search`):
+        the searcher's score ``(deals, candidates)`` (``models``: who moves for each seat in the rollouts,
+        :meth:`NetworkRollouts.play`; ``None``: the network everywhere)."""
         started = time.perf_counter()
         pool = self._weighed_deals(position)
-        played = 0
-        round_seconds = 0.0
-        while True:
-            round_started = time.perf_counter()
-            deals = self.deals
-            if self.rollouts is not None:
-                deals = max(1, min(deals, (self.rollouts - played) // n))
-            if pool is None:
-                hands = position.deal(self.rng, deals)
-            else:
-                hands = pool[0][self.rng.choice(len(pool[0]), size=deals, p=pool[1])]
-            scores = self.rollout.play(np.repeat(hands, n, axis=0), position.first, position.moves,
-                                       np.tile(candidates, deals), models)
-            rows.append(scores[:, 0].reshape(deals, n).astype(np.float64))
-            played += deals * n
-            self.stats.rollouts += deals * n
-            if self.rollouts is not None:
-                if played + n > self.rollouts:
-                    break
-            else:  # another round only if it should end inside the budget, as the last one took
-                now = time.perf_counter()
-                round_seconds = now - round_started
-                if now - started + round_seconds > (self.seconds or 0.0):
-                    break
-        return np.concatenate(rows)
+        dealer = position.dealer(self.rng) if pool is None else WeightedDealer(pool[0], pool[1], self.rng)
+        valuer = RolloutValues(self.rollout, position.first, position.moves, candidates, models)
+        tally = determinized_search(len(candidates), dealer, valuer, self.rollouts, self.seconds, batch=self.deals,
+                                    started=started, clock=time.perf_counter)
+        self.stats.rollouts += tally.rollouts
+        return tally.table()
 
     def _others_moves(self, position: "_Position", rng: np.random.Generator, n: int,
                       hands: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray] | None:
@@ -623,18 +674,7 @@ class NetworkSearch(Policy):
         more than ``opponent_switch`` nats, and goes to Random only when Random does better than each
         of those by as much."""
         score = self.model_log_likelihoods(position)
-        if score is None:
-            return ("network",) * 4
-        level = np.array([_MODEL_LEVELS[m] for m in self.opponent_models])
-        out = ["network"] * 4
-        for seat in (1, 2, 3):
-            for rung in (1, 2):
-                if not (level == rung).any():
-                    continue
-                best = int(np.flatnonzero(level == rung)[np.argmax(score[seat, level == rung])])
-                if score[seat, best] > score[seat, level < rung].max() + self.opponent_switch:
-                    out[seat] = self.opponent_models[best]
-        return tuple(out)
+        return ("network",) * 4 if score is None else self.opponents.choose(self.opponent_models, score)
 
     def model_log_likelihoods(self, position: "_Position") -> np.ndarray | None:
         """``(4, len(opponent_models))``: how well each model of ``opponent_models`` explains each seat's moves so
@@ -667,18 +707,8 @@ class NetworkSearch(Policy):
         return score
 
     def _decide(self, values: np.ndarray, blueprint: int) -> tuple[int, float, float]:
-        """The candidate to play: the best mean, if its paired gain over the blueprint's move clears
-        ``margin`` standard errors, else the blueprint's; with that gain and its standard error."""
-        means = values.mean(axis=0)
-        best = int(np.argmax(means))
-        if best == blueprint:
-            return blueprint, 0.0, 0.0
-        diff = values[:, best] - values[:, blueprint]
-        gain = float(diff.mean())
-        error = float(diff.std(ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else math.inf
-        if gain > 0 and (gain > self.margin * error or (error == 0 and len(diff) > 1)):
-            return best, gain, error
-        return blueprint, gain, error
+        """The candidate to play (:func:`~big2_env.players.determinized.leave_blueprint` at ``margin``)."""
+        return leave_blueprint(values, blueprint, self.margin)
 
     def __repr__(self) -> str:
         check = ""
@@ -749,24 +779,13 @@ class _Position:
             unseen = unseen[unseen != THREE_OF_DIAMONDS]
         return unseen, fixed, counts
 
-    def _starting(self, hands: np.ndarray, fixed: list[int]) -> np.ndarray:
-        """Deals of the hidden cards ``(n, 4)`` made starting hands: the known cards and those played added."""
-        for seat in range(4):
-            hands[:, seat] |= fixed[seat] | self.played_by[seat]
-        hands[:, 0] |= self.hand
-        return hands
+    def dealer(self, rng: np.random.Generator) -> UniformDealer:
+        """The dealer of :meth:`deal`, drawing with ``rng``."""
+        unseen, fixed, counts = self._hidden()
+        known = [fixed[0] | self.hand, fixed[1], fixed[2], fixed[3]]
+        return UniformDealer(rng, unseen.tolist(), counts, known, self.played_by)
 
     def deal(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """``n`` determinisations as *starting* hands ``(n, 4)``: the unseen cards dealt uniformly to seats
         1..3 in their counts (3D to the first mover when it is unseen), each seat's played cards added."""
-        unseen, fixed, counts = self._hidden()
-        hands = np.zeros((n, 4), dtype=np.int64)
-        bits = np.left_shift(np.int64(1), unseen)
-        for d in range(n):
-            order = rng.permutation(len(unseen))
-            start = 0
-            for seat in (1, 2, 3):
-                chosen = bits[order[start:start + counts[seat]]]
-                hands[d, seat] = int(np.bitwise_or.reduce(chosen)) if len(chosen) else 0
-                start += counts[seat]
-        return self._starting(hands, fixed)
+        return self.dealer(rng).deal(n)

@@ -15,9 +15,11 @@ Prints decisions/s and games/s for
       opponents moving inside the same call, every core,
   (h) the Python single-agent env ``gymnasium.make("Big2-v0", opponents="smart")`` run the
       same way on one core (the reference for (g)),
-  (i) ``big2_env.Game`` (on the core since 2026-11-24) playing the same way as (a),
+  (i) ``big2_env.Game`` (on the core) playing the same way as (a),
 and the ratios (b)/(d), (c)/(d), (e)/(a), (f)/(d), (g)/(h) and (i)/(a); for (g) and (h) the decisions
-are the learner's steps. ``--json PATH`` writes the figures. The core's first call (compilation, or loading
+are the learner's steps. Then the vector env's ``step`` as (f) at 1, 2, 4, ... threads up to every core
+(``thread_scaling``: decisions/s and the speed-up over one thread).
+``--json PATH`` writes the figures. The core's first call (compilation, or loading
 the on-disk cache) is timed apart and left out of (e); ``benchmarks/core_compile.py`` measures
 the cold first game after install.
 
@@ -154,6 +156,31 @@ def bench_single_agent(seconds: float, rules: Rules, num_envs: int | None) -> tu
     return time_steps(envs, obs, seconds, num_envs)
 
 
+def thread_counts(most: int) -> list[int]:
+    """1, 2, 4, ... up to ``most``, and ``most`` itself."""
+    counts = [1]
+    while counts[-1] * 2 <= most:
+        counts.append(counts[-1] * 2)
+    return counts if counts[-1] == most else counts + [most]
+
+
+def bench_thread_scaling(seconds: float, rules: Rules) -> list[dict[str, float]]:
+    """Row (f) at each thread count of :func:`thread_counts`: decisions/s and the speed-up over one thread."""
+    import numba
+
+    most = numba_threads()
+    rows = []
+    try:
+        for threads in thread_counts(most):
+            numba.set_num_threads(threads)
+            decisions, _ = bench_vector(seconds, rules)
+            one = rows[0]["decisions_per_s"] if rows else decisions
+            rows.append({"threads": threads, "decisions_per_s": decisions, "speedup": decisions / one})
+    finally:
+        numba.set_num_threads(most)
+    return rows
+
+
 def numba_threads() -> int:
     import numba
 
@@ -190,6 +217,7 @@ def main(argv: list[str] | None = None) -> None:
     rows.append(("(g) make_vec Big2-v0 vs 3 Smart, 4096", *bench_single_agent(args.seconds, rules, 4096)))
     rows.append(("(h) make Big2-v0 vs 3 Smart (Python)", *bench_single_agent(args.seconds, rules, None)))
     rows.append(("(i) Game (on the core), random plays", *bench_engine(args.seconds, rules)))
+    scaling = bench_thread_scaling(args.seconds, rules)
     print(f"rules={args.rules}, {args.seconds:g} s per measurement, one process")
     print(f"{'measurement':<42} {'decisions/s':>12} {'games/s':>10}")
     for name, dps, gps in rows:
@@ -200,6 +228,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"ratio (f)/(d): {rows[5][1] / ref:.1f}x   (numba threads: {numba_threads()})")
     print(f"ratio (g)/(h): {rows[6][1] / rows[7][1]:.1f}x   (the learner's steps/s)")
     print(f"ratio (i)/(a): {rows[8][1] / rows[0][1]:.2f}x   (Game on the core against the reference engine)")
+    for row in scaling:
+        print(f"(f) at {row['threads']:>2} thread(s): {row['decisions_per_s']:>12,.0f} decisions/s, "
+              f"{row['speedup']:.2f}x one thread")
     if args.json:
         import json
         import platform
@@ -211,6 +242,7 @@ def main(argv: list[str] | None = None) -> None:
                        "f/d": rows[5][1] / ref, "g/h": rows[6][1] / rows[7][1],
                        "i/a": rows[8][1] / rows[0][1]},
             "core_first_call_s": first,
+            "thread_scaling": scaling,
             "command": f"python benchmarks/env_speed.py --seconds {args.seconds:g} --json {args.json}",
         }
         with open(args.json, "w") as handle:

@@ -21,12 +21,12 @@ from big2_env.evaluation.versus import evaluate
 NAMES = ("random", "greedy", "smart")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, default=None, help="write the cells here")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.games <= 0:
         parser.error("--games must be positive")
     start = time.perf_counter()

@@ -3,7 +3,7 @@
 Positions are sampled out of real games (Smart in every seat, a random decision point
 of each game). A rollout, as the search makes it: deal the unseen cards to the other
 seats (determinisation), build the game, and play it to the end with Smart in every
-seat on the engine (:class:`big2_env.players.search.SmartRollout`, memoised). The reference, measured in
+seat on the engine (:class:`big2_env.players.rollouts.SmartRollout`, memoised). The reference, measured in
 the same run: uniformly random legal plays through the bare engine from a fresh deal.
 Also: the search's seconds per decision at the default budget, over the sampled
 positions that have more than one legal play: the one-ply search (``inner=0``) on both paths,
@@ -39,12 +39,12 @@ from big2_env.engine.core import rules_array
 from big2_env.players.kernels.fast import N_FEATURES
 from big2_env.engine.core.games import TABLE_AT
 from big2_env.players.kernels.rollouts import deal_hands, play_outs
+from big2_env.players.dealers import CoreState
 from big2_env.players.search import (
     DEFAULT_BUDGET,
     FastRollout,
     SearchPolicy,
     SmartRollout,
-    _CoreState,
     deal_unseen,
     play_out,
     public_state,
@@ -101,7 +101,7 @@ def core_rollouts_per_second(positions: list[Game], seconds: float, seed: int, d
         root = state_game(state, deal_unseen(state, rng), rules)
         entries = root.legal_entries()
         rows = np.array([(e[2], len(e[1]), e[0], e[3]) for e in entries], dtype=np.int64)
-        prepared.append((_CoreState.of(state), game_row(root)[TABLE_AT:], rows, np.arange(len(entries))))
+        prepared.append((CoreState.of(state), game_row(root)[TABLE_AT:], rows, np.arange(len(entries))))
     noise = np.zeros(4)
     seats, weights = np.zeros(4, dtype=np.int64), np.zeros(N_FEATURES)
     if fast:
@@ -164,7 +164,7 @@ def ismcts_seconds_per_decision(positions: list[Game], budget: int, seed: int, c
     return float(np.mean(times)), len(times)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=200, help="positions sampled from Smart-vs-Smart games")
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds per speed measurement")
@@ -173,7 +173,7 @@ def main() -> None:
                         help="the first positions, for ISMCTS's seconds a decision on both paths")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="write the figures here")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     rules = Rules()
     positions = sample_positions(args.positions, rules, args.seed)
     seconds_per_decision(positions[:5], args.budget, args.seed)  # compile (or load) the core's kernels first

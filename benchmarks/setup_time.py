@@ -14,8 +14,19 @@ Each step's seconds, the machine's load average before it, and the suites' count
 the README's set-up section and the testing page quote that file. Run it on a quiet machine: every
 step uses what the cores give it.
 
+With ``--measure quick-train`` it times the README's short training run instead (``TRAIN_COMMANDS``:
+its ``big2 train``, ``big2 plot`` and ``big2 eval``; ``tests/benchmarks/test_quick_train_time.py`` checks that
+they are the README's), in a scratch folder, each as its own ``big2`` process (the installed command, or
+``python -m big2_env.cli`` when ``big2`` is not on the path), with the load average before and after each
+step; the README quotes ``steps.train.seconds``. With ``--measure clone`` it measures what a new user
+downloads: the checkout cloned through git's own transport (``git clone --no-local file://REPO``, as a
+clone from a server would pack it), once whole and once with ``--depth 1``, each clone's ``.git`` folder
+(every file in it), its pack (``git count-objects -v``'s ``size-pack``) and the tracked files checked out.
+
 Usage:
     python benchmarks/setup_time.py --suite both --json benchmarks/setup/times.json
+    python benchmarks/setup_time.py --measure quick-train --json benchmarks/setup/quick_train.json
+    python benchmarks/setup_time.py --measure clone --json benchmarks/clone/sizes.json
 """
 
 from __future__ import annotations
@@ -27,6 +38,7 @@ import os
 import platform
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,9 +46,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from big2_env.devtools.records import portable_path
+from big2_env.devtools.records import portable_path, publish_record
 
 REPO = Path(__file__).resolve().parents[1]
+MIB = 1 << 20
 
 # The README's set-up commands, in its order, with the keys they are recorded under. The clone and the
 # venv's activation are done by this script itself (the clone through git's transport; activation by
@@ -134,8 +147,114 @@ class Runner:
         return done.returncode, done.stdout + done.stderr
 
 
+# ----------------------------------------------------------------------------- --measure quick-train
+TRAIN_COMMANDS: list[tuple[str, str]] = [
+    ("train", "big2 train --batches 20 --out runs/ppo"),
+    ("plot", "big2 plot runs/ppo"),
+    ("eval", "big2 eval --agent runs/ppo --opponent smart --games 200"),
+]
+"""The README's training example, split at ``&&``, with the keys its steps are recorded under."""
+
+
+def big2_argv(command: str) -> list[str]:
+    """``command`` as a process's arguments: the installed ``big2``, else this Python's ``-m big2_env.cli``.
+
+    Example:
+        >>> big2_argv("big2 plot runs/ppo")[-2:]
+        ['plot', 'runs/ppo']
+    """
+    argv = shlex.split(command)
+    if argv[0] == "big2" and shutil.which("big2") is None:
+        argv = [sys.executable, "-m", "big2_env.cli"] + argv[1:]
+    return argv
+
+
+def time_step(command: str, cwd: Path) -> dict[str, Any]:
+    """Run ``command`` in ``cwd``; its seconds, the load average before and after it and its exit status."""
+    load = os.getloadavg()[0]
+    started = time.perf_counter()
+    done = subprocess.run(big2_argv(command), cwd=cwd, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"{command!r} failed ({done.returncode}):\n{(done.stdout + done.stderr)[-3000:]}")
+    lines = done.stdout.strip().splitlines()
+    return {"command": command, "seconds": round(seconds, 1), "load_before": round(load, 2),
+            "load_after": round(os.getloadavg()[0], 2), "returncode": done.returncode, "last_line": lines[-1] if lines else ""}
+
+
+def quick_train(json_path: str | None) -> int:
+    """Time the README's training example in a scratch folder and write the record to ``json_path``."""
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+    steps: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        for key, command in TRAIN_COMMANDS:
+            print(f"[{key}] {command}", flush=True)
+            steps[key] = time_step(command, Path(scratch))
+            print(f"[{key}] {steps[key]['seconds']:.1f} s", flush=True)
+    try:
+        import torch
+
+        torch_version = str(torch.__version__)
+    except ImportError:  # big2 train would have failed first
+        torch_version = ""
+    record = {
+        "date": datetime.date.today().isoformat(), "commit": commit, "python": platform.python_version(),
+        "torch": torch_version, "cores": os.cpu_count(), "steps": steps,
+        "seconds": round(sum(step["seconds"] for step in steps.values()), 1),
+        "command": "python benchmarks/setup_time.py --measure quick-train"
+        + (f" --json {portable_path(json_path)}" if json_path else ""),
+    }
+    publish_record(record, json_path)
+    return 0
+
+
+# ----------------------------------------------------------------------------- --measure clone
+def git(*args: str, cwd: Path | None = None) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
+
+
+def folder_bytes(path: Path) -> int:
+    """Every file's size under ``path`` (links not followed)."""
+    return sum(p.lstat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def clone_size(clone: Path) -> dict[str, float]:
+    """A clone's ``.git`` folder, its pack and its checked-out tracked files, in MiB."""
+    counts = dict(line.split(": ", 1) for line in git("count-objects", "-v", cwd=clone).splitlines())
+    tracked = [name for name in git("ls-files", "-z", cwd=clone).split("\0") if name]
+    checkout = sum((clone / name).lstat().st_size for name in tracked if (clone / name).is_file())
+    return {"git_mib": folder_bytes(clone / ".git") / MIB, "pack_mib": int(counts["size-pack"]) / 1024,
+            "checkout_mib": checkout / MIB, "files": len(tracked)}
+
+
+def clone_sizes(parser: argparse.ArgumentParser, repo: Path, json_path: str | None) -> int:
+    """A full and a shallow clone of ``repo`` measured; the sizes printed and written to ``json_path``."""
+    if not repo.is_dir():
+        parser.error(f"--repo {str(repo)!r} is not a folder")
+    try:
+        result: dict[str, object] = {"commit": git("rev-parse", "HEAD", cwd=repo).strip(),
+                                     "date": datetime.date.today().isoformat()}
+        with tempfile.TemporaryDirectory() as scratch:
+            for name, extra in (("full", []), ("shallow", ["--depth", "1"])):
+                target = Path(scratch) / name
+                git("clone", "-q", "--no-local", *extra, f"file://{repo}", str(target))
+                result[name] = clone_size(target)
+    except subprocess.CalledProcessError as error:
+        parser.error(f"git failed on {str(repo)!r} (is it a repository with a commit?): {error.stderr.strip()}")
+    result["command"] = "python benchmarks/setup_time.py --measure clone" + (f" --json {json_path}" if json_path else "")
+    text = json.dumps(result, indent=2)
+    print(text)
+    if json_path:
+        Path(json_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(json_path).write_text(text + "\n")
+    return 0
+
+
+# ----------------------------------------------------------------------------- the command
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--measure", choices=["setup", "quick-train", "clone"], default="setup",
+                        help="the README's set-up step by step (default), its short training run, or a clone's size")
     parser.add_argument("--repo", default=str(REPO), help="the repository to clone (default: this checkout)")
     parser.add_argument("--suite", choices=["none", "quick", "full", "both"], default="none",
                         help="run the test suite too: the quick run, the full one, or both (default: count only)")
@@ -144,6 +263,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", default=None, help="write the figures to this JSON file")
     args = parser.parse_args(argv)
     repo = Path(args.repo).resolve()
+    if args.measure == "quick-train":
+        return quick_train(args.json)
+    if args.measure == "clone":
+        return clone_sizes(parser, repo, args.json)
     if not (repo / ".git").exists():
         parser.error(f"--repo {args.repo!r} is not a git checkout")
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True,

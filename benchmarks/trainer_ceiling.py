@@ -31,21 +31,18 @@ import argparse
 import copy
 import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import numpy as np
+import torch
 
-import numpy as np  # noqa: E402  (after the sys.path line)
-import torch  # noqa: E402
-
-from agents.config import TrainArgs  # noqa: E402
-from agents.learners.ppo import UpdateData, minibatches  # noqa: E402
-from agents.collect.rollout import Rollout, candidate_rows  # noqa: E402
-from agents.train import Trainer, free_cores  # noqa: E402
+from agents.config import TrainArgs
+from agents.learners.ppo import UpdateData, minibatches
+from agents.collect.rollout import Rollout, candidate_rows
+from agents.train import Trainer, free_cores
 
 
 def synchronize(device: torch.device) -> None:

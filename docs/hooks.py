@@ -1,6 +1,6 @@
 """mkdocs hook: the benchmark reports and their figures become pages of the site, read from where they live.
 
-``benchmarks/reproduction/REPORT.md`` is the reproduction report, ``benchmarks/ablation/REPORT.md``
+``benchmarks/reproduction/REPORT.md`` is the reproduction report, ``experiments/results/ablation/REPORT.md``
 the network ablation; both stay the one copy (the benchmark scripts write them), and their
 pictures come along. The search's strength curve pictures are added for the opponents page and its studies,
 the leaderboard boards' pictures (``benchmarks/leaderboard/*.png``) for the leaderboard, and the
@@ -16,6 +16,8 @@ site always shows what the benchmarks wrote. This file itself is kept out of the
 
 from __future__ import annotations
 
+import posixpath
+import re
 from pathlib import Path
 
 from mkdocs.structure.files import File, Files
@@ -24,20 +26,56 @@ REPO = Path(__file__).resolve().parents[1]
 
 PAGES = {  # site path -> file in the repository
     "reproduction/index.md": "benchmarks/reproduction/REPORT.md",
-    "ablation/index.md": "benchmarks/ablation/REPORT.md",
-    "search/strength_vs_budget.png": "benchmarks/search/strength_vs_budget.png",
-    "search/strength_vs_time.png": "benchmarks/search/strength_vs_time.png",
-    "ablation/distill_curve/learning_curves.png": "benchmarks/ablation/distill_curve/learning_curves.png",
+    "ablation/index.md": "experiments/results/ablation/REPORT.md",
+    "search/strength_vs_budget.png": "experiments/results/search/strength_vs_budget.png",
+    "search/strength_vs_time.png": "experiments/results/search/strength_vs_time.png",
+    "ablation/distill_curve/learning_curves.png": "experiments/results/ablation/distill_curve/learning_curves.png",
     "experiments/index.md": "experiments/README.md",
     "tutorial/learning_curves.png": "benchmarks/tutorial/learning_curves.png",  # the training tutorial's run
+    "performance/env_speed.png": "benchmarks/core/env_speed.png",  # big2_env.devtools.pictures draws these two
+    "jax/speed.png": "benchmarks/jax/speed.png",
+    "agents/learning_curves.png": "experiments/results/long/paper/learning_curves.png",  # the default recipe's long run
 }
 
 
+def site_uri(path: Path) -> str | None:
+    """The site path of a repository file that the site shows (a docs page, a mapped file, a study), or None."""
+    relative = path.resolve().relative_to(REPO).as_posix() if path.resolve().is_relative_to(REPO) else None
+    if relative is None:
+        return None
+    if relative.startswith("docs/"):
+        return relative[len("docs/"):]
+    if relative.startswith("experiments/") and relative.endswith(".md"):
+        return "experiments/index.md" if relative == "experiments/README.md" else relative
+    return next((uri for uri, source in PAGES.items() if source == relative), None)
+
+
+LINK = re.compile(r"\]\(([^)#\s:]+\.md)(#[^)\s]*)?\)")
+
+
+def relink(markdown: str, source: Path, uri: str) -> str:
+    """A page kept outside ``docs/`` links as it does in the repository; on the site each such link
+    points at the site path of the same file."""
+
+    def fix(match: re.Match[str]) -> str:
+        target = site_uri(source.parent / match.group(1))
+        if target is None:
+            return match.group(0)
+        link = posixpath.relpath(target, posixpath.dirname(uri) or ".")
+        return f"]({link}{match.group(2) or ''})"
+
+    return LINK.sub(fix, markdown)
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
-    """The page with each marked figure replaced by its results file's value (the comments go)."""
+    """The page with each marked figure replaced by its results file's value (the comments go), and
+    the links of a page kept outside ``docs/`` pointed at the site's copies."""
     from big2_env.devtools.figures import fill
 
-    return fill(markdown, REPO, keep_markers=False, page=Path(page.file.abs_src_path or page.file.src_uri))
+    source = Path(page.file.abs_src_path or page.file.src_uri)
+    if source.is_absolute() and source.resolve().is_relative_to(REPO) and not source.resolve().is_relative_to(REPO / "docs"):
+        markdown = relink(markdown, source, page.file.src_uri)
+    return fill(markdown, REPO, keep_markers=False, page=source)
 
 
 def on_files(files: Files, config) -> Files:

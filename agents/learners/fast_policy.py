@@ -20,7 +20,7 @@ The teacher must be a network trained by this package (never Charlesworth's netw
 may only be measured). The shipped weights were made by these commands, each teacher the default
 recipe's network under its rules: ``pretrained`` is the network shipped as
 ``pretrained-default-recipe``, ``pretrained-charlesworth`` the 1.81M-game model (batch 3,538) of the
-run in ``benchmarks/long/README.md``::
+run in ``experiments/results/long/README.md``::
 
     python -m agents.learners.fast_policy --teacher pretrained --rules paper --games 3000 \\
         --out big2_env/players/data/fast_paper.json

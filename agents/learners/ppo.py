@@ -367,7 +367,7 @@ def gradient_ratio(model: Big2Net, data: UpdateData, index: np.ndarray, config: 
     over the parameters that both terms reach (the state encoder), on the decisions ``index``.
 
     Large ratios mean the value head dominates the shared encoder's updates and, after the
-    global gradient clip, shrinks the policy's step (as with raw scores: ``benchmarks/recipe/REPORT.md``). ``nan``
+    global gradient clip, shrinks the policy's step (as with raw scores: ``experiments/results/recipe/REPORT.md``). ``nan``
     when the policy's gradient there is zero.
     """
     policy_loss, value_loss, entropy, _ = loss_terms(model, data, index, config)
@@ -388,7 +388,7 @@ class ClipMonitor:
 
     A clip that has not bound (clip fraction below ``threshold``) for ``patience`` batches in a
     row means the policy barely moves, as under the paper's learning rate of 3e-5
-    (``benchmarks/recipe/REPORT.md``).
+    (``experiments/results/recipe/REPORT.md``).
 
     >>> monitor = ClipMonitor(patience=2)
     >>> [monitor.update(0.0) is None for _ in range(3)]

@@ -52,7 +52,8 @@ __all__ = ["MARKER", "Figure", "FigureError", "PAGES", "check", "figures", "fill
 REPO = Path(__file__).resolve().parents[2]
 """The checkout (this module sits in ``big2_env/devtools``)."""
 
-PAGES = ("README.md", "docs/*.md", "experiments/*.md", "agents/data/README.md", "benchmarks/README.md", "benchmarks/*/README.md")
+PAGES = ("README.md", "docs/*.md", "experiments/*.md", "experiments/results/*/README.md", "agents/data/README.md",
+         "benchmarks/README.md", "benchmarks/*/README.md")
 """The pages whose figures are checked, as globs relative to the repository root."""
 
 MARKER = re.compile(r"<!-- fig (?P<spec>[^>]*?) -->(?P<shown>.*?)<!-- /fig -->", re.S)

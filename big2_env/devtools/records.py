@@ -5,7 +5,7 @@ parameter file, a model, a run folder. Given as absolute paths, those would put 
 (``/work/runs/...``, ``/home/NAME/...``) into every committed record. The writers pass what they record
 through :func:`portable` first:
 
-* a path inside the repository becomes relative to it (``benchmarks/learner/c/model.pt``);
+* a path inside the repository becomes relative to it (``experiments/results/learner/c/model.pt``);
 * any other absolute path becomes the file's name (``modelParameters136500``), with its folder's name
   for a run folder's generic files (``c_run/model.pt``, not ``model.pt`` alone);
 * a relative path, a name or an agent spec without a path is left as it is; an agent spec keeps its

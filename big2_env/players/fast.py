@@ -7,15 +7,15 @@ to play it:
 
 * :class:`FastPolicy` (agent spec ``fast``, or ``fast:PATH.json``) at the table: its best move,
   or a sampled one; ``probabilities(obs)`` gives its move distribution, so that
-  ``benchmarks/predict_moves.py`` can measure how well it predicts a strong player;
-* :class:`~big2_env.players.search.FastRollout` as the search's rollout policy (``SearchPolicy(rollout="fast")``), which
+  ``experiments/scripts/predict_moves.py`` can measure how well it predicts a strong player;
+* :class:`~big2_env.players.rollouts.FastRollout` as the search's rollout policy (``SearchPolicy(rollout="fast")``), which
   the compiled core plays inside its play-outs, for the opponents (and with ``own=True`` the
   searcher's own later moves too), at a few times Smart's cost a move.
 
 The package ships weights fitted under the paper's rules and under Charlesworth's
 (``big2_env/players/data/fast_<preset>.json``), each distilled by :mod:`agents.learners.fast_policy`
 from the default recipe's network under those rules: ``pretrained-default-recipe``, and the
-1.81M-game model (batch 3,538) of the run in ``benchmarks/long/README.md``.
+1.81M-game model (batch 3,538) of the run in ``experiments/results/long/README.md``.
 :meth:`FastModel.smart` gives the weights that make exactly Smart's moves (a test checks it).
 
 Example:

@@ -5,15 +5,16 @@
 of OpenSpiel's ``ISMCTSBot``: one tree over the *public* move sequence from the decision on,
 shared by every determinisation. Each iteration
 
-1. deals the cards the searcher cannot see (:func:`~big2_env.players.search.deal_consistent`,
-   the same determinisation as :class:`~big2_env.players.search.SearchPolicy`, believing the
-   opponents' passes with ``pass_inference``);
+1. deals the cards the searcher cannot see (:class:`~big2_env.players.dealers.PassConsistentDealer`,
+   the dealer of :class:`~big2_env.players.search.SearchPolicy`, believing the opponents' passes
+   with ``pass_inference``);
 2. walks down the tree on that deal: at a node, the moves legal *in this deal* that have no
    child yet are expanded first (one at random, then the walk stops); when all have children,
    the one with the best UCB score for the player on move is taken, where a child's
    exploration term counts the times it was *available* rather than its parent's visits
    (the availability correction for moves that exist only in some deals);
-3. plays the rest of the game with the rollout policy in every seat (Smart, in the compiled core);
+3. plays the rest of the game with the rollout policy in every seat (Smart, in the compiled core:
+   :func:`~big2_env.players.rollouts.finish`);
 4. adds each node's own mover's final score (divided by 13) to that node: every seat, the
    searcher and its opponents, chooses in the tree to maximise its own score.
 
@@ -40,7 +41,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -51,20 +51,11 @@ from ..engine.rules import Rules
 from ..observations.extended import extended_view
 from ..observations.paper import entry_action_indices
 from .base import Observation, Policy
-from .public import PublicState, game_row
-from .search import (
-    DEFAULT_PASS_INFERENCE,
-    RolloutPolicy,
-    SmartRollout,
-    _as_rollout,
-    _CoreState,
-    _legal_actions,
-    _parse_budget,
-    deal_consistent,
-    play_out,
-    public_state,
-    state_game,
-)
+from .dealers import PassConsistentDealer
+from .determinized import parse_budget
+from .public import public_state, state_game
+from .rollouts import RolloutPolicy, SmartRollout, as_rollout, finish
+from .search import DEFAULT_PASS_INFERENCE, _legal_actions
 
 __all__ = ["DEFAULT_EXPLORATION", "DEFAULT_ITERATIONS", "ISMCTSPolicy"]
 
@@ -103,7 +94,7 @@ class ISMCTSPolicy(Policy):
             rewards in final points / 13 (default :data:`DEFAULT_EXPLORATION`).
         rollout: the policy in every seat below the tree: ``"smart"`` (default), another policy
             name, a :class:`~big2_env.players.Policy` or a
-            :class:`~big2_env.players.search.RolloutPolicy`.
+            :class:`~big2_env.players.rollouts.RolloutPolicy`.
         pass_inference: how far the deals believe the opponents' passes, as in
             :class:`~big2_env.players.search.SearchPolicy` (default
             :data:`~big2_env.players.search.DEFAULT_PASS_INFERENCE`).
@@ -139,18 +130,15 @@ class ISMCTSPolicy(Policy):
         core: bool = True,
     ) -> None:
         self.rules = Rules.coerce(rules)
-        self.iterations, self.seconds = _parse_budget(budget, unit="iterations")
+        self.iterations, self.seconds = parse_budget(budget, unit="iterations")
         if not is_number(exploration, 0):
             raise ValueError(f"exploration must be a finite number >= 0; got {exploration!r}")
-        if not is_number(pass_inference, 0, 1):
-            raise ValueError(f"pass_inference must be a number in [0, 1]; got {pass_inference!r}")
         self.exploration = float(exploration)
-        self.pass_inference = float(pass_inference)
-        self._rollout: RolloutPolicy = _as_rollout(rollout, self.rules)
+        self.pass_inference = PassConsistentDealer.checked_belief(pass_inference)
+        self._rollout: RolloutPolicy = as_rollout(rollout, self.rules)
         if not isinstance(core, bool):
             raise ValueError(f"core must be True or False; got {core!r}")
         self.core = core and isinstance(self._rollout, SmartRollout)
-        self._rules_array: np.ndarray | None = None
         self.rng = np.random.default_rng(seed)
         self.last_stats: dict[str, Any] = {}
 
@@ -166,8 +154,8 @@ class ISMCTSPolicy(Policy):
             self.last_stats = {"iterations": 0, "seconds": 0.0, "nodes": 0, "visits": {}, "means": {}}
             return legal[0]
         started = time.perf_counter()
-        deal = self._dealer(state)
-        first = state_game(state, deal(), self.rules)
+        dealer = PassConsistentDealer(state, self.rng, self.rules, self.pass_inference, compiled=self.core)
+        first = state_game(state, dealer.deal(1)[0].tolist(), self.rules)
         entries = first.legal_entries()
         actions = entry_action_indices(entries, first._hand_masks[0])
         if sorted(actions) != legal:
@@ -181,7 +169,7 @@ class ISMCTSPolicy(Policy):
         done = 0
         deadline = None if self.seconds is None else started + self.seconds
         while True:
-            hands = None if done == 0 else deal()
+            hands = None if done == 0 else dealer.deal(1)[0].tolist()
             nodes += self._iterate(root, first if hands is None else state_game(state, hands, self.rules))
             done += 1
             if deadline is None:
@@ -195,42 +183,6 @@ class ISMCTSPolicy(Policy):
             "iterations": done, "seconds": time.perf_counter() - started, "nodes": nodes, "visits": visits, "means": means,
         }
         return min(visits, key=lambda a: (-visits[a], -means.get(a, -math.inf), a))
-
-    def _dealer(self, state: PublicState) -> Callable[[], list[int]]:
-        """What deals the hidden cards, one determinisation a call: the core's
-        :func:`~big2_env.engine.core.rollouts.deal_hands` or :func:`deal_consistent` (the same draws)."""
-        if not self.core:
-            return lambda: deal_consistent(state, self.rng, self.rules, self.pass_inference)
-        from .kernels.rollouts import deal_hands  # numba loads on first use, not with big2_env
-
-        arrays, rules, out = _CoreState.of(state), self._core_rules(), np.empty((1, 4), dtype=np.int64)
-
-        def deal() -> list[int]:
-            deal_hands(self.rng, 1, arrays.hand, arrays.unseen, arrays.left, arrays.declined, self.pass_inference, rules,
-                       out)
-            return out[0].tolist()
-
-        return deal
-
-    def _core_rules(self) -> np.ndarray:
-        if self._rules_array is None:
-            from ..engine.core import rules_array
-
-            self._rules_array = rules_array(self.rules)
-        return self._rules_array
-
-    def _finish(self, game: Game) -> list[int]:
-        """Play ``game`` to its end with the rollout policy in every seat; the final scores."""
-        if game.winner is not None:
-            return game.scores()
-        if not self.core:
-            play_out([game], self._rollout)
-            return game.scores()
-        from .kernels.rollouts import smart_finish
-
-        scores = np.empty(4, dtype=np.int64)
-        smart_finish(game_row(game), self._core_rules(), scores)
-        return scores.tolist()
 
     def _iterate(self, root: _Node, game: Game) -> int:
         """One walk down the tree on ``game`` (a deal), one rollout, the backup; returns the nodes added."""
@@ -266,7 +218,7 @@ class ISMCTSPolicy(Policy):
             game._apply(best_entry)
             path.append(best)
             node = best
-        scores = self._finish(game)
+        scores = finish(game, self._rollout, self.core)
         for visited in path:
             visited.visits += 1
             visited.total += scores[visited.mover] / SCORE_SCALE

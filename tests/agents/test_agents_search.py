@@ -88,7 +88,7 @@ def test_the_paired_benchmark_puts_a_network_into_the_search(tmp_path, capsys):
 
     from tests.scripts import load_script
 
-    module = load_script("benchmarks/search_paired.py")
+    module = load_script("experiments/scripts/search_paired.py")
     assert set(module.network_options("pretrained-default-recipe", "both")) == {"prior", "value"}
     assert set(module.network_options("pretrained-default-recipe", "value")) == {"value"}
     assert module.network_options(None, "both") == {}

@@ -89,7 +89,7 @@ def test_missing_or_empty_logs_are_named(tmp_path: Path) -> None:
 
 
 def test_the_script_stores_each_log_under_its_name(tmp_path: Path) -> None:
-    script = load_script("benchmarks/health_summary.py")
+    script = load_script("experiments/scripts/health_summary.py")
     a = write_log(tmp_path / "train_log_exit.csv", ["1,16,500,,,,300,0.9"])
     b = write_log(tmp_path / "ppo" / "train_log.csv", ["1,16,500,0.01,0.1,0.5,,"])
     out = tmp_path / "health.json"
@@ -97,7 +97,7 @@ def test_the_script_stores_each_log_under_its_name(tmp_path: Path) -> None:
     stored = json.loads(out.read_text())
     assert stored["train_log_exit"]["learned_decisions"] == 300
     assert math.isclose(stored["ppo"]["mean_approx_kl"], 0.01)
-    assert stored["command"].startswith("python benchmarks/health_summary.py ")
+    assert stored["command"].startswith("python experiments/scripts/health_summary.py ")
     with pytest.raises(SystemExit):  # two logs of one name would overwrite each other
         script.main([str(a), str(a)])
 
@@ -110,7 +110,7 @@ def test_the_script_stores_each_log_under_its_name(tmp_path: Path) -> None:
 ])
 def test_the_script_refuses_bad_input_with_a_message(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                      args: list[str], says: str | None) -> None:
-    script = load_script("benchmarks/health_summary.py")
+    script = load_script("experiments/scripts/health_summary.py")
     log = write_log(tmp_path / "train_log_a.csv", ["1,16,500,,,,300,0.9", "2,32,1000,,,,100,1.0"])
     places = {"LOG": str(log), "MISSING": str(tmp_path / "missing"), "OUT": str(tmp_path / "out.json")}
     argv = [places.get(a, a) for a in args]
@@ -126,9 +126,9 @@ def test_the_script_refuses_bad_input_with_a_message(tmp_path: Path, capsys: pyt
 
 def test_the_committed_summaries_match_their_logs(tmp_path: Path) -> None:
     """Pages quote each ``health.json``; run again from its stored command, it gives the same figures."""
-    script = load_script("benchmarks/health_summary.py")
+    script = load_script("experiments/scripts/health_summary.py")
     repo = Path(__file__).resolve().parents[2]
-    files = sorted(repo.glob("benchmarks/**/health.json"))
+    files = sorted(repo.glob("experiments/results/**/health.json"))
     assert len(files) >= 3  # the exit runs' two and the long runs'
     for path in files:
         stored = json.loads(path.read_text())

@@ -1,5 +1,5 @@
-"""The examples in the benchmark scripts' docstrings run: ``benchmarks/`` lies outside the suite's
-``--doctest-modules`` paths (its scripts are not package modules), so they are run here."""
+"""The examples in the benchmark and study scripts' docstrings run: ``benchmarks/`` and ``experiments/scripts/``
+lie outside the suite's ``--doctest-modules`` paths (their scripts are not package modules), so they are run here."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ import pytest
 
 from tests.scripts import REPO, load_script
 
-WITH_EXAMPLES = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "benchmarks").glob("*.py") if ">>>" in p.read_text())
+SCRIPTS = [*(REPO / "benchmarks").glob("*.py"), *(REPO / "experiments" / "scripts").glob("*.py")]
+WITH_EXAMPLES = sorted(p.relative_to(REPO).as_posix() for p in SCRIPTS if ">>>" in p.read_text())
 
 
 def test_the_benchmark_scripts_with_examples_are_found():
-    assert "benchmarks/leaderboard.py" in WITH_EXAMPLES
+    assert {"benchmarks/leaderboard.py", "experiments/scripts/search_options.py"} <= set(WITH_EXAMPLES)
 
 
 @pytest.mark.parametrize("script", WITH_EXAMPLES)

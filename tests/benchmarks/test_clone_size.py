@@ -1,4 +1,4 @@
-"""``benchmarks/clone_size.py``: a full and a shallow clone measured, on a small repository built here."""
+"""``benchmarks/setup_time.py --measure clone``: a full and a shallow clone measured, on a small repository built here."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_a_shallow_clone_leaves_the_old_commits_behind(tmp_path: Path) -> None:
     git(repo, "add", "code.py")
     git(repo, "commit", "-qm", "the checkpoint leaves the tree")
     out = tmp_path / "sizes.json"
-    assert load_script("benchmarks/clone_size.py").main(["--repo", str(repo), "--json", str(out)]) == 0
+    assert load_script("benchmarks/setup_time.py").main(["--measure", "clone", "--repo", str(repo), "--json", str(out)]) == 0
     sizes = json.loads(out.read_text())
     assert sizes["full"]["pack_mib"] > 1.0 > 0.1 > sizes["shallow"]["pack_mib"]  # the old commit's megabyte
     for clone in ("full", "shallow"):
@@ -40,16 +40,17 @@ def test_a_shallow_clone_leaves_the_old_commits_behind(tmp_path: Path) -> None:
         assert sizes[clone]["checkout_mib"] * (1 << 20) == pytest.approx(len("print('hello')\n"))
         assert sizes[clone]["git_mib"] >= sizes[clone]["pack_mib"]
     assert len(sizes["commit"]) == 40
+    assert sizes["command"] == f"python benchmarks/setup_time.py --measure clone --json {out}"
 
 
 def test_a_folder_that_is_not_a_repository_is_refused_with_a_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    script = load_script("benchmarks/clone_size.py")
+    script = load_script("benchmarks/setup_time.py")
     out = tmp_path / "sizes.json"
     for repo in (tmp_path / "plain", tmp_path / "absent"):
         if repo.name == "plain":
             repo.mkdir()
         with pytest.raises(SystemExit) as stopped:
-            script.main(["--repo", str(repo), "--json", str(out)])
+            script.main(["--measure", "clone", "--repo", str(repo), "--json", str(out)])
         assert stopped.value.code == 2
         assert ("git failed" if repo.name == "plain" else "is not a folder") in capsys.readouterr().err
     assert not out.exists()

@@ -1,4 +1,4 @@
-"""``benchmarks/quick_train_time.py``: it times the README's short training run as written, and the README
+"""``benchmarks/setup_time.py --measure quick-train``: it times the README's short training run as written, and the README
 quotes what it wrote (the processes it would start are replaced here by a stub)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 from tests.scripts import REPO, load_script
 
-module = load_script("benchmarks/quick_train_time.py")
+module = load_script("benchmarks/setup_time.py")
 RESULTS = REPO / "benchmarks" / "setup" / "quick_train.json"
 
 
@@ -22,7 +22,7 @@ def readme_training() -> list[str]:
 
 
 def test_the_commands_are_the_readmes_and_so_are_the_recorded_ones():
-    assert [command for _, command in module.COMMANDS] == readme_training()
+    assert [command for _, command in module.TRAIN_COMMANDS] == readme_training()
     record = json.loads(RESULTS.read_text())
     assert [step["command"] for step in record["steps"].values()] == readme_training()
     assert all(step["returncode"] == 0 for step in record["steps"].values())
@@ -42,11 +42,11 @@ def test_it_times_each_command_in_a_scratch_folder_and_writes_the_record(tmp_pat
 
     monkeypatch.setattr(subprocess, "run", fake_run)
     out = tmp_path / "quick.json"
-    assert module.main(["--json", str(out)]) == 0
+    assert module.main(["--measure", "quick-train", "--json", str(out)]) == 0
     record = json.loads(out.read_text())
     assert list(record["steps"]) == ["train", "plot", "eval"]
-    for (argv, _), (_, command) in zip(ran[1:], module.COMMANDS):  # ran[0] read the commit
+    for (argv, _), (_, command) in zip(ran[1:], module.TRAIN_COMMANDS):  # ran[0] read the commit
         words = command.split()[1:]
         assert argv[-len(words):] == words, (argv, command)
     assert len({cwd for _, cwd in ran[1:]}) == 1 and all(s["last_line"] == "done" for s in record["steps"].values())
-    assert record["command"].startswith("python benchmarks/quick_train_time.py --json ")
+    assert record["command"].startswith("python benchmarks/setup_time.py --measure quick-train --json ")

@@ -1,6 +1,6 @@
-"""The two tutorials (``docs/tutorial-train.md``, ``docs/tutorial-leaderboard.md``): their scripts run the pages'
-commands as written, the recorded results are of those commands, and the pages quote them through figure tags
-(the processes the scripts would start are replaced here by a stub)."""
+"""The two tutorials (``docs/tutorial-train.md``, ``docs/tutorial-leaderboard.md``): ``benchmarks/tutorials.py`` runs the
+pages' commands as written, the recorded results are of those commands, and the pages quote them through figure tags
+(the processes the script would start are replaced here by a stub)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,11 @@ import pytest
 
 from tests.scripts import REPO, load_script
 
-TUTORIALS = {  # script: (page, results file)
-    "benchmarks/tutorial_train.py": ("docs/tutorial-train.md", "benchmarks/tutorial/train.json"),
-    "benchmarks/tutorial_leaderboard.py": ("docs/tutorial-leaderboard.md", "benchmarks/tutorial/leaderboard.json"),
+SCRIPT = "benchmarks/tutorials.py"
+tutorials = load_script(SCRIPT)
+TUTORIALS = {  # the script's tutorial: (page, results file, its commands)
+    "train": ("docs/tutorial-train.md", "benchmarks/tutorial/train.json", tutorials.TRAIN_COMMANDS),
+    "leaderboard": ("docs/tutorial-leaderboard.md", "benchmarks/tutorial/leaderboard.json", tutorials.BOARD_COMMANDS),
 }
 
 
@@ -31,15 +33,14 @@ def page_commands(page: str) -> list[str]:
     return [command for command in found if command.startswith("big2 ")]
 
 
-@pytest.mark.parametrize("script", TUTORIALS)
-def test_the_commands_are_the_pages_and_so_are_the_recorded_ones(script):
-    page, results = TUTORIALS[script]
-    module = load_script(script)
-    assert [command for _, command in module.COMMANDS] == page_commands(page)
+@pytest.mark.parametrize("tutorial", TUTORIALS)
+def test_the_commands_are_the_pages_and_so_are_the_recorded_ones(tutorial):
+    page, results, commands = TUTORIALS[tutorial]
+    assert [command for _, command in commands] == page_commands(page)
     record = json.loads((REPO / results).read_text())
     assert [step["command"] for step in record["steps"].values()] == page_commands(page)
     assert all(step["returncode"] == 0 for step in record["steps"].values())
-    assert record["command"] == f"python {script} --json {results}"
+    assert record["command"] == f"python {SCRIPT} {tutorial} --json {results}"
     text = (REPO / page).read_text()
     assert f"<!-- fig {results} " in text, f"{page} quotes none of {results}'s figures"
     assert len(text.splitlines()) < 150, f"{page} is a tutorial: under 150 lines"
@@ -56,7 +57,7 @@ def test_the_training_tutorial_shows_its_runs_curve():
 
 
 def test_the_shipped_boards_addition_is_sized_as_recorded():
-    module = load_script("benchmarks/tutorial_leaderboard.py")
+    module = tutorials
     record = json.loads((REPO / "benchmarks" / "tutorial" / "leaderboard.json").read_text())
     assert module.shipped_addition() == record["shipped"]
     assert record["shipped"]["games"] == 4 * record["shipped"]["matches"] >= record["shipped"]["searcher_games"]
@@ -82,9 +83,10 @@ def _fake_outputs(folder: Path) -> None:
         (folder / "runs" / board / "ratings.json").write_text(json.dumps([row]))
 
 
-@pytest.mark.parametrize("script", TUTORIALS)
-def test_it_runs_each_command_in_one_folder_and_records_it(script, tmp_path, monkeypatch):
-    module = load_script(script)
+@pytest.mark.parametrize("tutorial", TUTORIALS)
+def test_it_runs_each_command_in_one_folder_and_records_it(tutorial, tmp_path, monkeypatch):
+    module = load_script(SCRIPT)
+    commands = TUTORIALS[tutorial][2]
     ran = []
 
     def fake_run(argv, cwd, capture_output, text, env=None):
@@ -97,13 +99,18 @@ def test_it_runs_each_command_in_one_folder_and_records_it(script, tmp_path, mon
 
     monkeypatch.setattr(subprocess, "run", fake_run)
     out = tmp_path / "record.json"
-    argv = ["--dir", str(tmp_path), "--json", str(out)]
-    if script.endswith("train.py"):
+    argv = [tutorial, "--dir", str(tmp_path), "--json", str(out)]
+    if tutorial == "train":
         argv += ["--picture", str(tmp_path / "curve.png")]
     assert module.main(argv) == 0
-    for (argv_, cwd), (_, command) in zip(ran[1:], module.COMMANDS):  # ran[0] read the commit
+    for (argv_, cwd), (_, command) in zip(ran[1:], commands):  # ran[0] read the commit
         words = command.split()[1:]
         assert argv_[-len(words):] == words and argv_[1:3] == ["-m", "big2_env.cli"] and cwd == tmp_path, (argv_, command)
     record = json.loads(out.read_text())
-    assert [step["command"] for step in record["steps"].values()] == [command for _, command in module.COMMANDS]
+    assert [step["command"] for step in record["steps"].values()] == [command for _, command in commands]
     assert "output" not in json.dumps(record["steps"])
+    assert record["command"].startswith(f"python {SCRIPT} {tutorial} --json ")
+    if tutorial == "train":
+        assert record["train"]["last"] == record["train"]["curve"][-1] and (tmp_path / "curve.png").read_bytes() == b"png"
+    else:
+        assert set(record) >= {"eval", "board", "added", "shipped"} and "last_line" not in json.dumps(record["steps"])

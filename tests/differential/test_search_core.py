@@ -18,7 +18,8 @@ from big2_env.observations.decision import Decision, PolicyObservation
 from big2_env.observations.paper import PASS_ACTION, action_cards
 from big2_env.players.beliefs import MODELS, MOVE_MODELS, seat_log_likelihood_table, game_course, seat_log_likelihoods
 from big2_env.players.fast import FastModel
-from big2_env.players.search import SearchPolicy, _CoreState, deal_consistent, public_state
+from big2_env.players.dealers import CoreState
+from big2_env.players.search import SearchPolicy, deal_consistent, public_state
 
 from tests.differential.test_bruteforce import VARIANT_IDS, VARIANTS
 
@@ -57,7 +58,7 @@ def choice_observations(rules: Rules, seeds: range) -> list[PolicyObservation]:
 @given(seed=st.integers(0, 2**31), belief=st.sampled_from([0.0, 0.5, 1.0]), deal_seed=st.integers(0, 2**31))
 def test_the_core_deals_what_deal_consistent_deals(rules, seed, belief, deal_seed):
     state = public_state(PolicyObservation(Decision(played_position(seed, rules)), extended=True))
-    core = _CoreState.of(state)
+    core = CoreState.of(state)
     a, b = np.random.default_rng(deal_seed), np.random.default_rng(deal_seed)
     expected = [deal_consistent(state, a, rules, belief) for _ in range(6)]
     out = np.empty((6, 4), dtype=np.int64)

@@ -164,7 +164,8 @@ def test_the_setup_clones_shallow_then_starts_from_a_virtual_environment():
         assert said, _name(page)
         # a code block cannot carry figure markers: its sizes are checked against the file the README quotes
         assert (int(said[1]), int(said[2])) == (round(sizes["shallow"]["git_mib"]), round(sizes["full"]["git_mib"])), (
-            _name(page), said[0], "python benchmarks/clone_size.py --json benchmarks/clone/sizes.json measured otherwise")
+            _name(page), said[0],
+            "python benchmarks/setup_time.py --measure clone --json benchmarks/clone/sizes.json measured otherwise")
     measured = r"measured on (<!-- fig [^>]*-->)?\d{4}-\d\d-\d\d(<!-- /fig -->)? by cloning"
     testing = (REPO / "docs" / "testing.md").read_text()
     assert re.search(measured, testing), "the testing page says how the set-up was measured"
@@ -173,8 +174,8 @@ def test_the_setup_clones_shallow_then_starts_from_a_virtual_environment():
 
 def test_the_readme_training_example_is_short_and_timed():
     # the example's run finishes in minutes and says how long, right after its block, as a figure read from what
-    # benchmarks/quick_train_time.py measured (tests/benchmarks/test_quick_train_time.py: the same commands); the full run
-    # comes after it, with its time
+    # benchmarks/setup_time.py --measure quick-train measured (tests/benchmarks/test_quick_train_time.py: the same
+    # commands); the full run comes after it, with its time
     train = next((c, line) for c, line in _commands() if c.startswith("big2 train"))
     argv = shlex.split(train[0])
     assert "--batches" in argv and int(argv[argv.index("--batches") + 1]) <= 50, train

@@ -132,17 +132,14 @@ def test_the_readme_headline_table_types_no_measured_figure():
             assert not typed, f"README.md's headline table types {typed} by hand: {row[:80]}"
 
 
-def _benchmark(name: str):
-    return load_script(f"benchmarks/{name}.py")
-
-
 def test_the_search_curve_summary_is_what_search_curve_writes():
     # the README quotes curve_summary.json: it must be today's reading of the curve_*s.json points
-    curve = _benchmark("search_curve")
-    folder = REPO / "benchmarks" / "search"
+    curve = load_script("experiments/scripts/search_curve.py")
+    folder = REPO / "experiments" / "results" / "search"
     written = json.loads((folder / "curve_summary.json").read_text())
-    expected = json.loads(json.dumps(curve.summary(curve.read_points(folder), Path("benchmarks/search"))))
-    assert written == expected, "python benchmarks/search_curve.py rewrites benchmarks/search/curve_summary.json"
+    expected = json.loads(json.dumps(curve.summary(curve.read_points(folder), Path("experiments/results/search"))))
+    assert written == expected, (
+        "python experiments/scripts/search_curve.py rewrites experiments/results/search/curve_summary.json")
 
 
 SEARCH_PAGES = ("docs/opponents.md", "experiments/search-*.md")

@@ -273,7 +273,7 @@ def test_eval_json_to_an_unwritable_path_fails_before_the_games(tmp_path, capsys
 @pytest.mark.parametrize("folder, spec", [("learner/paper_rules", "pretrained"), ("long", "default_recipe")])
 def test_the_shipped_networks_figures_are_what_big2_eval_json_wrote(folder, spec):
     for opponent in ("smart", "greedy", "random"):
-        data = json.loads((REPO / "benchmarks" / folder / f"{spec}_eval_{opponent}.json").read_text())
+        data = json.loads((REPO / "experiments" / "results" / folder / f"{spec}_eval_{opponent}.json").read_text())
         command = shlex.split(data["command"])
         assert command[:2] == ["big2", "eval"] and "--argmax" in command and data["argmax"] is True
         flags = dict(zip(command[2::2], command[3::2]))

@@ -17,7 +17,7 @@ RESULTS = {  # folder: the suffixes of the results files kept there
     "benchmarks": (".json", ".csv", ".md", ".txt", ".log"),
     "docs": (".json", ".csv", ".md", ".txt"),
     "agents/data": (".json", ".md"),
-    "experiments": (".md",),
+    "experiments": (".json", ".csv", ".md", ".txt", ".log"),
 }
 """Where the results files are: the figures, logs, run arguments and the pages that quote them."""
 
@@ -56,7 +56,7 @@ def test_machine_paths_finds_a_machines_folders_only(text, hits):
 
 
 def test_portable_keeps_the_form_and_drops_the_machine():
-    assert portable_path(str(REPO / "benchmarks" / "learner" / "c.json")) == "benchmarks/learner/c.json"
+    assert portable_path(str(REPO / "experiments" / "results" / "learner" / "c.json")) == "experiments/results/learner/c.json"
     assert portable_path("/work/runs/rand100/model.pt") == "rand100/model.pt"  # a run's file with its run
     assert portable_path("/work/charlesworth/modelParameters136500") == "modelParameters136500"
     assert portable_path("runs/ppo") == "runs/ppo"

@@ -4,8 +4,8 @@ copy of the working tree sent to a lent GPU machine, which takes at most 64 MiB.
 * The tracked tree stays under :data:`TREE_BUDGET` (30 MiB).
 * No tracked file over :data:`FILE_LIMIT` (4 MiB) lies outside ``agents/data/`` (the shipped networks):
   a finished run's checkpoint and model copies leave the tree when it ends, and its README gives the
-  ``git show COMMIT:PATH > PATH`` that brings each back (``benchmarks/learner/README.md``,
-  ``benchmarks/long/README.md``).
+  ``git show COMMIT:PATH > PATH`` that brings each back (``experiments/results/learner/README.md``,
+  ``experiments/results/long/README.md``).
 
 Sizes are those of the tracked files in the working tree (``git ls-files``), so a big file fails here
 as soon as it is added, before it is committed. Outside a git checkout (an sdist, an installed copy)

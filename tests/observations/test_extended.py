@@ -30,7 +30,8 @@ from big2_env.observations.extended import (
 )
 from big2_env.envs.gym import Big2SingleAgentEnv
 from big2_env.players.greedy import GreedyPolicy
-from big2_env.players.search import PublicState, SearchPolicy, _deal_capped, deal_consistent, public_state
+from big2_env.players.dealers import _deal_capped
+from big2_env.players.search import PublicState, SearchPolicy, deal_consistent, public_state
 
 VARIANTS = [
     Rules(),

@@ -369,7 +369,7 @@ def test_bad_inference_arguments_are_rejected(kwargs, match):
 def load_options_benchmark():
     from tests.scripts import load_script
 
-    return load_script("benchmarks/search_options.py")
+    return load_script("experiments/scripts/search_options.py")
 
 
 def test_the_options_benchmark_plays_the_same_deals_and_its_oracle_sees_the_true_hands():

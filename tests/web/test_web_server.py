@@ -354,20 +354,6 @@ def test_evaluate_and_big2_play_write_replays_the_page_loads(tmp_path, monkeypat
     assert code == 0 and data["seed"] == 6 and data["seats"][0] == "you" and "replay written to" in capsys.readouterr().out
 
 
-def test_the_load_benchmark_plays_its_games_against_a_real_big2_serve(tmp_path):
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "web_load.py"
-    spec = importlib.util.spec_from_file_location("web_load", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    figures = module.main(["--games", "3", "--opponents", "random", "--json", str(tmp_path / "load.json")])
-    assert figures["finished"] == 3 and figures["error_count"] == 0 and figures["first_page_s"] > 0
-    assert figures["all"]["n"] == figures["requests"] > 3 * 13 and json.loads((tmp_path / "load.json").read_text())["games"] == 3
-
-
 def test_the_rule_picker_sets_the_house_rules_and_every_seat_plays_by_them(client):
     """The two house options on top of a preset: the agents (the search included) only ever make legal
     plays under them, the view says who is locked out, and a bad option is refused."""
