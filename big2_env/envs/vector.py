@@ -43,10 +43,9 @@ candidate features and action indices, in :class:`~big2_env.observations.decisio
 order); ``big2 train --env vector`` trains on it (:mod:`agents.collect.vector`). ``hands()`` gives
 every game's four hands (the full state, for a critic; never for a policy). All three views are
 compiled: the paper's, the extended one (``observation="extended"``) and Charlesworth's
-(``observation="charlesworth"``, whose memory is kept move by move, as his game does). The games run
-on the batch stepper (:mod:`big2_env.envs.batch`): the rules state, one int64 row per game, and the
-view's own memory beside it.
-The single-agent form, one learner against core heuristics, is
+(``observation="charlesworth"``, whose memory is kept move by move, as his game does). The games
+run on the batch stepper (:mod:`big2_env.envs.batch`): the rules state, one int64 row per game, and
+the view's own memory beside it. The single-agent form, one learner against core heuristics, is
 :mod:`big2_env.envs.vector_opponents` (``gymnasium.make_vec("Big2-v0")``).
 
 Example:
