@@ -43,7 +43,7 @@ from .layout import H0, P0, STATE_SIZE, T0, TURNS
 from .views import clear_memory, on_move, write_view
 
 __all__ = ["TABLES", "deal", "deal_hands", "decide", "legal", "play", "play_action", "play_cards", "play_opponents",
-           "rule_pick", "scores", "workspace"]
+           "rule_pick", "scores", "workspace", "write_mask"]
 
 SLOTS = np.full((NUM_ACTIONS, 5), -1, dtype=np.int64)
 for _i, _s in enumerate(ACTION_SLOTS):
@@ -114,17 +114,24 @@ def rule_pick(state, g, kind, k, rules, ws_masks, ws_sizes, ws_categories, legal
 
 
 @njit(cache=True)
+def write_mask(state, g, k, ws_masks, legal_at, tables, masks, row):  # pragma: no cover - compiled
+    """After :func:`legal` wrote game ``g``'s mover's ``k`` legal plays: mark their action indices, and
+    the pass when it is legal, in row ``row`` of ``masks`` (bool, cleared by the caller)."""
+    hand = state[g, H0 + state[g, T0 + T_PLAYER]]
+    for j in range(k):
+        masks[row, action_index(ws_masks[legal_at[j]], hand, tables[1])] = True
+    if state[g, T0 + T_SIZE]:
+        masks[row, PASS_ACTION] = True
+
+
+@njit(cache=True)
 def decide(view, state, memory, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths,
            ws_categories, legal_at, work):  # pragma: no cover - compiled
     """Write game ``g``'s mover's view, action mask and seat (row ``g`` of ``observations``, ``masks``, ``players``)."""
     player = state[g, T0 + T_PLAYER]
-    hand = state[g, H0 + player]
     k = legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal_at, work)
     masks[g, :] = False
-    for j in range(k):
-        masks[g, action_index(ws_masks[legal_at[j]], hand, tables[1])] = True
-    if state[g, T0 + T_SIZE]:
-        masks[g, PASS_ACTION] = True
+    write_mask(state, g, k, ws_masks, legal_at, tables, masks, g)
     write_view(view, state, memory, g, player, observations[g])
     players[g] = player
 

@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit, prange
 
 from ...checks import is_int
-from ...engine.core.games import T_PLAYER, T_SIZE, T_WINNER
+from ...engine.core.games import T_PLAYER, T_WINNER
 from ...observations.compiled import NUM_ACTIONS, PASS_ACTION, action_index
 from .layout import H0, T0, TURNS
 from .moves import (
@@ -36,6 +36,7 @@ from .moves import (
     rule_pick,
     scores,
     workspace,
+    write_mask,
 )
 from .views import VIEW_SIZES, write_view
 
@@ -194,10 +195,7 @@ def record_positions(view, state, memory, hands, first, moves, rows, rules, tabl
                 r = rows[t]
                 if r >= 0:
                     k = legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal_at, work)
-                    for j in range(k):
-                        masks[g, r, action_index(ws_masks[legal_at[j]], hand, tables[1])] = True
-                    if state[g, T0 + T_SIZE]:
-                        masks[g, r, PASS_ACTION] = True
+                    write_mask(state, g, k, ws_masks, legal_at, tables, masks[g], r)
                     write_view(view, state, memory, g, player, observations[g, r])
                     actions[g, r] = PASS_ACTION if cards == 0 else action_index(cards, hand, tables[1])
                 play_cards(view, state, memory, g, cards, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, work)
