@@ -1,13 +1,14 @@
 """Many games started from given positions and played to their end in compiled code: the search's rollouts.
 
-:class:`PositionGames` holds ``M`` games of the compiled vector env's state (:mod:`big2_env.envs.vector`)
-without its autoreset. :meth:`PositionGames.start` deals each game the four hands it *started* with
-(a determinisation: the hidden cards placed, plus the cards each seat has played since) and replays
-the public move history, so every view's state (the paper's 277 numbers, the extended view and
-Charlesworth's 412, kept move by move as his game does) is exactly what it was at that point of the
-game. :meth:`PositionGames.step` then plays one action per unfinished game; a game that ends keeps
-its final scores and is stepped no more. The caller chooses the actions, for example with one
-batched forward pass of a network over every game on move (``agents.net_search``).
+:class:`PositionGames` holds ``M`` games on the batch stepper (:mod:`big2_env.envs.batch`), as the
+compiled vector env (:mod:`big2_env.envs.vector`) does, without its autoreset.
+:meth:`PositionGames.start` deals each game the four hands it *started* with (a determinisation: the
+hidden cards placed, plus the cards each seat has played since) and replays the public move
+history, so the view's memory (the extended view's, and Charlesworth's, kept move by move as his
+game does) is exactly what it was at that point of the game. :meth:`PositionGames.step` then plays
+one action per unfinished game; a game that ends keeps its final scores and is stepped no more.
+The caller chooses the actions, for example with one batched forward pass of a network over every
+game on move (``agents.net_search``).
 
 Every input is checked before compiled code sees it: the hands must partition the deck, the history
 must be legal from them (it is replayed once on the Python engine), and each action must be legal in
@@ -36,151 +37,35 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import numpy as np
-from numba import njit, prange
 
 from ..checks import is_int
 from ..engine.cards import NUM_CARDS
 from ..engine.core import rules_array
-from ..engine.core.games import T_PLAYER, T_SIZE, T_WINNER
-from ..engine.core.kernels import combos_into, popcount
 from ..engine.game import Game
 from ..engine.rules import Rules
-from ..observations.compiled import NUM_ACTIONS, PASS_ACTION, action_index
-from .vector import (
-    H0,
+from ..observations.compiled import NUM_ACTIONS
+from .batch.candidates import candidate_arrays
+from .batch.layout import new_state, records
+from .batch.moves import TABLES
+from .batch.stepper import (
     SELF_PLAY_VIEWS,
-    STATE_SIZE,
-    T0,
-    TABLES,
-    VIEW_SIZES,
-    _legal,
-    _play,
-    _play_action,
-    _rule_pick,
-    _scores,
-    _view,
-    _workspace,
-    candidate_arrays,
+    advance_positions,
     check_action_array,
     check_settings,
+    heuristic_actions,
+    record_positions,
+    start_positions,
     thread_chunks,
-    open_game,
-    write_view,
 )
+from .batch.views import VIEW_IDS, VIEW_SIZES, new_memory
 
 __all__ = ["HEURISTICS", "MAX_GAMES", "PositionGames"]
 
 MAX_GAMES = 1 << 20
 """The most games one :meth:`PositionGames.start` takes."""
-_FULL_DECK = (1 << NUM_CARDS) - 1
-
-
-@njit(cache=True)
-def _setup(state, g, hands, first):  # pragma: no cover - compiled
-    """Game ``g`` at its deal: ``hands`` (4,) the starting hands, ``first`` the seat that opens."""
-    for k in range(STATE_SIZE):
-        state[g, k] = 0
-    for p in range(4):
-        state[g, H0 + p] = hands[p]
-    open_game(state, g, first)
-
-
-@njit(cache=True)
-def _replay(state, g, play, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, work):  # pragma: no cover
-    """Game ``g``'s mover makes the history's move ``play`` (a card mask, 0: a pass; a legal move, checked)."""
-    if play == 0:
-        _play(state, g, 0, 0, 0, 0)
-        return
-    size = popcount(play)
-    combos_into(play, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, size, work)
-    i = 0
-    while ws_masks[i] != play:  # the play is a combination: it is listed
-        i += 1
-    _play(state, g, play, size, ws_strengths[i], ws_categories[i])
-
-
-@njit(cache=True, parallel=True)
-def _start(state, hands, first, moves, rules, tables, observations, masks, players, chunks):  # pragma: no cover
-    """Deal every game its row of ``hands``, replay the ``moves`` (card masks, 0 a pass) and write its view."""
-    n = state.shape[0]
-    for chunk in prange(chunks):
-        ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work = _workspace()
-        for g in range(chunk, n, chunks):
-            _setup(state, g, hands[g], first)
-            for t in range(len(moves)):
-                _replay(state, g, moves[t], rules, ws_masks, ws_sizes, ws_strengths, ws_categories, work)
-            _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories,
-                  legal, work)
-
-
-@njit(cache=True, parallel=True)
-def _record(state, hands, first, moves, rows, rules, tables, observations, masks, actions, chunks):  # pragma: no cover
-    """:func:`_start`'s replay, writing before each move ``t`` with ``rows[t] >= 0`` the mover's view, its
-    legal actions and the action index of the move it made into row ``rows[t]`` of ``observations``,
-    ``masks`` and ``actions`` (game by game)."""
-    n = state.shape[0]
-    for chunk in prange(chunks):
-        ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work = _workspace()
-        for g in range(chunk, n, chunks):
-            _setup(state, g, hands[g], first)
-            for t in range(len(moves)):
-                play = moves[t]
-                player = state[g, T0 + T_PLAYER]
-                hand = state[g, H0 + player]
-                r = rows[t]
-                if r >= 0:
-                    k = _legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work)
-                    for j in range(k):
-                        masks[g, r, action_index(ws_masks[legal[j]], hand, tables[1])] = True
-                    if state[g, T0 + T_SIZE]:
-                        masks[g, r, PASS_ACTION] = True
-                    write_view(state, g, player, observations[g, r])
-                    actions[g, r] = PASS_ACTION if play == 0 else action_index(play, hand, tables[1])
-                _replay(state, g, play, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, work)
-
-
-@njit(cache=True, parallel=True)
-def _advance(state, actions, active, rules, tables, observations, masks, players, scores, errors, chunks):  # pragma: no cover
-    """Play ``actions[g]`` in every active game ``g``; a game that ends writes its scores and goes inactive."""
-    n = state.shape[0]
-    for chunk in prange(chunks):
-        ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work = _workspace()
-        for g in range(chunk, n, chunks):
-            if not active[g]:
-                continue
-            ended = _play_action(state, g, actions[g], rules, tables, ws_masks, ws_sizes, ws_strengths, ws_categories, work)
-            if ended < 0:
-                errors[g] = 1
-            elif ended:
-                _scores(state, g, rules, scores[g])
-                active[g] = False
-                masks[g, :] = False
-            else:
-                _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths,
-                      ws_categories, legal, work)
-
-
 HEURISTICS = ("greedy", "smart")
 """The heuristics :meth:`PositionGames.heuristic_actions` moves by in compiled code (their codes: 1, 2)."""
-
-
-@njit(cache=True, parallel=True)
-def _heuristic(state, active, kind, rules, tables, out, chunks):  # pragma: no cover - compiled
-    """``out[g]``: the action index of Greedy's (``kind`` 1) or Smart's (2) move for game ``g``'s mover, as
-    :mod:`big2_env.envs.vector_opponents` moves its opponents (0 in an ended game)."""
-    n = state.shape[0]
-    for chunk in prange(chunks):
-        ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work = _workspace()
-        for g in range(chunk, n, chunks):
-            out[g] = 0
-            if not active[g]:
-                continue
-            k = _legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work)
-            pick = _rule_pick(state, g, kind, k, rules, ws_masks, ws_sizes, ws_categories, legal)
-            if pick == k:
-                out[g] = PASS_ACTION
-            else:
-                out[g] = action_index(ws_masks[legal[pick]], state[g, H0 + state[g, T0 + T_PLAYER]], tables[1])
+_FULL_DECK = (1 << NUM_CARDS) - 1
 
 
 class PositionGames:
@@ -200,7 +85,9 @@ class PositionGames:
         self.rules = Rules.coerce(rules)
         self.observation = observation
         self._rules = rules_array(self.rules)
-        self._state = np.zeros((0, STATE_SIZE), dtype=np.int64)
+        self._view = VIEW_IDS[observation]
+        self._state = new_state(0)
+        self._memory = new_memory(observation, 0)
         self._observations = np.zeros((0, VIEW_SIZES[observation]), dtype=np.float32)
         self._masks = np.zeros((0, NUM_ACTIONS), dtype=np.bool_)
         self._players = np.zeros(0, dtype=np.int64)
@@ -245,14 +132,15 @@ class PositionGames:
             if len(missing):
                 raise ValueError(f"hands[{int(missing[0])}] does not give seat {seat} the cards it has played")
         m = len(hands64)
-        self._state = np.zeros((m, STATE_SIZE), dtype=np.int64)
+        self._state = new_state(m)
+        self._memory = new_memory(self.observation, m)
         self._observations = np.zeros((m, VIEW_SIZES[self.observation]), dtype=np.float32)
         self._masks = np.zeros((m, NUM_ACTIONS), dtype=np.bool_)
         self._players = np.zeros(m, dtype=np.int64)
         self.scores = np.zeros((m, 4), dtype=np.int64)
-        _start(self._state, hands64, int(first), np.array(move_list, dtype=np.int64), self._rules, TABLES,
-               self._observations, self._masks, self._players, thread_chunks(m))
-        self.active = self._state[:, T0 + T_WINNER] < 0
+        start_positions(self._view, self._state, self._memory, hands64, int(first), np.array(move_list, dtype=np.int64),
+                        self._rules, TABLES, self._observations, self._masks, self._players, thread_chunks(m))
+        self.active = records(self._state)["table"]["winner"] < 0
         return self._obs()
 
     def _check_history(self, hands: np.ndarray, first: int, moves: list[int]) -> list[int]:
@@ -289,9 +177,9 @@ class PositionGames:
         observations = np.zeros((m, r, VIEW_SIZES[self.observation]), dtype=np.float32)
         masks = np.zeros((m, r, NUM_ACTIONS), dtype=np.bool_)
         actions = np.zeros((m, r), dtype=np.int64)
-        state = np.zeros((m, STATE_SIZE), dtype=np.int64)
-        _record(state, hands64, int(first), np.array([int(x) for x in moves], dtype=np.int64), rows, self._rules, TABLES,
-                observations, masks, actions, thread_chunks(m))
+        record_positions(self._view, new_state(m), new_memory(self.observation, m), hands64, int(first),
+                         np.array([int(x) for x in moves], dtype=np.int64), rows, self._rules, TABLES, observations, masks,
+                         actions, thread_chunks(m))
         return observations, masks, actions
 
     def step(self, actions: Any) -> dict[str, np.ndarray]:
@@ -306,8 +194,8 @@ class PositionGames:
             raise ValueError(f"actions[{g}] = {acts[g]} is not legal in game {g}; legal: "
                              f"{np.flatnonzero(self._masks[g]).tolist()[:20]}")
         errors = np.zeros(len(acts), dtype=np.int64)
-        _advance(self._state, acts, self.active, self._rules, TABLES, self._observations, self._masks, self._players,
-                 self.scores, errors, thread_chunks(len(acts)))
+        advance_positions(self._view, self._state, self._memory, acts, self.active, self._rules, TABLES, self._observations,
+                          self._masks, self._players, self.scores, errors, thread_chunks(len(acts)))
         if errors.any():  # cannot happen after the check above; a guard, not a path
             raise AssertionError(f"the core refused the actions of games {np.flatnonzero(errors).tolist()}")
         return self._obs()
@@ -326,7 +214,8 @@ class PositionGames:
                 raise ValueError(f"where must be a bool array of shape {games.shape}; got {chosen.dtype} {chosen.shape}")
             games = games & chosen
         out = np.zeros(len(games), dtype=np.int64)
-        _heuristic(self._state, games, HEURISTICS.index(kind) + 1, self._rules, TABLES, out, thread_chunks(max(1, len(games))))
+        heuristic_actions(self._state, games, HEURISTICS.index(kind) + 1, self._rules, TABLES, out,
+                          thread_chunks(max(1, len(games))))
         return out
 
     def candidates(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -336,7 +225,7 @@ class PositionGames:
 
     def hands(self) -> np.ndarray:
         """Every game's four hands now (int64 ``(M, 4)`` card bitmasks in seat order): the full state."""
-        return self._state[:, H0 : H0 + 4].copy()
+        return records(self._state)["hands"].copy()
 
     def _obs(self) -> dict[str, np.ndarray]:
         return {"observation": self._observations, "action_mask": self._masks, "current_player": self._players}

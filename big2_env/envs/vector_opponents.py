@@ -55,41 +55,27 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
-from numba import njit, prange
 
 from ..checks import is_int, is_number
 from ..engine.core import check_seed, rules_array, shuffled_decks
-from ..engine.core.games import T_PLAYER, T_SIZE, T_WINNER, final_scores
-from ..engine.core.kernels import R_SCORING
-from ..engine.rules import Rules
-from ..observations.compiled import NUM_ACTIONS, OBS_SIZE
-from ..observations.spaces import observation_space
 from ..engine.game import worst_score
+from ..engine.rules import Rules
+from ..observations.compiled import NUM_ACTIONS
+from ..observations.spaces import observation_space
 from .gym import ILLEGAL_ACTION_MODES
-from .vector import (
-    H0,
-    LEARNER,
-    P0,
-    STATE_SIZE,
-    T0,
-    TABLES,
-    TURNS,
-    _deal,
-    _legal,
-    _play,
-    _play_action,
-    _rule_pick,
-    _view,
-    _workspace,
-    EXTENDED_SIZE,
+from .batch.candidates import candidate_arrays
+from .batch.layout import new_state, records
+from .batch.moves import TABLES
+from .batch.stepper import (
     MAX_ENVS,
     VIEWS,
-    candidate_arrays,
     check_action_array,
     check_settings,
+    reset_against,
+    step_against,
     thread_chunks,
-    write_view,
 )
+from .batch.views import VIEW_IDS, VIEW_SIZES, new_memory
 
 __all__ = ["OPPONENT_KINDS", "Big2OpponentsVectorEnv", "make_vector"]
 
@@ -98,91 +84,7 @@ OPPONENT_KINDS = ("random", "greedy", "smart")
 Python env: ``gymnasium.make_vec("Big2-v0", ..., vectorization_mode="sync")``)."""
 DRAWS = 8
 """Uniform draws per game per step for Random opponents (at most 3 moves before the learner's
-turn, and 3 more in a game dealt anew in the same step)."""
-
-
-@njit(cache=True)
-def _opponents(state, g, rules, kinds, draws, offset, ws_masks, ws_sizes, ws_strengths, ws_categories, legal,
-               work):  # pragma: no cover - compiled
-    """Let the opponents move until the learner is on move or the game is over; returns whether it is over.
-    ``kinds[k]`` is the kind of the seat ``k + 1`` places after the learner (0 random, 1 greedy, 2 smart);
-    Random reads ``draws[g, offset]``, ``draws[g, offset + 1]`` ..."""
-    learner = state[g, LEARNER]
-    used = 0
-    while state[g, T0 + T_WINNER] < 0 and state[g, T0 + T_PLAYER] != learner:
-        player = state[g, T0 + T_PLAYER]
-        k = _legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories,
-                  legal, work)
-        trick_size = state[g, T0 + T_SIZE]
-        total = k + 1 if trick_size else k
-        kind = kinds[(player - learner + 3) % 4]
-        if kind == 0:
-            pick = min(int(draws[g, (offset + used) % DRAWS] * total), total - 1)
-            used += 1
-        else:
-            pick = _rule_pick(state, g, kind, k, rules, ws_masks, ws_sizes, ws_categories, legal)
-        if pick == k:
-            _play(state, g, 0, 0, 0, 0)
-        else:
-            i = legal[pick]
-            _play(state, g, ws_masks[i], ws_sizes[i], ws_strengths[i], ws_categories[i])
-    return state[g, T0 + T_WINNER] >= 0
-
-
-@njit(cache=True, parallel=True)
-def _reset(state, decks, seats, rules, kinds, draws, tables, observations, masks, players, chunks):  # pragma: no cover
-    n = state.shape[0]
-    for chunk in prange(chunks):
-        ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work = _workspace()
-        for g in range(chunk, n, chunks):
-            _deal(state, g, decks[g])
-            state[g, LEARNER] = seats[g]
-            _opponents(state, g, rules, kinds, draws, 0, ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work)
-            _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories,
-                  legal, work)
-
-
-@njit(cache=True, parallel=True)
-def _step(state, actions, next_decks, next_seats, rules, kinds, draws, tables, observations, masks, players, rewards,
-          terminated, scores, winners, turns, ended_seats, final_observations, illegal, penalty, errors,
-          chunks):  # pragma: no cover - compiled
-    n = state.shape[0]
-    for chunk in prange(chunks):
-        ws_masks, ws_sizes, ws_strengths, ws_categories, legal, work = _workspace()
-        for g in range(chunk, n, chunks):
-            rewards[g] = 0.0
-            terminated[g] = False
-            winners[g] = -1
-            errors[g] = 0
-            learner = state[g, LEARNER]
-            if illegal[g]:  # the illegal action ends the game, as in the single-agent env's "penalize" mode
-                rewards[g] = penalty
-                ended = -1
-            else:
-                ended = _play_action(state, g, actions[g], rules, tables, ws_masks, ws_sizes, ws_strengths, ws_categories,
-                                     work)
-                if ended < 0:
-                    errors[g] = 1
-                    continue
-            if not ended:
-                ended = _opponents(state, g, rules, kinds, draws, 0, ws_masks, ws_sizes, ws_strengths, ws_categories,
-                                   legal, work)
-            if ended:
-                if ended > 0:
-                    final_scores(state, g, H0, state[g, T0 + T_WINNER], rules[R_SCORING], scores[g])
-                    rewards[g] = scores[g, learner]
-                    winners[g] = state[g, T0 + T_WINNER]
-                terminated[g] = True
-                turns[g] = state[g, TURNS]
-                ended_seats[g] = learner
-                write_view(state, g, learner, final_observations[g])
-                _deal(state, g, next_decks[g])
-                state[g, LEARNER] = next_seats[g]
-                # fresh draws for the new game's opening moves: the second half of this game's row
-                _opponents(state, g, rules, kinds, draws, DRAWS // 2, ws_masks, ws_sizes, ws_strengths, ws_categories,
-                           legal, work)
-            _view(state, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths, ws_categories,
-                  legal, work)
+turn, and 3 more in a game dealt anew in the same step, from the row's second half)."""
 
 
 def _kinds(opponents: Any) -> np.ndarray:
@@ -243,10 +145,13 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         n = self.num_envs
-        self._state = np.zeros((n, STATE_SIZE), dtype=np.int64)
+        self._view = VIEW_IDS[observation]
+        self._state = new_state(n)
+        self._memory = new_memory(observation, n)
+        self._learners = np.full(n, -1, dtype=np.int64)
         self._next_decks = np.zeros((n, 52), dtype=np.int64)
         self._next_seats = np.zeros(n, dtype=np.int64)
-        self._width = OBS_SIZE if observation == "paper" else EXTENDED_SIZE
+        self._width = VIEW_SIZES[observation]
         self._observations = np.zeros((n, self._width), dtype=np.float32)
         self._masks = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
         self._players = np.zeros(n, dtype=np.int64)
@@ -284,10 +189,10 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
         decks, seats = shuffled_decks(n, self._rng), self._seats(n)
         draws = self._rng.random((n, DRAWS))
         self._draw_next()
-        _reset(self._state, decks, seats, self._rules, self._kinds, draws, TABLES, self._observations, self._masks,
-               self._players, self._chunks())
+        reset_against(self._view, self._state, self._memory, self._learners, decks, seats, self._rules, self._kinds, draws,
+                      TABLES, self._observations, self._masks, self._players, self._chunks())
         self._ready = True
-        return self._obs(), {"learner_seat": self._state[:, LEARNER].copy()}
+        return self._obs(), {"learner_seat": self._learners.copy()}
 
     def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """The learner's action in every game, then its opponents' moves (see the module docstring)."""
@@ -304,12 +209,13 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
         ended_seats = np.full(n, -1, dtype=np.int64)
         final_observations = np.zeros((n, self._width), dtype=np.float32)
         errors = np.zeros(n, dtype=np.int64)
-        _step(self._state, acts, self._next_decks, self._next_seats, self._rules, self._kinds, draws, TABLES,
-              self._observations, self._masks, self._players, rewards, terminated, scores, winners, turns, ended_seats,
-              final_observations, illegal, self.illegal_penalty, errors, self._chunks())
+        step_against(self._view, self._state, self._memory, self._learners, acts, self._next_decks, self._next_seats,
+                     self._rules, self._kinds, draws, TABLES, self._observations, self._masks, self._players, rewards,
+                     terminated, scores, winners, turns, ended_seats, final_observations, illegal, self.illegal_penalty,
+                     errors, self._chunks())
         if errors.any():  # cannot happen after _check_actions; a guard, not a path
             raise AssertionError(f"the core refused the actions of games {np.flatnonzero(errors).tolist()}")
-        infos: dict[str, Any] = {"learner_seat": self._state[:, LEARNER].copy()}
+        infos: dict[str, Any] = {"learner_seat": self._learners.copy()}
         ended = np.flatnonzero(terminated)
         if len(ended):
             self._draw_next(ended)
@@ -334,11 +240,11 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
     def hands(self) -> np.ndarray:
         """Every game's four hands as card bitmasks, int64 ``(N, 4)`` in seat order (a copy: for
         checking and debugging; a learner must not see them)."""
-        return self._state[:, H0 : H0 + 4].copy()
+        return records(self._state)["hands"].copy()
 
     def played(self) -> np.ndarray:
         """The cards each seat has played in every game, bitmasks ``(N, 4)`` (a copy)."""
-        return self._state[:, P0 : P0 + 4].copy()
+        return records(self._state)["played"].copy()
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of every game's learner, int8 ``(N, 1695)``, 1 where legal (sb3-contrib's name)."""

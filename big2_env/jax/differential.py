@@ -38,7 +38,8 @@ import numpy as np
 from ..players.kernels import smart_play
 from ..engine.core.games import T_MASK, T_OPENING, T_PASSED, T_PLAYER
 from ..engine.rules import Rules
-from ..envs.vector import H0, T0, vector_env
+from ..envs.batch.layout import H0, T0
+from ..envs.vector import vector_env
 from ..observations.compiled import SLOT_INDEX, action_index
 from .env import Big2
 from .game import GameState

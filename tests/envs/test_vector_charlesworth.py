@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from big2_env import Rules, vector_env
-from big2_env.envs.vector import CW_FLAGS, CW_LAST, H0, _charlesworth_move
+from big2_env.envs.batch.charlesworth import FLAGS, LAST, PASSES, clear, on_move
+from big2_env.envs.batch.views import new_memory
 from big2_env.observations.paper import ACTION_SLOTS
 from big2_env.players.charlesworth import INPUT_SIZE, network_input
 
@@ -87,23 +88,20 @@ def test_every_decision_matches_his_numbers(rules, seeds):
 
 def test_his_quirks_are_kept():
     """A plain straight sets the full-house flags and is keyed by its middle card with no suit; the
-    third pass gives control to the player after the passer (spot checks of the compiled view)."""
-    venv = vector_env(1, seed=0, rules="charlesworth", observation="charlesworth")
-    venv.reset()
-    state = venv._state
-    state[0, :] = 0
-    hand = [4, 9, 14, 16, 20, 0, 1, 2, 3, 5, 6, 7, 8]  # seat 0 plays 4-D 5-C 6-H 7-D 8-D, a plain straight
-    state[0, H0] = sum(1 << c for c in hand)
-    straight = sum(1 << c for c in (4, 9, 14, 16, 20))
-    _charlesworth_move(state, 0, 0, straight)
+    third pass gives control to the player after the passer (spot checks of the view's memory)."""
+    memory = new_memory("charlesworth", 1)
+    clear(memory, 0)
+    straight = sum(1 << c for c in (4, 9, 14, 16, 20))  # seat 0 plays 4-D 5-C 6-H 7-D 8-D, a plain straight
+    on_move(memory, 0, 0, straight)
     for viewer in (1, 2, 3):
-        last = int(state[0, CW_LAST + viewer])
+        last = int(memory[0, LAST + viewer])
         assert [i for i in range(29) if (last >> i) & 1] == [3, 23, 25, 26]  # key 6 (value 4), straight, full house, no pass
-    assert state[0, CW_LAST] == 0 and state[0, CW_FLAGS] == (1 << 3) | (1 << 5)
+    assert memory[0, LAST] == 0 and memory[0, FLAGS] == (1 << 3) | (1 << 5)
     for seat in (1, 2, 3):
-        _charlesworth_move(state, 0, seat, 0)
-    assert state[0, CW_LAST + 1] == 0 and state[0, CW_LAST + 2] == 0 and state[0, CW_LAST + 0] == 1 << 17
-    assert state[0, CW_LAST + 3] == (1 << 3) | (1 << 23) | (1 << 25) | (1 << 28)  # the third passer's own view: two passes
+        on_move(memory, 0, seat, 0)
+    assert memory[0, LAST + 1] == 0 and memory[0, LAST + 2] == 0 and memory[0, LAST + 0] == 1 << 17
+    assert memory[0, LAST + 3] == (1 << 3) | (1 << 23) | (1 << 25) | (1 << 28)  # the third passer's own view: two passes
+    assert memory[0, PASSES] == 0
 
 
 @pytest.mark.parametrize("observation", ["full", "Paper", 412, None])
@@ -119,6 +117,7 @@ def test_views_share_the_games():
     rng = np.random.default_rng(0)
     for _ in range(100):
         assert np.array_equal(obs_a["action_mask"], obs_b["action_mask"]) and np.array_equal(a.hands(), b.hands())
+        assert np.array_equal(a._state, b._state)  # the rules state holds no view's memory
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in obs_a["action_mask"]])
         obs_a, rewards_a, *_ = a.step(actions)
         obs_b, rewards_b, *_ = b.step(actions)
