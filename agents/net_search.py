@@ -318,7 +318,7 @@ class NetworkRollouts:
 
 
 class RolloutValues:
-    """The network search's valuer (:class:`~big2_env.players.rollouts.Valuer`): every deal (starting hands,
+    """The network search's valuer (:class:`~big2_env.players.valuers.Valuer`): every deal (starting hands,
     relative seats) after every alive candidate (``candidates``: actions) replayed from the history
     (``first``, ``moves``) and played to its end by ``rollout`` (``models``: who moves for each seat,
     :meth:`NetworkRollouts.play`); each worth the searcher's final score."""

@@ -3,7 +3,7 @@
 Positions are sampled out of real games (Smart in every seat, a random decision point
 of each game). A rollout, as the search makes it: deal the unseen cards to the other
 seats (determinisation), build the game, and play it to the end with Smart in every
-seat on the engine (:class:`big2_env.players.rollouts.SmartRollout`, memoised). The reference, measured in
+seat on the engine (:class:`big2_env.players.valuers.SmartRollout`, memoised). The reference, measured in
 the same run: uniformly random legal plays through the bare engine from a fresh deal.
 Also: the search's seconds per decision at the default budget, over the sampled
 positions that have more than one legal play: the one-ply search (``inner=0``) on both paths,

@@ -7,7 +7,7 @@ Modules: :mod:`~big2_env.players.base` (:class:`Policy`, :func:`policy_actions`)
 (the paper's baselines), :mod:`~big2_env.players.beliefs` (reading the move history),
 :mod:`~big2_env.players.public` (the public state an observation shows),
 :mod:`~big2_env.players.determinized` (the determinised search's loop, its candidates and how it chooses),
-:mod:`~big2_env.players.dealers` (how the searches deal the hidden cards), :mod:`~big2_env.players.rollouts`
+:mod:`~big2_env.players.dealers` (how the searches deal the hidden cards), :mod:`~big2_env.players.valuers`
 (how they value a position: rollout policies and valuers), :mod:`~big2_env.players.search`
 (:class:`SearchPolicy`, the loop configured with Smart), :mod:`~big2_env.players.ismcts`
 (:class:`~big2_env.players.ismcts.ISMCTSPolicy`, information-set MCTS; the agent spec ``ismcts``),

@@ -234,7 +234,7 @@ def fast_weights(models: Sequence[str], rules: Rules, fast: FastModel | None) ->
 
 def course_array(course: Sequence[Move], rules: Rules | str | dict | None = None) -> np.ndarray:
     """``course`` as the compiled core reads it: an int64 array with one row of
-    :data:`~big2_env.engine.core.rollouts.COURSE_FIELDS` per move (seat, play mask, the trick's
+    :data:`~big2_env.players.kernels.rollouts.COURSE_FIELDS` per move (seat, play mask, the trick's
     size, strength, category and mask, opening, the cards of the three seats after the mover's
     the passes, and whether the mover was locked)."""
     rules = Rules.coerce(rules)
@@ -256,11 +256,11 @@ def seat_log_likelihood_table(
     weights: np.ndarray | None = None, by_move: bool = False,
 ) -> np.ndarray:
     """``(len(starts), len(models))``: :func:`seat_log_likelihoods` of each starting hand, each
-    distinct hand replayed once, in the compiled core (:func:`~big2_env.engine.core.rollouts.replay_seat`);
+    distinct hand replayed once, in the compiled core (:func:`~big2_env.players.kernels.rollouts.replay_seat`);
     ``course`` may already be its :func:`course_array`.
 
     ``by_move``: ``(len(starts), len(course), len(models))`` instead, each move's own term
-    (:func:`~big2_env.engine.core.rollouts.replay_seat_moves`): 0 for another seat's move and a
+    (:func:`~big2_env.players.kernels.rollouts.replay_seat_moves`): 0 for another seat's move and a
     forced one, ``-inf`` for each of ``seat``'s moves from the first that the hand could not have
     made; summed over the moves, the table."""
     unique, inverse = np.unique(np.asarray(starts, dtype=np.int64), return_inverse=True)

@@ -162,7 +162,7 @@ def core_rules(rules: Rules) -> np.ndarray:
 
 @dataclass(frozen=True)
 class CoreState:
-    """The arrays the core's determinisations read (:func:`~big2_env.engine.core.rollouts.deal_hands`)."""
+    """The arrays the core's determinisations read (:func:`~big2_env.players.kernels.rollouts.deal_hands`)."""
 
     hand: int
     unseen: np.ndarray
@@ -182,7 +182,7 @@ class CoreState:
 class PassConsistentDealer:
     """:func:`deal_consistent`'s deals of ``state`` (the hands held now), one after another from ``rng``:
     on the Python engine, or with ``compiled`` by the core's
-    :func:`~big2_env.engine.core.rollouts.deal_hands`, which draws the same numbers in the same order."""
+    :func:`~big2_env.players.kernels.rollouts.deal_hands`, which draws the same numbers in the same order."""
 
     def __init__(self, state: PublicState, rng: np.random.Generator, rules: Rules, belief: float,
                  compiled: bool = True) -> None:

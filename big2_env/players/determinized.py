@@ -6,7 +6,7 @@ The loop (:func:`determinized_search`) knows nothing of cards. A decision gives 
   favourites, and pass);
 * a dealer (:mod:`big2_env.players.dealers`): ``deal(n)``, ``n`` determinisations of the hidden
   cards;
-* a valuer (:mod:`big2_env.players.rollouts`): ``values(deals, alive)``, what each deal is worth
+* a valuer (:mod:`big2_env.players.valuers`): ``values(deals, alive)``, what each deal is worth
   to the searcher after each candidate still in contention (rollouts by Smart, the fast model,
   a network, nested rollouts, or a value function at the leaves);
 * a budget (:func:`parse_budget`: rollouts or seconds) and a schedule: every candidate on the
@@ -34,7 +34,7 @@ import numpy as np
 
 from ..checks import is_int
 from .dealers import Dealer
-from .rollouts import Valuer
+from .valuers import Valuer
 
 __all__ = ["Tally", "best_mean", "determinized_search", "leave_blueprint", "parse_budget", "top_candidates"]
 

@@ -8,7 +8,7 @@ to play it:
 * :class:`FastPolicy` (agent spec ``fast``, or ``fast:PATH.json``) at the table: its best move,
   or a sampled one; ``probabilities(obs)`` gives its move distribution, so that
   ``experiments/scripts/predict_moves.py`` can measure how well it predicts a strong player;
-* :class:`~big2_env.players.rollouts.FastRollout` as the search's rollout policy (``SearchPolicy(rollout="fast")``), which
+* :class:`~big2_env.players.valuers.FastRollout` as the search's rollout policy (``SearchPolicy(rollout="fast")``), which
   the compiled core plays inside its play-outs, for the opponents (and with ``own=True`` the
   searcher's own later moves too), at a few times Smart's cost a move.
 

@@ -14,7 +14,7 @@ shared by every determinisation. Each iteration
    exploration term counts the times it was *available* rather than its parent's visits
    (the availability correction for moves that exist only in some deals);
 3. plays the rest of the game with the rollout policy in every seat (Smart, in the compiled core:
-   :func:`~big2_env.players.rollouts.finish`);
+   :func:`~big2_env.players.valuers.finish`);
 4. adds each node's own mover's final score (divided by 13) to that node: every seat, the
    searcher and its opponents, chooses in the tree to maximise its own score.
 
@@ -54,7 +54,7 @@ from .base import Observation, Policy
 from .dealers import PassConsistentDealer
 from .determinized import parse_budget
 from .public import public_state, state_game
-from .rollouts import RolloutPolicy, SmartRollout, as_rollout, finish
+from .valuers import RolloutPolicy, SmartRollout, as_rollout, finish
 from .search import DEFAULT_PASS_INFERENCE, _legal_actions
 
 __all__ = ["DEFAULT_EXPLORATION", "DEFAULT_ITERATIONS", "ISMCTSPolicy"]
@@ -94,14 +94,14 @@ class ISMCTSPolicy(Policy):
             rewards in final points / 13 (default :data:`DEFAULT_EXPLORATION`).
         rollout: the policy in every seat below the tree: ``"smart"`` (default), another policy
             name, a :class:`~big2_env.players.Policy` or a
-            :class:`~big2_env.players.rollouts.RolloutPolicy`.
+            :class:`~big2_env.players.valuers.RolloutPolicy`.
         pass_inference: how far the deals believe the opponents' passes, as in
             :class:`~big2_env.players.search.SearchPolicy` (default
             :data:`~big2_env.players.search.DEFAULT_PASS_INFERENCE`).
         seed: seed of the deals and of the expansion order.
         core: deal and play the Smart rollouts in the compiled core
-            (:func:`~big2_env.engine.core.rollouts.deal_hands`,
-            :func:`~big2_env.engine.core.rollouts.smart_finish`; default ``True``; other rollout
+            (:func:`~big2_env.players.kernels.rollouts.deal_hands`,
+            :func:`~big2_env.players.kernels.rollouts.smart_finish`; default ``True``; other rollout
             policies always run on the Python engine). The core draws from the same generator in
             the same order and Smart is deterministic, so ``core=False`` (the Python reference)
             makes the same decisions for a seed.

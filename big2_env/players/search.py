@@ -19,7 +19,7 @@ It is one configuration of the determinised search (:mod:`big2_env.players.deter
 its candidates are Smart's favourite plays and pass (``prior_top``, ``prior``); its dealer
 deals the unseen cards, believing the opponents' passes (``pass_inference``:
 :class:`~big2_env.players.dealers.PassConsistentDealer`); its valuer plays every deal out after
-every candidate (:mod:`big2_env.players.rollouts`: Smart in every seat by default, in the compiled
+every candidate (:mod:`big2_env.players.valuers`: Smart in every seat by default, in the compiled
 core, with nested rollouts for its own later moves, ``inner``; optionally a value function at the
 leaves, ``value``); it plays the best mean.
 
@@ -71,7 +71,7 @@ from .dealers import PassConsistentDealer, deal_consistent, deal_unseen
 from .determinized import best_mean, determinized_search, parse_budget, top_candidates
 from .fast import FastModel, features, shipped_model
 from .public import PublicState, public_state, state_game
-from .rollouts import (
+from .valuers import (
     OBJECTIVES,
     CoreRollouts,
     EngineRollouts,
@@ -175,14 +175,14 @@ class SearchPolicy(Policy):
         tremble: how often a rule-following model is taken to play off its rule
             (default :data:`~big2_env.players.beliefs.DEFAULT_TREMBLE`).
         core: run the deals and the rollouts in the compiled core
-            (:mod:`big2_env.engine.core.rollouts`) when the rollout policy is Smart (default
+            (:mod:`big2_env.players.kernels.rollouts`) when the rollout policy is Smart (default
             ``True``; other rollout policies always run on the Python engine). The core draws
             from the same generators in the same order, so ``core=False`` (the Python
             reference, about 30 times slower) makes the same decisions for a seed.
         inner: nested rollouts. Inside each rollout the searcher's own later moves are
             searched too: Smart's ``inner`` favourite plays and pass are each played out once on
             the rollout's deal, and the best is made
-            (:func:`~big2_env.engine.core.rollouts.play_outs`). Default ``None``:
+            (:func:`~big2_env.players.kernels.rollouts.play_outs`). Default ``None``:
             :data:`DEFAULT_INNER` when the rollouts run in the core (Smart rollouts), else 0;
             ``0`` is the one-ply search (Smart plays the searcher's later moves). Each rollout
             then costs about ``inner + 1`` times more per own move (about 12 ms a decision at
@@ -192,7 +192,7 @@ class SearchPolicy(Policy):
             ``state_values(observations) -> values``, given a ``(N, 277)`` float32 array of
             the paper's observation and returning an estimate per row (``value_scale`` x it is
             the expected final score). Each deal is then also played after each candidate
-            until the searcher is next on move (:func:`~big2_env.engine.core.rollouts.leaves`:
+            until the searcher is next on move (:func:`~big2_env.players.kernels.rollouts.leaves`:
             Smart in the other seats, which with no opponent noise is the path its rollout
             takes), and there the value judges the position (AlphaGo's leaf evaluation). Core
             and the ``"score"`` objective only. Default ``None``: rollouts alone.
@@ -304,7 +304,7 @@ class SearchPolicy(Policy):
 
     def set_value(self, value: Any, weight: Any = 0.5, scale: Any = 13.0) -> None:
         """Set the leaf value, its weight and its scale (the constructor's ``value``, ``value_weight``
-        and ``value_scale``, :class:`~big2_env.players.rollouts.LeafValue`), checked as the constructor checks them."""
+        and ``value_scale``, :class:`~big2_env.players.valuers.LeafValue`), checked as the constructor checks them."""
         if not is_number(weight, 0, 1):
             raise ValueError(f"value_weight must be a number in [0, 1]; got {weight!r}")
         leaf = None if value is None else LeafValue(value, self.rules, scale)
@@ -410,7 +410,7 @@ class SearchPolicy(Policy):
 
     def _leaf_values(self, deals: np.ndarray, root: np.ndarray, played_by: np.ndarray, candidates: np.ndarray,
                      alive: np.ndarray, noise: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """What each (deal, alive candidate) is worth by the value at its leaf (:class:`~big2_env.players.rollouts.LeafValue`)."""
+        """What each (deal, alive candidate) is worth by the value at its leaf (:class:`~big2_env.players.valuers.LeafValue`)."""
         assert self._leaf is not None, "leaf values need a value (set_value)"
         return self._leaf(deals, root, played_by, candidates, alive, noise, rng)
 

@@ -14,7 +14,7 @@ determinised search (:mod:`big2_env.players.determinized`) calls it on every bat
 
 * :class:`EngineRollouts`: each game played to its end on the Python engine (:func:`play_out`);
 * :class:`CoreRollouts`: the same in the compiled core (Smart or the fast model, nested
-  rollouts, noisy opponents: :func:`~big2_env.engine.core.rollouts.play_outs`), optionally mixed
+  rollouts, noisy opponents: :func:`~big2_env.players.kernels.rollouts.play_outs`), optionally mixed
   with a value function judging the searcher's next decision (a leaf valuer);
 * the agents package's network rollouts (``agents.net_search``).
 
@@ -142,7 +142,7 @@ class PolicyRollout(RolloutPolicy):
 class FastRollout(RolloutPolicy):
     """The fast model as the search's rollout policy: the opponents (and with ``own=True`` the
     searcher, seat 0, too; else Smart) play its best move, or with ``sample=True`` a sampled one.
-    The search runs it in the compiled core (:func:`~big2_env.engine.core.rollouts.play_outs`);
+    The search runs it in the compiled core (:func:`~big2_env.players.kernels.rollouts.play_outs`);
     :meth:`choose` is the same choice on the Python engine."""
 
     name = "fast"
@@ -159,7 +159,7 @@ class FastRollout(RolloutPolicy):
         self.rng = np.random.default_rng(seed)
 
     def seat_models(self) -> np.ndarray:
-        """Per relative seat, how the core's play-outs move it (:data:`~big2_env.engine.core.fast.SEAT_SMART`, ...)."""
+        """Per relative seat, how the core's play-outs move it (:data:`~big2_env.players.kernels.fast.SEAT_SMART`, ...)."""
         from .kernels.fast import SEAT_FAST, SEAT_FAST_SAMPLE, SEAT_SMART
 
         fast = SEAT_FAST_SAMPLE if self.sample else SEAT_FAST
@@ -309,7 +309,7 @@ LeafValues = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarra
 class LeafValue:
     """A value function judging the searcher's next decision (a :class:`CoreRollouts` leaf valuer):
     every deal is played after every alive candidate until the searcher is next on move
-    (:func:`~big2_env.engine.core.rollouts.leaves`: Smart in the other seats, which with no opponent
+    (:func:`~big2_env.players.kernels.rollouts.leaves`: Smart in the other seats, which with no opponent
     noise is the path its rollout takes), and ``value.state_values`` judges the position there from
     the paper's 277 numbers, times ``scale`` (points of final score); a game that ended first is worth
     its final score.
@@ -357,7 +357,7 @@ class LeafValue:
 
 
 class CoreRollouts:
-    """Rollouts in the compiled core (:func:`~big2_env.engine.core.rollouts.play_outs`): from the
+    """Rollouts in the compiled core (:func:`~big2_env.players.kernels.rollouts.play_outs`): from the
     position ``root`` (a game whose table is the decision's), every deal after every alive
     candidate played to its end, each seat moving by ``seat_models`` (Smart, or the fast model
     with ``weights``), an opponent seat ``s`` at random with probability ``seat_noise[s]``
@@ -404,7 +404,7 @@ class CoreRollouts:
 
 def finish(game: Game, rollout: RolloutPolicy, compiled: bool = False) -> list[int]:
     """Play ``game`` to its end with ``rollout`` in every seat; the final scores. ``compiled``: a
-    Smart rollout played by the core (:func:`~big2_env.engine.core.rollouts.smart_finish`, the same moves)."""
+    Smart rollout played by the core (:func:`~big2_env.players.kernels.rollouts.smart_finish`, the same moves)."""
     if game.winner is not None:
         return game.scores()
     if not compiled:
