@@ -43,7 +43,7 @@ import numpy as np  # noqa: E402  (after the sys.path line)
 import torch  # noqa: E402
 
 from agents.config import TrainArgs  # noqa: E402
-from agents.learners.ppo import UpdateData, minibatches  # noqa: E402
+from agents.learners.ppo import PPOLearner, UpdateData, minibatches  # noqa: E402
 from agents.collect.rollout import Rollout, candidate_rows  # noqa: E402
 from agents.train import Trainer, free_cores  # noqa: E402
 
@@ -58,8 +58,8 @@ def ceiling_rate(trainer: Trainer, rollout: Rollout, steps: int, rng: np.random.
     """Trained decisions per second through the learner's forward, loss, backward and Adam step
     alone, on ``steps`` minibatches of the run's size drawn from ``rollout``."""
     model, optimizer = trainer.model, trainer.optimizer
-    config = trainer.ppo
-    assert config is not None
+    assert isinstance(trainer.learner, PPOLearner)
+    config = trainer.learner.config
     data = UpdateData.from_rollout(rollout, config)
     inputs: list[tuple[Any, ...]] = []
     for index in minibatches(len(rollout), 1, config.minibatch, rng):
@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
             ceilings.append(ceiling_rate(trainer, rollout, options.steps, rng))
         if reference is not None:
             reference.close()
-    epochs = trainer.ppo.epochs if trainer.ppo else 1
+    epochs = trainer.learner.config.epochs if isinstance(trainer.learner, PPOLearner) else 1
     share = statistics.median(shares)
     forward_backward = statistics.median(ceilings)
     ceiling = forward_backward / (epochs * share)

@@ -5,7 +5,12 @@ layers, :data:`big2_env.devtools.imports.AGENT_LAYERS`). Collectors only collect
 (:class:`~agents.collect.rollout.Rollout` they train on; :mod:`agents.learners.processes` runs the rollout workers in
 the helper processes that also share PPO's gradients; distill starts Ray through :mod:`~agents.collect.ray_workers`).
 
-Modules: :mod:`~agents.collect.vector` (self-play on the compiled vector env, the network batched over every game on
+Every collector is a :class:`~agents.collect.base.Collector` (:mod:`~agents.collect.base`): it plays the trainer's
+:class:`~agents.collect.base.Batch` and returns a :class:`~agents.collect.rollout.Rollout`; the trainer picks one at
+start-up.
+
+Modules: :mod:`~agents.collect.base` (the protocol and the engine's collector in this process),
+:mod:`~agents.collect.vector` (self-play on the compiled vector env, the network batched over every game on
 move: the default), :mod:`~agents.collect.rollout` (games on the Python engine stepped together, one forward pass per
 step, and the :class:`~agents.collect.rollout.Rollout` every collector returns), :mod:`~agents.collect.parallel`
 (rollout workers, and the pool that splits a batch's games between them) and :mod:`~agents.collect.ray_workers` (the same

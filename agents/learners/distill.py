@@ -51,8 +51,9 @@ Example::
 from __future__ import annotations
 
 import multiprocessing
+from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Any, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -66,13 +67,15 @@ from big2_env.players.charlesworth import INPUT_SIZE as CHARLESWORTH_SIZE, obser
 from big2_env.engine.game import NUM_PLAYERS, Game
 from big2_env.engine.rules import Rules
 
-from ..config import DistillConfig, NetworkConfig
+from ..config import DistillConfig, NetworkConfig, TrainArgs
 from ..network import OBS_SIZE, Big2Net
-from .ppo import attach_flat_grad, candidate_keys, minibatches
+from .base import Learner
+from .ppo import attach_flat_grad, candidate_keys, minibatches, scheduled_lr
+from ..collect.base import Batch, Collector
 from ..collect.rollout import Rollout, _Recorder, concat_rollouts
 
-__all__ = ["NO_LEAF_VALUE", "OBSERVATIONS", "Payload", "TeacherPool", "distill_update", "network_payload",
-           "payload_network", "soft_targets", "teacher_observation", "teacher_rollout"]
+__all__ = ["NO_LEAF_VALUE", "OBSERVATIONS", "DistillLearner", "Payload", "TeacherCollector", "TeacherPool", "check_teacher",
+           "distill_update", "network_payload", "payload_network", "soft_targets", "teacher_observation", "teacher_rollout"]
 
 OBSERVATIONS = {"paper": OBS_SIZE, "extended": EXTENDED_SIZE, "charlesworth": CHARLESWORTH_SIZE}
 """The views a teacher's games are recorded in (a network's ``NetworkConfig.observation``), and their widths."""
@@ -372,3 +375,69 @@ def distill_update(
     out = {k: v / steps for k, v in sums.items()}
     out["minibatches"] = steps
     return out
+
+
+def check_teacher(args: TrainArgs, rules: Rules) -> None:
+    """Refuse (``ValueError``) a ``--teacher`` that cannot teach this run, before a batch is played:
+    one that does not load, a ``search-net`` asked for ``--leaf-value``, and a teacher that is no
+    search for ``--algo exit`` or ``--soft-targets``."""
+    from big2_env.evaluation.loading import load_agent
+    from big2_env.players.search import SearchPolicy
+
+    from ..net_search import NetworkSearch
+
+    teacher = load_agent(args.teacher, rules, what="--teacher")
+    if isinstance(teacher, NetworkSearch) and args.leaf_value > 0:
+        raise ValueError(NO_LEAF_VALUE)
+    if not isinstance(teacher, (SearchPolicy, NetworkSearch)):
+        if args.algo == "exit":
+            raise ValueError(
+                f"--algo exit needs a search --teacher (search, search:N or search:0.1s, or search-net@N) to give "
+                f"the network to; got {args.teacher!r}"
+            )
+        if args.soft_targets > 0:
+            raise ValueError(
+                f"--soft-targets learns a search teacher's candidate means; --teacher {args.teacher!r} is not a search"
+            )
+
+
+class TeacherCollector(Collector):
+    """The trainer's collector for distill and exit: the teacher's games of the batch's seeds, on the
+    :class:`TeacherPool` that ``start`` starts at the first batch; for expert iteration (``expert``)
+    the search's prior is the network being trained, as it is at this batch."""
+
+    def __init__(self, start: Callable[[], TeacherPool], expert: bool) -> None:
+        self.start, self.expert = start, expert
+        self.pool: TeacherPool | None = None
+
+    def collect(self, batch: Batch) -> Rollout:
+        if self.pool is None:
+            self.pool = self.start()
+        prior = network_payload(batch.actor) if self.expert else None
+        return self.pool.collect(batch.seeds.tolist(), prior)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+
+
+class DistillLearner(Learner):
+    """Learning a teacher's moves (``--algo distill``, ``exit``): :func:`distill_update` over this batch
+    and the ``replay - 1`` before it (kept in memory, not checkpointed), on PPO's learning-rate schedule."""
+
+    def __init__(self, model: Big2Net, optimizer: torch.optim.Optimizer, args: TrainArgs, rng: np.random.Generator) -> None:
+        super().__init__(model, optimizer, args, rng)
+        self.config = args.distill_config()
+        self.replay: deque[Rollout] = deque(maxlen=self.config.replay)
+
+    def lr_at(self, batch: int) -> float:
+        return scheduled_lr(self.args, batch, self.config.lr, self.config.warmup_fraction, self.config.min_lr_fraction)
+
+    def update(self, rollout: Rollout, batch: int, decisions: int) -> dict[str, float]:
+        self.replay.append(rollout)
+        learned = concat_rollouts(list(self.replay))  # this batch and the replay - 1 before it
+        return distill_update(self.model, self.optimizer, learned, self.config, self.rng)
+
+    def progress(self, stats: Mapping[str, float]) -> dict[str, str]:
+        return {"acc": f"{stats.get('accuracy', float('nan')):.3f}"}
