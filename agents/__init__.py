@@ -27,6 +27,7 @@ Collection (playing the games a batch learns from): :mod:`agents.collect`, each 
 * :mod:`~agents.collect.rollout`: games on the Python engine stepped together, one forward pass per step;
 * :mod:`~agents.collect.parallel` and :mod:`~agents.collect.ray_workers`: rollout workers in helper
   processes and Ray actors (they only play; :mod:`agents.learners.processes` adds PPO's shared gradients);
+* :mod:`~agents.collect.teachers`: a teacher's games, the batches of distill and expert iteration;
 
 The learners: :mod:`agents.learners`, each algorithm a :class:`~agents.learners.base.Learner`
 (:data:`agents.learners.registry.LEARNERS`): :mod:`~agents.learners.ppo` (per-seat GAE and the clipped

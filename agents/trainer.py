@@ -30,12 +30,12 @@ from .checkpoint import CHECKPOINT_KIND, FORMAT_VERSION, atomic_save, check_conf
 from .collect.base import Batch, Collector, EngineCollector
 from .collect.parallel import PoolCollector, RolloutPool
 from .collect.rollout import Rollout
+from .collect.teachers import TeacherCollector, TeacherPool, check_teacher
 from .collect.vector import VectorCollector
 from .config import (
     DISTILLING, EVAL_CLASSES, NetworkConfig, TrainArgs, check_device, check_eval_opponent, duel_deals, eval_opponent_name,
 )
 from .curriculum import make_curriculum
-from .learners.distill import TeacherCollector, TeacherPool, check_teacher
 from .learners.ppo import PPOLearner, make_optimizer
 from .learners.processes import TrainHelpers
 from .learners.registry import LEARNERS

@@ -6,7 +6,7 @@ update step, its part of the checkpoint), named by ``--algo`` in :data:`agents.l
 
 Modules: :mod:`~agents.learners.ppo`, :mod:`~agents.learners.processes` (helper processes that play
 rollouts and compute parts of PPO's gradient), :mod:`~agents.learners.value` (Monte Carlo Q, SARSA,
-Q-learning, Deep Monte Carlo), :mod:`~agents.learners.distill` (a network imitating a teacher, and the
-teacher's games as a collector) and
+Q-learning, Deep Monte Carlo), :mod:`~agents.learners.distill` (a network imitating a teacher, whose games
+:mod:`agents.collect.teachers` plays) and
 :mod:`~agents.learners.fast_policy` (the fast move model of :mod:`big2_env.players.fast` fitted to a network).
 """

@@ -12,7 +12,8 @@ from agents.collect.base import EngineCollector  # noqa: E402
 from agents.collect.parallel import PoolCollector  # noqa: E402
 from agents.collect.vector import VectorCollector  # noqa: E402
 from agents.config import ALGOS, FLAG_GROUPS, PPOArgs, TrainArgs  # noqa: E402
-from agents.learners.distill import DistillLearner, TeacherCollector  # noqa: E402
+from agents.collect.teachers import TeacherCollector  # noqa: E402
+from agents.learners.distill import DistillLearner  # noqa: E402
 from agents.learners.ppo import PPOLearner  # noqa: E402
 from agents.learners.registry import LEARNERS  # noqa: E402
 from agents.learners.value import ValueLearner  # noqa: E402
