@@ -217,7 +217,7 @@ def test_big2_train_exit_with_search_net_in_his_view(tmp_path):
 
 
 def test_replay_learns_from_the_recent_batches(tmp_path, monkeypatch):
-    import agents.trainer as train_module
+    import agents.learners.distill as distill_module
 
     collected, learned = [], []
     collect = TeacherPool.collect
@@ -232,7 +232,7 @@ def test_replay_learns_from_the_recent_batches(tmp_path, monkeypatch):
         return distill_update(model, optimizer, rollout, config, rng)
 
     monkeypatch.setattr(TeacherPool, "collect", recording_collect)
-    monkeypatch.setattr(train_module, "distill_update", recording_update)
+    monkeypatch.setattr(distill_module, "distill_update", recording_update)
     train(tiny(tmp_path / "replay", algo="distill", teacher="greedy", replay=2, workers=1))
     assert len(collected) == len(learned) == 4 and min(collected) > 0
     assert learned == [collected[0]] + [a + b for a, b in zip(collected, collected[1:])]

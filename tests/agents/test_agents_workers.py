@@ -200,11 +200,12 @@ def test_a_gpu_learner_trains_with_cpu_workers_and_its_checkpoint_loads_on_the_c
 def test_the_learner_takes_the_idle_workers_cores_for_its_update_unless_they_share_it(monkeypatch):
     monkeypatch.setattr("agents.trainer.free_cores", lambda: 2)
     seen = []
-    import agents.trainer as train_module
+    import agents.learners.ppo as ppo_module
+    import agents.learners.value as value_module
 
-    for name in ("value_update", "ppo_update"):
-        original = getattr(train_module, name)
-        monkeypatch.setattr(train_module, name, lambda *a, _f=original, **k: seen.append(torch.get_num_threads()) or _f(*a, **k))
+    for module, name in ((value_module, "value_update"), (ppo_module, "ppo_update")):
+        original = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _f=original, **k: seen.append(torch.get_num_threads()) or _f(*a, **k))
     previous = torch.get_num_threads()
     torch.set_num_threads(1)  # what a two-process layout gives each process on two cores
     try:
