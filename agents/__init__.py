@@ -7,8 +7,10 @@ torch; ``import agents`` itself does not):
 * :mod:`agents.plugin`: the entry points big2_env reads: the agent specs (``pretrained``,
   ``.pt`` files, run folders) and the ``big2 train`` / ``big2 plot`` commands (torch-free);
 
-* :mod:`agents.config`: the dataclasses :class:`~agents.config.NetworkConfig`,
-  :class:`~agents.config.PPOConfig` and :class:`~agents.config.TrainArgs` (torch-free);
+* :mod:`agents.config`: the dataclasses :class:`~agents.config.NetworkConfig`, each learner's
+  config (:class:`~agents.config.PPOConfig`, :class:`~agents.config.ValueConfig`,
+  :class:`~agents.config.DistillConfig`) and :class:`~agents.config.TrainArgs`, every ``big2 train``
+  flag, composed of one group of fields per algorithm and concern (torch-free);
 * :mod:`agents.network`: :class:`~agents.network.Big2Net`, the state encoder, candidate
   encoder, dot-product scorer and value head (paper section 3.2, appendix B);
 * :mod:`agents.policy`: :class:`~agents.policy.NetworkPolicy`, a network as a
@@ -17,21 +19,25 @@ torch; ``import agents`` itself does not):
   three hands (``--critic full``; training only, never in a policy file);
 * :mod:`agents.curriculum`: self, checkpoint, OSFP, mixed and fixed-opponent curricula;
 
-Collection (playing the games a batch learns from): :mod:`agents.collect`:
+Collection (playing the games a batch learns from): :mod:`agents.collect`, each collector a
+:class:`~agents.collect.base.Collector` (:mod:`~agents.collect.base`, also the engine's in this process):
 
 * :mod:`~agents.collect.vector`: self-play on the compiled vector env, the network batched over
   every game on move (the default);
 * :mod:`~agents.collect.rollout`: games on the Python engine stepped together, one forward pass per step;
 * :mod:`~agents.collect.parallel` and :mod:`~agents.collect.ray_workers`: rollout workers in helper
   processes and Ray actors (they only play; :mod:`agents.learners.processes` adds PPO's shared gradients);
+* :mod:`~agents.collect.teachers`: a teacher's games, the batches of distill and expert iteration;
 
-The learners: :mod:`agents.learners`: :mod:`~agents.learners.ppo` (per-seat GAE and the clipped
+The learners: :mod:`agents.learners`, each algorithm a :class:`~agents.learners.base.Learner`
+(:data:`agents.learners.registry.LEARNERS`): :mod:`~agents.learners.ppo` (per-seat GAE and the clipped
 PPO update, appendix C), :mod:`~agents.learners.value` (Monte Carlo Q, SARSA, Q-learning, Deep
 Monte Carlo) and :mod:`~agents.learners.distill` (learning from the search).
 
 The loop:
 
-* :mod:`agents.trainer`: :class:`~agents.trainer.Trainer`, the training state and one batch
+* :mod:`agents.trainer`: :class:`~agents.trainer.Trainer`, what every algorithm shares (the network,
+  the optimiser, the random streams), the learner and collector it picks once, one batch
   (collect, update, evaluate, the checkpoint's contents), processes and threads;
 * :mod:`agents.train`: the loop behind ``big2 train`` (evaluation schedule, atomic
   checkpoints, exact ``--resume``, interruptions);

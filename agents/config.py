@@ -5,9 +5,12 @@
 * :class:`PPOConfig`: PPO's hyperparameters (:mod:`agents.learners.ppo`);
 * :class:`ValueConfig`: the value learners' hyperparameters (:mod:`agents.learners.value`);
 * :class:`DistillConfig`: learning from a teacher's moves (:mod:`agents.learners.distill`);
-* :class:`TrainArgs`: every argument of a training run, CleanRL style: one flat
-  dataclass, each field a ``big2 train`` flag (``--games-per-batch`` ...), and the
-  keys of a ``--config`` JSON or TOML file (:func:`load_config_file`).
+* :class:`TrainArgs`: every argument of a training run, each field a ``big2 train`` flag
+  (``--games-per-batch`` ...) and a key of a ``--config`` JSON or TOML file
+  (:func:`load_config_file`), flat as a run folder saves them; its fields are grouped, each group a
+  dataclass with the checks between its fields and the run's (:data:`FLAG_GROUPS`:
+  :class:`PPOArgs`, :class:`ValueArgs`, :class:`DistillArgs`, :class:`CurriculumArgs`,
+  :class:`EvalArgs`, :class:`RunArgs`), and each field declares its bounds (:func:`check_bounds`).
 
 ``big2_env.cli`` builds ``big2 train``'s parser from :class:`TrainArgs` without
 importing torch.
@@ -367,33 +370,6 @@ LEGACY_PPO = {"reward_scale": 1.0}
 """The values of fields left at ``None`` in runs saved before presets existed (their PPO scored raw)."""
 
 
-FLOAT_RANGES: dict[str, tuple[float, float, bool]] = {
-    "lr": (0.0, 1.0, True),
-    "entropy": (0.0, 10.0, False),
-    "entropy_anneal": (0.0, 1.0, False),
-    "warmup_fraction": (0.0, 1.0, False),
-    "min_lr_fraction": (0.0, 1.0, False),
-    "gamma": (0.0, 1.0, False),
-    "gae_lambda": (0.0, 1.0, False),
-    "clip": (0.0, 10.0, True),
-    "value_coef": (0.0, 100.0, False),
-    "max_grad_norm": (0.0, 1e6, True),
-    "reward_scale": (0.0, 1e6, True),
-    "epsilon_start": (0.0, 1.0, False),
-    "epsilon_end": (0.0, 1.0, False),
-    "win_coef": (0.0, 100.0, False),
-    "win_bonus": (0.0, 100.0, False),
-    "soft_targets": (0.0, 1e6, False),
-    "leaf_value": (0.0, 1.0, False),
-    "snapshot_current_prob": (0.0, 1.0, False),
-    "mixed_self_prob": (0.0, 1.0, False),
-    "random_opponent_prob": (0.0, 1.0, False),
-    "checkpoint_minutes": (0.0, 1e6, False),
-}
-"""The allowed range of every float field of :class:`TrainArgs`: ``(low, high, low_open)``
-(``low_open``: the low end itself is excluded). Every float must also be finite."""
-
-
 def _check_float(name: str, value: Any, low: float, high: float, low_open: bool) -> None:
     allowed = f"a number in {'(' if low_open else '['}{low:g}, {high:g}]"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -403,20 +379,40 @@ def _check_float(name: str, value: Any, low: float, high: float, low_open: bool)
 
 
 def _arg(default: Any, help: str, **kwargs: Any) -> Any:
-    """A TrainArgs field with its ``big2 train --help`` text."""
+    """A TrainArgs field with its ``big2 train --help`` text and its bounds: ``within=(low, high)``
+    (a finite number; ``low_open=True`` excludes ``low``) or ``least=N`` (an int of at least ``N``)."""
     if isinstance(default, (list, dict)):
         return field(default_factory=lambda: type(default)(default), metadata={"help": help, **kwargs})
     return field(default=default, metadata={"help": help, **kwargs})
 
 
-@dataclass
-class TrainArgs:
-    """Arguments of a training run; every field is also a ``big2 train`` flag (``--games-per-batch``, ...).
+def check_bounds(args: Any) -> None:
+    """Check every field of ``args`` against the bounds its :func:`_arg` declares (``ValueError``
+    naming the field); a field that defaults to ``None`` may stay ``None`` (the algorithm's default)."""
+    for f in fields(args):
+        value = getattr(args, f.name)
+        if value is None and f.default is None:
+            continue
+        if "within" in f.metadata:
+            low, high = f.metadata["within"]
+            _check_float(f.name, value, low, high, f.metadata.get("low_open", False))
+        elif "least" in f.metadata and not is_int(value, f.metadata["least"], numpy=False):
+            raise ValueError(f"{f.name} must be a {'positive' if f.metadata['least'] else 'non-negative'} int; got {value!r}")
 
-    Fields that define the experiment (algorithm, curriculum, hyperparameters,
-    seed, rules, model) must stay the same on ``resume``; the others
-    (:data:`RESUME_MUTABLE`: budget, logging, evaluation, threads, workers) may change.
-    """
+
+class Flags:
+    """A group of :class:`TrainArgs` fields; :meth:`check` checks them against the whole run's."""
+
+    @staticmethod
+    def check(args: TrainArgs) -> None:
+        """Raise ``ValueError`` where this group's fields do not fit the run (:func:`check_bounds` checks each field's bounds)."""
+
+
+@dataclass
+class CommonArgs(Flags):
+    """The fields every algorithm reads: the algorithm and its preset, the budget, the optimiser's
+    hyperparameters (each ``None`` one the algorithm's default under the preset, :data:`PRESET_DEFAULTS`),
+    the seed, the rules and the network."""
 
     preset: str = _arg(
         "default",
@@ -433,24 +429,80 @@ class TrainArgs:
         "distill (learn the --teacher's moves) or exit (expert iteration: learn the moves of the --teacher search "
         "whose prior is the network being trained)",
     )
-    curriculum: str = _arg("self", "self, checkpoint, osfp, fixed:smart, fixed:greedy, fixed:random or mixed")
-    entropy: float = _arg(0.05, "entropy coefficient (paper best 0.05)")
-    entropy_anneal: float = _arg(
-        0.0, "PPO: anneal the entropy coefficient linearly to 0 over this last fraction of the planned batches (0: constant)"
-    )
-    batches: int = _arg(5000, "planned number of batches (the learning-rate schedule spans them)")
+    batches: int = _arg(5000, "planned number of batches (the learning-rate schedule spans them)", least=1)
     games_per_batch: int | None = _arg(
-        None, "games per batch (None: PPO 512 on the vector env, else 64, the paper's)", type=int
+        None, "games per batch (None: PPO 512 on the vector env, else 64, the paper's)", type=int,
+        least=1,
     )
-    seed: int = _arg(0, "seed of the initial weights, deals, seats and sampled actions")
-    out: str = _arg("runs/ppo", "run folder (checkpoint, model, logs, plot)")
+    seed: int = _arg(0, "seed of the initial weights, deals, seats and sampled actions", least=0)
     rules: str = _arg("paper", "rules preset")
     lr: float | None = _arg(None, "peak Adam learning rate (None: 1e-3 for PPO, 3e-5 with --preset paper and for "
-                            "the other learners)", type=float)
-    warmup_fraction: float = _arg(0.02, "share of the planned batches spent in linear warm-up")
+                            "the other learners)", type=float, within=(0.0, 1.0), low_open=True)
+    warmup_fraction: float = _arg(0.02, "share of the planned batches spent in linear warm-up", within=(0.0, 1.0))
     min_lr_fraction: float | None = _arg(
         None, "the cosine decay ends at this fraction of --lr (None: 0.1 for PPO, 0 with --preset paper and otherwise)",
         type=float,
+        within=(0.0, 1.0),
+    )
+    gamma: float | None = _arg(None, "discount (None: 0.99, 1 for dmc)", type=float, within=(0.0, 1.0))
+    value_coef: float = _arg(0.5, "value loss coefficient", within=(0.0, 100.0))
+    max_grad_norm: float | None = _arg(
+        None, "global gradient-norm clip (None: 0.5 for ppo, 1.0 for the value learners)", type=float,
+        within=(0.0, 1e6), low_open=True,
+    )
+    epochs: int | None = _arg(
+        None, "PPO, distill and dmc: passes over each batch (None: 2 for PPO, 4 with --preset paper and otherwise)", type=int,
+        least=1,
+    )
+    minibatch: int | None = _arg(
+        None, "decisions per minibatch (None: 4096 for PPO, 256 with --preset paper and for the other learners)", type=int,
+        least=1,
+    )
+    reward_scale: float | None = _arg(
+        None, "training reward = final score x this (None: 1/13; 1 for PPO with --preset paper, the paper's raw score)",
+        type=float,
+        within=(0.0, 1e6), low_open=True,
+    )
+    train_forced: bool = _arg(
+        False,
+        "also record and train on forced moves (one legal action, nearly always a forced pass); "
+        "by default they are played without a forward pass and left out of the trajectories",
+    )
+    init: str = _arg(
+        "", "start from this model file's weights (a model.pt, a run folder such as a distill run, or a shipped network: "
+        "pretrained-default-recipe for the default design, pretrained with --preset charlesworth); same --model"
+    )
+    model: dict = _arg(
+        {}, "NetworkConfig fields that differ from the defaults (FIELD=VALUE, e.g. design=plus, observation=extended)"
+    )
+
+    @staticmethod
+    def check(args: TrainArgs) -> None:
+        if args.preset not in PRESETS:
+            raise ValueError(f"preset must be one of {', '.join(PRESETS)}; got {args.preset!r}")
+        if args.preset == "charlesworth" and not args.model:  # built directly: his plain-default fields never applied
+            raise ValueError(
+                "TrainArgs(preset='charlesworth') applies only the fields left at None; his rules, network and cadence "
+                "were not set (model is empty). Build it with TrainArgs.from_preset('charlesworth', FIELD=VALUE, ...), "
+                "as big2 train --preset charlesworth does"
+            )
+        if args.algo not in ALGOS:
+            raise ValueError(f"algo must be one of {', '.join(ALGOS)}; got {args.algo!r}")
+        if not isinstance(args.init, str):
+            raise ValueError(f"init must be a model file or run folder path (or empty); got {args.init!r}")
+        Rules.preset(args.rules)
+
+
+@dataclass
+class PPOArgs(Flags):
+    """PPO's own flags (:class:`PPOConfig`, :class:`agents.learners.ppo.PPOLearner`): its entropy bonus
+    and clip and their schedules, the learning-rate schedule (distill's too), its critic, and Charlesworth's
+    cadence of games stepped across batches on the compiled vector env."""
+
+    entropy: float = _arg(0.05, "entropy coefficient (paper best 0.05)", within=(0.0, 10.0))
+    entropy_anneal: float = _arg(
+        0.0, "PPO: anneal the entropy coefficient linearly to 0 over this last fraction of the planned batches (0: constant)",
+        within=(0.0, 1.0),
     )
     lr_schedule: str = _arg(
         "cosine", "PPO's learning-rate schedule over the planned batches: cosine (warm-up, then cosine decay to "
@@ -461,7 +513,8 @@ class TrainArgs:
     )
     win_bonus: float = _arg(
         0.0, "PPO: the winner's training reward gets this many points more than its score (x --reward-scale); the "
-        "scores the games report, and the evaluations, are unchanged (0: the score alone, the paper's reward)"
+        "scores the games report, and the evaluations, are unchanged (0: the score alone, the paper's reward)",
+        within=(0.0, 100.0),
     )
     critic: str = _arg(
         "observation",
@@ -470,77 +523,169 @@ class TrainArgs:
     )
     steps_per_batch: int = _arg(
         0, "--env vector: 0 plays each batch's games to the end; N steps each of the --games-per-batch games N "
-        "decisions per batch, the games running on across batches (Charlesworth's 20), the values bootstrapped"
+        "decisions per batch, the games running on across batches (Charlesworth's 20), the values bootstrapped",
+        least=0,
     )
     random_opponent_prob: float = _arg(
         0.0, "--steps-per-batch: chance a new game puts the network in one seat against three Random players "
-        "(uniform over the legal actions), only its decisions recorded; the rest stay self-play (0: self-play only)"
+        "(uniform over the legal actions), only its decisions recorded; the rest stay self-play (0: self-play only)",
+        within=(0.0, 1.0),
     )
-    gamma: float | None = _arg(None, "discount (None: 0.99, 1 for dmc)", type=float)
-    gae_lambda: float = _arg(0.95, "GAE lambda")
-    clip: float = _arg(0.2, "PPO ratio clip and value clip")
-    value_coef: float = _arg(0.5, "value loss coefficient")
-    max_grad_norm: float | None = _arg(
-        None, "global gradient-norm clip (None: 0.5 for ppo, 1.0 for the value learners)", type=float
-    )
-    epochs: int | None = _arg(
-        None, "PPO, distill and dmc: passes over each batch (None: 2 for PPO, 4 with --preset paper and otherwise)", type=int
-    )
-    minibatch: int | None = _arg(
-        None, "decisions per minibatch (None: 4096 for PPO, 256 with --preset paper and for the other learners)", type=int
-    )
-    reward_scale: float | None = _arg(
-        None, "training reward = final score x this (None: 1/13; 1 for PPO with --preset paper, the paper's raw score)",
-        type=float,
-    )
+    gae_lambda: float = _arg(0.95, "GAE lambda", within=(0.0, 1.0))
+    clip: float = _arg(0.2, "PPO ratio clip and value clip", within=(0.0, 10.0), low_open=True)
+
+    @staticmethod
+    def check(args: TrainArgs) -> None:
+        if args.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}; got {args.lr_schedule!r}")
+        if args.critic not in CRITICS:
+            raise ValueError(f"critic must be one of {', '.join(CRITICS)}; got {args.critic!r}")
+        if args.critic == "full" and (args.algo != "ppo" or args.env_in_use() != "vector"):
+            raise ValueError("--critic full is PPO's on the compiled vector env (--algo ppo, --env vector or auto, "
+                             f"--curriculum self); got algo {args.algo!r} on env {args.env_in_use()!r}")
+        if args.steps_per_batch and (args.algo != "ppo" or args.env_in_use() != "vector"):
+            raise ValueError("--steps-per-batch runs games on across batches in the compiled vector env: PPO with --env "
+                             f"vector (or auto) only; got algo {args.algo!r} on env {args.env_in_use()!r}")
+        if args.random_opponent_prob and not args.steps_per_batch:
+            raise ValueError("--random-opponent-prob seats Random players in the games of --steps-per-batch (his cadence "
+                             f"on the compiled vector env); got steps_per_batch {args.steps_per_batch!r}")
+        if not isinstance(args.clip_anneal, bool):
+            raise ValueError(f"clip_anneal must be True or False; got {args.clip_anneal!r}")
+
+
+@dataclass
+class ValueArgs(Flags):
+    """The value learners' own flags (``mcq``, ``sarsa``, ``qlearning``, ``dmc``: :class:`ValueConfig`,
+    :class:`agents.learners.value.ValueLearner`): exploration, the win head's weight, the target network."""
+
     epsilon_start: float | None = _arg(
-        None, "value learners: epsilon-greedy exploration at the first batch (None: 0.5, 0.01 for dmc)", type=float
+        None, "value learners: epsilon-greedy exploration at the first batch (None: 0.5, 0.01 for dmc)", type=float,
+        within=(0.0, 1.0),
     )
     epsilon_end: float | None = _arg(
-        None, "value learners: epsilon at the last planned batch, linear in between (None: 0, 0.01 for dmc)", type=float
+        None, "value learners: epsilon at the last planned batch, linear in between (None: 0, 0.01 for dmc)", type=float,
+        within=(0.0, 1.0),
     )
-    win_coef: float = _arg(1.0, "value learners with a win head (--model win_head=true): weight of its cross-entropy")
-    target_sync: int = _arg(10, "sarsa, qlearning: copy the network to the target network every this many batches")
-    train_forced: bool = _arg(
-        False,
-        "also record and train on forced moves (one legal action, nearly always a forced pass); "
-        "by default they are played without a forward pass and left out of the trajectories",
+    win_coef: float = _arg(
+        1.0, "value learners with a win head (--model win_head=true): weight of its cross-entropy", within=(0.0, 100.0)
     )
-    snapshot_every: int = _arg(50, "checkpoint and osfp curricula: snapshot the policy every this many batches")
-    pool_size: int = _arg(20, "checkpoint and osfp curricula: keep the newest this many snapshots")
-    snapshot_current_prob: float = _arg(0.5, "checkpoint curriculum: chance an opponent seat plays the current policy")
+    target_sync: int = _arg(10, "sarsa, qlearning: copy the network to the target network every this many batches", least=1)
+
+
+@dataclass
+class DistillArgs(Flags):
+    """Distill's and expert iteration's own flags (:class:`DistillConfig`,
+    :class:`agents.learners.distill.DistillLearner`): the teacher, the replay, soft targets, the leaf value."""
+
+    teacher: str = _arg("search:64", "distill: the agent whose moves are learned (any agent spec: search:N, smart, a model)")
+    replay: int = _arg(1, "distill: each update learns from this batch and the REPLAY-1 before it (kept in memory)", least=1)
+    soft_targets: float = _arg(
+        0.0,
+        "distill: 0 learns the teacher's choice; T > 0 learns softmax(the search teacher's candidate means / T), T in points",
+        within=(0.0, 1e6),
+    )
+    leaf_value: float = _arg(
+        0.0, "exit: the search teacher also judges its leaves by the network's value head with this weight against its "
+        "rollouts (0: the network is its prior only; 1: the value replaces the rollouts)",
+        within=(0.0, 1.0),
+    )
+
+    @staticmethod
+    def check(args: TrainArgs) -> None:
+        if args.algo in DISTILLING and args.curriculum != "self":
+            raise ValueError(
+                f"{args.algo} plays the --teacher in all four seats: --curriculum does not apply (got {args.curriculum!r})"
+            )
+        if not isinstance(args.teacher, str) or not args.teacher:
+            raise ValueError(f"teacher must be an agent spec such as search:64 or smart; got {args.teacher!r}")
+        if args.algo not in DISTILLING and (args.replay != 1 or args.soft_targets != 0):
+            raise ValueError(
+                f"replay and soft_targets are distill's and exit's (learning a teacher's moves); algo {args.algo!r} takes neither"
+            )
+        if args.leaf_value and args.algo != "exit":
+            raise ValueError(
+                f"leaf_value is expert iteration's (--algo exit); algo {args.algo!r} has no search to give a value to"
+            )
+        if args.leaf_value and (not args.model.get("value_head", True) or args.model.get("observation", "paper") != "paper"):
+            raise ValueError("leaf_value needs a network with a value head that reads the paper's 277 numbers "
+                             "(the search's leaves give those)")
+
+
+@dataclass
+class CurriculumArgs(Flags):
+    """Who sits in the other seats of the training games (:mod:`agents.curriculum`)."""
+
+    curriculum: str = _arg("self", "self, checkpoint, osfp, fixed:smart, fixed:greedy, fixed:random or mixed")
+    snapshot_every: int = _arg(50, "checkpoint and osfp curricula: snapshot the policy every this many batches", least=1)
+    pool_size: int = _arg(20, "checkpoint and osfp curricula: keep the newest this many snapshots", least=1)
+    snapshot_current_prob: float = _arg(
+        0.5, "checkpoint curriculum: chance an opponent seat plays the current policy", within=(0.0, 1.0)
+    )
     mixed_self_prob: float = _arg(
         0.5,
         "mixed curriculum: chance a game is current-policy self-play; "
         "otherwise three copies of Smart, Greedy or Random (uniform)",
+        within=(0.0, 1.0),
     )
-    eval_every: int = _arg(100, "evaluate every this many batches (0: only at the start and the end)")
-    eval_games: int = _arg(200, "games per opponent at each evaluation")
+
+    @staticmethod
+    def check(args: TrainArgs) -> None:
+        if args.curriculum not in CURRICULA:
+            raise ValueError(f"curriculum must be one of {', '.join(CURRICULA)}; got {args.curriculum!r}")
+
+
+@dataclass
+class EvalArgs(Flags):
+    """The evaluations along the run (``metrics.csv``)."""
+
+    eval_every: int = _arg(100, "evaluate every this many batches (0: only at the start and the end)", least=0)
+    eval_games: int = _arg(200, "games per opponent at each evaluation", least=1)
     eval_opponents: list = _arg(
         ["random", "greedy", "smart"],
         "opponent classes to evaluate against (comma separated): random, greedy, smart, and under his rules "
         "charlesworth:PATH, three copies of Charlesworth's network (his parameter file) in a duplicate duel of "
         "eval_games / 4 deals, each played four times",
     )
-    eval_seed: int = _arg(12345, "evaluation seed (the same deals at every evaluation)")
+    eval_seed: int = _arg(12345, "evaluation seed (the same deals at every evaluation)", least=0)
     eval_deterministic: bool = _arg(False, "evaluate the argmax policy instead of sampling")
-    checkpoint_every: int = _arg(100, "write the checkpoint every this many batches (and at the end)")
+
+    @staticmethod
+    def check(args: TrainArgs) -> None:
+        for opponent in args.eval_opponents:
+            check_eval_opponent(opponent, args.rules)
+        logged = [eval_opponent_name(opponent) for opponent in args.eval_opponents]
+        if len(set(logged)) != len(logged):
+            raise ValueError(f"eval_opponents must name each opponent once (they are logged by name: "
+                             f"{', '.join(logged)}); got {', '.join(args.eval_opponents)}")
+
+
+@dataclass
+class RunArgs(Flags):
+    """Where and how the run runs: its folder and checkpoints, the processes and threads, the env that
+    plays the games, the learner's device, the logs and the budget."""
+
+    out: str = _arg("runs/ppo", "run folder (checkpoint, model, logs, plot)")
+    checkpoint_every: int = _arg(100, "write the checkpoint every this many batches (and at the end)", least=0)
     keep_models_every: int = _arg(
         0, "also keep the policy every this many batches as OUT/models/model_BATCH.pt, for `big2 average` (weight "
-        "averaging of the run's snapshots; the checkpoint is written with each; 0: none)"
+        "averaging of the run's snapshots; the checkpoint is written with each; 0: none)",
+        least=0,
     )
     checkpoint_minutes: float = _arg(
-        2.0, "also write the checkpoint whenever this many minutes have passed since the last one (0: by batches only)"
+        2.0, "also write the checkpoint whenever this many minutes have passed since the last one (0: by batches only)",
+        within=(0.0, 1e6),
     )
     threads: int = _arg(
         0, "torch threads per process (0: every free core, less those other programs keep busy; always capped at the "
-        "cores this process may use and shared out among --workers)"
+        "cores this process may use and shared out among --workers)",
+        least=0,
     )
     workers: int = _arg(
         2,
         "processes that share each batch's games (every algorithm and curriculum) and, for PPO with --backend process, "
         "each minibatch's gradient (1: the trainer alone). --backend process caps it at the free cores; "
         "2 trains about 1.25x faster than 1 on 2 cores",
+        least=1,
     )
     env: str = _arg(
         "auto",
@@ -567,23 +712,46 @@ class TrainArgs:
     stop_after: int = _arg(
         0, "stop after this many batches in all, as if interrupted (0: run to --batches); --resume keeps the run's "
         "--stop-after unless it is given again",
+        least=0,
     )
-    teacher: str = _arg("search:64", "distill: the agent whose moves are learned (any agent spec: search:N, smart, a model)")
-    replay: int = _arg(1, "distill: each update learns from this batch and the REPLAY-1 before it (kept in memory)")
-    soft_targets: float = _arg(
-        0.0, "distill: 0 learns the teacher's choice; T > 0 learns softmax(the search teacher's candidate means / T), T in points"
-    )
-    leaf_value: float = _arg(
-        0.0, "exit: the search teacher also judges its leaves by the network's value head with this weight against its "
-        "rollouts (0: the network is its prior only; 1: the value replaces the rollouts)"
-    )
-    init: str = _arg(
-        "", "start from this model file's weights (a model.pt, a run folder such as a distill run, or a shipped network: "
-        "pretrained-default-recipe for the default design, pretrained with --preset charlesworth); same --model"
-    )
-    model: dict = _arg(
-        {}, "NetworkConfig fields that differ from the defaults (FIELD=VALUE, e.g. design=plus, observation=extended)"
-    )
+
+    @staticmethod
+    def check(args: TrainArgs) -> None:
+        check_device(args.device)
+        if args.env not in ENVS:
+            raise ValueError(f"env must be one of {', '.join(ENVS)}; got {args.env!r}")
+        if args.env == "vector":
+            if args.algo in DISTILLING or args.curriculum != "self":
+                raise ValueError("--env vector plays current-policy self-play: it needs --curriculum self and no distill")
+            if args.model.get("observation", "paper") == "extended":
+                raise ValueError("--env vector gives the paper's 277 numbers or Charlesworth's 412: it cannot train model "
+                                 "observation=extended")
+        his_view = args.model.get("observation", "paper") == "charlesworth"
+        if his_view and args.algo not in DISTILLING and args.env_in_use() != "vector":
+            raise ValueError("model observation=charlesworth (his 412 numbers) is computed by the compiled vector env "
+                             "(or, for distill and exit, from the teacher's games): train it with --env vector (or auto) "
+                             "and --curriculum self")
+        if args.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {args.backend!r}")
+        address = args.ray_address
+        if address is not None and (args.backend != "ray" or not isinstance(address, str) or not address):
+            raise ValueError(f"ray_address applies to --backend ray only and must be an address string; got {address!r}")
+
+
+@dataclass
+class TrainArgs(RunArgs, EvalArgs, CurriculumArgs, DistillArgs, ValueArgs, PPOArgs, CommonArgs):
+    """Arguments of a training run; every field is also a ``big2 train`` flag (``--games-per-batch``, ...).
+
+    Its fields are those every algorithm reads (:class:`CommonArgs`) and one group for each
+    algorithm and concern (:data:`FLAG_GROUPS`: PPO's, the value learners', distill's, the
+    curriculum's, the evaluation's, the run's), each a dataclass with the checks between its fields
+    and the run's. They are one flat namespace, as the command line and a run folder's saved
+    arguments give them.
+
+    Fields that define the experiment (algorithm, curriculum, hyperparameters,
+    seed, rules, model) must stay the same on ``resume``; the others
+    (:data:`RESUME_MUTABLE`: budget, logging, evaluation, threads, workers) may change.
+    """
 
     @classmethod
     def from_preset(cls, preset: str, **fields: Any) -> "TrainArgs":
@@ -700,102 +868,20 @@ class TrainArgs:
 
     def validate(self) -> "TrainArgs":
         """Check every field (type and range); ``ValueError`` naming the field, the value and what is allowed."""
-        if self.preset not in PRESETS:
-            raise ValueError(f"preset must be one of {', '.join(PRESETS)}; got {self.preset!r}")
-        if self.preset == "charlesworth" and not self.model:  # built directly: his plain-default fields never applied
-            raise ValueError(
-                "TrainArgs(preset='charlesworth') applies only the fields left at None; his rules, network and cadence "
-                "were not set (model is empty). Build it with TrainArgs.from_preset('charlesworth', FIELD=VALUE, ...), "
-                "as big2 train --preset charlesworth does"
-            )
-        if self.algo not in ALGOS:
-            raise ValueError(f"algo must be one of {', '.join(ALGOS)}; got {self.algo!r}")
-        if self.curriculum not in CURRICULA:
-            raise ValueError(f"curriculum must be one of {', '.join(CURRICULA)}; got {self.curriculum!r}")
-        if self.algo in DISTILLING and self.curriculum != "self":
-            raise ValueError(
-                f"{self.algo} plays the --teacher in all four seats: --curriculum does not apply (got {self.curriculum!r})"
-            )
-        if not isinstance(self.teacher, str) or not self.teacher:
-            raise ValueError(f"teacher must be an agent spec such as search:64 or smart; got {self.teacher!r}")
-        if not isinstance(self.init, str):
-            raise ValueError(f"init must be a model file or run folder path (or empty); got {self.init!r}")
-        Rules.preset(self.rules)
-        for name, (low, high, low_open) in FLOAT_RANGES.items():
-            value = getattr(self, name)
-            if value is None and name in ALGO_DEFAULTS["ppo"]:
-                continue  # the algorithm's default
-            _check_float(name, value, low, high, low_open)
-        positive = ("batches", "games_per_batch", "epochs", "minibatch", "eval_games", "workers", "pool_size",
-                    "snapshot_every", "target_sync", "replay")
-        for name in positive:
-            value = getattr(self, name)
-            if value is None and name in ("games_per_batch", "epochs", "minibatch"):
-                continue  # the algorithm's default
-            if not is_int(value, 1, numpy=False):
-                raise ValueError(f"{name} must be a positive int; got {value!r}")
-        for name in ("eval_every", "checkpoint_every", "keep_models_every", "stop_after", "seed", "eval_seed", "threads"):
-            value = getattr(self, name)
-            if not is_int(value, 0, numpy=False):
-                raise ValueError(f"{name} must be a non-negative int; got {value!r}")
-        for opponent in self.eval_opponents:
-            check_eval_opponent(opponent, self.rules)
-        logged = [eval_opponent_name(opponent) for opponent in self.eval_opponents]
-        if len(set(logged)) != len(logged):
-            raise ValueError(f"eval_opponents must name each opponent once (they are logged by name: "
-                             f"{', '.join(logged)}); got {', '.join(self.eval_opponents)}")
-        check_device(self.device)
-        if self.env not in ENVS:
-            raise ValueError(f"env must be one of {', '.join(ENVS)}; got {self.env!r}")
-        if self.env == "vector":
-            if self.algo in DISTILLING or self.curriculum != "self":
-                raise ValueError("--env vector plays current-policy self-play: it needs --curriculum self and no distill")
-            if self.model.get("observation", "paper") == "extended":
-                raise ValueError("--env vector gives the paper's 277 numbers or Charlesworth's 412: it cannot train model "
-                                 "observation=extended")
-        his_view = self.model.get("observation", "paper") == "charlesworth"
-        if his_view and self.algo not in DISTILLING and self.env_in_use() != "vector":
-            raise ValueError("model observation=charlesworth (his 412 numbers) is computed by the compiled vector env "
-                             "(or, for distill and exit, from the teacher's games): train it with --env vector (or auto) "
-                             "and --curriculum self")
-        if self.lr_schedule not in LR_SCHEDULES:
-            raise ValueError(f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}; got {self.lr_schedule!r}")
-        if self.critic not in CRITICS:
-            raise ValueError(f"critic must be one of {', '.join(CRITICS)}; got {self.critic!r}")
-        if self.critic == "full" and (self.algo != "ppo" or self.env_in_use() != "vector"):
-            raise ValueError("--critic full is PPO's on the compiled vector env (--algo ppo, --env vector or auto, "
-                             f"--curriculum self); got algo {self.algo!r} on env {self.env_in_use()!r}")
-        if not is_int(self.steps_per_batch, 0, numpy=False):
-            raise ValueError(f"steps_per_batch must be a non-negative int; got {self.steps_per_batch!r}")
-        if self.steps_per_batch and (self.algo != "ppo" or self.env_in_use() != "vector"):
-            raise ValueError("--steps-per-batch runs games on across batches in the compiled vector env: PPO with --env "
-                             f"vector (or auto) only; got algo {self.algo!r} on env {self.env_in_use()!r}")
-        if self.random_opponent_prob and not self.steps_per_batch:
-            raise ValueError("--random-opponent-prob seats Random players in the games of --steps-per-batch (his cadence "
-                             f"on the compiled vector env); got steps_per_batch {self.steps_per_batch!r}")
-        if not isinstance(self.clip_anneal, bool):
-            raise ValueError(f"clip_anneal must be True or False; got {self.clip_anneal!r}")
-        if self.algo not in DISTILLING and (self.replay != 1 or self.soft_targets != 0):
-            raise ValueError(
-                f"replay and soft_targets are distill's and exit's (learning a teacher's moves); algo {self.algo!r} takes neither"
-            )
-        if self.leaf_value and self.algo != "exit":
-            raise ValueError(
-                f"leaf_value is expert iteration's (--algo exit); algo {self.algo!r} has no search to give a value to"
-            )
-        if self.leaf_value and (not self.model.get("value_head", True) or self.model.get("observation", "paper") != "paper"):
-            raise ValueError("leaf_value needs a network with a value head that reads the paper's 277 numbers "
-                             "(the search's leaves give those)")
-        if self.backend not in BACKENDS:
-            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {self.backend!r}")
-        address = self.ray_address
-        if address is not None and (self.backend != "ray" or not isinstance(address, str) or not address):
-            raise ValueError(f"ray_address applies to --backend ray only and must be an address string; got {self.ray_address!r}")
+        CommonArgs.check(self)
+        check_bounds(self)
+        for group in FLAG_GROUPS:
+            group.check(self)
         self.network_config()
         return self
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+FLAG_GROUPS: tuple[type[Flags], ...] = (CurriculumArgs, DistillArgs, EvalArgs, RunArgs, PPOArgs, ValueArgs)
+"""The groups of :class:`TrainArgs`'s fields beside :class:`CommonArgs`, in the order :meth:`TrainArgs.validate`
+checks them (after the common fields and every field's bounds)."""
 
 
 def check_device(device: Any) -> str:

@@ -89,8 +89,8 @@ from big2_env.devtools.records import portable
 
 from .checkpoint import CHECKPOINT_KIND, CheckpointError, check_config, read_file, remove_stale_temporaries
 from .config import (
-    ALGO_DEFAULTS, EVAL_CLASSES, LEGACY_PPO, RESUME_MUTABLE, NetworkConfig, TrainArgs, args_from_mapping, duel_deals,
-    eval_opponent_name,
+    ALGO_DEFAULTS, DISTILLING, EVAL_CLASSES, LEGACY_PPO, RESUME_MUTABLE, VALUE_ALGOS, NetworkConfig, TrainArgs,
+    args_from_mapping, duel_deals, eval_opponent_name,
 )
 from .learners.ppo import ClipMonitor
 from .network import Big2Net, count_parameters
@@ -267,13 +267,11 @@ class _sigterm_as_interrupt:
 def _run(
     args: TrainArgs, out: Path, state: Mapping[str, Any] | None, threads: int, cores: int, wall_start: float
 ) -> TrainResult:
-    trainer = Trainer(args, cores)
+    saved = None if state is None else state.get("processes")  # absent in checkpoints written before it was recorded
+    # Value learners collected in one process before they shared self-play games with helpers:
+    # such a run continues exactly in one process, whatever --workers says.
+    trainer = Trainer(args, cores, single_process=saved == 1 and args.algo in VALUE_ALGOS)
     if state is not None:
-        saved = state.get("processes")  # absent in checkpoints written before it was recorded
-        if saved == 1 and trainer.value is not None:
-            # Value learners collected in one process before they shared self-play games with helpers:
-            # such a run continues exactly in one process, whatever --workers says.
-            trainer.processes = 1
         if saved is not None and saved != trainer.process_count and args.env != "vector":
             raise CheckpointError(
                 f"this run trained with {saved} process(es) per batch and would resume with {trainer.process_count} "
@@ -302,7 +300,8 @@ def _loop(
     per_bar = 1 if args.steps_per_batch else args.games_in_batch()  # a step-based batch ends no fixed number of games
     bar = Progress(args.batches * per_bar, start_batch * per_bar, args.progress, "batch" if args.steps_per_batch else "game")
     if start_batch == 0:
-        who = f"teacher {args.teacher} in all four seats" if trainer.distill else f"curriculum {trainer.curriculum.describe()}"
+        who = (f"teacher {args.teacher} in all four seats" if args.algo in DISTILLING
+               else f"curriculum {trainer.curriculum.describe()}")
         bar.write(
             f"big2 train: {args.algo}, {who}; "
             f"{count_parameters(trainer.model):,} parameters; "
@@ -356,7 +355,7 @@ def _loop(
         last_eval = {k: {"win_rate": r.win_rate, "mean_score": r.mean_score} for k, r in results.items()}
         bar.write(f"batch {trainer.batch}: " + ", ".join(summary))
 
-    monitor = ClipMonitor() if trainer.ppo is not None else None  # says when PPO's policy is not moving
+    monitor = ClipMonitor()  # says when PPO's policy is not moving (the clip fraction is PPO's)
     saved_batch = start_batch
     last_save = time.monotonic()
     unsaved: dict[str, Any] | None = None  # the state after the last finished batch, until it is on disk
@@ -384,16 +383,11 @@ def _loop(
                 for key in TRAIN_LOG_FIELDS[4:]:
                     if key in stats:
                         writer.add_scalar(f"train/{key}", stats[key], trainer.batch)
-            if monitor is not None and "clip_fraction" in stats:
+            if "clip_fraction" in stats:
                 warning = monitor.update(stats["clip_fraction"], trainer.lr)
                 if warning:
                     bar.write(warning)
-            if trainer.ppo:
-                shown = {"ent": f"{stats.get('entropy', float('nan')):.3f}", "kl": f"{stats.get('approx_kl', float('nan')):.4f}"}
-            elif trainer.distill:
-                shown = {"acc": f"{stats.get('accuracy', float('nan')):.3f}"}
-            else:
-                shown = {"eps": f"{trainer.epsilon:.3f}"}
+            shown = trainer.learner.progress(stats)
             if "wait_share" in stats:  # the share of the batch spent waiting on workers
                 shown["wait"] = f"{stats['wait_share']:.0%}"
             bar.update(per_bar, {"dec/s": f"{stats['decisions_per_s']:.0f}"} | shown)

@@ -1,12 +1,12 @@
 """The training state and one batch of it: :class:`Trainer` (the loop is :mod:`agents.train`).
 
-A trainer holds the network (the CPU actor and, on a GPU, the learner), the optimiser, the
-random streams and the curriculum. :meth:`Trainer.train_batch` collects one batch of games
-from the collector that fits the run (collection lives in its own modules:
-:mod:`agents.collect.vector`, the compiled vector env; :mod:`agents.collect.rollout`, the Python
-engine; :mod:`agents.learners.processes`, helper processes; :mod:`agents.collect.ray_workers`, Ray actors;
-:mod:`agents.learners.distill`, a search teacher's games) and runs the learner's update
-(:mod:`agents.learners`). It also evaluates, and gives and takes its whole state for the
+A trainer holds what every algorithm shares: the network (the CPU actor and, on a GPU, the
+learner), the optimiser, the random streams and the curriculum. At start-up it picks the run's
+learner (:data:`agents.learners.registry.LEARNERS`: the algorithm's update step and schedules) and
+its collector (:meth:`Trainer.make_collector`: the compiled vector env, the Python engine, rollout
+workers, or a teacher's games, each a :class:`agents.collect.base.Collector`).
+:meth:`Trainer.train_batch` draws a batch's deals and seats, has the collector play them and the
+learner learn from them. It also evaluates, and gives and takes its whole state for the
 checkpoints. :func:`process_layout` and :func:`idle_cores` decide processes and threads.
 """
 
@@ -17,37 +17,36 @@ import multiprocessing
 import os
 import random
 import time
-from collections import deque
 from copy import deepcopy
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 import torch
 
-from big2_env.engine.game import Game
 from big2_env.engine.rules import Rules
 
 from .checkpoint import CHECKPOINT_KIND, FORMAT_VERSION, atomic_save, check_config, policy_info, weights_payload
-from .collect.parallel import RolloutPool, parallel_plans
-from .learners.processes import TrainHelpers
-from .collect.rollout import Rollout, collect, concat_rollouts
-from .collect.vector import SteppedCollector, collect_vector
+from .collect.base import Batch, Collector, EngineCollector
+from .collect.parallel import PoolCollector, RolloutPool
+from .collect.rollout import Rollout
+from .collect.teachers import TeacherCollector, TeacherPool, check_teacher
+from .collect.vector import VectorCollector
 from .config import (
-    DISTILLING, EVAL_CLASSES, VALUE_ALGOS, NetworkConfig, TrainArgs, check_device, check_eval_opponent, duel_deals,
-    eval_opponent_name,
+    DISTILLING, EVAL_CLASSES, NetworkConfig, TrainArgs, check_device, check_eval_opponent, duel_deals, eval_opponent_name,
 )
 from .curriculum import make_curriculum
-from .learners.distill import NO_LEAF_VALUE, TeacherPool, distill_update, network_payload
-from .learners.ppo import entropy_at, linear_lr_at, lr_at, make_optimizer, ppo_update, probe_due
-from .learners.value import epsilon_at, value_update
+from .learners.ppo import PPOLearner, make_optimizer
+from .learners.processes import TrainHelpers
+from .learners.registry import LEARNERS
 from .network import Big2Net, count_parameters
 from .policy import NetworkPolicy
 
 CHECKPOINT_NAME = "checkpoint.pt"
 MODEL_NAME = "model.pt"
 MODELS_DIR = "models"  # OUT/models/model_BATCH.pt: the snapshots --keep-models-every keeps
+LEARNER_STATE = ("target_state", "critic_state", "critic_optimizer_state")
+"""The learners' parts of a checkpoint (``None`` where the run's learner has none)."""
 
 
 def free_cores() -> int:
@@ -110,65 +109,37 @@ def process_layout(workers: int, threads: int) -> tuple[int, int]:
 class Trainer:
     """The training state and loop (see the module docstring); :func:`train` drives it.
 
-    ``ppo`` (PPO's settings) or ``value`` (a value learner's) is set, the other ``None``;
-    ``target`` is the delayed network of SARSA and Q-learning (``None`` otherwise).
+    :attr:`learner` is the algorithm's (:data:`agents.learners.registry.LEARNERS`), :attr:`collector`
+    the one that plays the batches (:meth:`make_collector`), both chosen here once.
+    ``single_process`` collects in this process whatever ``workers`` says (a value learner's run
+    saved before they shared self-play games with helpers).
     """
 
-    def __init__(self, args: TrainArgs, cores: int | None = None) -> None:
+    def __init__(self, args: TrainArgs, cores: int | None = None, single_process: bool = False) -> None:
         args = args.validate().resolved()  # the defaults of the algorithm, preset and env made concrete
         self.args = args
         # the cores to share out: --threads, or (0) the idle cores, read once here unless the caller read them
         if cores is None:
             cores = args.threads if args.threads > 0 else idle_cores()
         self.rules = Rules.preset(args.rules)
-        self.ppo = args.ppo_config() if args.algo == "ppo" else None
-        self.distill = args.distill_config() if args.algo in DISTILLING else None
-        self.value = args.value_config() if args.algo in VALUE_ALGOS else None
         self.config = args.network_config()
         root = np.random.SeedSequence(args.seed)
         init_seq, game_seq, seat_seq, action_seq, shuffle_seq = root.spawn(5)
         random.seed(args.seed)
         np.random.seed(args.seed % 2**32)
         torch.manual_seed(int(init_seq.generate_state(1, np.uint64)[0] % 2**63))
+        self.game_rng = np.random.default_rng(game_seq)
+        self.action_rng = np.random.default_rng(action_seq)
+        self.shuffle_rng = np.random.default_rng(shuffle_seq)
         self.device = resolve_device(args.device)
         self.actor = Big2Net(self.config)  # acts in the rollouts, the helpers and evaluation: always on the CPU
         if args.init:
             self.actor.load_state_dict(initial_weights(args.init, self.config))
         self.model = self.actor if self.device.type == "cpu" else deepcopy(self.actor).to(self.device)  # the learner
-        self.target = deepcopy(self.model).eval() if self.value is not None and self.value.uses_target else None
         self.optimizer = make_optimizer(self.model, args.algo_default("lr"))
-        self.critic: Any = None  # --critic full: the value function that also reads the other hands (agents.critic)
-        self.critic_optimizer: torch.optim.Optimizer | None = None
-        if args.critic == "full":
-            from .critic import FullCritic
-
-            self.critic = FullCritic(self.actor.obs_size).to(self.device)
-            self.critic_optimizer = make_optimizer(self.critic, args.algo_default("lr"))
-        self._stepper: SteppedCollector | None = None  # --steps-per-batch: the games under way
-        self.game_rng = np.random.default_rng(game_seq)
-        self.action_rng = np.random.default_rng(action_seq)
-        self.shuffle_rng = np.random.default_rng(shuffle_seq)
-        if self.distill is not None:  # fail now, not in a worker at the first batch
-            from big2_env.evaluation.loading import load_agent
-
-            teacher = load_agent(args.teacher, self.rules, what="--teacher")
-            from big2_env.players.search import SearchPolicy
-
-            from .net_search import NetworkSearch
-
-            if isinstance(teacher, NetworkSearch) and args.leaf_value > 0:
-                raise ValueError(NO_LEAF_VALUE)
-            if not isinstance(teacher, (SearchPolicy, NetworkSearch)):
-                if args.algo == "exit":
-                    raise ValueError(
-                        f"--algo exit needs a search --teacher (search, search:N or search:0.1s, or search-net@N) to give "
-                        f"the network to; got {args.teacher!r}"
-                    )
-                if args.soft_targets > 0:
-                    raise ValueError(
-                        f"--soft-targets learns a search teacher's candidate means; --teacher {args.teacher!r} is not a search"
-                    )
-        self._replay: deque[Rollout] = deque(maxlen=args.replay)  # distill's recent batches (not checkpointed)
+        self.learner = LEARNERS[args.algo](self.model, self.optimizer, args, self.shuffle_rng)
+        if args.algo in DISTILLING:  # fail now, not in a worker at the first batch
+            check_teacher(args, self.rules)
         self.curriculum = make_curriculum(
             args.curriculum,
             seat_seq,
@@ -186,42 +157,46 @@ class Trainer:
             self.processes, self.process_threads = process_layout(args.workers, cores)
             if multiprocessing.current_process().daemon:  # e.g. a multiprocessing.Pool worker: it may not start helpers
                 self.processes = 1
+        if single_process:
+            self.processes = 1
         # while local workers wait for the next batch (they do unless they share PPO's gradient), the
         # learner's update may use every core this process may use, up to --threads
         self.update_threads = process_layout(1, cores)[1]
-        # "all": workers play every curriculum's games; "self": only all-current-policy games, as runs
-        # saved before that did (kept so that they resume exactly)
-        self.rollout_split = "all"
-        self._helpers: RolloutPool | None = None
-        self._teachers: TeacherPool | None = None
         self._vector_env: Any = None  # --env vector: the compiled vector env, made at the first batch
+        self.collector = self.make_collector()
         self.last_rollout: Rollout | None = None
         self.batch = 0
         self.games = 0
         self.decisions = 0
         self.elapsed_s = 0.0
-        self.lr = self.lr_at(0)
-        self.epsilon = self.epsilon_at(0)
+        self.lr = self.learner.lr_at(0)
+        self.epsilon = self.learner.epsilon_at(0)
 
-    def entropy_at(self, batch: int) -> float:
-        """PPO's entropy coefficient at ``batch``: ``entropy``, then (``entropy_anneal`` > 0) linear
-        to 0 over that last fraction of the planned batches."""
-        return entropy_at(batch, self.args.batches, self.args.entropy, self.args.entropy_anneal)
+    def make_collector(self) -> Collector:
+        """The collector of this run's batches: the compiled vector env (``--env vector``), the teacher's
+        games (distill, exit), rollout workers sharing the engine's games (more than one process), or
+        the engine in this process."""
+        args = self.args
+        skip_forced = not args.train_forced
+        if args.env == "vector":
+            return VectorCollector(self.vector_env, skip_forced, self.learner.record_hands, args.steps_per_batch,
+                                   args.random_opponent_prob)
+        if args.algo in DISTILLING:
+            return TeacherCollector(self.start_teachers, expert=args.algo == "exit")
+        if self.processes > 1:
+            return PoolCollector(self.start_workers, self.rules, skip_forced)
+        return EngineCollector(self.rules, skip_forced)
 
-    def lr_at(self, batch: int) -> float:
-        """PPO: warm-up and cosine decay (:func:`agents.learners.ppo.lr_at`); value learners: constant."""
-        schedule = self.ppo or self.distill
-        if schedule is None:
-            return self.args.algo_default("lr")
-        if self.args.lr_schedule == "linear":
-            return linear_lr_at(batch, self.args.batches, schedule.lr, schedule.min_lr_fraction)
-        return lr_at(batch, self.args.batches, schedule.lr, schedule.warmup_fraction, schedule.min_lr_fraction)
+    @property
+    def rollout_split(self) -> str:
+        """Which games the rollout workers share: ``"all"``, or ``"self"`` in runs saved before they
+        shared every curriculum's (see :class:`agents.collect.parallel.PoolCollector`)."""
+        return self.collector.split if isinstance(self.collector, PoolCollector) else "all"
 
-    def clip_at(self, batch: int) -> float:
-        """PPO's clip at ``batch``: ``clip``, or (``clip_anneal``) ``clip x (1 - batch / batches)`` as his."""
-        if not self.args.clip_anneal:
-            return self.args.clip
-        return self.args.clip * max(0.0, 1.0 - batch / max(1, self.args.batches))
+    @rollout_split.setter
+    def rollout_split(self, split: str) -> None:
+        if isinstance(self.collector, PoolCollector):
+            self.collector.split = split
 
     @property
     def process_count(self) -> int:
@@ -229,78 +204,36 @@ class Trainer:
         cores for the process backend (see :func:`process_layout`)."""
         return self.processes
 
-    def epsilon_at(self, batch: int) -> float | None:
-        """The value learners' exploration rate at ``batch`` (``None`` for PPO, which samples its policy)."""
-        if self.value is None:
-            return None
-        return epsilon_at(batch, self.args.batches, self.value.epsilon_start, self.value.epsilon_end)
-
     # ------------------------------------------------------------ one batch
     def train_batch(self) -> dict[str, float]:
         """Collect one batch of games and run the update; returns the batch's statistics."""
         args = self.args
-        self.lr = self.lr_at(self.batch)
-        self.epsilon = self.epsilon_at(self.batch)
-        for optimizer in (self.optimizer, self.critic_optimizer):
-            for group in optimizer.param_groups if optimizer is not None else ():
-                group["lr"] = self.lr
+        self.lr = self.learner.lr_at(self.batch)
+        self.epsilon = self.learner.epsilon_at(self.batch)
+        self.learner.set_lr(self.lr)
         start = time.perf_counter()
-        timing: dict[str, float] = {}
         seeds = self.game_rng.integers(0, 2**63, size=args.games_in_batch())
         plans = self.curriculum.plan(args.games_in_batch())
-        helpers = self.helpers()
-        skip_forced = not args.train_forced
         models = self.curriculum.models(self.actor)
-        if args.env == "vector" and args.steps_per_batch:
-            if self._stepper is None:
-                self._stepper = SteppedCollector(self.vector_env(), int(seeds[0]), args.random_opponent_prob)
-            rollout = self._stepper.collect(self.actor, self.action_rng, args.steps_per_batch, self.critic is not None)
-        elif args.env == "vector":
-            rollout = collect_vector(self.vector_env(), self.actor, self.action_rng, int(seeds[0]),
-                                     skip_forced=skip_forced, epsilon=self.epsilon, record_hands=self.critic is not None)
-        elif self.distill is not None:
-            prior = network_payload(self.actor) if self.args.algo == "exit" else None  # expert iteration
-            rollout = self.teachers().collect(seeds.tolist(), prior)
-            self._replay.append(rollout)
-        elif helpers is not None and (self.rollout_split == "all" or parallel_plans(plans)):
-            rollout = helpers.collect(self.rules, seeds, plans, models, self.action_rng, skip_forced, self.epsilon)
-            timing = helpers.last
-        else:
-            games = [Game(self.rules, seed=int(s)) for s in seeds]
-            rollout = collect(games, plans, models, self.action_rng, skip_forced=skip_forced, epsilon=self.epsilon)
-        if self.critic is not None:  # the advantages' baseline: the critic that sees every hand
-            assert rollout.hands is not None
-            rollout.critic_value = self.critic.values(rollout.obs, rollout.hands, rollout.seat)
+        rollout = self.collector.collect(Batch(seeds, plans, models, self.actor, self.action_rng, self.epsilon))
+        timing = self.collector.timing()
         collected = time.perf_counter()
         self.last_rollout = rollout  # what this batch played (benchmarks read it)
-        # helper processes add CPU gradients to PPO's (not Ray actors, nor with the learner on a GPU)
-        gradient_helpers = helpers if isinstance(helpers, TrainHelpers) and self.ppo and self.model is self.actor else None
+        gradients = self.gradient_helpers()
+        if isinstance(self.learner, PPOLearner):
+            self.learner.gradients = gradients
         rollout_threads = torch.get_num_threads()
-        if gradient_helpers is None and self.process_count > 1 and self.args.ray_address is None:
+        if gradients is None and self.process_count > 1 and self.args.ray_address is None:
             torch.set_num_threads(self.update_threads)  # the local workers are idle: the learner takes their cores
         try:
-            if self.ppo is not None:
-                config = replace(self.ppo, entropy_coef=self.entropy_at(self.batch), clip=self.clip_at(self.batch))
-                extra = {} if self.critic is None else {"critic": self.critic, "critic_optimizer": self.critic_optimizer}
-                probe = probe_due(self.decisions, self.decisions + rollout.decisions)
-                stats = ppo_update(self.model, self.optimizer, rollout, config, self.shuffle_rng, gradient_helpers,
-                                   probe=probe, **extra)
-                stats["entropy_coef"] = config.entropy_coef
-            elif self.distill is not None:
-                learned = concat_rollouts(list(self._replay))  # this batch and the replay - 1 before it
-                stats = distill_update(self.model, self.optimizer, learned, self.distill, self.shuffle_rng)
-            else:
-                assert self.value is not None and self.epsilon is not None
-                stats = value_update(self.model, self.optimizer, rollout, self.value, self.target, self.shuffle_rng)
-                stats["epsilon"] = self.epsilon
+            stats = self.learner.update(rollout, self.batch, self.decisions)
         finally:
             torch.set_num_threads(rollout_threads)
         done = time.perf_counter()
         _check_finite(self.model, stats, self.batch + 1, self.lr)
         self.sync_actor()
         self.batch += 1
-        if self.target is not None and self.value is not None and self.batch % self.value.target_sync == 0:
-            self.target.load_state_dict(self.model.state_dict())
+        self.learner.after_batch(self.batch)
         self.curriculum.after_batch(self.batch, self.actor)
         ended = rollout.ended if rollout.ended is not None else np.ones(len(rollout.turns), dtype=bool)
         self.games += int(ended.sum()) if rollout.ended is not None else args.games_in_batch()
@@ -324,21 +257,23 @@ class Trainer:
             )
         return stats
 
-    def helpers(self) -> RolloutPool | None:
-        """The rollout workers (started on first use) when more than one process shares the batch
-        (:attr:`process_count`), else ``None``: helper processes (:mod:`agents.learners.processes`, which also
-        share PPO's gradients) or Ray actors (:mod:`agents.collect.ray_workers`, ``backend="ray"``). They
-        play their share of every batch's games."""
-        if self.distill is not None or self.process_count <= 1 or self.args.env == "vector":
-            return None
-        if self._helpers is None:
-            if self.args.backend == "ray":
-                from .collect.ray_workers import RayWorkers
+    def gradient_helpers(self) -> TrainHelpers | None:
+        """The helper processes that share PPO's gradients: the collector's, when it collects with
+        helper processes (not Ray actors) and the learner is the CPU actor itself; else ``None``."""
+        pool = self.collector.pool if isinstance(self.collector, PoolCollector) else None
+        if isinstance(pool, TrainHelpers) and isinstance(self.learner, PPOLearner) and self.model is self.actor:
+            return pool
+        return None
 
-                self._helpers = RayWorkers(self.actor, self.processes - 1, self.process_threads, self.args.ray_address)
-            else:
-                self._helpers = TrainHelpers(self.actor, self.processes - 1, threads=self.process_threads)
-        return self._helpers
+    def start_workers(self) -> RolloutPool:
+        """The rollout workers of :class:`~agents.collect.parallel.PoolCollector`: helper processes
+        (:mod:`agents.learners.processes`, which also share PPO's gradients) or Ray actors
+        (:mod:`agents.collect.ray_workers`, ``backend="ray"``), ``processes - 1`` of them."""
+        if self.args.backend == "ray":
+            from .collect.ray_workers import RayWorkers
+
+            return RayWorkers(self.actor, self.processes - 1, self.process_threads, self.args.ray_address)
+        return TrainHelpers(self.actor, self.processes - 1, threads=self.process_threads)
 
     def vector_env(self) -> Any:
         """The compiled vector env of ``--env vector`` (``games_per_batch`` games, one thread per free core)."""
@@ -356,31 +291,23 @@ class Trainer:
             self._vector_env = Big2VectorEnv(self.args.games_in_batch(), rules=self.rules, observation=view)
         return self._vector_env
 
-    def teachers(self) -> TeacherPool:
-        """distill's teacher games, spread over ``workers`` processes (started on first use)."""
-        if self._teachers is None:
-            assert self.distill is not None  # teachers play for distill and exit only
-            self._teachers = TeacherPool(
-                self.processes, self.rules, self.args.teacher, self.config.observation, self.args.backend,
-                self.args.ray_address,
-                self.args.leaf_value, 1.0 / self.distill.reward_scale,  # the value head learns score x reward_scale
-            )
-        return self._teachers
+    def start_teachers(self) -> TeacherPool:
+        """distill's teacher games, spread over ``workers`` processes."""
+        return TeacherPool(
+            self.processes, self.rules, self.args.teacher, self.config.observation, self.args.backend,
+            self.args.ray_address,
+            self.args.leaf_value, 1.0 / self.args.algo_default("reward_scale"),  # the value head learns score x reward_scale
+        )
 
     def close(self) -> None:
-        """Stop the helper processes, if any (the trainer stays usable: they restart on demand)."""
-        if self._helpers is not None:
-            self._helpers.close()
-            self._helpers = None
-        if self._teachers is not None:
-            self._teachers.close()
-            self._teachers = None
+        """Stop the collector's processes, if any (the trainer stays usable: they restart on demand)."""
+        self.collector.close()
 
     # ------------------------------------------------------------ evaluation
     def evaluate(self, opponents: list[str], n_games: int, seed: int, deterministic: bool) -> dict[str, Any]:
         from big2_env.evaluation.versus import evaluate
 
-        greedy = deterministic or self.ppo is None  # the value learners and distill play their argmax, as from a file
+        greedy = deterministic or not self.learner.samples  # the value learners and distill play their argmax, as from a file
         policy = NetworkPolicy(self.actor, deterministic=greedy, rules=self.rules, name=self.args.algo)
         results = {}
         for opponent in opponents:
@@ -419,11 +346,8 @@ class Trainer:
                 "shuffle": self.shuffle_rng.bit_generator.state,
             },
             "curriculum": self.curriculum.state_dict(),
-            "target_state": (
-                None if self.target is None else {k: v.detach().clone() for k, v in self.target.state_dict().items()}
-            ),
-            "critic_state": None if self.critic is None else {k: v.detach().clone() for k, v in self.critic.state_dict().items()},
-            "critic_optimizer_state": None if self.critic_optimizer is None else self.critic_optimizer.state_dict(),
+            **{key: None for key in LEARNER_STATE},
+            **self.learner.state_dict(),
             "processes": self.process_count,
             "rollout_split": self.rollout_split,
             "info": {"parameters": count_parameters(self.model), "torch": str(torch.__version__)},
@@ -434,7 +358,7 @@ class Trainer:
         optimiser's moment tensors), so that it can be saved after training has moved on."""
         state = self.state_dict()
         state["optimizer_state"] = deepcopy(state["optimizer_state"])
-        state["critic_optimizer_state"] = deepcopy(state["critic_optimizer_state"])
+        state["critic_optimizer_state"] = deepcopy(state["critic_optimizer_state"])  # PPO's full critic
         return state
 
     def sync_actor(self) -> None:
@@ -463,11 +387,7 @@ class Trainer:
         self.shuffle_rng.bit_generator.state = rng["shuffle"]
         self.curriculum.load_state_dict(state["curriculum"])
         self.rollout_split = str(state.get("rollout_split", "self"))
-        if self.target is not None:
-            self.target.load_state_dict(state["target_state"])
-        if self.critic is not None and self.critic_optimizer is not None:
-            self.critic.load_state_dict(state["critic_state"])
-            self.critic_optimizer.load_state_dict(state["critic_optimizer_state"])
+        self.learner.load_state_dict(state)
 
     def save(self, out: Path, state: Mapping[str, Any] | None = None) -> None:
         """Write ``model.pt`` and then ``checkpoint.pt`` (each atomically) from ``state``

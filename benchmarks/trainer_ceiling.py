@@ -40,7 +40,7 @@ import numpy as np
 import torch
 
 from agents.config import TrainArgs
-from agents.learners.ppo import UpdateData, minibatches
+from agents.learners.ppo import PPOLearner, UpdateData, minibatches
 from agents.collect.rollout import Rollout, candidate_rows
 from agents.train import Trainer, free_cores
 
@@ -55,8 +55,8 @@ def ceiling_rate(trainer: Trainer, rollout: Rollout, steps: int, rng: np.random.
     """Trained decisions per second through the learner's forward, loss, backward and Adam step
     alone, on ``steps`` minibatches of the run's size drawn from ``rollout``."""
     model, optimizer = trainer.model, trainer.optimizer
-    config = trainer.ppo
-    assert config is not None
+    assert isinstance(trainer.learner, PPOLearner)
+    config = trainer.learner.config
     data = UpdateData.from_rollout(rollout, config)
     inputs: list[tuple[Any, ...]] = []
     for index in minibatches(len(rollout), 1, config.minibatch, rng):
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             ceilings.append(ceiling_rate(trainer, rollout, options.steps, rng))
         if reference is not None:
             reference.close()
-    epochs = trainer.ppo.epochs if trainer.ppo else 1
+    epochs = trainer.learner.config.epochs if isinstance(trainer.learner, PPOLearner) else 1
     share = statistics.median(shares)
     forward_backward = statistics.median(ceilings)
     ceiling = forward_backward / (epochs * share)

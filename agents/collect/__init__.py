@@ -3,11 +3,17 @@ May import: torch, big2_env (ray: only agents.collect.ray_workers), and agents' 
 modules; never agents.learners, agents.trainer or agents.train (``python -m big2_env.devtools.imports`` checks the
 layers, :data:`big2_env.devtools.imports.AGENT_LAYERS`). Collectors only collect: the learners import them
 (:class:`~agents.collect.rollout.Rollout` they train on; :mod:`agents.learners.processes` runs the rollout workers in
-the helper processes that also share PPO's gradients; distill starts Ray through :mod:`~agents.collect.ray_workers`).
+the helper processes that also share PPO's gradients).
 
-Modules: :mod:`~agents.collect.vector` (self-play on the compiled vector env, the network batched over every game on
+Every collector is a :class:`~agents.collect.base.Collector` (:mod:`~agents.collect.base`): it plays the trainer's
+:class:`~agents.collect.base.Batch` and returns a :class:`~agents.collect.rollout.Rollout`; the trainer picks one at
+start-up.
+
+Modules: :mod:`~agents.collect.base` (the protocol and the engine's collector in this process),
+:mod:`~agents.collect.vector` (self-play on the compiled vector env, the network batched over every game on
 move: the default), :mod:`~agents.collect.rollout` (games on the Python engine stepped together, one forward pass per
 step, and the :class:`~agents.collect.rollout.Rollout` every collector returns), :mod:`~agents.collect.parallel`
-(rollout workers, and the pool that splits a batch's games between them) and :mod:`~agents.collect.ray_workers` (the same
-rollout workers as Ray actors).
+(rollout workers, and the pool that splits a batch's games between them), :mod:`~agents.collect.ray_workers` (the same
+rollout workers as Ray actors) and :mod:`~agents.collect.teachers` (a teacher's games, for distill and expert iteration,
+in processes or Ray tasks).
 """

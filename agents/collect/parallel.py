@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -25,10 +25,11 @@ from big2_env.engine.rules import Rules
 
 from ..curriculum import CURRENT
 from ..network import Big2Net
+from .base import Batch, Collector, EngineCollector
 from .rollout import ModelSeat, PolicySeat, Rollout, SeatPlan, collect, concat_rollouts
 
-__all__ = ["CollectRequest", "MissingSnapshots", "RolloutPool", "RolloutWorker", "numpy_weights", "parallel_plans",
-           "snapshot_keys"]
+__all__ = ["CollectRequest", "MissingSnapshots", "PoolCollector", "RolloutPool", "RolloutWorker", "numpy_weights",
+           "parallel_plans", "snapshot_keys"]
 
 
 def parallel_plans(plans: Sequence[SeatPlan]) -> bool:
@@ -189,3 +190,43 @@ class RolloutPool:
         merged = concat_rollouts(rollouts)
         merged.seat_plans = list(plans)
         return merged
+
+
+class PoolCollector(Collector):
+    """The trainer's collector with rollout workers: each batch's games shared between this process
+    and a :class:`RolloutPool` (``start`` starts it, at the first batch: helper processes or Ray actors).
+
+    ``split`` ``"all"``: the workers share every curriculum's games; ``"self"``: only batches of
+    all-current-policy games (:func:`parallel_plans`), the others played here on the engine, as runs
+    saved before the workers played every curriculum did (kept so that they resume exactly).
+    """
+
+    def __init__(self, start: Callable[[], RolloutPool], rules: Rules, skip_forced: bool, split: str = "all") -> None:
+        self.start, self.rules, self.skip_forced, self.split = start, rules, skip_forced, split
+        self.engine = EngineCollector(rules, skip_forced)
+        self.pool: RolloutPool | None = None
+        self._timing: dict[str, float] = {}
+
+    def workers(self) -> RolloutPool:
+        """The pool, started on first use."""
+        if self.pool is None:
+            self.pool = self.start()
+        return self.pool
+
+    def collect(self, batch: Batch) -> Rollout:
+        pool = self.workers()  # started at the first batch whichever plays it
+        self._timing = {}
+        if self.split != "all" and not parallel_plans(batch.plans):
+            return self.engine.collect(batch)
+        rollout = pool.collect(self.rules, batch.seeds, batch.plans, batch.models, batch.rng, self.skip_forced,
+                               batch.epsilon)
+        self._timing = pool.last
+        return rollout
+
+    def timing(self) -> dict[str, float]:
+        return self._timing
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None

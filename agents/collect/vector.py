@@ -16,12 +16,15 @@ collectors play different deals, each reproducibly.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from big2_env.envs.vector import Big2VectorEnv
 
 from ..network import Big2Net
 from ..policy import choose, score_numpy
+from .base import Batch, Collector
 from .rollout import Rollout, _Recorder, candidate_rows, concat_rollouts, select_rows
 
 
@@ -206,3 +209,29 @@ class SteppedCollector:
         held.cut = np.zeros(len(held), dtype=bool)
         self.held = held
         return rollout
+
+
+class VectorCollector(Collector):
+    """The trainer's collector on the compiled vector env (``--env vector``): each batch a fresh set of
+    games played to the end (:func:`collect_vector`, seeded with the batch's first seed), or, with
+    ``steps`` > 0, the :class:`SteppedCollector`'s games stepped ``steps`` decisions each (it is
+    started at the first batch, with that batch's first seed).
+
+    ``make_env`` gives the env (made at the first batch: it sets the compiled core's threads);
+    ``record_hands`` records every seat's hand (PPO's full critic reads them).
+    """
+
+    def __init__(self, make_env: Callable[[], Big2VectorEnv], skip_forced: bool, record_hands: bool = False,
+                 steps: int = 0, random_prob: float = 0.0) -> None:
+        self.make_env, self.skip_forced, self.record_hands = make_env, skip_forced, record_hands
+        self.steps, self.random_prob = steps, random_prob
+        self.stepper: SteppedCollector | None = None
+
+    def collect(self, batch: Batch) -> Rollout:
+        seed = int(batch.seeds[0])
+        if not self.steps:
+            return collect_vector(self.make_env(), batch.actor, batch.rng, seed, skip_forced=self.skip_forced,
+                                  epsilon=batch.epsilon, record_hands=self.record_hands)
+        if self.stepper is None:
+            self.stepper = SteppedCollector(self.make_env(), seed, self.random_prob)
+        return self.stepper.collect(batch.actor, batch.rng, self.steps, self.record_hands)

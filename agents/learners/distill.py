@@ -4,17 +4,12 @@ The search agent (:mod:`big2_env.players.search`) plays far better than any netw
 costs a tenth of a second a move. Distillation turns its play into a network that
 decides in one forward pass:
 
-1. **Teacher games** (:func:`teacher_rollout`): each batch, ``games_per_batch`` games
-   with the teacher (``--teacher``, any agent spec; default ``search:64``) in all four
-   seats. Every decision with more than one legal action is recorded: the observation
-   the network reads (277 numbers, the 315 of the extended observation, or Charlesworth's 412), the
-   candidates' features, the teacher's choice and, once the game ends, that seat's final
-   score. Each game is played by a teacher seeded with the game's seed, so the data do
-   not depend on how the games are spread over processes.
-2. **Spread over processes** (:class:`TeacherPool`): the games of a batch are cut into
-   consecutive chunks played by ``workers`` processes (started with forkserver/spawn,
-   never by forking a running torch), or by Ray tasks (``--backend ray``), gathered in order.
-3. **The update** (:func:`distill_update`): ``epochs`` passes of shuffled minibatches
+1. **Teacher games** (:mod:`agents.collect.teachers`, the run's collector): each batch,
+   ``games_per_batch`` games with the teacher (``--teacher``, any agent spec; default
+   ``search:64``) in all four seats, every decision with more than one legal action recorded
+   (the teacher's choice, what the network reads, the seat's final score), spread over ``workers``
+   processes or Ray tasks.
+2. **The update** (:func:`distill_update`): ``epochs`` passes of shuffled minibatches
    over the batch's decisions, minimising the cross-entropy between the network's
    softmax over the legal candidates and the teacher's choice, plus ``value_coef`` x the
    squared error of the value head against the final score x ``reward_scale`` (a Monte
@@ -26,7 +21,7 @@ every batch's teacher search ranks its candidates by the network being trained (
 the network, the better the search's candidate list and the next targets. With the search over
 a network as the teacher (``--teacher search-net``, :mod:`agents.net_search`), the network being
 trained is the search's whole blueprint: its candidates, its beliefs and every move of its rollouts. The network is
-sent to the teacher processes each batch as plain arrays (:func:`network_payload`).
+sent to the teacher processes each batch as plain arrays (:func:`agents.collect.teachers.network_payload`).
 ``--leaf-value W`` makes it the search's leaf value too (AlphaGo's mix): each deal is played
 after each candidate until the searcher is next on move, and there the network's value head
 judges the position, weighing ``W`` against the rollout's final score (1: no rollouts).
@@ -50,241 +45,19 @@ Example::
 
 from __future__ import annotations
 
-import multiprocessing
-from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Any, Sequence
+from collections import deque
+from typing import Mapping
 
 import numpy as np
 import torch
 
-from big2_env.observations.decision import Decision
-from big2_env.evaluation.workers import worker_pool
-from big2_env.observations.decision import PolicyObservation
-from big2_env.players.base import policy_actions
-from big2_env.observations.extended import EXTENDED_SIZE
-from big2_env.players.charlesworth import INPUT_SIZE as CHARLESWORTH_SIZE, observation_input
-from big2_env.engine.game import NUM_PLAYERS, Game
-from big2_env.engine.rules import Rules
+from ..config import DistillConfig, TrainArgs
+from ..network import Big2Net
+from .base import Learner
+from .ppo import attach_flat_grad, candidate_keys, minibatches, scheduled_lr
+from ..collect.rollout import Rollout, concat_rollouts
 
-from ..config import DistillConfig, NetworkConfig
-from ..network import OBS_SIZE, Big2Net
-from .ppo import attach_flat_grad, candidate_keys, minibatches
-from ..collect.rollout import Rollout, _Recorder, concat_rollouts
-
-__all__ = ["NO_LEAF_VALUE", "OBSERVATIONS", "Payload", "TeacherPool", "distill_update", "network_payload",
-           "payload_network", "soft_targets", "teacher_observation", "teacher_rollout"]
-
-OBSERVATIONS = {"paper": OBS_SIZE, "extended": EXTENDED_SIZE, "charlesworth": CHARLESWORTH_SIZE}
-"""The views a teacher's games are recorded in (a network's ``NetworkConfig.observation``), and their widths."""
-NO_LEAF_VALUE = "--leaf-value is the search's (search:N); search-net plays every rollout to the end with the network"
-"""The refusal of a leaf value for search-net, by the trainer at start and by a teacher process alike."""
-
-
-Payload = tuple[dict, dict[str, np.ndarray]]
-"""A network as plain data, for a teacher in another process: its config dict and its weights."""
-
-
-def network_payload(model: Big2Net) -> Payload:
-    """``model`` as :data:`Payload` (numpy copies of its weights): what ``--algo exit`` sends its
-    teacher games each batch, so that the search's prior is the network as it is now."""
-    return model.config.to_dict(), {name: t.detach().cpu().numpy().copy() for name, t in model.state_dict().items()}
-
-
-def payload_network(payload: Payload) -> Big2Net:
-    """The :class:`~agents.network.Big2Net` of a :data:`Payload`, in eval mode."""
-    config, weights = payload
-    model = Big2Net(NetworkConfig.from_dict(config))
-    model.load_state_dict({name: torch.from_numpy(array) for name, array in weights.items()})
-    return model.eval()
-
-
-def _bad_observation(observation: str) -> ValueError:
-    """The error for an ``observation`` that is not a key of :data:`OBSERVATIONS`."""
-    return ValueError(f"observation must be one of {', '.join(OBSERVATIONS)}; got {observation!r}")
-
-
-def teacher_observation(decision: Decision, observation: str) -> np.ndarray:
-    """What a network of ``observation`` (a key of :data:`OBSERVATIONS`) reads at ``decision``.
-
-    >>> from big2_env import Game, Rules
-    >>> decision = Decision(Game(Rules(), seed=0))
-    >>> [teacher_observation(decision, view).shape for view in OBSERVATIONS]
-    [(277,), (315,), (412,)]
-    """
-    if observation == "paper":
-        return decision.observation
-    if observation == "extended":
-        return decision.extended_observation
-    if observation == "charlesworth":
-        return observation_input(PolicyObservation(decision, extended=True))
-    raise _bad_observation(observation)
-
-
-def _give_network(policy: Any, teacher: str, rules: Rules, prior: Payload, leaf_value: float, value_scale: float) -> None:
-    """Make the network of ``prior`` the search teacher's: a search's prior (and, with ``leaf_value``, its leaf value),
-    or the blueprint of a search over a network."""
-    from big2_env.players.search import SearchPolicy
-
-    from ..net_search import NetworkSearch
-    from ..policy import NetworkPolicy
-
-    if not isinstance(policy, (SearchPolicy, NetworkSearch)):
-        raise ValueError(f"a network prior needs a search teacher (search or search-net); got {teacher!r}")
-    if multiprocessing.parent_process() is not None:
-        torch.set_num_threads(1)  # a teacher process: one forward pass at a time, one core each
-    network = NetworkPolicy(payload_network(prior), deterministic=True, rules=rules)
-    if isinstance(policy, NetworkSearch):
-        if leaf_value > 0:
-            raise ValueError(NO_LEAF_VALUE)
-        policy.use_network(network)
-        return
-    policy.prior = network
-    if leaf_value > 0:
-        policy.set_value(policy.prior, leaf_value, value_scale)
-
-
-def teacher_rollout(
-    rules: Rules | str | dict, seeds: Sequence[int], teacher: str, observation: str = "paper",
-    prior: Payload | None = None, leaf_value: float = 0.0, value_scale: float = 13.0,
-) -> Rollout:
-    """Play one game per seed with ``teacher`` (an agent spec) in all four seats; record every
-    decision with more than one legal action (forced moves are played, not recorded).
-
-    The :class:`~agents.collect.rollout.Rollout`'s ``choice`` is the teacher's pick (its position in the
-    ascending legal list), ``obs`` what a network of ``observation`` reads (:func:`teacher_observation`:
-    277, 315 or 412 numbers); ``logp`` and ``value`` are 0 (no network played). For a search teacher
-    (``search`` or ``search-net``), ``candidate_values`` holds its mean final score of every candidate
-    (``last_stats["means"]``; NaN where it searched none), the soft targets' source; ``None`` for other teachers.
-
-    ``prior`` (expert iteration, ``--algo exit``): the search teacher ranks its candidates by
-    this network's probabilities (its ``prior``; it searches the network's ``prior_top``
-    favourites and pass) instead of by Smart's score; ``search-net`` takes it as its blueprint (its
-    candidates, beliefs and rollouts). ``leaf_value`` > 0 (``search`` only): the same network's
-    value head also judges the search's leaves, with this weight against the rollouts (the
-    search's ``value`` and ``value_weight``); ``value_scale`` turns the value head's output into
-    points (1 / the reward scale it learns with: 13 for distillation's default).
-    """
-    from big2_env.evaluation.loading import load_agent  # here: a worker process builds its own teacher
-    from big2_env.players.search import SearchPolicy
-
-    from ..net_search import NetworkSearch
-
-    if observation not in OBSERVATIONS:  # before any game is played
-        raise _bad_observation(observation)
-    rules = Rules.coerce(rules)
-    policy = load_agent(teacher, rules, what="--teacher")
-    if prior is not None:
-        _give_network(policy, teacher, rules, prior, leaf_value, value_scale)
-    elif leaf_value > 0:
-        raise ValueError("a leaf value comes with the network prior (expert iteration)")
-    recorder = _Recorder(OBSERVATIONS[observation])
-    n = len(seeds)
-    scores = np.zeros((n, NUM_PLAYERS), dtype=np.int64)
-    turns = np.zeros(n, dtype=np.int64)
-    winners = np.zeros(n, dtype=np.int64)
-    decisions = 0
-    searches = isinstance(policy, (SearchPolicy, NetworkSearch))
-    values: list[np.ndarray] | None = [] if searches else None  # its means, per decision
-    for g, seed in enumerate(seeds):
-        game = Game(rules, seed=int(seed))
-        if hasattr(policy, "seed"):
-            policy.seed(int(seed))
-        while game.winner is None:
-            decision = Decision(game)
-            decisions += 1
-            if len(decision.actions) == 1:
-                game._apply(decision.require_entry(int(decision.actions[0]), "the only legal action"))
-                continue
-            [action] = policy_actions(policy, [PolicyObservation(decision)])
-            entry = decision.require_entry(action, f"teacher {teacher!r}")
-            choice = int(np.searchsorted(decision.actions, int(action)))
-            obs = teacher_observation(decision, observation)
-            recorder.add(
-                obs[None], decision.features, decision.actions, np.array([len(decision.actions)]), np.array([choice]),
-                np.array([int(action)]), np.array([g]), np.array([decision.player]), np.array([game.turn]),
-                np.zeros(1), np.zeros(1),
-            )
-            if values is not None:
-                stats = policy.last_stats  # type: ignore[attr-defined]
-                means = {} if stats is None else stats["means"]  # search-net: None where it kept a lone candidate
-                values.append(np.array([means.get(int(a), np.nan) for a in decision.actions], dtype=np.float32))
-            game._apply(entry)
-        scores[g], turns[g], winners[g] = game.scores(), game.turn, game.winner
-    rollout = recorder.build(scores, turns, winners, decisions, 0, [])
-    if values is not None:
-        rollout.candidate_values = np.concatenate(values) if values else np.zeros(0, np.float32)
-    return rollout
-
-
-class TeacherPool:
-    """Teacher games spread over ``processes`` worker processes (1: played in this process).
-
-    :meth:`collect` cuts the seeds into ``4 x processes`` consecutive chunks, plays them in
-    the workers and joins the results in seed order: the same seeds give the same
-    :class:`~agents.collect.rollout.Rollout` whatever the process count. :meth:`close` stops the
-    workers (also on errors: the trainer closes it in a ``finally``).
-    """
-
-    def __init__(
-        self, processes: int, rules: Rules, teacher: str, observation: str = "paper", backend: str = "process",
-        address: str | None = None,
-        leaf_value: float = 0.0, value_scale: float = 13.0,
-    ) -> None:
-        self.processes, self.rules, self.teacher, self.observation = processes, rules, teacher, observation
-        self.leaf_value, self.value_scale = float(leaf_value), float(value_scale)
-        self._pool: ProcessPoolExecutor | None = None
-        self._ray: Any = None
-        self._started_ray = False
-        if processes > 1 and backend == "ray":
-            from ..collect.ray_workers import import_ray, start_ray
-
-            self._ray = import_ray()
-            self._started_ray = start_ray(address, processes)
-            try:
-                self._task = self._ray.remote(num_cpus=1, max_retries=2)(teacher_rollout)
-            except BaseException:
-                self.close()
-                raise
-        elif processes > 1:
-            from big2_env.players.kernels import warm_up
-
-            warm_up()  # once here, not racing in every helper
-            self._pool = worker_pool(processes)  # each worker with its share of the cores' threads
-
-    def collect(self, seeds: Sequence[int], prior: Payload | None = None) -> Rollout:
-        """The teacher games of ``seeds`` (with ``prior``: the search's prior network, as in
-        :func:`teacher_rollout`)."""
-        seeds = [int(s) for s in seeds]
-        if self._pool is None and self._ray is None:
-            return teacher_rollout(self.rules, seeds, self.teacher, self.observation, prior, self.leaf_value, self.value_scale)
-        pieces = 4 * self.processes
-        cuts = [len(seeds) * k // pieces for k in range(pieces + 1)]
-        chunks = [seeds[lo:hi] for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
-        rules = self.rules.to_dict()
-        if self._ray is not None:  # Ray tasks: a task whose worker dies is retried (max_retries), same result
-            shared = self._ray.put(prior)  # once, not once per task
-            refs = [self._task.remote(rules, chunk, self.teacher, self.observation, shared, self.leaf_value, self.value_scale)
-                    for chunk in chunks]
-            try:
-                return concat_rollouts(self._ray.get(refs))
-            except self._ray.exceptions.RayError as err:
-                raise RuntimeError(f"a Ray teacher-game task failed:\n{err}") from None
-        assert self._pool is not None
-        futures: list[Future] = [
-            self._pool.submit(teacher_rollout, rules, chunk, self.teacher, self.observation, prior, self.leaf_value,
-                              self.value_scale)
-            for chunk in chunks
-        ]
-        return concat_rollouts([f.result() for f in futures])
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-        if self._started_ray:
-            self._ray.shutdown()
-            self._started_ray = False
-        self._ray = None
+__all__ = ["DistillLearner", "distill_update", "soft_targets"]
 
 
 def soft_targets(
@@ -372,3 +145,24 @@ def distill_update(
     out = {k: v / steps for k, v in sums.items()}
     out["minibatches"] = steps
     return out
+
+
+class DistillLearner(Learner):
+    """Learning a teacher's moves (``--algo distill``, ``exit``): :func:`distill_update` over this batch
+    and the ``replay - 1`` before it (kept in memory, not checkpointed), on PPO's learning-rate schedule."""
+
+    def __init__(self, model: Big2Net, optimizer: torch.optim.Optimizer, args: TrainArgs, rng: np.random.Generator) -> None:
+        super().__init__(model, optimizer, args, rng)
+        self.config = args.distill_config()
+        self.replay: deque[Rollout] = deque(maxlen=self.config.replay)
+
+    def lr_at(self, batch: int) -> float:
+        return scheduled_lr(self.args, batch, self.config.lr, self.config.warmup_fraction, self.config.min_lr_fraction)
+
+    def update(self, rollout: Rollout, batch: int, decisions: int) -> dict[str, float]:
+        self.replay.append(rollout)
+        learned = concat_rollouts(list(self.replay))  # this batch and the replay - 1 before it
+        return distill_update(self.model, self.optimizer, learned, self.config, self.rng)
+
+    def progress(self, stats: Mapping[str, float]) -> dict[str, str]:
+        return {"acc": f"{stats.get('accuracy', float('nan')):.3f}"}

@@ -23,15 +23,16 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, Iterator, Protocol, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Iterator, Mapping, Protocol, Sequence
 
 import numpy as np
 import torch
 
-from ..config import PPOConfig
+from ..config import PPOConfig, TrainArgs
 from ..network import Big2Net
 from ..collect.rollout import Rollout, candidate_rows, select_rows
+from .base import Learner, tensors
 
 
 def lr_at(batch: int, total: int, peak: float, warmup_fraction: float = 0.02, min_fraction: float = 0.0) -> float:
@@ -63,6 +64,14 @@ def linear_lr_at(batch: int, total: int, peak: float, min_fraction: float = 0.0)
     [1.0, 0.75, 0.5, 0.25, 0.1]
     """
     return max(min_fraction * peak, peak * (1.0 - batch / max(1, int(total))))
+
+
+def scheduled_lr(args: TrainArgs, batch: int, peak: float, warmup_fraction: float, min_fraction: float) -> float:
+    """PPO's and distill's learning rate at ``batch``: warm-up and cosine decay (:func:`lr_at`), or
+    ``--lr-schedule linear`` (:func:`linear_lr_at`), over ``args.batches``."""
+    if args.lr_schedule == "linear":
+        return linear_lr_at(batch, args.batches, peak, min_fraction)
+    return lr_at(batch, args.batches, peak, warmup_fraction, min_fraction)
 
 
 def entropy_at(batch: int, total: int, coef: float, anneal_fraction: float = 0.0) -> float:
@@ -518,3 +527,71 @@ def ppo_update(
     if probe:
         stats_out["grad_ratio"] = ratio
     return stats_out
+
+
+class PPOLearner(Learner):
+    """PPO (``--algo ppo``): :func:`ppo_update` on each batch with the schedules of the learning rate
+    (:func:`scheduled_lr`), the entropy coefficient (:func:`entropy_at`) and the clip (``--clip-anneal``);
+    with ``--critic full`` its own critic (:class:`agents.critic.FullCritic`, the advantages' baseline).
+
+    :attr:`gradients` (set by the trainer when helper processes collect and the learner is the CPU
+    actor itself) share every minibatch's gradient (:class:`agents.learners.processes.TrainHelpers`).
+    """
+
+    samples = True
+
+    def __init__(self, model: Big2Net, optimizer: torch.optim.Optimizer, args: TrainArgs, rng: np.random.Generator) -> None:
+        super().__init__(model, optimizer, args, rng)
+        self.config = args.ppo_config()
+        self.gradients: GradientHelpers | None = None
+        self.critic: Any = None  # --critic full: the value function that also reads the other hands (agents.critic)
+        self.critic_optimizer: torch.optim.Optimizer | None = None
+        if args.critic == "full":
+            from ..critic import FullCritic
+
+            self.critic = FullCritic(model.obs_size).to(next(model.parameters()).device)
+            self.critic_optimizer = make_optimizer(self.critic, args.algo_default("lr"))
+        self.record_hands = self.critic is not None
+
+    def lr_at(self, batch: int) -> float:
+        return scheduled_lr(self.args, batch, self.config.lr, self.config.warmup_fraction, self.config.min_lr_fraction)
+
+    def entropy_at(self, batch: int) -> float:
+        """The entropy coefficient at ``batch``: ``entropy``, then (``entropy_anneal`` > 0) linear
+        to 0 over that last fraction of the planned batches."""
+        return entropy_at(batch, self.args.batches, self.args.entropy, self.args.entropy_anneal)
+
+    def clip_at(self, batch: int) -> float:
+        """The clip at ``batch``: ``clip``, or (``clip_anneal``) ``clip x (1 - batch / batches)`` as his."""
+        if not self.args.clip_anneal:
+            return self.args.clip
+        return self.args.clip * max(0.0, 1.0 - batch / max(1, self.args.batches))
+
+    def set_lr(self, lr: float) -> None:
+        super().set_lr(lr)
+        for group in self.critic_optimizer.param_groups if self.critic_optimizer is not None else ():
+            group["lr"] = lr
+
+    def update(self, rollout: Rollout, batch: int, decisions: int) -> dict[str, float]:
+        if self.critic is not None:  # the advantages' baseline: the critic that sees every hand
+            assert rollout.hands is not None
+            rollout.critic_value = self.critic.values(rollout.obs, rollout.hands, rollout.seat)
+        config = replace(self.config, entropy_coef=self.entropy_at(batch), clip=self.clip_at(batch))
+        extra = {} if self.critic is None else {"critic": self.critic, "critic_optimizer": self.critic_optimizer}
+        probe = probe_due(decisions, decisions + rollout.decisions)
+        stats = ppo_update(self.model, self.optimizer, rollout, config, self.rng, self.gradients, probe=probe, **extra)
+        stats["entropy_coef"] = config.entropy_coef
+        return stats
+
+    def progress(self, stats: Mapping[str, float]) -> dict[str, str]:
+        return {"ent": f"{stats.get('entropy', float('nan')):.3f}", "kl": f"{stats.get('approx_kl', float('nan')):.4f}"}
+
+    def state_dict(self) -> dict[str, Any]:
+        if self.critic is None or self.critic_optimizer is None:
+            return {}
+        return {"critic_state": tensors(self.critic), "critic_optimizer_state": self.critic_optimizer.state_dict()}
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        if self.critic is not None and self.critic_optimizer is not None:
+            self.critic.load_state_dict(state["critic_state"])
+            self.critic_optimizer.load_state_dict(state["critic_optimizer_state"])

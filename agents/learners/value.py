@@ -60,11 +60,15 @@ also splits Q into a winning and a losing part; here Q stays the expected score.
 
 from __future__ import annotations
 
+from copy import deepcopy
+from typing import Any, Mapping
+
 import numpy as np
 import torch
 
-from ..config import ValueConfig
+from ..config import TrainArgs, ValueConfig
 from ..network import Big2Net
+from .base import Learner, tensors
 from .ppo import minibatches, seat_trajectories
 from ..collect.rollout import Rollout
 
@@ -221,3 +225,36 @@ def _value_step(
     optimizer.step()
     stats.update(mean_q=float(q.detach().mean()), mean_target=float(target.mean()), grad_norm=float(grad_norm))
     return stats
+
+
+class ValueLearner(Learner):
+    """A value learner (``--algo mcq``, ``sarsa``, ``qlearning`` or ``dmc``): :func:`value_update` on each
+    batch, played epsilon-greedy (:func:`epsilon_at`) at a constant learning rate; SARSA and
+    Q-learning bootstrap from :attr:`target`, the network copied every ``target_sync`` batches."""
+
+    def __init__(self, model: Big2Net, optimizer: torch.optim.Optimizer, args: TrainArgs, rng: np.random.Generator) -> None:
+        super().__init__(model, optimizer, args, rng)
+        self.config = args.value_config()
+        self.target = deepcopy(model).eval() if self.config.uses_target else None
+
+    def epsilon_at(self, batch: int) -> float:
+        return epsilon_at(batch, self.args.batches, self.config.epsilon_start, self.config.epsilon_end)
+
+    def update(self, rollout: Rollout, batch: int, decisions: int) -> dict[str, float]:
+        stats = value_update(self.model, self.optimizer, rollout, self.config, self.target, self.rng)
+        stats["epsilon"] = self.epsilon_at(batch)
+        return stats
+
+    def after_batch(self, batch: int) -> None:
+        if self.target is not None and batch % self.config.target_sync == 0:
+            self.target.load_state_dict(self.model.state_dict())
+
+    def progress(self, stats: Mapping[str, float]) -> dict[str, str]:
+        return {"eps": f"{stats.get('epsilon', float('nan')):.3f}"}
+
+    def state_dict(self) -> dict[str, Any]:
+        return {} if self.target is None else {"target_state": tensors(self.target)}
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        if self.target is not None:
+            self.target.load_state_dict(state["target_state"])

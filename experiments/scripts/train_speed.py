@@ -45,10 +45,10 @@ from copy import deepcopy
 import numpy as np
 import torch
 
-from agents.learners.ppo import ppo_update
+from agents.learners.ppo import PPOLearner, ppo_update
 from agents.config import TrainArgs
 from agents.train import Trainer, free_cores, process_layout
-from agents.learners.value import value_update
+from agents.learners.value import ValueLearner, value_update
 
 BACKENDS = ("process", "ray", "legacy")
 
@@ -212,12 +212,13 @@ def learner_ceiling(trainer: Trainer, repeats: int) -> dict[str, float]:
     times, steps = [], 0.0
     for _ in range(repeats + 1):  # the first is a warm-up (allocator, optimiser state), not counted
         start = time.perf_counter()
-        if trainer.ppo is not None:
-            stats = ppo_update(model, optimizer, rollout, trainer.ppo, rng)
+        learner = trainer.learner
+        if isinstance(learner, PPOLearner):
+            stats = ppo_update(model, optimizer, rollout, learner.config, rng)
         else:
-            assert trainer.value is not None
-            target = deepcopy(model) if trainer.target is not None else None
-            stats = value_update(model, optimizer, rollout, trainer.value, target, rng)
+            assert isinstance(learner, ValueLearner)
+            target = deepcopy(model) if learner.target is not None else None
+            stats = value_update(model, optimizer, rollout, learner.config, target, rng)
         times.append(time.perf_counter() - start)
         steps = float(stats.get("minibatches", 0.0))
     times = times[1:]

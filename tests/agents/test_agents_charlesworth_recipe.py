@@ -143,8 +143,8 @@ def test_built_in_python_the_preset_is_the_same_recipe_and_a_direct_build_is_ref
 def test_his_schedules_fall_linearly():
     trainer = Trainer(args_from_mapping({"preset": "charlesworth", "batches": 10, "eval_opponents": [], "progress": False,
                                          "out": "unused", "threads": 1}))
-    assert [round(trainer.lr_at(b) / 2.5e-4, 3) for b in (0, 5, 10)] == [1.0, 0.5, 0.004]
-    assert [round(trainer.clip_at(b), 3) for b in (0, 5, 10)] == [0.2, 0.1, 0.0]
+    assert [round(trainer.learner.lr_at(b) / 2.5e-4, 3) for b in (0, 5, 10)] == [1.0, 0.5, 0.004]
+    assert [round(trainer.learner.clip_at(b), 3) for b in (0, 5, 10)] == [0.2, 0.1, 0.0]
 
 
 def stepped_batches(batches: int, games: int = 6, steps: int = 20, seed: int = 0):

@@ -12,7 +12,8 @@ torch = pytest.importorskip("torch")
 
 from agents.checkpoint import CheckpointError, load_model  # noqa: E402
 from agents.config import TrainArgs  # noqa: E402
-from agents.learners.distill import TeacherPool, distill_update, teacher_rollout  # noqa: E402
+from agents.collect.teachers import TeacherPool, teacher_rollout  # noqa: E402
+from agents.learners.distill import distill_update  # noqa: E402
 from agents.config import NetworkConfig  # noqa: E402
 from agents.network import Big2Net  # noqa: E402
 from agents.policy import NetworkPolicy  # noqa: E402
@@ -53,7 +54,7 @@ def test_teacher_games_record_every_choice_the_teacher_made():
 
 
 def test_the_teacher_pool_gives_the_same_data_with_any_process_count():
-    from agents.learners.distill import network_payload
+    from agents.collect.teachers import network_payload
 
     seeds = list(range(10, 16))
     torch.manual_seed(0)
@@ -128,7 +129,7 @@ def _assert_same_weights(model, other) -> None:
 
 
 def test_expert_iteration_gives_the_teacher_search_the_current_network_as_its_prior(monkeypatch):
-    from agents.learners.distill import network_payload, payload_network
+    from agents.collect.teachers import network_payload, payload_network
 
     torch.manual_seed(0)
     model = Big2Net(NetworkConfig(**SMALL))
@@ -159,7 +160,7 @@ def test_big2_train_exit_runs_and_checks_its_teacher(tmp_path):
 
 
 def test_teacher_games_in_charlesworths_view_are_what_his_design_reads():
-    from agents.learners.distill import teacher_observation
+    from agents.collect.teachers import teacher_observation
     from big2_env.players.charlesworth import observation_input
 
     rules = Rules.preset("charlesworth")
@@ -185,7 +186,7 @@ def test_teacher_games_in_charlesworths_view_are_what_his_design_reads():
 
 
 def test_expert_iteration_makes_the_network_being_trained_search_nets_blueprint(monkeypatch):
-    from agents.learners.distill import network_payload
+    from agents.collect.teachers import network_payload
 
     rules = Rules.preset("charlesworth")
     torch.manual_seed(0)
@@ -216,7 +217,7 @@ def test_big2_train_exit_with_search_net_in_his_view(tmp_path):
 
 
 def test_replay_learns_from_the_recent_batches(tmp_path, monkeypatch):
-    import agents.trainer as train_module
+    import agents.learners.distill as distill_module
 
     collected, learned = [], []
     collect = TeacherPool.collect
@@ -231,7 +232,7 @@ def test_replay_learns_from_the_recent_batches(tmp_path, monkeypatch):
         return distill_update(model, optimizer, rollout, config, rng)
 
     monkeypatch.setattr(TeacherPool, "collect", recording_collect)
-    monkeypatch.setattr(train_module, "distill_update", recording_update)
+    monkeypatch.setattr(distill_module, "distill_update", recording_update)
     train(tiny(tmp_path / "replay", algo="distill", teacher="greedy", replay=2, workers=1))
     assert len(collected) == len(learned) == 4 and min(collected) > 0
     assert learned == [collected[0]] + [a + b for a, b in zip(collected, collected[1:])]
@@ -335,7 +336,7 @@ def test_sampling_temperature():
 
 
 def test_expert_iteration_with_a_leaf_value_gives_the_network_to_the_search_as_its_value(tmp_path, monkeypatch):
-    from agents.learners.distill import network_payload
+    from agents.collect.teachers import network_payload
 
     torch.manual_seed(0)
     model = Big2Net(NetworkConfig(**SMALL))

@@ -154,7 +154,7 @@ def test_value_learners_share_their_games_and_ppo_also_its_gradients(monkeypatch
         try:
             assert trainer.process_count == 2
             stats = trainer.train_batch()  # the helper plays one of the two self-play games
-            assert trainer._helpers is not None and stats["trained_decisions"] > 0
+            assert trainer.collector.pool is not None and stats["trained_decisions"] > 0
         finally:
             trainer.close()
     trainer = Trainer(TrainArgs(curriculum="fixed:greedy", model=SMALL, games_per_batch=2, batches=2, workers=2, progress=False))
@@ -163,7 +163,7 @@ def test_value_learners_share_their_games_and_ppo_also_its_gradients(monkeypatch
     monkeypatch.setattr(TrainHelpers, "start", lambda self, *a: steps.append(1) or start(self, *a))
     try:
         stats = trainer.train_batch()  # the helper plays one of the heuristic games and shares the update
-        assert trainer._helpers is not None and stats["trained_decisions"] > 0 and steps
+        assert trainer.collector.pool is not None and stats["trained_decisions"] > 0 and steps
     finally:
         trainer.close()
-    assert trainer._helpers is None
+    assert trainer.collector.pool is None

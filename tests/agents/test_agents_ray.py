@@ -14,7 +14,7 @@ import numpy as np  # noqa: E402
 
 from agents.config import TrainArgs  # noqa: E402
 from agents.curriculum import CheckpointPlay, FixedOpponent  # noqa: E402
-from agents.learners.distill import TeacherPool  # noqa: E402
+from agents.collect.teachers import TeacherPool  # noqa: E402
 from agents.config import NetworkConfig  # noqa: E402
 from agents.network import Big2Net  # noqa: E402
 from agents.collect.ray_workers import RAY_WORKER_NICENESS, RayWorkers, init_local_ray  # noqa: E402

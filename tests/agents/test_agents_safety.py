@@ -337,7 +337,9 @@ def test_big2_train_rejects_bad_floats_with_a_clear_message(tmp_path, capsys, fl
 
 
 def test_divergence_stops_training_and_leaves_the_checkpoint_untouched(tmp_path, monkeypatch):
-    real = trainer_module.ppo_update
+    from agents.learners import ppo as ppo_module
+
+    real = ppo_module.ppo_update
 
     def poisoned(model, optimizer, rollout, config, rng, helpers=None, **options):
         stats = real(model, optimizer, rollout, config, rng, helpers, **options)
@@ -348,7 +350,7 @@ def test_divergence_stops_training_and_leaves_the_checkpoint_untouched(tmp_path,
         return stats
 
     poisoned.calls = 0
-    monkeypatch.setattr(trainer_module, "ppo_update", poisoned)
+    monkeypatch.setattr(ppo_module, "ppo_update", poisoned)
     with pytest.raises(TrainingDiverged, match=r"diverged in batch 2: the network's weights became non-finite.*untouched"):
         train(tiny(tmp_path, checkpoint_every=1))
     saved = read_file(tmp_path / "checkpoint.pt")

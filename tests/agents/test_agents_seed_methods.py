@@ -168,14 +168,14 @@ def test_dmc_games_are_shared_with_the_helper_process_in_every_curriculum(tmp_pa
     try:
         if trainer.processes < 2:
             pytest.skip("one free core: no helper process")
-        assert trainer.process_count == 2 and trainer.helpers() is not None
+        assert trainer.process_count == 2 and trainer.collector.workers() is not None
         stats = trainer.train_batch()
         assert stats["batch_decisions"] > 0
     finally:
         trainer.close()
     other = Trainer(tiny(tmp_path, algo="dmc", curriculum="fixed:smart", env="engine", workers=2, threads=1))
     try:
-        assert other.process_count == 2 and other.helpers() is not None  # heuristic seats too
+        assert other.process_count == 2 and other.collector.workers() is not None  # heuristic seats too
         assert other.train_batch()["worker_decisions_per_s"] > 0
     finally:
         other.close()

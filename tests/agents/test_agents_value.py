@@ -196,8 +196,8 @@ def test_epsilon_greedy_choice_explores_uniformly_over_legal_candidates_only():
 def test_value_learner_smoke_run(algo):
     args = TrainArgs(algo=algo, batches=4, games_per_batch=4, target_sync=2, model=SMALL, progress=False, tensorboard=False)
     trainer = Trainer(args)
-    assert trainer.model.value is None and trainer.ppo is None
-    assert (trainer.target is not None) == (algo != "mcq")
+    assert trainer.model.value is None and not trainer.learner.samples
+    assert (trainer.learner.target is not None) == (algo != "mcq")
     before = {k: v.clone() for k, v in trainer.model.state_dict().items()}
     epsilons = []
     for batch in range(1, 5):
@@ -205,8 +205,8 @@ def test_value_learner_smoke_run(algo):
         epsilons.append(stats["epsilon"])
         assert stats["minibatches"] == 1 and all(math.isfinite(stats[k]) for k in ("q_loss", "mean_q", "grad_norm"))
         assert stats["trained_decisions"] < stats["batch_decisions"]
-        if trainer.target is not None:  # synchronised after batches 2 and 4 only
-            same = all(torch.equal(v, trainer.model.state_dict()[k]) for k, v in trainer.target.state_dict().items())
+        if trainer.learner.target is not None:  # synchronised after batches 2 and 4 only
+            same = all(torch.equal(v, trainer.model.state_dict()[k]) for k, v in trainer.learner.target.state_dict().items())
             assert same == (batch % 2 == 0)
     assert epsilons == pytest.approx([0.5, 1 / 3, 1 / 6, 0.0])
     changed = [k for k, v in trainer.model.state_dict().items() if not torch.equal(v, before[k])]

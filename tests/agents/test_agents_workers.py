@@ -138,7 +138,7 @@ def test_value_learners_and_every_curriculum_share_their_games_with_the_workers(
             assert trainer.process_count == 2
             for _ in range(2):
                 stats = trainer.train_batch()
-            assert trainer._helpers is not None and stats["trained_decisions"] > 0
+            assert trainer.collector.pool is not None and stats["trained_decisions"] > 0
             assert stats["wait_share"] >= 0 and stats["worker_decisions_per_s"] > 0 and stats["learner_decisions_per_s"] > 0
         finally:
             trainer.close()
@@ -183,7 +183,7 @@ def test_without_ray_the_ray_backend_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails as if it were not installed
     trainer = Trainer(TrainArgs(backend="ray", env="engine", workers=2, model=SMALL, games_per_batch=2, progress=False))
     with pytest.raises(ImportError, match=r"pip install -e \"\.\[ray\]\""):
-        trainer.helpers()
+        trainer.collector.workers()
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
@@ -200,11 +200,12 @@ def test_a_gpu_learner_trains_with_cpu_workers_and_its_checkpoint_loads_on_the_c
 def test_the_learner_takes_the_idle_workers_cores_for_its_update_unless_they_share_it(monkeypatch):
     monkeypatch.setattr("agents.trainer.free_cores", lambda: 2)
     seen = []
-    import agents.trainer as train_module
+    import agents.learners.ppo as ppo_module
+    import agents.learners.value as value_module
 
-    for name in ("value_update", "ppo_update"):
-        original = getattr(train_module, name)
-        monkeypatch.setattr(train_module, name, lambda *a, _f=original, **k: seen.append(torch.get_num_threads()) or _f(*a, **k))
+    for module, name in ((value_module, "value_update"), (ppo_module, "ppo_update")):
+        original = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _f=original, **k: seen.append(torch.get_num_threads()) or _f(*a, **k))
     previous = torch.get_num_threads()
     torch.set_num_threads(1)  # what a two-process layout gives each process on two cores
     try:
