@@ -16,8 +16,11 @@ code sees them, and raises ``ValueError`` naming what was wrong and what is allo
 
 Compilation: the kernels are compiled on first use and cached on disk (``cache=True``) in
 ``NUMBA_CACHE_DIR``, which defaults here to a user cache folder
-(``$XDG_CACHE_HOME/big2_env/numba`` or ``~/.cache/big2_env/numba``) so that a read-only
-install still caches. ``NUMBA_DISABLE_JIT=1`` runs the same functions as plain Python.
+(``$XDG_CACHE_HOME/big2_env/numba/DIGEST`` or ``~/.cache/big2_env/numba/DIGEST``) so that a read-only
+install still caches. ``DIGEST`` is :func:`kernel_digest` of the package's kernel modules: numba checks
+a cached kernel against its own file only, not against the kernels it calls, so after any kernel
+module changes (an upgrade, an edit) every kernel compiles afresh into a new folder.
+``NUMBA_DISABLE_JIT=1`` runs the same functions as plain Python.
 Importing this package starts :func:`~big2_env.engine.compile_notice.watch`: when a kernel compiles,
 a line on stderr says so, and one how long it took (logger ``"big2_env.compile"``).
 
@@ -29,6 +32,7 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Any
@@ -36,9 +40,25 @@ from typing import Any
 import numpy as np
 
 
+def kernel_digest(package: Path) -> str:
+    """16 hex digits of a SHA-1 over every module of ``package`` that defines compiled kernels
+    (its source mentions ``njit``): their paths within the package and their contents.
+
+    Example:
+        >>> len(kernel_digest(Path(__file__).resolve().parents[2]))
+        16
+    """
+    digest = hashlib.sha1()
+    for path in sorted(package.rglob("*.py")):
+        source = path.read_bytes()
+        if b"njit" in source:
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0" + source)
+    return digest.hexdigest()[:16]
+
+
 def _default_cache_dir() -> str:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return str(Path(base) / "big2_env" / "numba")
+    return str(Path(base) / "big2_env" / "numba" / kernel_digest(Path(__file__).resolve().parents[2]))
 
 
 from numba.core import config as _numba_config  # noqa: E402
@@ -61,6 +81,7 @@ __all__ = [
     "check_deck",
     "check_seed",
     "hand_combinations",
+    "kernel_digest",
     "legal_masks",
     "legal_position",
     "rules_array",
