@@ -1,8 +1,10 @@
 """The paper's layouts as numbers: the sizes, the slices of the 277-number state and of the
-80 candidate features, and the hand-slot tuple of each of the 1695 actions.
+80 candidate features, and the hand-slot tuple of each of the 1695 actions; and the size of
+Charlesworth's view.
 
 Shared by :mod:`big2_env.observations.paper` (which documents them) and the compiled view
-:mod:`big2_env.observations.compiled`, so that neither imports the other at import time.
+:mod:`big2_env.observations.compiled`, so that neither imports the other at import time; and by
+:mod:`big2_env.players.charlesworth` and :mod:`big2_env.observations.charlesworth` alike.
 """
 
 from __future__ import annotations
@@ -50,3 +52,6 @@ def _build_slot_tuples() -> list[tuple[int, ...]]:
 ACTION_SLOTS: tuple[tuple[int, ...], ...] = tuple(_build_slot_tuples()) + ((),)
 assert len(ACTION_SLOTS) == NUM_ACTIONS
 BLOCK_STARTS = {1: 0, 2: 13, 3: 46, 4: 77, 5: 407}
+
+CHARLESWORTH_SIZE = 412
+"""Numbers of Charlesworth's view (his network's inputs; :mod:`big2_env.players.charlesworth`)."""
