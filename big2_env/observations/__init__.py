@@ -2,9 +2,13 @@
 May import: big2_env.engine (and numpy, gymnasium.spaces).
 
 Modules: :mod:`~big2_env.observations.paper` (the paper's encodings: state, action index and
-mask, candidate features), :mod:`~big2_env.observations.extended` (the extended view and the
-public move history), :mod:`~big2_env.observations.decision` (:class:`Decision`, one move's
-view shared by every consumer) and :mod:`~big2_env.observations.spaces` (the Gymnasium spaces).
+mask, candidate features; its 277 numbers are written by the compiled view
+:mod:`~big2_env.observations.compiled`, numba, loaded at first use), :mod:`~big2_env.observations.layout`
+(the sizes and slices both share), :mod:`~big2_env.observations.charlesworth`
+(Charlesworth's 412 numbers in numba, with their memory of the game),
+:mod:`~big2_env.observations.extended` (the extended view and the public move history),
+:mod:`~big2_env.observations.decision` (:class:`Decision`, one move's view shared by every consumer)
+and :mod:`~big2_env.observations.spaces` (the Gymnasium spaces).
 """
 
 from .decision import Decision, PolicyObservation, observation_dict

@@ -1,7 +1,8 @@
 """The paper's view in compiled code: the 1695-action index and mask, and the 277 numbers (numba).
 
 The kernels of :mod:`big2_env.engine.core.kernels` play the rules; these write what a player
-sees, exactly as :mod:`big2_env.observations.paper` does (tested number by number against it).
+sees, as :mod:`big2_env.observations.paper` documents (tested number by number against the Python
+oracle of ``tests/reference/paper_view.py``).
 Inputs are trusted: :func:`random_game_views` is the checked entry point.
 """
 
@@ -44,7 +45,19 @@ from ..engine.core.kernels import (
 )
 from ..engine.rules import Rules
 from ..engine.combos import FEATURE_CATEGORY
-from .paper import ACTION_SLOTS, FEAT_CATEGORY, FEAT_NUM_CARDS, FEAT_PASS, FEAT_RANK, FEAT_RANK_SCALED, FEAT_SUIT
+from .layout import (
+    ACTION_SLOTS,
+    FEAT_CATEGORY,
+    FEAT_NUM_CARDS,
+    FEAT_PASS,
+    FEAT_RANK,
+    FEAT_RANK_SCALED,
+    FEAT_SUIT,
+    NUM_ACTIONS,
+    OBS_SIZE,
+    PAD_CARD,
+    PASS_ACTION,
+)
 
 __all__ = [
     "FEATURE_CATEGORIES",
@@ -52,17 +65,12 @@ __all__ = [
     "OBS_SIZE",
     "PASS_ACTION",
     "action_index",
+    "game_observation",
     "leaf_observations",
     "random_game_views",
     "write_features",
     "write_observation",
 ]
-
-NUM_ACTIONS = 1695
-PASS_ACTION = 1694
-OBS_SIZE = 277
-PAD_CARD = 52
-
 
 def _slot_index_table() -> np.ndarray:
     """Action index of every set of hand slots (a 13-bit mask), -1 where none (the paper's index)."""
@@ -262,6 +270,15 @@ def decision_view(position, rules, slot_index, observation, scratch):  # pragma:
         actions[j + 1] = key
         scratch[0, j + 1], scratch[1, j + 1], scratch[2, j + 1], scratch[3, j + 1] = mask, card, strength, category
     return k
+
+
+def game_observation(game: Any, player: int) -> np.ndarray:
+    """The 277 numbers of ``player`` in ``game`` (a :class:`~big2_env.engine.game.Game`), from one
+    call of :func:`write_observation`; what :func:`big2_env.observations.paper.observation` returns."""
+    out = np.empty(OBS_SIZE, dtype=np.float32)
+    write_observation(np.array(game._hand_masks, dtype=np.int64), np.array(game.played_by_mask, dtype=np.int64),
+                      game._trick_mask if game.trick else 0, game.passes, player, out)
+    return out
 
 
 _local = threading.local()

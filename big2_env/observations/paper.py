@@ -57,13 +57,11 @@ the highest card of the triple of a full house and of the four of a four of a ki
 from __future__ import annotations
 
 import struct
-from itertools import combinations
 from typing import Sequence
 
 import numpy as np
 
 from ..engine.cards import (
-    NUM_CARDS,
     check_hand,
     check_index,
     format_cards,
@@ -72,48 +70,30 @@ from ..engine.cards import (
 )
 from ..engine.combos import FEATURE_CATEGORY, Entry, classify
 from ..engine.rules import Rules
+from .layout import (  # noqa: F401 - the layout is part of this module's interface
+    ACTION_SLOTS,
+    BLOCK_STARTS,
+    FEAT_CARDS,
+    FEAT_CATEGORY,
+    FEAT_NUM_CARDS,
+    FEAT_PASS,
+    FEAT_RANK,
+    FEAT_RANK_SCALED,
+    FEAT_SUIT,
+    FEATURE_SIZE,
+    HAND_SLOTS,
+    NUM_ACTIONS,
+    OBS_CARDS_LEFT,
+    OBS_HAND,
+    OBS_PASSES,
+    OBS_PLAYED,
+    OBS_PLAYED_BY,
+    OBS_SIZE,
+    OBS_TRICK,
+    PAD_CARD,
+    PASS_ACTION,
+)
 
-OBS_SIZE = 277
-NUM_ACTIONS = 1695
-PASS_ACTION = 1694
-FEATURE_SIZE = 80
-HAND_SLOTS = 13
-PAD_CARD = 52
-
-OBS_HAND = slice(0, 13)
-OBS_TRICK = slice(13, 65)
-OBS_PLAYED = slice(65, 117)
-OBS_CARDS_LEFT = slice(117, 120)
-OBS_PASSES = 120
-OBS_PLAYED_BY = slice(121, 277)
-
-FEAT_CARDS = slice(0, 52)
-FEAT_PASS = 52
-FEAT_CATEGORY = 53
-FEAT_RANK = 61
-FEAT_SUIT = 74
-FEAT_NUM_CARDS = 78
-FEAT_RANK_SCALED = 79
-
-
-def _build_slot_tuples() -> list[tuple[int, ...]]:
-    slots: list[tuple[int, ...]] = [(i,) for i in range(13)]
-    slots += [(i, j) for i in range(13) for j in range(i + 1, min(i + 3, 12) + 1)]
-    slots += [(i, j, k) for i in range(13) for j in range(i + 1, 13) for k in range(j + 1, min(i + 3, 12) + 1)]
-    slots += [
-        (a, b, c, d)
-        for a in range(13)
-        for b in range(a + 1, min(a + 3, 12) + 1)
-        for c in range(b + 1, 13)
-        for d in range(c + 1, min(c + 3, 12) + 1)
-    ]
-    slots += list(combinations(range(13), 5))
-    return slots
-
-
-ACTION_SLOTS: tuple[tuple[int, ...], ...] = tuple(_build_slot_tuples()) + ((),)
-assert len(ACTION_SLOTS) == NUM_ACTIONS
-BLOCK_STARTS = {1: 0, 2: 13, 3: 46, 4: 77, 5: 407}
 
 _SLOT_MASK_TO_INDEX = [-1] * (1 << HAND_SLOTS)
 for _index, _slots in enumerate(ACTION_SLOTS[:-1]):
@@ -210,78 +190,12 @@ def action_mask_from_indices(indices: Sequence[int]) -> np.ndarray:
     return mask
 
 
-def _indicator_rows(masks: Sequence[int]) -> np.ndarray:
-    """uint8 array (len(masks), 52) of card indicators from 52-bit masks."""
-    buf = b"".join(m.to_bytes(7, "little") for m in masks)
-    bits = np.unpackbits(np.frombuffer(buf, dtype=np.uint8), bitorder="little")
-    return bits.reshape(len(masks), 56)[:, :NUM_CARDS]
-
-
-def _build_obs_gather() -> np.ndarray:
-    """Index of each observation number in the gather source (5 x 56 mask bits, then 17 small ints)."""
-    bits, extra = 5 * 56, 5 * 56
-    src = np.empty(OBS_SIZE, dtype=np.intp)
-    src[0:13] = extra + np.arange(13)  # hand card ids
-    src[13:65] = np.arange(52)  # trick bits
-    src[65:117] = 56 + np.arange(52)  # played bits
-    src[117:120] = extra + 13 + np.arange(3)  # cards left of the others
-    src[120] = extra + 16  # passes
-    for k in range(3):  # cards played by each other player
-        src[121 + 52 * k : 121 + 52 * (k + 1)] = 56 * (2 + k) + np.arange(52)
-    assert bits == extra
-    return src
-
-
-_OBS_GATHER = _build_obs_gather()
-_PADDING = tuple(bytes([PAD_CARD] * k) for k in range(HAND_SLOTS + 1))
-
-
-def encode_observation(
-    hand: Sequence[int],
-    trick_mask: int,
-    played_mask: int,
-    cards_left_others: Sequence[int],
-    passes: int,
-    played_by_others: Sequence[int],
-) -> np.ndarray:
-    """Assemble the 277-number information state from its parts (see the module docstring).
-
-    All parts are small ints, so they are packed into one byte string, the masks
-    unpacked to bits, and the result gathered into place with one index array.
-    """
-    buf = b"".join(
-        (
-            trick_mask.to_bytes(7, "little"),
-            played_mask.to_bytes(7, "little"),
-            played_by_others[0].to_bytes(7, "little"),
-            played_by_others[1].to_bytes(7, "little"),
-            played_by_others[2].to_bytes(7, "little"),
-            bytes(hand),
-            _PADDING[HAND_SLOTS - len(hand)],
-            bytes((*cards_left_others, passes)),
-        )
-    )
-    raw = np.frombuffer(buf, dtype=np.uint8)
-    source = np.concatenate((np.unpackbits(raw[:35], bitorder="little"), raw[35:]))
-    return source[_OBS_GATHER].astype(np.float32)
-
-
 def observation(game, player: int) -> np.ndarray:
-    """The information state of ``player`` in ``game`` (a :class:`big2_env.engine.game.Game`)."""
-    others = ((player + 1) % 4, (player + 2) % 4, (player + 3) % 4)
-    trick_mask = 0
-    for c in game.trick or ():
-        trick_mask |= 1 << c
-    hands = game._hand_cards
-    played_by = game.played_by_mask
-    return encode_observation(
-        hands[player],
-        trick_mask,
-        game.played_mask,
-        (len(hands[others[0]]), len(hands[others[1]]), len(hands[others[2]])),
-        game.passes,
-        (played_by[others[0]], played_by[others[1]], played_by[others[2]]),
-    )
+    """The information state of ``player`` in ``game`` (a :class:`big2_env.engine.game.Game`), written
+    by the compiled view (:func:`big2_env.observations.compiled.game_observation`)."""
+    from .compiled import game_observation  # numba loads at the first observation, not at import
+
+    return game_observation(game, player)
 
 
 _FEATURE_ROW = struct.Struct(f"<{FEATURE_SIZE}f")

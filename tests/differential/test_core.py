@@ -148,7 +148,8 @@ def test_the_kernels_run_unjitted_with_the_same_results():
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_the_paper_view_matches_the_reference_at_every_decision(rules, seed):
-    from big2_env import legal_action_mask, observation
+    from big2_env import legal_action_mask
+    from tests.reference.paper_view import observation
 
     rng = np.random.default_rng(seed)
     deck, uniforms = rng.permutation(52), rng.random(MAX_TURNS)

@@ -134,9 +134,11 @@ def test_illegal_plays_get_the_same_explanation(rules, seed, cards):
 @given(seed=st.integers(0, 2**32 - 1))
 def test_the_compiled_decision_matches_the_python_encoders(rules, seed):
     """``Decision`` (one compiled call) against the Python encoders at every decision of a game
-    played in the reference engine: the 277 numbers, the legal actions and their entries in order."""
+    played in the reference engine: the 277 numbers (the reference view of ``tests/reference/paper_view.py``),
+    the legal actions and their entries in order."""
     from big2_env.observations.decision import Decision
-    from big2_env.observations.paper import entry_action_indices, observation
+    from big2_env.observations.paper import entry_action_indices
+    from tests.reference.paper_view import observation
 
     rng = np.random.default_rng(seed)
     core, reference = Game(rules, seed=seed), ref.Game(rules, seed=seed)

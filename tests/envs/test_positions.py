@@ -10,10 +10,11 @@ from big2_env import Game, Rules
 from big2_env.envs.positions import PositionGames
 from big2_env.observations.decision import Decision
 from big2_env.observations.extended import extended_observation
-from big2_env.observations.paper import PASS_ACTION, action_index, observation
+from big2_env.observations.paper import PASS_ACTION, action_index
 from big2_env.observations import observation_dict
 from big2_env.players import GreedyPolicy, SmartPolicy
-from big2_env.players.charlesworth import network_input
+from tests.reference.charlesworth_view import network_input
+from tests.reference.paper_view import observation
 
 RULES = [Rules(), Rules.preset("charlesworth"), Rules(pass_locks=True, lone_triples=False, four_card_plays=True)]
 

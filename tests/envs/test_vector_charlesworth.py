@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from big2_env import Rules, vector_env
-from big2_env.envs.batch.charlesworth import FLAGS, LAST, PASSES, clear, on_move
 from big2_env.envs.batch.views import new_memory
+from big2_env.observations.charlesworth import FLAGS, LAST, PASSES, clear, on_move
 from big2_env.observations.paper import ACTION_SLOTS
-from big2_env.players.charlesworth import INPUT_SIZE, network_input
+from tests.reference.charlesworth_view import INPUT_SIZE, network_input
 
 
 def test_hands_are_the_deals_and_follow_the_plays():
@@ -46,8 +46,9 @@ def _cards(mask: int) -> list[int]:
 
 def _play_and_compare(rules, seed: int, num_envs: int, games: int) -> tuple[int, set[int]]:
     """Step random legal actions until ``games`` games ended, comparing every decision's 412 numbers
-    to :func:`network_input` of the game's public history (seats relative to the mover) and the
-    mover's hand; returns how many decisions were compared and the sizes of the plays seen."""
+    to the reference :func:`network_input` (``tests/reference/charlesworth_view.py``) of the game's
+    public history (seats relative to the mover) and the mover's hand;
+    returns how many decisions were compared and the sizes of the plays seen."""
     venv = vector_env(num_envs, seed=seed, rules=rules, observation="charlesworth")
     obs, _ = venv.reset()
     histories: list[list[tuple[int, tuple[int, ...]]]] = [[] for _ in range(num_envs)]

@@ -10,10 +10,14 @@ import os
 import pickle
 import pickletools
 
+import random
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from big2_env import Game, evaluate
+from big2_env import Game, Rules, evaluate
 from big2_env.evaluation.loading import load_agent
 from big2_env.errors import LoadError
 from big2_env.observations.decision import Decision, PolicyObservation
@@ -189,3 +193,35 @@ def test_bad_specs_rules_and_observations_are_refused(params_file):
         policy.act({key: obs[key] for key in obs if key != "history"})
     with pytest.raises(ValueError, match="action_mask"):
         policy.act({"observation": np.zeros(315), "history": np.zeros((0, 6)), "action_mask": np.ones(5)})
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10**6), rules=st.sampled_from(["charlesworth", Rules(four_card_plays=True, straights="wrap")]))
+def test_network_input_matches_the_reference_view_at_every_decision(seed, rules):
+    """The compiled 412 numbers against the pure-Python view of ``tests/reference/charlesworth_view.py``
+    (his game's move-by-move updates) at every decision of a random game."""
+    from tests.reference.charlesworth_view import network_input as reference_input
+
+    rng = random.Random(seed)
+    game = Game(rules, seed=seed)
+    while not game.is_over:
+        player = game.current_player
+        history = [((seat - player) % 4, tuple(cards)) for seat, cards in game.history]
+        hand = game.hand(player)
+        np.testing.assert_array_equal(network_input(history, hand), reference_input(history, hand))
+        game.play_index(rng.randrange(len(game.legal_plays())))
+
+
+@pytest.mark.parametrize(
+    "history, hand, message",
+    [
+        ([(4, (0,))], [4], "seat must be an int in 0..3"),
+        ([(True, (0,))], [4], "seat must be an int in 0..3"),
+        ([(3, (0,)), (1, (0, 1))], [4], "played before"),
+        ([(3, (52,))], [4], "history move 0"),
+        ([], [4, 4], "hand"),
+    ],
+)
+def test_network_input_refuses_a_malformed_history_or_hand(history, hand, message):
+    with pytest.raises(ValueError, match=message):
+        network_input(history, hand)

@@ -6,7 +6,9 @@ against: the differential tests (``tests/differential/test_reference_engine.py``
 the same moves in both and compare legal plays, turn order, tricks, control, winners and scores,
 and ``benchmarks/env_speed.py`` and ``benchmarks/core_vs_reference.py`` time and check the core
 beside it. :mod:`tests.reference.smart` is the pure-Python Smart (Algorithm 2) that the compiled
-Smart of :class:`big2_env.players.smart.SmartPolicy` is tested against. It imports only
+Smart of :class:`big2_env.players.smart.SmartPolicy` is tested against; :mod:`tests.reference.paper_view`
+is the pure-Python 277-number view that the compiled one of :mod:`big2_env.observations.compiled` is
+tested against. It imports only
 ``big2_env.engine.cards`` and ``big2_env.engine.rules`` (card text and the rules value), never the core.
 """
 

@@ -5,7 +5,7 @@
 * ``"extended"``, id :data:`EXTENDED` (1): 315 numbers, 21 memory columns per game
   (:mod:`big2_env.envs.batch.extended`);
 * ``"charlesworth"``, id :data:`CHARLESWORTH` (2): 412 numbers, 9 memory columns per game
-  (:mod:`big2_env.envs.batch.charlesworth`).
+  (:mod:`big2_env.observations.charlesworth`).
 
 The stepper (:mod:`big2_env.envs.batch.moves`) calls :func:`clear_memory` at each deal and
 :func:`on_move` before each move changes the rules state; :func:`write_view` writes a seat's
@@ -19,7 +19,8 @@ from numba import njit
 
 from ...engine.core.games import T_MASK, T_PASSES
 from ...observations.compiled import OBS_SIZE, write_observation
-from . import charlesworth, extended
+from ...observations import charlesworth
+from . import extended
 from .layout import H0, P0, T0
 
 __all__ = ["CHARLESWORTH", "EXTENDED", "MEMORY_SIZES", "PAPER", "VIEW_IDS", "VIEW_SIZES", "clear_memory", "new_memory",
@@ -64,7 +65,7 @@ def write_view(view, state, memory, g, player, out):  # pragma: no cover - compi
     if view == EXTENDED:
         extended.write(state, memory, g, player, out)
     elif view == CHARLESWORTH:
-        charlesworth.write(state, memory, g, player, out)
+        charlesworth.write(state[g, H0 : H0 + 4], state[g, P0 : P0 + 4], memory, g, player, out)
     else:
         write_observation(state[g, H0 : H0 + 4], state[g, P0 : P0 + 4], state[g, T0 + T_MASK], state[g, T0 + T_PASSES],
                           player, out)

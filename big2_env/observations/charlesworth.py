@@ -1,25 +1,28 @@
-"""Charlesworth's view in the batch stepper: the 412 numbers his network reads
-(:func:`big2_env.players.charlesworth.network_input`, quirks included), with its own memory of the game.
+"""Charlesworth's view in compiled code: the 412 numbers his network reads (laid out and explained
+in :mod:`big2_env.players.charlesworth`, quirks included), with its own memory of the game (numba).
 
 His game keeps parts of the view move by move rather than from the cards (``_Inputs.play`` and
 ``_Inputs.pass_`` of :mod:`big2_env.players.charlesworth`); so does this view's memory, int64
 ``(N, MEMORY_SIZE)``: :data:`FLAGS` (per seat, the kind flags of its block, bit ``f - 21`` for flag
 ``f``, 21..26), :data:`LAST` (per viewer, his last-play section, numbers 383..411: bit ``i`` for
 number ``383 + i``) and :data:`PASSES` (his pass counter, 0..2), kept by :func:`on_move`.
+The batch stepper keeps one memory row per game (:mod:`big2_env.envs.batch.views`);
+:func:`replay_input` builds one from a move history (what
+:func:`big2_env.players.charlesworth.network_input` returns). Tested number by number against the
+pure-Python view of ``tests/reference/charlesworth_view.py``.
 """
 
 from __future__ import annotations
 
 from numba import njit
 
-from ...engine.core.kernels import leading_zeros, popcount
-from ...players.charlesworth import INPUT_SIZE
-from .layout import H0, P0
+import numpy as np
 
-__all__ = ["CHARLESWORTH_SIZE", "FLAGS", "LAST", "MEMORY_SIZE", "PASSES", "clear", "on_move", "write"]
+from ..engine.core.kernels import leading_zeros, popcount
+from .layout import CHARLESWORTH_SIZE
 
-CHARLESWORTH_SIZE = INPUT_SIZE
-"""Numbers of the view."""
+__all__ = ["CHARLESWORTH_SIZE", "FLAGS", "LAST", "MEMORY_SIZE", "PASSES", "clear", "on_move", "replay_input", "write"]
+
 FLAGS = 0
 """Memory columns 0..3: each seat's kind flags."""
 LAST = FLAGS + 4
@@ -42,13 +45,14 @@ def clear(memory, g):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def write(state, memory, g, player, out):  # pragma: no cover - compiled
+def write(hands, played_by, memory, g, player, out):  # pragma: no cover - compiled
     """``player``'s 412 numbers of game ``g`` into ``out``, as Charlesworth's game computes them: his
     hand's 13 slots of 22, the three other players (next, across, previous) from their hands' sizes,
     cards played and the kind flags :func:`on_move` kept, the sixteen cards Q-D .. 2-S anyone played,
-    and the last-play section it kept for ``player``."""
+    and the last-play section it kept for ``player``. ``hands`` and ``played_by`` are the four seats'
+    card masks (of the others' hands only the number of cards is read)."""
     out[:] = 0.0
-    hand = state[g, H0 + player]
+    hand = hands[player]
     in_run = 0  # bit r: rank r is in a run of five or more consecutive ranks held
     start = 0
     for r in range(14):
@@ -72,14 +76,14 @@ def write(state, memory, g, player, out):  # pragma: no cover - compiled
             slot += 1
     played = 0
     for seat in range(4):
-        played |= state[g, P0 + seat]
+        played |= played_by[seat]
     for k in range(3):
         seat = (player + 1 + k) % 4
         block = _OTHERS + 27 * k
-        left = popcount(state[g, H0 + seat])
+        left = popcount(hands[seat])
         if left:
             out[block + left - 1] = 1.0
-        mine = state[g, P0 + seat]
+        mine = played_by[seat]
         for c in range(44, 52):  # A-D .. 2-S
             out[block + 13 + c - 44] = (mine >> c) & 1
         flags = memory[g, FLAGS + seat]
@@ -160,3 +164,20 @@ def on_move(memory, g, player, play):  # pragma: no cover - compiled
     memory[g, LAST + player] = 0
     memory[g, FLAGS + player] |= flags
     memory[g, PASSES] = 0
+
+
+@njit(cache=True)
+def replay_input(seats, plays, hand, out):  # pragma: no cover - compiled
+    """The 412 numbers of the player in seat 0 into ``out`` (float32), after the moves of ``seats`` and
+    ``plays`` (card masks, 0: a pass; seats relative to that player) from the deal, holding the
+    cards of the mask ``hand``; each other seat holds 13 cards less those it played."""
+    memory = np.zeros((1, MEMORY_SIZE), dtype=np.int64)
+    played_by = np.zeros(4, dtype=np.int64)
+    for i in range(len(seats)):
+        on_move(memory, 0, seats[i], plays[i])
+        played_by[seats[i]] |= plays[i]
+    hands = np.empty(4, dtype=np.int64)
+    hands[0] = hand
+    for seat in range(1, 4):
+        hands[seat] = (1 << (13 - popcount(played_by[seat]))) - 1
+    write(hands, played_by, memory, 0, 0, out)
