@@ -188,6 +188,10 @@ class PassConsistentDealer:
                  compiled: bool = True) -> None:
         self.state, self.rng, self.rules, self.belief = state, rng, rules, self.checked_belief(belief)
         self.core = CoreState.of(state) if compiled else None
+        if compiled:
+            from .kernels.rollouts import deal_hands  # numba loads on first use, not with big2_env
+
+            self._deal_hands, self._rules_array = deal_hands, core_rules(rules)
 
     @staticmethod
     def checked_belief(belief: Any) -> float:
@@ -200,10 +204,8 @@ class PassConsistentDealer:
         if self.core is None:
             return np.array([deal_consistent(self.state, self.rng, self.rules, self.belief) for _ in range(n)],
                             dtype=np.int64).reshape(n, 4)
-        from .kernels.rollouts import deal_hands  # numba loads on first use, not with big2_env
-
         core, out = self.core, np.empty((n, 4), dtype=np.int64)
-        deal_hands(self.rng, n, core.hand, core.unseen, core.left, core.declined, self.belief, core_rules(self.rules), out)
+        self._deal_hands(self.rng, n, core.hand, core.unseen, core.left, core.declined, self.belief, self._rules_array, out)
         return out
 
 

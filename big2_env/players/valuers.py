@@ -24,6 +24,7 @@ determinised search (:mod:`big2_env.players.determinized`) calls it on every bat
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
@@ -412,8 +413,14 @@ def finish(game: Game, rollout: RolloutPolicy, compiled: bool = False) -> list[i
         return game.scores()
     if not isinstance(rollout, SmartRollout):
         raise ValueError(f"the core finishes games with Smart; got the rollout policy {rollout!r}")
-    from .kernels.rollouts import smart_finish
-
     scores = np.empty(4, dtype=np.int64)
-    smart_finish(game_row(game), core_rules(game.rules), scores)
+    _kernels().smart_finish(game_row(game), core_rules(game.rules), scores)
     return scores.tolist()
+
+
+@lru_cache(maxsize=1)
+def _kernels() -> Any:
+    """:mod:`big2_env.players.kernels.rollouts`, imported on first use (numba loads then, not with big2_env)."""
+    from .kernels import rollouts
+
+    return rollouts
