@@ -132,8 +132,7 @@ class Big2VectorEnv:
         self._state = new_state(n)
         self._memory = new_memory(observation, n)
         self._next_decks = np.zeros((n, 52), dtype=np.int64)
-        self._observations = np.zeros((n, VIEW_SIZES[observation]), dtype=np.float32)
-        self._masks = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
+        self._masks = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)  # the last masks returned, for checking actions
         self._players = np.zeros(n, dtype=np.int64)
         self._ready = False
 
@@ -143,11 +142,13 @@ class Big2VectorEnv:
     def _chunks(self) -> int:
         return thread_chunks(self.num_envs)
 
-    def _obs(self) -> dict[str, np.ndarray]:
+    def _outputs(self) -> dict[str, np.ndarray]:
+        """Fresh arrays for the observations the kernels write (in parallel, each game's row by its thread)."""
+        n = self.num_envs
         return {
-            "observation": self._observations.copy(),
-            "action_mask": self._masks.view(np.int8).copy(),
-            "current_player": self._players.copy(),
+            "observation": np.empty((n, VIEW_SIZES[self.observation]), dtype=np.float32),
+            "action_mask": np.empty((n, NUM_ACTIONS), dtype=np.int8),
+            "current_player": np.empty(n, dtype=np.int64),
         }
 
     def reset(self, seed: Any = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -156,10 +157,12 @@ class Big2VectorEnv:
             self._rng = check_seed(seed)
         decks = self._decks(self.num_envs)
         self._next_decks[:] = self._decks(self.num_envs)
-        reset_games(self._view, self._state, self._memory, decks, self._rules, TABLES, self._observations, self._masks,
-                    self._players, self._chunks())
+        obs = self._outputs()
+        reset_games(self._view, self._state, self._memory, decks, self._rules, TABLES, obs["observation"], self._masks,
+                    obs["action_mask"], obs["current_player"], self._chunks())
+        self._players[:] = obs["current_player"]
         self._ready = True
-        return self._obs(), {}
+        return obs, {}
 
     def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Play one action per game (for its seat on move); see the module docstring for what comes back."""
@@ -172,15 +175,18 @@ class Big2VectorEnv:
         winners = np.full(n, -1, dtype=np.int64)
         turns = np.zeros(n, dtype=np.int64)
         errors = np.zeros(n, dtype=np.int64)
-        step_games(self._view, self._state, self._memory, acts, self._next_decks, self._rules, TABLES, self._observations,
-                   self._masks, self._players, rewards, terminated, winners, turns, errors, self._chunks())
+        obs = self._outputs()
+        step_games(self._view, self._state, self._memory, acts, self._next_decks, self._rules, TABLES, obs["observation"],
+                   self._masks, obs["action_mask"], obs["current_player"], rewards, terminated, winners, turns, errors,
+                   self._chunks())
+        self._players[:] = obs["current_player"]
         if errors.any():  # cannot happen after _check_actions; a guard, not a path
             raise AssertionError(f"the core refused the actions of games {np.flatnonzero(errors).tolist()}")
         ended = np.flatnonzero(terminated)
         if len(ended):  # the ended games were dealt their next decks: draw the ones after those
             self._next_decks[ended] = self._decks(len(ended))
         truncations = np.zeros(n, dtype=np.bool_)
-        return self._obs(), rewards, terminated, truncations, {"winner": winners, "turns": turns}
+        return obs, rewards, terminated, truncations, {"winner": winners, "turns": turns}
 
     def candidates(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The legal plays of every game's mover as the card-aware networks read them:

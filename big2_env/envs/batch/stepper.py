@@ -55,8 +55,8 @@ also Charlesworth's 412 numbers."""
 
 # ---------------------------------------------------------------- self-play
 @njit(cache=True, parallel=True)
-def reset_games(view, state, memory, decks, rules, tables, observations, masks, players, chunks):  # pragma: no cover
-    """Deal every game ``g`` the deck ``decks[g]`` and write its mover's view."""
+def reset_games(view, state, memory, decks, rules, tables, observations, masks, mask_out, players, chunks):  # pragma: no cover
+    """Deal every game ``g`` the deck ``decks[g]`` and write its mover's view (its mask also into ``mask_out``, int8)."""
     n = state.shape[0]
     for chunk in prange(chunks):
         ws_masks, ws_sizes, ws_strengths, ws_categories, legal_at, work = workspace()
@@ -64,13 +64,22 @@ def reset_games(view, state, memory, decks, rules, tables, observations, masks, 
             deal(view, state, memory, g, decks[g])
             decide(view, state, memory, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths,
                    ws_categories, legal_at, work)
+            copy_mask(masks, mask_out, g)
+
+
+@njit(cache=True)
+def copy_mask(masks, mask_out, g):  # pragma: no cover - compiled
+    """Row ``g`` of the bool ``masks`` into the int8 ``mask_out`` (what the env returns), inside the parallel loop."""
+    for a in range(masks.shape[1]):
+        mask_out[g, a] = masks[g, a]
 
 
 @njit(cache=True, parallel=True)
-def step_games(view, state, memory, actions, next_decks, rules, tables, observations, masks, players, rewards, terminated,
-               winners, turns, errors, chunks):  # pragma: no cover - compiled
+def step_games(view, state, memory, actions, next_decks, rules, tables, observations, masks, mask_out, players, rewards,
+               terminated, winners, turns, errors, chunks):  # pragma: no cover - compiled
     """Play ``actions[g]`` in every game; a game that ends writes its scores, winner and decisions and
-    is dealt ``next_decks[g]`` (same-step autoreset); then every game's mover's view."""
+    is dealt ``next_decks[g]`` (same-step autoreset); then every game's mover's view (its mask also into
+    ``mask_out``, int8)."""
     n = state.shape[0]
     for chunk in prange(chunks):
         ws_masks, ws_sizes, ws_strengths, ws_categories, legal_at, work = workspace()
@@ -93,6 +102,7 @@ def step_games(view, state, memory, actions, next_decks, rules, tables, observat
                 deal(view, state, memory, g, next_decks[g])
             decide(view, state, memory, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths,
                    ws_categories, legal_at, work)
+            copy_mask(masks, mask_out, g)
 
 
 # ---------------------------------------------------------------- one learner against core opponents
