@@ -28,6 +28,10 @@ def test_env_speed_writes_every_row_and_ratio(tmp_path):
     assert len(data["rows"]) == 9 and all(row["decisions_per_s"] > 0 for row in data["rows"])
     assert set(data["ratios"]) == {"b/d", "c/d", "e/a", "f/d", "g/h", "i/a"}
     assert data["command"] == f"python benchmarks/env_speed.py --seconds 0.05 --json {out}"
+    script = load_script("benchmarks/env_speed.py")
+    assert [row["threads"] for row in data["thread_scaling"]] == script.thread_counts(data["numba_threads"])
+    assert data["thread_scaling"][0]["speedup"] == 1.0 and all(row["decisions_per_s"] > 0 for row in data["thread_scaling"])
+    assert script.thread_counts(1) == [1] and script.thread_counts(8) == [1, 2, 4, 8] and script.thread_counts(6) == [1, 2, 4, 6]
 
 
 def test_heuristics_table_writes_the_three_by_three_cells(tmp_path):

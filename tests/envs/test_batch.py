@@ -48,3 +48,18 @@ def test_a_views_memory_is_kept_beside_the_rules_state(view):
         b.step(actions)
         assert np.array_equal(a._state, b._state)
     assert (b._memory != (-1 if view == "extended" else 0)).any()
+
+
+def test_each_step_returns_fresh_arrays_that_later_steps_leave_alone():
+    """The kernels write every step's observations and masks into new arrays: what a caller keeps stays as it was."""
+    import numpy as np
+
+    from big2_env.envs.vector import vector_env
+
+    venv = vector_env(16, seed=3)
+    first, _ = venv.reset()
+    kept = {k: v.copy() for k, v in first.items()}
+    second, *_ = venv.step(np.argmax(first["action_mask"], axis=1))
+    for key in kept:
+        assert np.array_equal(first[key], kept[key]) and not np.shares_memory(first[key], second[key])
+    assert second["action_mask"].dtype == np.int8 and not np.array_equal(second["observation"], first["observation"])
