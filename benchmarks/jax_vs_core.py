@@ -1,7 +1,7 @@
 """The JAX core (:mod:`big2_env.jax`) against the compiled core, decision by decision, over long runs.
 
 For each rule set (both presets and a sample of option combinations, the house rules
-``lone_triples=False`` and ``pass_locks=True`` among them), :func:`big2_env.jax.differential.compare`
+``lone_triples=False`` and ``pass_locks=True`` among them), ``compare`` (``tests/differential/jax_compare.py``)
 deals the same games to the JAX core and to the compiled vector env, plays the same actions in
 both (a uniformly random legal action, or Smart's with probability ``--smart``) and compares the
 seat on move, the 1695-action mask, both views (277 and 412 numbers), rewards, terminal flags,
@@ -23,7 +23,9 @@ import time
 from pathlib import Path
 
 from big2_env import Rules
-from big2_env.jax.differential import FIELDS, compare
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: the tests' JAX harness
+from tests.differential.jax_compare import FIELDS, compare  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "jax" / "differential.json"
 

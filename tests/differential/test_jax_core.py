@@ -63,7 +63,7 @@ def test_without_jax_the_package_imports_and_big2_env_jax_names_the_extra():
 @needs_jax
 @pytest.mark.parametrize("name", list(QUICK))
 def test_the_jax_core_equals_the_compiled_core(name):
-    from big2_env.jax.differential import compare
+    from tests.differential.jax_compare import compare
 
     report = compare(QUICK[name], decisions=2_500, num_envs=16, seed=7)
     assert report.equal, report.first_mismatch
@@ -74,7 +74,7 @@ def test_the_jax_core_equals_the_compiled_core(name):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(SLOW))
 def test_the_jax_core_equals_the_compiled_core_under_every_variant(name):
-    from big2_env.jax.differential import compare
+    from tests.differential.jax_compare import compare
 
     report = compare(SLOW[name], decisions=20_000, num_envs=64, seed=11)
     assert report.equal, report.first_mismatch
@@ -83,7 +83,7 @@ def test_the_jax_core_equals_the_compiled_core_under_every_variant(name):
 
 @needs_jax
 def test_the_comparison_sees_a_wrong_rule(monkeypatch):
-    import big2_env.jax.differential as differential
+    import tests.differential.jax_compare as differential
     from big2_env.jax import Big2
 
     monkeypatch.setattr(differential, "Big2", lambda rules: Big2(Rules(opening="3D_leads_free")))

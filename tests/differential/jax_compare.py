@@ -1,4 +1,5 @@
-"""The JAX core against the compiled core, decision by decision: the equality proof, reusable.
+"""The JAX core against the compiled core, decision by decision: the equality proof that the tests and
+``benchmarks/jax_vs_core.py`` run (a test harness, kept out of the package).
 
 :func:`compare` deals the same games to both (the compiled vector env deals from a seed; the
 JAX games are dealt the same hands), plays the same actions in both (a uniformly random legal
@@ -21,7 +22,7 @@ the same new hands. ``tests/differential/test_jax_core.py`` runs it briefly for 
 
 Example (about ten seconds, most of it compiling)::
 
-    from big2_env.jax.differential import compare
+    from tests.differential.jax_compare import compare
     report = compare("charlesworth", decisions=100_000, num_envs=256, seed=0)
     assert report.equal, report.first_mismatch
 """
@@ -35,15 +36,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..players.kernels import smart_play
-from ..engine.core.games import T_MASK, T_OPENING, T_PASSED, T_PLAYER
-from ..engine.rules import Rules
-from ..envs.batch.layout import H0, T0
-from ..envs.vector import vector_env
-from ..observations.compiled import SLOT_INDEX, action_index
-from .env import Big2
-from .game import GameState
-from .views import charlesworth_observation, paper_observation
+from big2_env.players.kernels import smart_play
+from big2_env.engine.core.games import T_MASK, T_OPENING, T_PASSED, T_PLAYER
+from big2_env.engine.rules import Rules
+from big2_env.envs.batch.layout import H0, T0
+from big2_env.envs.vector import vector_env
+from big2_env.observations.compiled import SLOT_INDEX, action_index
+from big2_env.jax.env import Big2
+from big2_env.jax.game import GameState
+from big2_env.jax.views import charlesworth_observation, paper_observation
 
 __all__ = ["FIELDS", "Report", "compare", "decks_from_hands"]
 
