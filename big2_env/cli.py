@@ -289,12 +289,6 @@ def _write_play_replay(args: argparse.Namespace, game: Game, seed: int, human: i
     print(f"replay written to {path}" + ("" if game.is_over else f" (the game so far: {len(game.history)} moves)"))
 
 
-def _seat(text: str) -> int:
-    if text.isdigit() and 0 <= int(text) <= 3:
-        return int(text)
-    raise argparse.ArgumentTypeError(f"must be 0, 1, 2 or 3; got {text!r}")  # argparse names the flag
-
-
 def _load_agent(spec: str, rules: Rules, what: str, trust: bool = False, seed: int | None = None) -> Policy:
     """:func:`big2_env.evaluation.loading.load_agent`, its refusals reported as ``big2 COMMAND: error: ...``."""
     try:
@@ -459,6 +453,7 @@ _temperature = _number_in(float, 0, 100, "expected a number in (0, 100]", open_l
 _rho = _number_in(float, 0, 1, "expected a number in [0, 1]")
 _port = _number_in(int, 0, 65535, "must be a port number 0..65535")
 _positive_float = _number_in(float, 0, sys.float_info.max, "must be a positive number", open_low=True)
+_seat = _number_in(int, 0, 3, "must be 0, 1, 2 or 3")
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
