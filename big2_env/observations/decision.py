@@ -207,13 +207,7 @@ def observation_dict(game, candidate_view: bool = True, history: bool = True) ->
     if game.is_over:
         raise ValueError("the game is over: nobody is on move")
     decision = Decision(game)
-    obs = {"observation": decision.observation, "action_mask": decision.action_mask()}
-    if candidate_view:
-        obs["candidate_actions"] = decision.actions
-        obs["candidate_features"] = decision.features
-    if history:
-        obs["history"] = decision.public_history()
-    return obs
+    return seat_observation(game, decision.player, decision, False, candidate_view, HistoryRows() if history else None)
 
 
 def seat_numbers(game, seat: int, decision: Decision | None, extended: bool) -> np.ndarray:
