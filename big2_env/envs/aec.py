@@ -365,6 +365,3 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "rgb_array":
             return render_rgb(self.game, self.render_view)
         return emit(self.render_mode, render_table(self.game, self.render_view))
-
-    def close(self) -> None:
-        pass

@@ -244,8 +244,8 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
-        if seed is not None:
-            self._seed_opponents(seed)
+        if seed is not None:  # each distinct opponent object, independently of the deal stream
+            seed_policies(list(self.opponents), seed)
         seat = self._fixed_seat
         if options and "learner_seat" in options:
             seat = self._check_seat(options["learner_seat"], 'options["learner_seat"]')
@@ -327,14 +327,7 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
             return emit(self.render_mode, "Big 2: call reset() to deal")
         return emit(self.render_mode, render_table(self.game, self.learner_seat, names))
 
-    def close(self) -> None:
-        pass
-
     # ------------------------------------------------------------------ internals
-    def _seed_opponents(self, seed: int) -> None:
-        """Seed each distinct opponent object from ``seed`` (independent of the deal stream)."""
-        seed_policies(list(self.opponents), seed)
-
     def _play_opponents(self) -> None:
         """Play opponent moves until the learner is on move or the game is over (the one-learner
         case of :class:`big2_env.envs.opponents.OpponentsEnv`, through the same :func:`play_opponents`)."""
