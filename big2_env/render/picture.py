@@ -299,10 +299,6 @@ def _seat_label(img: np.ndarray, position: int, lines: list[str], on_move: bool,
         _label(img, ["pass"], box_y + box_h + 6, x, align=align, on_move=False)
 
 
-def _name_lines(name: str, position: int) -> list[str]:
-    return name.split() if position in (1, 3) else [name]
-
-
 def render_rgb(game: Any, viewer: Viewer = "current", names: list[str] | None = None) -> np.ndarray:
     """The table as a ``(480, 640, 3)`` ``uint8`` RGB picture.
 
@@ -350,7 +346,7 @@ def render_rgb(game: Any, viewer: Viewer = "current", names: list[str] | None = 
                 _frame(img, y - 4, x - 4, h + 8, w + 8, _GOLD, 2)
             for i, card in enumerate(hand):
                 _draw_card(img, card if face_up else None, y + i * dy, x + i * dx)
-        lines = _name_lines(names[seat], position) + [f"{n} card{'s' if n != 1 else ''}"]
+        lines = (names[seat].split() if position in (1, 3) else [names[seat]]) + [f"{n} card{'s' if n != 1 else ''}"]
         if scores is not None:
             lines.append(f"score {scores[seat]:+d}")
         _seat_label(img, position, lines, seat == mover, seat in passed_seats)
