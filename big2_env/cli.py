@@ -47,10 +47,11 @@ input (stdin closed) abandons the game with exit status 1.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import __version__
@@ -80,7 +81,7 @@ def _view(text: str) -> str | int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Play one seeded game between four random players, printing the table after every play."""
-    from .observations.decision import Decision
+    from .observations.decision import Decision, PolicyObservation
 
     seed = args.seed if args.seed is not None else _random_seed()
     if args.seed is None:
@@ -90,9 +91,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print(render_table(game, args.view))
     while not game.is_over:
         decision = Decision(game)
-        obs = {"observation": decision.observation, "action_mask": decision.action_mask(), "candidate_actions": decision.actions}
-        action = players[decision.player].act(obs)
-        play = decision.play_for_action(action)
+        play = decision.play_for_action(players[decision.player].act(PolicyObservation(decision)))
         assert play is not None
         print(f"\nplayer_{decision.player} plays {format_play(play)}")
         game.play(play)
@@ -225,9 +224,8 @@ def _ask_play(game: Game, human: int) -> tuple[int, ...] | str | None:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play one seat at the terminal against three computer opponents."""
-    from .observations.decision import Decision
+    from .observations.decision import Decision, PolicyObservation
     from .observations.paper import action_cards
-    from .observations.decision import PolicyObservation
     from .players.base import policy_actions
 
     rules = Rules.preset(args.rules)
@@ -289,13 +287,6 @@ def _write_play_replay(args: argparse.Namespace, game: Game, seed: int, human: i
     except OSError as err:
         raise CliError(f"cannot write the replay to {args.replay!r}: {err}") from None
     print(f"replay written to {path}" + ("" if game.is_over else f" (the game so far: {len(game.history)} moves)"))
-
-
-def _seat(text: str) -> int:
-    if text.isdigit() and 0 <= int(text) <= 3:
-        return int(text)
-    raise argparse.ArgumentTypeError(f"must be 0, 1, 2 or 3; got {text!r}")  # argparse names the flag
-
 
 
 def _load_agent(spec: str, rules: Rules, what: str, trust: bool = False, seed: int | None = None) -> Policy:
@@ -441,45 +432,28 @@ def _write_json(path: str, data: dict[str, Any]) -> None:
         raise CliError(f"cannot write the figures to {path!r}: {err}") from None
 
 
-def _temperature(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value <= 100:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 100], got {text!r}")
-    return value
+def _number_in(convert: Callable[[str], float], low: float, high: float, what: str, open_low: bool = False
+               ) -> Callable[[str], float]:
+    """An :mod:`argparse` type: ``convert(text)`` in ``[low, high]`` (``(low, high]`` with ``open_low``), else an
+    error saying ``what`` it must be (argparse names the flag)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = convert(text)
+        except ValueError:
+            value = math.nan
+        if not (low < value <= high if open_low else low <= value <= high):
+            raise argparse.ArgumentTypeError(f"{what}; got {text!r}")
+        return value
+
+    return parse
 
 
-def _rho(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
-    return value
-
-
-
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"must be a port number 0..65535; got {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number; got {text!r}")
-    return value
+_temperature = _number_in(float, 0, 100, "expected a number in (0, 100]", open_low=True)
+_rho = _number_in(float, 0, 1, "expected a number in [0, 1]")
+_port = _number_in(int, 0, 65535, "must be a port number 0..65535")
+_positive_float = _number_in(float, 0, sys.float_info.max, "must be a positive number", open_low=True)
+_seat = _number_in(int, 0, 3, "must be 0, 1, 2 or 3")
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

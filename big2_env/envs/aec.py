@@ -45,13 +45,12 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv, ParallelEnv
 
-from ..engine.cards import format_play
 from ..checks import is_number
 from ..engine.game import NUM_PLAYERS, Game, worst_score
 from ..engine.rules import Rules
-from ..observations.decision import Decision
-from ..observations.extended import HistoryRows, extended_observation
-from ..observations.paper import FEATURE_SIZE, NUM_ACTIONS, check_step_action, observation
+from ..observations.decision import Decision, seat_numbers, seat_observation
+from ..observations.extended import HistoryRows
+from ..observations.paper import NUM_ACTIONS, check_step_action
 from ..observations.spaces import (
     ActionSpace,
     check_history,
@@ -65,7 +64,6 @@ from ..render.text import check_viewer, emit, render_table
 from .wrappers import classic_wrap
 
 AGENTS = tuple(f"player_{i}" for i in range(NUM_PLAYERS))
-_MAX_LISTED = 20
 
 
 def env(
@@ -262,8 +260,6 @@ class raw_env(AECEnv, EzPickle):
         self._np_random: np.random.Generator | None = None
         self.game: Game | None = None
         self._decision: Decision | None = None
-        self._empty_actions = np.zeros(0, dtype=np.int64)
-        self._empty_features = np.zeros((0, FEATURE_SIZE), dtype=np.float32)
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._history_rows = HistoryRows()
 
@@ -284,10 +280,8 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = AGENTS[self.game.current_player]
-        if not self.mask_in_observation:
-            self.infos = self.mask_infos(self.agents)
+        self.infos = self.agent_infos(self.agents)
 
     def current_decision(self) -> Decision:
         """The :class:`Decision` (observation, legal actions, plays, features) of the agent on move."""
@@ -297,18 +291,18 @@ class raw_env(AECEnv, EzPickle):
             self._decision = Decision(self.game)
         return self._decision
 
-    def mask_infos(self, agents: list[str], final: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
-        """New info dicts for ``agents`` with their ``"action_mask"`` (``mask_in_observation=False``):
-        the legal actions of the agent on move, zeros for the others and once the game is over;
-        ``final``'s entries too (the end-of-game ``scores``, ``winner``, ``turns``)."""
+    def agent_infos(self, agents: list[str], final: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+        """New info dicts for ``agents``: ``final``'s entries (the end-of-game ``scores``, ``winner``, ``turns``)
+        and, with ``mask_in_observation=False``, each one's ``"action_mask"``: the legal actions of the agent
+        on move, zeros for the others and once the game is over."""
         game = self.game
         assert game is not None
         mover = None if game.is_over else AGENTS[game.current_player]
-        infos = {}
+        infos: dict[str, dict[str, Any]] = {}
         for a in agents:
-            info = dict(final) if final else {}
-            info["action_mask"] = self.current_decision().action_mask() if a == mover else self._zero_mask.copy()
-            infos[a] = info
+            infos[a] = dict(final) if final else {}
+            if not self.mask_in_observation:
+                infos[a]["action_mask"] = self.current_decision().action_mask() if a == mover else self._zero_mask.copy()
         return infos
 
     def observe(self, agent: str) -> Any:
@@ -319,28 +313,11 @@ class raw_env(AECEnv, EzPickle):
         except ValueError:
             raise ValueError(f"unknown agent {agent!r}; agents are {', '.join(AGENTS)}") from None
         game = self.game
-        if not game.is_over and seat == game.current_player:
-            d = self.current_decision()
-            vector = d.extended_observation if self.observation_kind == "extended" else d.observation
-            if not self.mask_in_observation:
-                return vector
-            obs = {self.observation_key: vector, "action_mask": d.action_mask()}
-            if self.candidate_view:
-                obs["candidate_actions"] = d.actions
-                obs["candidate_features"] = d.features
-            if self.history:
-                obs["history"] = self._history_rows.view(game.history, seat)
-            return obs
-        vector = extended_observation(game, seat) if self.observation_kind == "extended" else observation(game, seat)
+        decision = self.current_decision() if not game.is_over and seat == game.current_player else None
         if not self.mask_in_observation:
-            return vector
-        obs = {self.observation_key: vector, "action_mask": self._zero_mask.copy()}
-        if self.candidate_view:
-            obs["candidate_actions"] = self._empty_actions.copy()
-            obs["candidate_features"] = self._empty_features.copy()
-        if self.history:
-            obs["history"] = self._history_rows.view(game.history, seat)
-        return obs
+            return seat_numbers(game, seat, decision, self.observation_kind == "extended")
+        return seat_observation(game, seat, decision, self.observation_kind == "extended", self.candidate_view,
+                                self._history_rows if self.history else None, self.observation_key)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if self.game is None:
@@ -360,7 +337,7 @@ class raw_env(AECEnv, EzPickle):
         decision = self.current_decision()
         entry = decision.entry_for_action(action)
         if entry is None:
-            raise ValueError(self._illegal_message(agent, action, decision))
+            raise ValueError(decision.illegal_message(action, agent))
         self._cumulative_rewards[agent] = 0.0
         game._apply(entry)
         self._decision = None
@@ -370,23 +347,15 @@ class raw_env(AECEnv, EzPickle):
             self.rewards = {a: float(scores[i]) for i, a in enumerate(AGENTS)}
             self.terminations = {a: True for a in self.agents}
             final = {"scores": dict(zip(AGENTS, scores)), "winner": winner, "turns": game.turn}
-            if self.mask_in_observation:
-                self.infos = {a: dict(final) for a in self.agents}
-            else:
-                self.infos = self.mask_infos(self.agents, final)
+            self.infos = self.agent_infos(self.agents, final)
             self.agent_selection = AGENTS[(winner + 1) % NUM_PLAYERS]
             self._accumulate_rewards()
         else:  # rewards stay zero until the end, so there is nothing to accumulate
             self.agent_selection = AGENTS[game.current_player]
-            if not self.mask_in_observation:
-                self.infos = self.mask_infos(self.agents)
+            if not self.mask_in_observation:  # the mover's mask changed; otherwise the infos stay empty
+                self.infos = self.agent_infos(self.agents)
         if self.render_mode == "human":
             self.render()
-
-    def _illegal_message(self, agent: str, action: Any, decision: Decision) -> str:
-        legal = [f"{a} ({format_play(p)})" for a, p in zip(decision.actions.tolist(), decision.plays)]
-        listed = ", ".join(legal[:_MAX_LISTED]) + (f", ... ({len(legal)} in all)" if len(legal) > _MAX_LISTED else "")
-        return f"illegal action {action!r} for {agent}; legal actions: {listed}"
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
@@ -396,6 +365,3 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "rgb_array":
             return render_rgb(self.game, self.render_view)
         return emit(self.render_mode, render_table(self.game, self.render_view))
-
-    def close(self) -> None:
-        pass

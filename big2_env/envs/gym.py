@@ -78,11 +78,10 @@ from gymnasium.utils import EzPickle
 
 from ..checks import is_int
 from ..observations.spaces import check_history, check_observation_kind, observation_space
-from ..engine.cards import format_play
-from ..observations.decision import Decision
-from ..observations.paper import FEATURE_SIZE, NUM_ACTIONS, check_action, observation
+from ..observations.decision import Decision, seat_numbers, seat_observation
+from ..observations.paper import NUM_ACTIONS, check_action
 from ..evaluation.loading import resolve_policy
-from ..observations.extended import HistoryRows, extended_observation
+from ..observations.extended import HistoryRows
 from ..engine.game import NUM_PLAYERS, Game, worst_score
 from .opponents import play_opponents, seed_policies
 from ..render.picture import render_rgb
@@ -95,7 +94,6 @@ __all__ = ["ENV_ID", "Big2SingleAgentEnv", "register_gymnasium"]
 ENV_ID = "Big2-v0"
 ILLEGAL_ACTION_MODES = ("penalize", "raise")
 _RELATIVE_NAMES = {"next": 1, "across": 2, "previous": 3}
-_MAX_LISTED = 20
 
 
 def register_gymnasium() -> None:
@@ -246,8 +244,8 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
-        if seed is not None:
-            self._seed_opponents(seed)
+        if seed is not None:  # each distinct opponent object, independently of the deal stream
+            seed_policies(list(self.opponents), seed)
         seat = self._fixed_seat
         if options and "learner_seat" in options:
             seat = self._check_seat(options["learner_seat"], 'options["learner_seat"]')
@@ -272,7 +270,7 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         entry = decision.entry_for_action(index)
         if entry is None:
             if self.illegal_action == "raise":
-                raise ValueError(self._illegal_message(action, decision))
+                raise ValueError(decision.illegal_message(action, f"the learner (seat {self.learner_seat})"))
             self._done = True
             illegal_info: dict[str, Any] = {
                 "learner_seat": self.learner_seat,
@@ -321,14 +319,6 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
             return self._zero_mask.copy()
         return self._current_decision().action_mask()
 
-    def legal_actions(self) -> np.ndarray:
-        """The learner's legal action indices, ascending (empty once the episode is over)."""
-        if self.game is None:
-            raise RuntimeError("call reset() before legal_actions()")
-        if self._done:
-            return np.zeros(0, dtype=np.int64)
-        return self._current_decision().actions.copy()
-
     def render(self) -> str | np.ndarray | None:
         names = [f"player_{i}" + (" (learner)" if i == self.learner_seat else "") for i in range(NUM_PLAYERS)]
         if self.render_mode == "rgb_array":  # before reset: an empty table
@@ -337,14 +327,7 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
             return emit(self.render_mode, "Big 2: call reset() to deal")
         return emit(self.render_mode, render_table(self.game, self.learner_seat, names))
 
-    def close(self) -> None:
-        pass
-
     # ------------------------------------------------------------------ internals
-    def _seed_opponents(self, seed: int) -> None:
-        """Seed each distinct opponent object from ``seed`` (independent of the deal stream)."""
-        seed_policies(list(self.opponents), seed)
-
     def _play_opponents(self) -> None:
         """Play opponent moves until the learner is on move or the game is over (the one-learner
         case of :class:`big2_env.envs.opponents.OpponentsEnv`, through the same :func:`play_opponents`)."""
@@ -360,35 +343,15 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         return self._decision
 
     def _observe(self) -> Any:
-        obs = self._observe_dict()
-        if not self.mask_in_observation:
-            return obs["observation"]
-        if self.keys != "pettingzoo":
-            names = KEY_STYLES[self.keys]
-            return {names.get(k, k): v for k, v in obs.items()}
-        return obs
-
-    def _observe_dict(self) -> dict[str, np.ndarray]:
         assert self.game is not None and self.learner_seat is not None
-        if not self._done:
-            d = self._current_decision()
-            vector = d.extended_observation if self.observation_kind == "extended" else d.observation
-            obs = {"observation": vector.copy(), "action_mask": d.action_mask()}
-            if self.candidate_view:
-                obs["candidate_actions"] = d.actions.copy()
-                obs["candidate_features"] = d.features.copy()
-            if self.history:
-                obs["history"] = self._history_rows.view(self.game.history, self.learner_seat)
-            return obs
-        seat = self.learner_seat
-        vector = extended_observation(self.game, seat) if self.observation_kind == "extended" else observation(self.game, seat)
-        obs = {"observation": vector, "action_mask": self._zero_mask.copy()}
-        if self.candidate_view:
-            obs["candidate_actions"] = np.zeros(0, dtype=np.int64)
-            obs["candidate_features"] = np.zeros((0, FEATURE_SIZE), dtype=np.float32)
-        if self.history:
-            obs["history"] = self._history_rows.view(self.game.history, seat)
-        return obs
+        decision = None if self._done else self._current_decision()
+        extended = self.observation_kind == "extended"
+        if not self.mask_in_observation:
+            return seat_numbers(self.game, self.learner_seat, decision, extended)
+        obs = seat_observation(self.game, self.learner_seat, decision, extended, self.candidate_view,
+                               self._history_rows if self.history else None)
+        names = KEY_STYLES[self.keys]
+        return {names.get(k, k): v for k, v in obs.items()}
 
     @staticmethod
     def _check_action(action: Any) -> int:
@@ -396,8 +359,3 @@ class Big2SingleAgentEnv(gymnasium.Env, EzPickle):
         if isinstance(action, np.ndarray) and action.size == 1 and np.issubdtype(action.dtype, np.integer):
             action = action.reshape(())
         return check_action(action)
-
-    def _illegal_message(self, action: Any, decision: Decision) -> str:
-        legal = [f"{a} ({format_play(p)})" for a, p in zip(decision.actions.tolist(), decision.plays)]
-        listed = ", ".join(legal[:_MAX_LISTED]) + (f", ... ({len(legal)} in all)" if len(legal) > _MAX_LISTED else "")
-        return f"illegal action {action!r} for the learner (seat {self.learner_seat}); legal actions: {listed}"

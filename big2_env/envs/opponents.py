@@ -155,16 +155,13 @@ class OpponentsEnv(AECEnv, EzPickle):
         if game.winner is None:
             self.agent_selection = self.base.agent_selection = AGENTS[game.current_player]
             if not self.base.mask_in_observation:  # each learner's mask goes in its info
-                self.infos = self.base.mask_infos(self.agents)
+                self.infos = self.base.agent_infos(self.agents)
             return
         scores = game.scores()
         final = {"scores": dict(zip(AGENTS, scores)), "winner": game.winner, "turns": game.turn}
         self.rewards = {a: float(scores[AGENTS.index(a)]) for a in self.agents}
         self.terminations = {a: True for a in self.agents}
-        if self.base.mask_in_observation:
-            self.infos = {a: dict(final) for a in self.agents}
-        else:
-            self.infos = self.base.mask_infos(self.agents, final)
+        self.infos = self.base.agent_infos(self.agents, final)
         after = [(AGENTS.index(a) - game.winner - 1) % NUM_PLAYERS for a in self.agents]
         self.agent_selection = self.agents[after.index(min(after))]  # the first learner after the winner
         self._accumulate_rewards()

@@ -88,7 +88,7 @@ class Big2SB3VecEnv(VecEnv):
         return self._out(obs), rewards, dones, out
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions in every game, bool ``(N, 1695)``."""
+        """The learner's legal actions in every game, int8 ``(N, 1695)``, 1 where legal."""
         return self.venv.action_masks()
 
     def close(self) -> None:

@@ -136,9 +136,6 @@ class Big2VectorEnv:
         self._players = np.zeros(n, dtype=np.int64)
         self._ready = False
 
-    def _decks(self, n: int) -> np.ndarray:
-        return shuffled_decks(n, self._rng)
-
     def _chunks(self) -> int:
         return thread_chunks(self.num_envs)
 
@@ -155,8 +152,8 @@ class Big2VectorEnv:
         """Deal every game anew (``seed`` reseeds the deals' generator first)."""
         if seed is not None:
             self._rng = check_seed(seed)
-        decks = self._decks(self.num_envs)
-        self._next_decks[:] = self._decks(self.num_envs)
+        decks = shuffled_decks(self.num_envs, self._rng)
+        self._next_decks[:] = shuffled_decks(self.num_envs, self._rng)
         obs = self._outputs()
         reset_games(self._view, self._state, self._memory, decks, self._rules, TABLES, obs["observation"], self._masks,
                     obs["action_mask"], obs["current_player"], self._chunks())
@@ -184,7 +181,7 @@ class Big2VectorEnv:
             raise AssertionError(f"the core refused the actions of games {np.flatnonzero(errors).tolist()}")
         ended = np.flatnonzero(terminated)
         if len(ended):  # the ended games were dealt their next decks: draw the ones after those
-            self._next_decks[ended] = self._decks(len(ended))
+            self._next_decks[ended] = shuffled_decks(len(ended), self._rng)
         truncations = np.zeros(n, dtype=np.bool_)
         return obs, rewards, terminated, truncations, {"winner": winners, "turns": turns}
 

@@ -242,10 +242,6 @@ class Big2OpponentsVectorEnv(gymnasium.vector.VectorEnv):
         checking and debugging; a learner must not see them)."""
         return records(self._state)["hands"].copy()
 
-    def played(self) -> np.ndarray:
-        """The cards each seat has played in every game, bitmasks ``(N, 4)`` (a copy)."""
-        return records(self._state)["played"].copy()
-
     def action_masks(self) -> np.ndarray:
         """The legal actions of every game's learner, int8 ``(N, 1695)``, 1 where legal (sb3-contrib's name)."""
         return self._masks.view(np.int8).copy()

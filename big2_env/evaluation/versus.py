@@ -51,7 +51,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -195,9 +195,9 @@ class EvaluationResult:
         return {"win_rate": self.win_rate, "win_rate_ci": list(self.win_rate_ci),
                 "mean_score": self.mean_score, "mean_score_ci": list(self.mean_score_ci)}
 
-    def to_dict(self, include_games: bool = False) -> dict[str, Any]:
-        """Plain JSON-ready dict; ``include_games=True`` adds the per-game lists."""
-        out: dict[str, Any] = {
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready dict of the figures (the per-game arrays left out)."""
+        return {
             "agent": self.agent,
             "opponent": self.opponent,
             "n_games": self.n_games,
@@ -215,14 +215,6 @@ class EvaluationResult:
             "mean_turns": self.mean_turns,
             "elapsed_s": self.elapsed_s,
         }
-        if include_games:
-            out["games"] = {
-                "seats": self.seats.tolist(),
-                "scores": self.scores.tolist(),
-                "winners": self.winners.tolist(),
-                "turns": self.turns.tolist(),
-            }
-        return out
 
     def to_table(self) -> str:
         games = f"{self.n_deals} deals x 4 seats = {self.n_games} games" if self.duplicate else f"{self.n_games} games"
@@ -261,7 +253,40 @@ def _seed_policies(agent: Any, opponent: Any, agent_seq: np.random.SeedSequence,
 
 
 EXPECTED_TURNS = 60
-"""About how many moves a game takes, for the progress bar within unfinished games."""
+"""About how many moves a game takes, for the progress within unfinished games."""
+
+
+def play_round(active: Sequence[tuple[Any, Game]], policy_of: Callable[[Any, int], int], policies: Sequence[Any],
+               who: Callable[[int, Any], str]) -> list[tuple[Any, Game]]:
+    """One move in every game of ``active`` (``(key, game)`` pairs), where ``policies[policy_of(key, seat)]`` plays
+    ``seat``: one ``act_batch`` call a policy, in index order, over the games where it is on move. An illegal
+    choice raises ``ValueError`` naming ``who(policy index, key)``. Returns the games that finished."""
+    moves: dict[int, list[tuple[Any, Game, Decision]]] = {}
+    for key, game in active:
+        decision = Decision(game)
+        moves.setdefault(policy_of(key, decision.player), []).append((key, game, decision))
+    finished: list[tuple[Any, Game]] = []
+    for index in sorted(moves):
+        batch = moves[index]
+        actions = policy_actions(policies[index], [PolicyObservation(d) for _, _, d in batch])
+        for (key, game, decision), action in zip(batch, actions):
+            game._apply(decision.require_entry(action, who(index, key)))
+            if game.winner is not None:
+                finished.append((key, game))
+    return finished
+
+
+def report_progress(report: Callable[[int], None] | None, done: int, active: Sequence[tuple[Any, Game]],
+                    reported: int) -> int:
+    """Tell ``report`` the whole games' worth of progress made since ``reported``; returns the new count. The games
+    step together and most finish near the end, so the unfinished ones' moves count too (never a whole game for one
+    not over), and a slow policy's progress bar moves from the start."""
+    if report is None:
+        return reported
+    progress = int(done + sum(min(g.turn / EXPECTED_TURNS, 0.95) for _, g in active))
+    if progress > reported:
+        report(progress - reported)
+    return max(progress, reported)
 
 
 def _play_games(
@@ -278,16 +303,13 @@ def _play_games(
     replays: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Play games ``lo..hi-1`` (``lo`` a multiple of 4 in duplicate mode); their agent scores,
-    winning seats and turns. Each round, every unfinished game makes one move, with one
-    ``act_batch`` call per policy over the games where it is on move. With ``replays`` (a
-    folder), each finished game's replay is written there (:func:`_write_replay`)."""
+    winning seats and turns. Each round, every unfinished game makes one move (:func:`play_round`:
+    the agent's moves first). With ``replays`` (a folder), each finished game's replay is written
+    there (:func:`_write_replay`)."""
     scores = np.zeros(hi - lo, dtype=np.int64)
     winners = np.zeros(hi - lo, dtype=np.int64)
     turns = np.zeros(hi - lo, dtype=np.int64)
     base: list[Game | None] = [None]
-
-    def deal_seed(index: int) -> int:
-        return int(deal_seeds[index // NUM_PLAYERS if duplicate else index])
 
     def new_game(index: int) -> Game:
         if not duplicate:
@@ -299,44 +321,30 @@ def _play_games(
         return dealt.copy()  # the same deal for each seat of the agent
 
     seat_of = seats.tolist()  # plain ints: faster to index and compare in the loop
+    policies, roles = (agent_policy, opponent_policy), ("agent", "opponent")
     next_index = lo
     active: list[tuple[int, Game]] = []
-    done = reported = 0  # games finished; whole games reported to ``report`` (finished ones and progress within the rest)
+    done = reported = 0
     while active or next_index < hi:
         while len(active) < batch_size and next_index < hi:
             active.append((next_index, new_game(next_index)))
             next_index += 1
-        agent_moves: list[tuple[int, Game, Decision]] = []
-        opponent_moves: list[tuple[int, Game, Decision]] = []
-        for index, game in active:
-            decision = Decision(game)
-            (agent_moves if decision.player == seat_of[index] else opponent_moves).append((index, game, decision))
-        finished = 0
-        for who, policy, moves in (("agent", agent_policy, agent_moves), ("opponent", opponent_policy, opponent_moves)):
-            if not moves:
-                continue
-            actions = policy_actions(policy, [PolicyObservation(d) for _, _, d in moves])
-            for (index, game, decision), action in zip(moves, actions):
-                game._apply(decision.require_entry(action, f"{who} policy {policy!r} in game {index}"))
-                if game.winner is not None:
-                    scores[index - lo] = game.scores()[seat_of[index]]
-                    winners[index - lo] = game.winner
-                    turns[index - lo] = game.turn
-                    finished += 1
-                    if replays is not None:
-                        names = [policy_name(opponent_policy)] * NUM_PLAYERS
-                        names[seat_of[index]] = policy_name(agent_policy)
-                        _write_replay(replays, index, game, deal_seed(index), names)
+        finished = play_round(active, lambda index, player: int(player != seat_of[index]), policies,
+                              lambda role, index: f"{roles[role]} policy {policies[role]!r} in game {index}")
+        for index, game in finished:
+            assert game.winner is not None
+            scores[index - lo] = game.scores()[seat_of[index]]
+            winners[index - lo] = game.winner
+            turns[index - lo] = game.turn
+            if replays is not None:
+                names = [policy_name(opponent_policy)] * NUM_PLAYERS
+                names[seat_of[index]] = policy_name(agent_policy)
+                deal = index // NUM_PLAYERS if duplicate else index
+                _write_replay(replays, index, game, int(deal_seeds[deal]), names)
         if finished:
             active = [(i, g) for i, g in active if g.winner is None]
-            done += finished
-        if report is not None:
-            # the games step together, so most finish near the end: count the unfinished ones' moves
-            # too, so that a slow policy's bar moves from the start (never past a game not yet over)
-            progress = done + sum(min(g.turn / EXPECTED_TURNS, 0.95) for _, g in active)
-            if int(progress) > reported:
-                report(int(progress) - reported)
-                reported = int(progress)
+            done += len(finished)
+        reported = report_progress(report, done, active, reported)
     return scores, winners, turns
 
 

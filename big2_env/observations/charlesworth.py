@@ -1,8 +1,7 @@
 """Charlesworth's view in compiled code: the 412 numbers his network reads (laid out and explained
 in :mod:`big2_env.players.charlesworth`, quirks included), with its own memory of the game (numba).
 
-His game keeps parts of the view move by move rather than from the cards (``_Inputs.play`` and
-``_Inputs.pass_`` of :mod:`big2_env.players.charlesworth`); so does this view's memory, int64
+His game keeps parts of the view move by move rather than from the cards; so does this view's memory, int64
 ``(N, MEMORY_SIZE)``: :data:`FLAGS` (per seat, the kind flags of its block, bit ``f - 21`` for flag
 ``f``, 21..26), :data:`LAST` (per viewer, his last-play section, numbers 383..411: bit ``i`` for
 number ``383 + i``) and :data:`PASSES` (his pass counter, 0..2), kept by :func:`on_move`.

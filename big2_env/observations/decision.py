@@ -16,13 +16,16 @@ from typing import Any
 
 import numpy as np
 
-from .extended import extended_features, history_array
+from .extended import HistoryRows, extended_features, extended_observation, history_array
+from ..engine.cards import format_play
 from ..engine.combos import Entry
 from ..engine.legal import PASS_ENTRY
 from ..engine.native import entries_of
-from .paper import NUM_ACTIONS, OBS_HAND, PAD_CARD, PASS_ACTION, entry_features
+from .paper import FEATURE_SIZE, NUM_ACTIONS, OBS_HAND, PAD_CARD, PASS_ACTION, entry_features, observation
 
-__all__ = ["Decision", "PolicyObservation", "observation_dict"]
+__all__ = ["Decision", "PolicyObservation", "observation_dict", "seat_numbers", "seat_observation"]
+
+_MAX_LISTED = 20
 
 
 class Decision:
@@ -126,6 +129,12 @@ class Decision:
             raise ValueError(f"{who} chose illegal action {action!r}; legal actions: {self.actions.tolist()}")
         return entry
 
+    def illegal_message(self, action: Any, who: str) -> str:
+        """What the envs say of an illegal ``action`` by ``who``: the legal actions with their cards."""
+        legal = [f"{a} ({format_play(p)})" for a, p in zip(self._action_list, self.plays)]
+        listed = ", ".join(legal[:_MAX_LISTED]) + (f", ... ({len(legal)} in all)" if len(legal) > _MAX_LISTED else "")
+        return f"illegal action {action!r} for {who}; legal actions: {listed}"
+
 
 _decision_arrays: Any = None
 
@@ -198,10 +207,32 @@ def observation_dict(game, candidate_view: bool = True, history: bool = True) ->
     if game.is_over:
         raise ValueError("the game is over: nobody is on move")
     decision = Decision(game)
-    obs = {"observation": decision.observation, "action_mask": decision.action_mask()}
-    if candidate_view:
-        obs["candidate_actions"] = decision.actions
-        obs["candidate_features"] = decision.features
-    if history:
-        obs["history"] = decision.public_history()
+    return seat_observation(game, decision.player, decision, False, candidate_view, HistoryRows() if history else None)
+
+
+def seat_numbers(game, seat: int, decision: Decision | None, extended: bool) -> np.ndarray:
+    """The numbers ``seat`` sees: ``decision``'s when it is the seat's (the seat on move), else the seat's
+    information state (:func:`~big2_env.observations.paper.observation`, or the extended view's)."""
+    if decision is not None:
+        return decision.extended_observation if extended else decision.observation
+    return extended_observation(game, seat) if extended else observation(game, seat)
+
+
+def seat_observation(game, seat: int, decision: Decision | None, extended: bool, candidate_view: bool,
+                     history: HistoryRows | None, key: str = "observation") -> dict[str, np.ndarray]:
+    """The ``Dict`` observation the envs give ``seat``: from ``decision`` when it is the seat's, else
+    (a seat not on move, or the game over) an all-zero mask and no candidates. ``history``: the rows
+    that hold ``"history"`` (``None``: no history); ``key``: the name of the numbers."""
+    obs = {key: seat_numbers(game, seat, decision, extended)}
+    if decision is not None:
+        obs["action_mask"] = decision.action_mask()
+        if candidate_view:
+            obs["candidate_actions"], obs["candidate_features"] = decision.actions, decision.features
+    else:
+        obs["action_mask"] = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if candidate_view:
+            obs["candidate_actions"] = np.zeros(0, dtype=np.int64)
+            obs["candidate_features"] = np.zeros((0, FEATURE_SIZE), dtype=np.float32)
+    if history is not None:
+        obs["history"] = history.view(game.history, seat)
     return obs

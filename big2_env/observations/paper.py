@@ -183,13 +183,6 @@ def entry_action_indices(entries: Sequence[Entry], hand_mask: int) -> list[int]:
     return [table[_slot_mask(e[1], hand_mask)] if e[1] else PASS_ACTION for e in entries]
 
 
-def action_mask_from_indices(indices: Sequence[int]) -> np.ndarray:
-    """int8 mask of length 1695 with ones at ``indices``."""
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    mask[list(indices)] = 1
-    return mask
-
-
 def observation(game, player: int) -> np.ndarray:
     """The information state of ``player`` in ``game`` (a :class:`big2_env.engine.game.Game`), written
     by the compiled view (:func:`big2_env.observations.compiled.game_observation`)."""
@@ -260,5 +253,6 @@ def play_features(play: Sequence[int], rules: Rules = Rules()) -> np.ndarray:
 
 def legal_action_mask(game) -> np.ndarray:
     """int8 mask (1695,) of the legal actions of the player on move in ``game``."""
-    entries = game.legal_entries()
-    return action_mask_from_indices(entry_action_indices(entries, game._hand_masks[game.current_player]))
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[entry_action_indices(game.legal_entries(), game._hand_masks[game.current_player])] = 1
+    return mask

@@ -54,10 +54,7 @@ def decode_observation(obs: Observation) -> DecodedObservation:
     vector = np.asarray(obs["observation"])
     hand = tuple(sorted(int(c) for c in vector[OBS_HAND].tolist() if c != PAD_CARD))
     trick_cards = tuple(np.flatnonzero(vector[OBS_TRICK]).tolist())
-    if "candidate_actions" in obs:
-        actions = tuple(int(a) for a in np.asarray(obs["candidate_actions"]).tolist())
-    else:
-        actions = tuple(np.flatnonzero(obs["action_mask"]).tolist())
+    actions = tuple(int(a) for a in legal_actions(obs).tolist())
     if not actions:
         raise ValueError("the observation has no legal action: is this agent on move?")
     size = len(hand)

@@ -319,30 +319,32 @@ class CharlesworthPolicy(Policy):
     def seed(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
-    def probabilities(self, obs: Observation) -> tuple[np.ndarray, float]:
-        """The network's probability of each legal action (in the order of ``np.flatnonzero(mask)``)
-        and its value estimate (in his reward scale: a game's score / 5)."""
-        actions, x = self._read(obs)
-        logits = self.network.logits(x[None])[0][actions]
+    def probabilities(self, obs: Observation) -> dict[int, float]:
+        """``{action: probability}`` over the legal actions: the network's softmax."""
+        actions, logits = self._logits(obs)
         p = np.exp(logits - logits.max())
-        return p / p.sum(), float(self.network.value(x[None])[0])
+        return dict(zip(actions.tolist(), (p / p.sum()).tolist()))
+
+    def observation_value(self, obs: Observation) -> float:
+        """The network's value estimate, in his reward scale (a game's score / 5)."""
+        return float(self.network.value(observation_input(obs)[None])[0])
 
     def act(self, obs: Observation) -> int:
-        actions, x = self._read(obs)
-        logits = self.network.logits(x[None])[0][actions].astype(np.float64)
+        actions, logits = self._logits(obs)
         if self.greedy:
             return int(actions[int(np.argmax(logits))])
         gumbel = -np.log(-np.log(self.rng.random(len(actions))))  # a sample from the softmax
         return int(actions[int(np.argmax(logits + gumbel))])
 
-    def _read(self, obs: Observation) -> tuple[np.ndarray, np.ndarray]:
+    def _logits(self, obs: Observation) -> tuple[np.ndarray, np.ndarray]:
+        """The legal actions and their logits (float64)."""
         mask = np.asarray(obs["action_mask"])
         if mask.shape != (NUM_ACTIONS,):
             raise ValueError(f"action_mask must have shape ({NUM_ACTIONS},); got {mask.shape}")
         actions = np.flatnonzero(mask)
         if not len(actions):
             raise ValueError("the observation has no legal action: is this agent on move?")
-        return actions, observation_input(obs)
+        return actions, self.network.logits(observation_input(obs)[None])[0][actions].astype(np.float64)
 
     def __repr__(self) -> str:
         source = self.path if self.path is not None else "arrays"

@@ -24,8 +24,7 @@ def _greedy_key(play: tuple[int, ...], rules: Rules) -> tuple[int, int, tuple[in
     if n <= 3:  # single, pair, triple: the strength is the highest card id
         return ((SINGLE, PAIR, TRIPLE)[n - 1], play[-1], play)
     combo = _classify_cached(play, rules)
-    if combo is None:  # cannot happen for a legal play; keep the order total anyway
-        return (99, 0, play)
+    assert combo is not None, f"{play} is not a legal combination"
     return (combo.category, combo.strength, play)
 
 
@@ -67,8 +66,6 @@ class GreedyPolicy(Policy):
 
     def act(self, obs: Observation) -> int:
         decoded = decode_observation(obs)
-        if len(decoded.actions) == 1:
-            return decoded.actions[0]
         return decoded.actions[greedy_choice(decoded.plays, self.rules)]
 
     def __repr__(self) -> str:

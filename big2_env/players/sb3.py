@@ -77,19 +77,14 @@ class SB3Policy(Policy):
 
     Args:
         model: a trained SB3 model (``MaskablePPO`` uses the mask; other algorithms get it too
-            but may ignore it, so an illegal choice falls back to the first legal action
-            when ``fallback_to_legal`` is true).
+            but may ignore it: an illegal choice raises ``ValueError``).
         deterministic: take the most likely action (default) or sample.
-        fallback_to_legal: replace an illegal prediction by the lowest legal action instead of
-            raising ``ValueError``.
         name: display name (e.g. in evaluation tables); ``"sb3"`` by default.
     """
 
     name = "sb3"
 
-    def __init__(
-        self, model: Any, deterministic: bool = True, fallback_to_legal: bool = False, name: str | None = None
-    ) -> None:
+    def __init__(self, model: Any, deterministic: bool = True, name: str | None = None) -> None:
         if not hasattr(model, "predict"):
             raise TypeError(f"model must have a predict() method like Stable-Baselines3 models; got {type(model).__name__}")
         self.model = model
@@ -100,7 +95,6 @@ class SB3Policy(Policy):
             self.observation_kind = "extended"
         self._keys = _KEYS + (("history",) if not self._box and "history" in (getattr(space, "spaces", None) or {}) else ())
         self.deterministic = deterministic
-        self.fallback_to_legal = fallback_to_legal
         if name is not None:
             self.name = name
 
@@ -126,14 +120,10 @@ class SB3Policy(Policy):
         actions, _ = self.model.predict(model_input, action_masks=masks, deterministic=self.deterministic) if _takes_masks(
             self.model
         ) else self.model.predict(model_input, deterministic=self.deterministic)
-        result = []
-        for action, mask in zip(np.asarray(actions).reshape(-1).tolist(), masks):
+        result = [int(action) for action in np.asarray(actions).reshape(-1).tolist()]
+        for action, mask in zip(result, masks):
             if not mask[action]:
-                if not self.fallback_to_legal:
-                    legal = np.flatnonzero(mask).tolist()
-                    raise ValueError(f"the model chose illegal action {action}; legal actions: {legal}")
-                action = int(np.flatnonzero(mask)[0])
-            result.append(int(action))
+                raise ValueError(f"the model chose illegal action {action}; legal actions: {np.flatnonzero(mask).tolist()}")
         return result
 
     def seed(self, seed: int | None = None) -> None:

@@ -89,7 +89,7 @@ class SmartPolicy(Policy):
       or straight flush. The last three terms are the same for every a in one
       decision (they only shift s(a*) against the pass threshold, and that
       threshold applies only in the early phase), so on their own they never
-      change the choice; they are kept so that :meth:`scores` matches the paper.
+      change the choice; they are kept so that the scores match the paper.
       The paper's two trick terms are independent ``if`` s, so a four of a kind
       facing a late-phase hand gets both -10 and +25.
 
@@ -152,12 +152,6 @@ class SmartPolicy(Policy):
 
     def __init__(self, rules: Rules | str | dict | None = None) -> None:
         self.rules = Rules.coerce(rules)
-
-    def scores(self, obs: Observation) -> dict[int, float]:
-        """s(a) for every legal non-pass action index a (lower is better)."""
-        decoded = decode_observation(obs)
-        scored = _scores10(decoded.hand, decoded.trick, decoded.plays, self.rules)
-        return {decoded.actions[i]: score / 10 for i, score in scored}
 
     def act(self, obs: Observation) -> int:
         decoded = decode_observation(obs)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.cards import RANK_CHARS, check_index
+from ..engine.cards import RANK_CHARS
 from ..engine.combos import classify
 from .text import Viewer, _visible, check_viewer
 
@@ -156,17 +156,12 @@ def text_mask(text: str, scale: int = 2) -> np.ndarray:
     return mask
 
 
-def _paint(img: np.ndarray, mask: np.ndarray, y: int, x: int, color: Color | np.ndarray) -> None:
-    """Set the pixels of ``mask`` placed at ``(y, x)`` to ``color`` (an RGB triple or an image
-    of the mask's size), clipped to the frame."""
+def _paint(img: np.ndarray, mask: np.ndarray, y: int, x: int, color: Color) -> None:
+    """Set the pixels of ``mask`` placed at ``(y, x)`` to ``color``, clipped to the frame."""
     h, w = mask.shape
     y0, x0, y1, x1 = max(y, 0), max(x, 0), min(y + h, img.shape[0]), min(x + w, img.shape[1])
-    if y0 >= y1 or x0 >= x1:
-        return
-    src = np.asarray(color, dtype=np.uint8)
-    if src.ndim == 3:
-        src = src[y0 - y : y1 - y, x0 - x : x1 - x]
-    np.copyto(img[y0:y1, x0:x1], src, where=mask[y0 - y : y1 - y, x0 - x : x1 - x, None])
+    if y0 < y1 and x0 < x1:
+        np.copyto(img[y0:y1, x0:x1], np.asarray(color, dtype=np.uint8), where=mask[y0 - y : y1 - y, x0 - x : x1 - x, None])
 
 
 def _rect(img: np.ndarray, y: int, x: int, h: int, w: int, color: Color) -> None:
@@ -228,9 +223,9 @@ def _card_outline() -> tuple[np.ndarray, np.ndarray]:
 
 
 @lru_cache(maxsize=64)
-def card_sprite(card: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """``(rgb, mask)`` of a card face (``card`` 0..51) or of a card back (``None``)."""
-    shape, border = _card_outline()
+def card_sprite(card: int | None) -> np.ndarray:
+    """The picture of a card face (``card`` 0..51) or of a card back (``None``)."""
+    _, border = _card_outline()
     rgb = np.empty((CARD_H, CARD_W, 3), dtype=np.uint8)
     if card is None:
         yy, xx = np.mgrid[0:CARD_H, 0:CARD_W]
@@ -247,22 +242,18 @@ def card_sprite(card: int | None) -> tuple[np.ndarray, np.ndarray]:
         _paint(rgb, big, CARD_H - big.shape[0] - 5, (CARD_W - big.shape[1]) // 2, ink)
     rgb[border] = _EDGE
     rgb.flags.writeable = False
-    shape.flags.writeable = False
-    return rgb, shape
+    return rgb
 
 
 _CORNERS = np.nonzero(~_card_outline()[0])  # the few pixels outside a card's shape
 
 
 def _draw_card(img: np.ndarray, card: int | None, y: int, x: int) -> None:
-    rgb, mask = card_sprite(card)
-    if 0 <= y <= HEIGHT - CARD_H and 0 <= x <= WIDTH - CARD_W:  # fast path: copy the block, keep the corners
-        region = img[y : y + CARD_H, x : x + CARD_W]
-        corners = region[_CORNERS]
-        region[:] = rgb
-        region[_CORNERS] = corners
-    else:
-        _paint(img, mask, y, x, rgb)
+    """The card with its top-left corner at ``(y, x)`` (every card of the layout lies inside the frame)."""
+    region = img[y : y + CARD_H, x : x + CARD_W]
+    corners = region[_CORNERS]
+    region[:] = card_sprite(card)
+    region[_CORNERS] = corners
 
 
 # ---------------------------------------------------------------- the table
@@ -308,13 +299,7 @@ def _seat_label(img: np.ndarray, position: int, lines: list[str], on_move: bool,
         _label(img, ["pass"], box_y + box_h + 6, x, align=align, on_move=False)
 
 
-def _name_lines(name: str, position: int) -> list[str]:
-    return name.split() if position in (1, 3) else [name]
-
-
-def render_rgb(
-    game: Any, viewer: Viewer = "current", names: list[str] | None = None, *, bottom: int | None = None
-) -> np.ndarray:
+def render_rgb(game: Any, viewer: Viewer = "current", names: list[str] | None = None) -> np.ndarray:
     """The table as a ``(480, 640, 3)`` ``uint8`` RGB picture.
 
     Args:
@@ -322,13 +307,12 @@ def render_rgb(
         viewer: whose hands are face up: ``"current"``, ``"all"``, ``"none"``/``None`` or a
             seat 0..3 (see :func:`big2_env.render.check_viewer`); all hands once the game is over.
         names: the four seats' names (default ``player_0`` .. ``player_3``).
-        bottom: the seat drawn at the bottom (default: ``viewer`` when it is a seat, else 0);
-            the others follow clockwise: left, top, right.
+
+    The seat at the bottom is ``viewer`` when it is a seat, else seat 0; the others follow
+    clockwise: left, top, right.
     """
     viewer = check_viewer(viewer)
-    if bottom is None:
-        bottom = viewer if isinstance(viewer, int) else 0
-    bottom = check_index(bottom, "bottom", 4)
+    bottom = viewer if isinstance(viewer, int) else 0
     names = list(names) if names is not None else [f"player_{i}" for i in range(4)]
     if len(names) != 4 or not all(isinstance(n, str) for n in names):
         raise ValueError(f"names must be 4 strings, got {names!r}")
@@ -362,7 +346,7 @@ def render_rgb(
                 _frame(img, y - 4, x - 4, h + 8, w + 8, _GOLD, 2)
             for i, card in enumerate(hand):
                 _draw_card(img, card if face_up else None, y + i * dy, x + i * dx)
-        lines = _name_lines(names[seat], position) + [f"{n} card{'s' if n != 1 else ''}"]
+        lines = (names[seat].split() if position in (1, 3) else [names[seat]]) + [f"{n} card{'s' if n != 1 else ''}"]
         if scores is not None:
             lines.append(f"score {scores[seat]:+d}")
         _seat_label(img, position, lines, seat == mover, seat in passed_seats)

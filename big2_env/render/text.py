@@ -56,18 +56,15 @@ def render_table(game, viewer: Viewer = "current", names: list[str] | None = Non
         lines.append(f"Big 2 | turn {game.turn} | game over: {names[game.winner]} wins")
     else:
         lines.append(f"Big 2 | turn {game.turn} | {names[game.current_player]} to move")
-    if game.trick is None:
-        if game.is_over:
-            pass
-        elif game.is_opening:
-            lines.append(f"Trick: none, {names[game.current_player]} opens ({OPENING_NOTES[game.rules.opening]})")
-        else:
-            lines.append(f"Trick: none, {names[game.current_player]} leads")
-    else:
+    if game.trick is not None:
         combo = classify(game.trick, game.rules)
         kind = f" ({combo.name})" if combo else ""
         passes = f", {game.passes} pass{'es' if game.passes != 1 else ''} since" if game.passes else ""
         lines.append(f"Trick: {format_play(game.trick)}{kind} by {names[game.trick_player]}{passes}")
+    elif game.is_opening:
+        lines.append(f"Trick: none, {names[game.current_player]} opens ({OPENING_NOTES[game.rules.opening]})")
+    elif not game.is_over:
+        lines.append(f"Trick: none, {names[game.current_player]} leads")
     lines.append(f"   {'seat':<{width}}  cards  hand")
     scores = game.scores() if game.is_over else None
     for seat in range(4):

@@ -174,26 +174,10 @@ class _Handler(BaseHTTPRequestHandler):
                 raise TableError(403, f"this server answers requests to this machine only; Host was {host!r}")
 
     # ------------------------------------------------------------ routing
-    def do_HEAD(self) -> None:  # noqa: N802 - the base class's name
-        self._route("GET")
+    def _dispatch(self) -> None:
+        self._route("GET" if self.command == "HEAD" else self.command)
 
-    def do_GET(self) -> None:  # noqa: N802
-        self._route("GET")
-
-    def do_POST(self) -> None:  # noqa: N802
-        self._route("POST")
-
-    def do_PUT(self) -> None:  # noqa: N802
-        self._route("PUT")
-
-    def do_DELETE(self) -> None:  # noqa: N802
-        self._route("DELETE")
-
-    def do_PATCH(self) -> None:  # noqa: N802
-        self._route("PATCH")
-
-    def do_OPTIONS(self) -> None:  # noqa: N802
-        self._route("OPTIONS")
+    do_HEAD = do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _dispatch  # the base class's names
 
     def _route(self, method: str) -> None:
         path = self.path.split("?", 1)[0]

@@ -38,7 +38,7 @@ from typing import Any, Mapping, Sequence
 from ..checks import is_int
 from ..engine.game import NUM_PLAYERS, Game, IllegalPlayError
 from ..engine.rules import Rules
-from ..errors import LoadError, MissingDependencyError, UntrustedModelError
+from ..errors import LoadError
 from ..evaluation.loading import agent_choices, load_agent
 from ..plugins import agent_spec_plugins
 from ..observations.decision import Decision, PolicyObservation
@@ -51,9 +51,9 @@ DEFAULT_AGENTS = ("random", "greedy", "smart", "search", "pretrained", "search-n
 """The agents a page may seat when ``big2 serve`` is given no ``--opponents``."""
 MODES = ("play", "watch")
 FIELDS = ("mode", "seats", "opponents", "rules", "options", "seed", "human", "insight")
+"""The fields of a new game's request (:meth:`TableStore.create`)."""
 HOUSE_OPTIONS = ("lone_triples", "pass_locks")
 """The rule options a table may set on top of its preset (the rule picker's check boxes)."""
-"""The fields of a new game's request (:meth:`TableStore.create`)."""
 HUMAN = "you"
 MAX_SEED = 2**63 - 1
 
@@ -89,14 +89,11 @@ def insight(policy: Policy, decision: Decision, observation: Any, action: int) -
     rows = [{"cards": _cards(decision.require_entry(a, "network")[1]), "p": p} for p, a in by_p]
     value = None
     observation_value = getattr(policy, "observation_value", None)
-    state_values = getattr(policy, "state_values", None)
     try:
-        if callable(observation_value):  # any design (a NetworkPolicy)
+        if callable(observation_value):  # a NetworkPolicy, any design
             value = float(observation_value(observation))
-        elif callable(state_values):
-            value = float(state_values(observation["observation"][None])[0])
     except ValueError:  # a network without a value head
-        value = None
+        pass
     return {"kind": "network", "candidates": rows, "value": value, "chosen": _cards(decision.require_entry(action, "")[1])}
 
 
@@ -345,7 +342,7 @@ class TableStore:
                 continue
             try:
                 agents.append(load_agent(spec, rules, what="agent", seed=seed + seat))
-            except (LoadError, MissingDependencyError, UntrustedModelError) as err:
+            except LoadError as err:  # MissingDependencyError and UntrustedModelError too
                 raise TableError(400, str(err)) from None
         table = Table(secrets.token_urlsafe(16), rules, seed, names, agents, human, show)
         with self._lock:

@@ -53,12 +53,7 @@ def distribution(policy: Any, obs: PolicyObservation) -> dict[int, float] | None
     probabilities = getattr(policy, "probabilities", None)
     if not callable(probabilities):
         return None
-    view = policy_view(policy, [obs])[0]
-    answer = probabilities(view)
-    if isinstance(answer, tuple):  # Charlesworth's network: (probabilities in mask order, value)
-        actions = np.flatnonzero(np.asarray(view["action_mask"]))
-        return {int(a): float(p) for a, p in zip(actions, answer[0])}
-    return {int(a): float(p) for a, p in answer.items()}
+    return {int(a): float(p) for a, p in probabilities(policy_view(policy, [obs])[0]).items()}
 
 
 class Score:

@@ -15,9 +15,16 @@ from big2_env.observations import observation_dict
 from big2_env.observations.decision import Decision
 from big2_env.observations.extended import extended_observation
 from big2_env.observations.paper import PASS_ACTION, action_cards, observation
+from big2_env.envs.batch.layout import records
 from big2_env.players import GreedyPolicy, SmartPolicy
 
 from tests.differential.test_bruteforce import VARIANT_IDS, VARIANTS
+
+
+def dealt(env: Big2OpponentsVectorEnv) -> np.ndarray:
+    """Every game's four dealt hands as bitmasks: the cards held and the cards played."""
+    state = records(env._state)
+    return state["hands"] | state["played"]
 
 
 class Reference:
@@ -53,7 +60,7 @@ def test_opponents_move_as_the_python_policies_and_games_match_the_engine(rules,
     env = Big2OpponentsVectorEnv(n, opponents=kinds, rules=rules, observation=view)
     see = observation if view == "paper" else extended_observation
     obs, infos = env.reset(seed=11)
-    start = env.hands() | env.played()
+    start = dealt(env)
     refs = [Reference(start[g], int(infos["learner_seat"][g]), rules, kinds) for g in range(n)]
     rng = np.random.default_rng(0)
     finished = 0
@@ -72,7 +79,7 @@ def test_opponents_move_as_the_python_policies_and_games_match_the_engine(rules,
             assert env.hands()[g].tolist() == [sum(1 << c for c in game.hand(p)) for p in range(4)]
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
         obs, rewards, terminations, truncations, infos = env.step(actions)
-        start = env.hands() | env.played()
+        start = dealt(env)
         for g, ref in enumerate(refs):
             ref.step(int(actions[g]))
             assert terminations[g] == ref.game.is_over

@@ -52,8 +52,9 @@ class Recorder(Policy):
 
 
 def _comparable(result: EvaluationResult) -> dict:
-    out = result.to_dict(include_games=True)
+    out = result.to_dict()
     out.pop("elapsed_s")
+    out["games"] = [result.seats.tolist(), result.scores.tolist(), result.winners.tolist(), result.turns.tolist()]
     return out
 
 
@@ -257,7 +258,7 @@ def test_result_table_dict_and_success():
     data = result.to_dict()
     json.dumps(data)
     assert data["n_games"] == 40 and len(data["per_seat"]) == 4 and "games" not in data
-    assert len(result.to_dict(include_games=True)["games"]["scores"]) == 40
+    assert len(result.scores) == 40
     assert "scores=" not in repr(result)  # per-game arrays stay out of the repr
     figures = result.figures()
     assert figures == {"win_rate": result.win_rate, "win_rate_ci": list(result.win_rate_ci),

@@ -167,9 +167,9 @@ def test_the_policy_plays_legal_moves_and_is_reproducible(params_file):
         action = policy.act(obs)
         assert action in obs["candidate_actions"].tolist()
         assert greedy.act(obs) == greedy.act(obs)
-        probabilities, value = policy.probabilities(obs)
-        assert probabilities.shape == (len(obs["candidate_actions"]),) and abs(probabilities.sum() - 1) < 1e-5
-        assert np.isfinite(value)
+        probabilities = policy.probabilities(obs)
+        assert list(probabilities) == obs["candidate_actions"].tolist() and abs(sum(probabilities.values()) - 1) < 1e-5
+        assert np.isfinite(policy.observation_value(obs))
         game.play(Decision(game).play_for_action(action))
     first = evaluate(f"charlesworth:{params_file}", "random", n_games=8, rules="charlesworth", seed=1)
     again = evaluate(f"charlesworth:{params_file}", "random", n_games=8, rules="charlesworth", seed=1)

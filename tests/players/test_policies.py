@@ -20,7 +20,7 @@ from big2_env.players.base import Policy, decode_observation
 from big2_env.players.greedy import GreedyPolicy
 from big2_env.players.random import RandomPolicy
 from big2_env.players.registry import POLICIES, make_policy
-from big2_env.players.smart import SmartPolicy
+from big2_env.players.smart import SmartPolicy, _scores10
 from tests.reference.smart import break_penalty, broken_structures, game_phase, is_bomb, is_very_strong, low_orphans
 
 # ----------------------------------------------------------------- helpers
@@ -52,9 +52,16 @@ def choose(policy: Policy, obs: dict) -> str:
     return play_of(obs, action)
 
 
+def smart_s(obs: dict, rules: Rules | None = None) -> dict[int, float]:
+    """Smart's s(a) for every legal non-pass action a (lower is better), from the compiled scores."""
+    decoded = decode_observation(obs)
+    scored = _scores10(decoded.hand, decoded.trick, decoded.plays, Rules.coerce(rules))
+    return {decoded.actions[i]: score / 10 for i, score in scored}
+
+
 def smart_scores(obs: dict, rules: Rules | None = None) -> dict[str, float]:
     """Smart's s(a) keyed by the play's text."""
-    return {play_of(obs, a): s for a, s in SmartPolicy(rules).scores(obs).items()}
+    return {play_of(obs, a): s for a, s in smart_s(obs, rules).items()}
 
 
 def argmin_without(obs: dict, term) -> set[str]:
@@ -507,7 +514,7 @@ def test_smart_single_action_and_candidate_view_agree():
     obs = position("3D 4C 8D QC QH QS KD", "JD")
     bare = position("3D 4C 8D QC QH QS KD", "JD", candidate_view=False)
     assert SMART.act(obs) == SMART.act(bare)
-    assert SMART.scores(obs) == SMART.scores(bare)
+    assert smart_s(obs) == smart_s(bare)
     one = position("7S")  # a single card, leading: the only legal action
     assert choose(SMART, one) == "7S"
 
@@ -575,7 +582,7 @@ def test_smart_scores_match_plain_restatement(rules):
         while not game.is_over:
             obs = observation_dict(game)
             decoded = decode_observation(obs)
-            scores = SmartPolicy(rules).scores(obs)
+            scores = smart_s(obs, rules)
             for action, play in zip(decoded.actions, decoded.plays):
                 if play:
                     assert scores[action] == pytest.approx(_plain_score(play, decoded.hand, decoded.trick, rules))
@@ -607,7 +614,7 @@ def test_smart_policy_chooses_and_scores_as_the_reference_smart(rules):
                 expected = engine_order[smart_choice(decoded.hand, decoded.trick, engine_order, rules)]
                 action = SmartPolicy(rules).act(obs)
                 assert decoded.plays[decoded.actions.index(action)] == expected
-                scores = SmartPolicy(rules).scores(obs)
+                scores = smart_s(obs, rules)
                 oracle = reference_scores(decoded.hand, decoded.trick, decoded.plays, rules)
                 assert {decoded.plays[decoded.actions.index(a)]: s for a, s in scores.items()} == pytest.approx(oracle)
                 ranked = product_ranking(decoded.hand, decoded.trick, decoded.plays, rules)

@@ -43,13 +43,11 @@ def test_batches_and_passes_masks():
     assert masks.dtype == bool and masks.shape == (2, 1695)
 
 
-def test_illegal_prediction_raises_or_falls_back():
+def test_illegal_prediction_raises():
     obs, _ = opening_obs()
-    legal = np.flatnonzero(obs["action_mask"]).tolist()
     model = FixedModel(1694, takes_masks=False)  # pass is illegal at the opening
     with pytest.raises(ValueError, match="illegal action 1694"):
         SB3Policy(model).act(obs)
-    assert SB3Policy(model, fallback_to_legal=True).act(obs) == legal[0]
 
 
 def test_rejects_objects_without_predict():
@@ -74,8 +72,8 @@ def test_from_file_is_safe_by_default(tmp_path):
         SB3Policy.from_file(malicious_zip(tmp_path / "evil.zip", marker))
     assert not marker.exists()
     path = save_maskable_ppo(tmp_path / "model.zip")
-    policy = SB3Policy.from_file(path, fallback_to_legal=True)
+    policy = SB3Policy.from_file(path)
     trusted = SB3Policy.from_file(str(path), trust=True)
     obs, _ = opening_obs()
-    assert policy.fallback_to_legal and obs["action_mask"][policy.act(obs)] == 1
+    assert obs["action_mask"][policy.act(obs)] == 1
     assert policy.act(obs) == trusted.act(obs)

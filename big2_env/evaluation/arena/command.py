@@ -34,8 +34,6 @@ from .schedule import ADD_TABLE_MODES, MAX_ALL_TABLES, TABLE_MODES
 __all__ = ["add_arena_command", "cmd_arena"]
 
 
-
-
 def _refuse_with(args: argparse.Namespace, option: str, others: dict[str, Any]) -> None:
     given = [name for name, value in others.items() if value not in (None, False, [])]
     if given:

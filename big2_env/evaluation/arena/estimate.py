@@ -6,8 +6,8 @@ them) until about :data:`BUDGET_S` seconds have passed, and takes the speed of t
 a slow agent is timed on a handful of decisions, a network on a batch as the arena gives it.
 The time numba spends compiling (or loading its cache) is left out: on a fresh install the
 searchers compile at their first real search, which the warm-up decision may not reach (a forced
-opening), and a 30-second compile read as a decision's time had forecast hundreds of hours.
-:func:`estimate_seconds` prices each game to play at :data:`~big2_env.evaluation.arena.play.EXPECTED_TURNS`
+opening).
+:func:`estimate_seconds` prices each game to play at :data:`~big2_env.evaluation.versus.EXPECTED_TURNS`
 moves, a quarter of them in each seat, and divides by the worker processes that will share the
 chunks. It is a forecast: the progress bar's time left takes over once the games start.
 
@@ -35,7 +35,7 @@ from ...engine.game import Game
 from ...engine.rules import Rules
 from ...observations.decision import Decision, PolicyObservation
 from ...players.base import policy_actions
-from .play import EXPECTED_TURNS
+from ..versus import EXPECTED_TURNS
 from .schedule import SEATS, ScheduledGame
 
 __all__ = ["BUDGET_S", "SAMPLE_GAMES", "compiling", "decision_seconds", "describe_estimate", "estimate_seconds"]

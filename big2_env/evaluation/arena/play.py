@@ -29,16 +29,12 @@ from typing import Any
 
 from ...engine.game import Game
 from ...engine.rules import Rules
-from ...observations.decision import Decision, PolicyObservation
-from ...players.base import policy_actions
 from ..loading import load_agent
+from ..versus import play_round, report_progress
 from .records import GameRecord, finishing_order
 from .schedule import ScheduledGame, chunk_seed
 
-__all__ = ["EXPECTED_TURNS", "play_chunk", "play_chunk_in_worker"]
-
-EXPECTED_TURNS = 60
-"""About how many moves a game takes, for the progress within unfinished games."""
+__all__ = ["play_chunk", "play_chunk_in_worker"]
 
 
 def play_chunk(
@@ -68,28 +64,13 @@ def play_chunk(
     records: dict[int, GameRecord] = {}
     reported = 0  # whole games reported so far
     while active:
-        moves: dict[int, list[tuple[ScheduledGame, Game, Decision]]] = {}
-        for scheduled, game in active:
-            decision = Decision(game)
-            moves.setdefault(scheduled.seats[decision.player], []).append((scheduled, game, decision))
-        finished = 0
-        for agent in sorted(moves):
-            batch = moves[agent]
-            actions = policy_actions(policies[agent], [PolicyObservation(d) for _, _, d in batch])
-            for (scheduled, game, decision), action in zip(batch, actions):
-                game._apply(decision.require_entry(action, f"agent {names[agent]!r} in game {scheduled.game}"))
-                if game.winner is not None:
-                    records[scheduled.game] = _record(scheduled, game, names, deal_seeds)
-                    finished += 1
+        finished = play_round(active, lambda scheduled, player: scheduled.seats[player], policies,
+                              lambda agent, scheduled: f"agent {names[agent]!r} in game {scheduled.game}")
+        for scheduled, game in finished:
+            records[scheduled.game] = _record(scheduled, game, names, deal_seeds)
         if finished:
             active = [(s, g) for s, g in active if g.winner is None]
-        if report is not None:
-            # the chunk's games step together and finish near its end: count the unfinished games' moves too
-            # (never a whole game for one not yet over), so that the bar and its time left move from the start
-            progress = int(len(records) + sum(min(g.turn / EXPECTED_TURNS, 0.95) for _, g in active))
-            if progress > reported:
-                report(progress - reported)
-                reported = progress
+        reported = report_progress(report, len(records), active, reported)
     return [records[g.game] for g in games]
 
 

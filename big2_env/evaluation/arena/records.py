@@ -25,6 +25,7 @@ import io
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["COLUMNS", "GameRecord", "finishing_order", "read_games", "write_games", "append_games"]
 
@@ -86,31 +87,32 @@ class GameRecord:
         return record
 
 
+def csv_rows(path: str | os.PathLike[str], columns: Sequence[str]) -> list[tuple[int, dict[str, str]]]:
+    """The rows of a CSV file with ``columns`` (``.gz``: compressed), each with its line number; ``[]`` when the
+    file is missing. A last line cut short (a run killed while writing it) is no row. ``ValueError`` for a file
+    that cannot be read or has other columns."""
+    if not os.path.exists(path):
+        return []
+    opener: Any = gzip.open if _compressed(path) else open
+    try:
+        with opener(path, "rt", newline="", encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, EOFError, UnicodeDecodeError) as err:
+        raise ValueError(f"{os.fspath(path)}: cannot read it ({err})") from None
+    reader = csv.DictReader(io.StringIO(text[: text.rfind("\n") + 1], newline=""))
+    if reader.fieldnames is not None and list(reader.fieldnames) != list(columns):
+        raise ValueError(f"{os.fspath(path)}: the columns are {reader.fieldnames}, expected {list(columns)}")
+    return list(enumerate(reader, start=2))
+
+
 def read_games(path: str | os.PathLike[str]) -> list[GameRecord]:
     """Every record of a ``games.csv`` (``[]`` when the file is missing); ``ValueError`` names a bad line."""
     records: list[GameRecord] = []
-    if not os.path.exists(path):
-        return records
-    try:
-        if _compressed(path):
-            with gzip.open(path, "rt", newline="", encoding="utf-8") as handle:
-                text = handle.read()
-        else:
-            with open(path, newline="", encoding="utf-8") as handle:
-                text = handle.read()
-    except (OSError, EOFError, UnicodeDecodeError) as err:
-        raise ValueError(f"{os.fspath(path)}: cannot read it ({err})") from None
-    if not text.endswith("\n"):  # a last line cut short (a run killed while writing it): not a game
-        text = text[: text.rfind("\n") + 1]
-    if text:
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        if reader.fieldnames is not None and list(reader.fieldnames) != COLUMNS:
-            raise ValueError(f"{os.fspath(path)}: the columns are {reader.fieldnames}, expected {COLUMNS}")
-        for line, row in enumerate(reader, start=2):
-            try:
-                records.append(GameRecord.from_row(row))
-            except ValueError as err:
-                raise ValueError(f"{os.fspath(path)} line {line}: {err}") from None
+    for line, row in csv_rows(path, COLUMNS):
+        try:
+            records.append(GameRecord.from_row(row))
+        except ValueError as err:
+            raise ValueError(f"{os.fspath(path)} line {line}: {err}") from None
     return records
 
 

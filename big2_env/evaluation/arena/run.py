@@ -556,7 +556,7 @@ def add_to_arena(
 
 def refit_arena(folder: str | os.PathLike[str], rating: str = "points", picture: bool = True) -> ArenaResult:
     """Rewrite a finished arena's ``ratings.json``, ``head_to_head.json`` and ``ratings.png`` from its games, playing
-    none (for a folder written before a rating was added, or to order it by another ``rating``)."""
+    none (to order it by another ``rating``)."""
     rating = _check_rating(rating)
     config, schedule, records = read_arena(folder)
     rules = Rules.coerce(config["rules"])

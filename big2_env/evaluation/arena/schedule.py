@@ -99,14 +99,9 @@ def _compositions(n_agents: int) -> list[tuple[int, ...]]:
     return [c for c in itertools.combinations_with_replacement(range(n_agents), SEATS) if len(set(c)) == n_agents]
 
 
-def table_count(n_agents: int) -> int:
-    """How many tables ``tables="all"`` gives a pool of ``n_agents`` (2 to 4 agents: 3, 3, 1)."""
-    return len(_compositions(n_agents)) if n_agents < SEATS else math.comb(n_agents, SEATS)
-
-
 def default_table_mode(n_agents: int) -> str:
     """``"all"`` when the pool has at most :data:`MAX_ALL_TABLES` tables, else ``"sampled"``."""
-    return "all" if table_count(n_agents) <= MAX_ALL_TABLES else "sampled"
+    return "all" if len(_compositions(n_agents)) <= MAX_ALL_TABLES else "sampled"
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ chunks it reads back, and at the end :class:`PlayTime` sums them over every chun
 whichever call played it. With several processes the seconds add up across them (process-seconds;
 the wall time is about that over the number of processes).
 
-A folder written before the arena kept a timing, or copied without its ``timing.csv``, has rows for
-the chunks played since, and :class:`PlayTime` says how many of the games they cover.
+A folder copied without its ``timing.csv`` has rows for the chunks played since, and
+:class:`PlayTime` says how many of the games they cover.
 
 Example:
     >>> import os, tempfile
@@ -22,10 +22,11 @@ Example:
 from __future__ import annotations
 
 import csv
-import io
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from .records import csv_rows
 
 __all__ = ["TIMING", "PlayTime", "append_time", "play_time", "read_times", "write_times"]
 
@@ -53,21 +54,8 @@ class PlayTime:
 def read_times(path: str | os.PathLike[str]) -> dict[int, tuple[int, float]]:
     """``{chunk: (games, seconds)}`` from a ``timing.csv`` (``{}`` when it is missing; a chunk timed twice keeps
     its last row; a last line cut short is not a row); ``ValueError`` names a bad line."""
-    if not os.path.exists(path):
-        return {}
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError) as err:
-        raise ValueError(f"{os.fspath(path)}: cannot read it ({err})") from None
-    text = text[: text.rfind("\n") + 1]
     times: dict[int, tuple[int, float]] = {}
-    if not text:
-        return times
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    if reader.fieldnames is not None and list(reader.fieldnames) != COLUMNS:
-        raise ValueError(f"{os.fspath(path)}: the columns are {reader.fieldnames}, expected {COLUMNS}")
-    for line, row in enumerate(reader, start=2):
+    for line, row in csv_rows(path, COLUMNS):
         try:
             chunk, games, seconds = int(row["chunk"]), int(row["games"]), float(row["seconds"])
         except (TypeError, ValueError):

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 from ...engine.core.kernels import FLUSH, popcount
@@ -176,9 +175,3 @@ def fast_pick(hand, masks, sizes, strengths, categories, legal, k, trick_size, t
             return r
     return best
 
-
-def new_scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The scratch arrays :func:`fast_pick` needs for any position: Smart's scores, the features, the move scores."""
-    from ...engine.core.kernels import CAPACITY
-
-    return (np.empty(CAPACITY, dtype=np.int64), np.empty((CAPACITY + 1, N_FEATURES)), np.empty(CAPACITY + 1))
