@@ -123,15 +123,15 @@ def hand_penalty(cards_left: int, rules: Rules) -> int:
     return int(kernels.hand_penalty(cards_left, _rules_data(rules)[0][kernels.R_SCORING]))
 
 
-def final_scores(hand_masks: list[int], winner: int, rules: Rules) -> list[int]:
-    """The final scores of a game ``winner`` won, the four seats holding ``hand_masks`` (the
-    core's :func:`~big2_env.engine.core.games.final_scores`: each loser pays its hand's penalty to
-    the winner)."""
+def final_scores(row: np.ndarray, winner: int, rules: Rules) -> list[int]:
+    """The final scores of a game ``winner`` won, its hands in the core's game ``row`` (shape ``(1, n)``,
+    the four hands first): each loser pays its hand's penalty to the winner (the core's
+    :func:`~big2_env.engine.core.games.final_scores`)."""
     kernels, _ = _scratch()
     from .core.games import final_scores as compiled
 
     scores = np.zeros(4, dtype=np.int64)
-    compiled(np.array([hand_masks], dtype=np.int64), 0, 0, winner, _rules_data(rules)[0][kernels.R_SCORING], scores)
+    compiled(row, 0, 0, winner, _rules_data(rules)[0][kernels.R_SCORING], scores)
     return scores.tolist()
 
 

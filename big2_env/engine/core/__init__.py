@@ -74,7 +74,7 @@ watch()  # every kernel module imports this package first: from here on, a compi
 
 from ..cards import check_hand  # noqa: E402
 from ..rules import FLUSH_ORDERS, OPENINGS, SCORINGS, STRAIGHTS, Rules  # noqa: E402
-from . import kernels  # noqa: E402
+from . import games, kernels  # noqa: E402
 
 __all__ = [
     "MAX_TURNS",
@@ -232,4 +232,7 @@ def warm_up() -> float:
     scratch = np.empty((kernels.SCRATCH_ROWS, kernels.WORK_SIZE), dtype=np.int64)
     kernels.legal_rows(7, rules_arr, 0, 0, True, scratch)  # what Game, classify and legal_plays call
     kernels.classify_mask(3, rules_arr, scratch)
+    row = np.zeros((1, games.GAME_SIZE), dtype=np.int64)  # a move and the scores, as Game makes them
+    games.apply_move(row, 0, 0, games.TABLE_AT, 0, 0, 0, 0)
+    games.final_scores(row, 0, 0, 0, rules_arr[kernels.R_SCORING], np.zeros(4, dtype=np.int64))
     return time.perf_counter() - started
