@@ -32,6 +32,7 @@ from .cards import (
     card_str,
     check_hand,
     check_index,
+    check_seed,
     format_cards,
     format_play,
     mask_to_cards,
@@ -40,7 +41,7 @@ from .cards import (
 )
 from . import native
 from .combos import Entry, classify
-from .legal import PASS_ENTRY, _legal_entries
+from .native import PASS_ENTRY
 from .rules import Rules
 
 NUM_PLAYERS = 4
@@ -85,18 +86,7 @@ class Game:
 
     def __init__(self, rules: Rules | str | dict | None = None, seed: int | np.random.Generator | None = None):
         rules = Rules.coerce(rules)
-        if isinstance(seed, np.random.Generator):
-            rng = seed
-        elif seed is None or (type(seed) is int and seed >= 0):
-            rng = np.random.default_rng(seed)
-        elif isinstance(seed, np.integer) and seed >= 0:
-            rng = np.random.default_rng(int(seed))
-        else:
-            raise ValueError(
-                f"seed must be None, a non-negative int (Python int or numpy integer; not a bool or float) "
-                f"or a numpy.random.Generator, got {seed!r} ({type(seed).__name__})"
-            )
-        hands = [sum(1 << c for c in hand) for hand in deal_hands(rng)]
+        hands = [sum(1 << c for c in hand) for hand in deal_hands(check_seed(seed))]
         self._start(rules, hands, [h & 1 for h in hands].index(1), True)
 
     @classmethod
@@ -289,7 +279,7 @@ class Game:
                 self._legal = [PASS_ENTRY]
                 return self._legal
             trick_size = len(self.trick) if self.trick is not None else 0
-            self._legal = _legal_entries(
+            self._legal = native.legal_entries(
                 self._hand_masks[self.current_player], trick_size, self._trick_strength, self._opening, self.rules
             )
         return self._legal
@@ -343,7 +333,7 @@ class Game:
         :func:`~big2_env.engine.core.games.apply_move` changes the rules state, and the game records the move."""
         strength, play, mask, category, _ = entry
         player = self.current_player
-        _games.apply_move(self._row, 0, 0, NUM_PLAYERS, mask, len(play), strength, category)
+        _games.apply_move(self._row, 0, 0, _games.TABLE_AT, mask, len(play), strength, category)
         self.history.append((player, play))
         self.turn += 1
         if mask:

@@ -23,6 +23,8 @@ from .rules import Rules
 
 Entry = tuple[int, tuple[int, ...], int, int, int]
 """A legal play as the engine lists it: ``(strength, play, mask, category, comparison_card)``."""
+PASS_ENTRY: Entry = (-1, (), 0, -1, -1)
+"""The entry of a pass."""
 
 _local = threading.local()
 _kernels: Any = None
@@ -71,12 +73,15 @@ _by_rules: dict[Rules, tuple[np.ndarray, dict[int, Entry]]] = {}
 
 
 def legal_entries(hand_mask: int, trick_size: int, trick_strength: int, opening: bool, rules: Rules) -> list[Entry]:
-    """The legal non-pass plays of a hand facing a trick of ``trick_size`` cards and
-    ``trick_strength`` (size 0 when leading; ``opening``: the game's first play, under the rules'
-    opening rule), as entries in the engine's order (by size, strength, then cards)."""
+    """The legal plays of a hand facing a trick of ``trick_size`` cards and ``trick_strength`` (size 0
+    when leading; ``opening``: the game's first play, under the rules' opening rule), as entries in the
+    engine's order (by size, strength, then cards), then :data:`PASS_ENTRY` when facing a trick."""
     kernels, scratch = _scratch()
     k = kernels.legal_rows(hand_mask, _rules_data(rules)[0], trick_size, trick_strength, opening, scratch)
-    return entries_from(scratch, k, rules)
+    entries = entries_from(scratch, k, rules)
+    if trick_size:
+        entries.append(PASS_ENTRY)
+    return entries
 
 
 def entries_from(scratch: np.ndarray, k: int, rules: Rules) -> list[Entry]:

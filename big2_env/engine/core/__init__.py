@@ -72,7 +72,7 @@ from ..compile_notice import watch  # noqa: E402
 
 watch()  # every kernel module imports this package first: from here on, a compilation of the core is announced
 
-from ..cards import check_hand  # noqa: E402
+from ..cards import check_hand, check_seed  # noqa: E402
 from ..rules import FLUSH_ORDERS, OPENINGS, SCORINGS, STRAIGHTS, Rules  # noqa: E402
 from . import games, kernels  # noqa: E402
 
@@ -187,15 +187,6 @@ def legal_position(
                            bool(opening), rules_arr[kernels.R_OPENING], bool(locked) and bool(rules_arr[kernels.R_PASS_LOCKS]),
                            legal)
     return combos, legal, int(k), (trick_size, trick_category, trick_mask)
-
-
-def check_seed(seed: Any) -> np.random.Generator:
-    """``seed`` as a ``numpy.random.Generator``: ``None``, a non-negative int or a Generator; ``ValueError`` otherwise."""
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0):
-        return np.random.default_rng(None if seed is None else int(seed))
-    raise ValueError(f"seed must be None, a non-negative int or a numpy.random.Generator; got {seed!r}")
 
 
 def shuffled_decks(n: int, rng: np.random.Generator) -> np.ndarray:
