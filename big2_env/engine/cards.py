@@ -39,6 +39,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+import numpy as np
+
 from ..checks import is_int
 
 RANK_CHARS = "3456789TJQKA2"
@@ -135,6 +137,17 @@ def check_hand(cards: Iterable[int], what: str = "hand", *, min_cards: int = 0) 
         allowed = f"{min_cards} to {MAX_HAND}" if min_cards else f"at most {MAX_HAND}"
         raise ValueError(f"the {what} must hold {allowed} cards, got {len(listed)}")
     return mask
+
+
+def check_seed(seed: object) -> np.random.Generator:
+    """``seed`` as a ``numpy.random.Generator`` (one given is returned as is): ``None`` or a non-negative
+    int or numpy integer; anything else (a bool or a float too) raises ``ValueError``."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or is_int(seed, 0):
+        return np.random.default_rng(None if seed is None else int(seed))  # type: ignore[call-overload]
+    raise ValueError(f"seed must be None, a non-negative int (Python int or numpy integer; not a bool or float) "
+                     f"or a numpy.random.Generator, got {_describe(seed)}")
 
 
 def card_rank(card: int) -> int:

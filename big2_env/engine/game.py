@@ -1,10 +1,13 @@
 """The pure Big 2 rules engine: deal, turn order, plays and passes, tricks, game end, scores.
 
 It knows nothing of reinforcement learning: the encodings and environments are
-built on top of it. The state is a handful of ints and card bitmasks; the legal plays and
-the scores come from the compiled core (:mod:`big2_env.engine.native`), so ``Game`` and the
-vector envs play by one set of rules. A pure-Python ``Game`` in ``tests/reference`` is
-its reference: the tests play both side by side.
+built on top of it. ``Game`` is a one-game wrapper over the compiled core: its rules state is
+one row of the core's games (:mod:`big2_env.engine.core.games`: the hands' card bitmasks and the
+table), changed only by the core's ``apply_move``; its legal plays and scores come from the core
+too (:mod:`big2_env.engine.native`), so ``Game``, the vector envs and the players' kernels play by
+one set of rules. ``Game`` itself keeps what the envs read: the attributes copied from the row,
+the trick's cards, the history and the cards each seat played. A pure-Python ``Game`` in
+``tests/reference`` is its reference: the tests play both side by side.
 
 Examples:
     >>> game = Game(seed=7)
@@ -19,7 +22,7 @@ Examples:
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -29,6 +32,7 @@ from .cards import (
     card_str,
     check_hand,
     check_index,
+    check_seed,
     format_cards,
     format_play,
     mask_to_cards,
@@ -37,12 +41,13 @@ from .cards import (
 )
 from . import native
 from .combos import Entry, classify
-from .legal import PASS_ENTRY, _legal_entries
+from .native import PASS_ENTRY
 from .rules import Rules
 
 NUM_PLAYERS = 4
 HAND_SIZE = 13
 _MAX_LISTED = 12
+_games: Any = None  # big2_env.engine.core.games, imported by the first game (numba loads on first use)
 
 
 class IllegalPlayError(ValueError):
@@ -81,18 +86,8 @@ class Game:
 
     def __init__(self, rules: Rules | str | dict | None = None, seed: int | np.random.Generator | None = None):
         rules = Rules.coerce(rules)
-        if isinstance(seed, np.random.Generator):
-            rng = seed
-        elif seed is None or (type(seed) is int and seed >= 0):
-            rng = np.random.default_rng(seed)
-        elif isinstance(seed, np.integer) and seed >= 0:
-            rng = np.random.default_rng(int(seed))
-        else:
-            raise ValueError(
-                f"seed must be None, a non-negative int (Python int or numpy integer; not a bool or float) "
-                f"or a numpy.random.Generator, got {seed!r} ({type(seed).__name__})"
-            )
-        self._setup(rules, deal_hands(rng))
+        hands = [sum(1 << c for c in hand) for hand in deal_hands(check_seed(seed))]
+        self._start(rules, hands, [h & 1 for h in hands].index(1), True)
 
     @classmethod
     def from_hands(
@@ -141,7 +136,7 @@ class Game:
         passed_mask = 0
         for seat in passed:
             passed_mask |= 1 << check_index(seat, "a seat in passed", NUM_PLAYERS)
-        parsed = []
+        masks = []
         seen = 0
         for seat, hand in enumerate(hands):
             what = f"hand of player {seat}"
@@ -149,18 +144,25 @@ class Game:
             if mask & seen:
                 raise ValueError(f"card(s) {format_cards(mask_to_cards(mask & seen))} dealt to more than one player")
             seen |= mask
-            parsed.append(mask_to_cards(mask))
+            masks.append(mask)
         trick_t, trick_mask = None, 0
         if trick is not None:
             trick_mask = check_hand(parse_play(trick) if isinstance(trick, str) else trick, "trick")
             trick_t = tuple(mask_to_cards(trick_mask)) or None
-        game = cls.__new__(cls)
-        game._setup(rules, parsed, current_player=current_player, opening=opening)
+        mid_game = current_player is not None
+        if current_player is None:
+            holders = [p for p in range(NUM_PLAYERS) if masks[p] & 1]
+            if not holders:
+                raise ValueError("no player holds 3D: give current_player to start mid-game")
+            current_player = holders[0]
+            opening = True if opening is None else opening
+        if opening and not masks[current_player] & 1:
+            raise ValueError("the opening needs the player on move to hold 3D")
+        played_by = [0, 0, 0, 0]
         if trick_t is not None:
-            if current_player is None:
+            if not mid_game:
                 raise ValueError("give current_player when starting facing a trick")
-            combo = classify(trick_t, rules)
-            if combo is None:
+            if classify(trick_t, rules) is None:
                 raise ValueError(f"trick {format_cards(trick_t)!r} is not a legal combination under these rules")
             if trick_mask & seen:
                 raise ValueError(f"trick {format_cards(trick_t)!r} shares cards with a hand")
@@ -173,50 +175,62 @@ class Game:
                 )
             if passed_mask >> trick_player & 1:
                 raise ValueError(f"passed lists player {trick_player}, who made the trick")
-            game.trick, game._trick_strength, game.trick_player, game.passes = trick_t, combo.strength, trick_player, passes
-            game._trick_mask = trick_mask
-            game.played_mask |= trick_mask
-            game.played_by_mask[trick_player] |= trick_mask
             for k in range(passes):  # the passes just before the player on move
                 passed_mask |= 1 << (trick_player + 1 + k) % NUM_PLAYERS
-            game.passed_mask = passed_mask
+            played_by[trick_player] = trick_mask
         elif passes:
             raise ValueError("passes need an active trick")
         elif passed_mask:
             raise ValueError("passed needs an active trick (a pass locks a seat only until its trick ends)")
+        game = cls.__new__(cls)
+        game._start(rules, masks, current_player, bool(opening), trick_t, trick_player, passes, passed_mask, played_by)
         return game
 
-    def _setup(
+    def _start(
         self,
         rules: Rules,
-        hands: list[list[int]],
-        current_player: int | None = None,
-        opening: bool | None = None,
+        hands: list[int],
+        player: int,
+        opening: bool,
+        trick: tuple[int, ...] | None = None,
+        trick_player: int | None = None,
+        passes: int = 0,
+        passed: int = 0,
+        played_by: Sequence[int] = (0, 0, 0, 0),
     ) -> None:
-        self.rules = rules  # hands: sorted lists of distinct ints 0..51, already checked (no check here)
-        self._hand_masks = [sum(1 << c for c in h) for h in hands]
-        self._hand_cards = [list(h) for h in hands]
-        if current_player is None:
-            holders = [p for p in range(NUM_PLAYERS) if self._hand_masks[p] & 1]
-            if not holders:
-                raise ValueError("no player holds 3D: give current_player to start mid-game")
-            current_player = holders[0]
-            opening = True if opening is None else opening
-        self.current_player = current_player
-        self._opening = bool(opening)
-        if self._opening and not self._hand_masks[self.current_player] & 1:
-            raise ValueError("the opening needs the player on move to hold 3D")
-        self.trick: tuple[int, ...] | None = None
-        self._trick_strength = 0
-        self._trick_mask = 0
-        self.trick_player: int | None = None
-        self.passes = 0
-        self.passed_mask = 0
-        self.winner: int | None = None
+        """Set up the game at a position, unchecked: the four ``hands`` (card masks), ``player`` on move,
+        whether it is the ``opening``, the active ``trick`` (a legal play, or ``None``) that ``trick_player``
+        made, the ``passes`` since and the seats that ``passed`` in it (a mask), and each seat's cards
+        played so far (the trick's included)."""
+        global _games
+        if _games is None:
+            from .core import games
+
+            _games = games
+        table = [player, 0, 0, 0, 0, passes, int(opening), -1, passed]  # the core's table, field by field
+        if trick is not None:
+            strength, _, mask, category, _ = native.entries_of([sum(1 << c for c in trick)], rules)[0]
+            table[1:5] = len(trick), strength, category, mask
+        self.rules = rules
+        self._row = np.array([hands + table], dtype=np.int64)
+        self._hand_cards = [mask_to_cards(h) for h in hands]
+        self.trick, self.trick_player = trick, trick_player
+        self.played_by_mask = list(played_by)
+        self.played_mask = played_by[0] | played_by[1] | played_by[2] | played_by[3]
         self.turn = 0
         self.history: list[tuple[int, tuple[int, ...]]] = []
-        self.played_mask = 0
-        self.played_by_mask = [0, 0, 0, 0]
+        self._read()
+
+    def _read(self) -> None:
+        """Copy the rules state (the core's row of :data:`~big2_env.engine.core.games.TABLE_FIELDS`, after the
+        four hands) into the attributes that the envs and players read."""
+        (h0, h1, h2, h3, self.current_player, size, self._trick_strength, _, self._trick_mask, self.passes, opening,
+         winner, self.passed_mask) = self._row.tolist()[0]
+        self._hand_masks = [h0, h1, h2, h3]
+        self._opening = opening == 1
+        self.winner: int | None = None if winner < 0 else winner
+        if not size:
+            self.trick = None
         self._legal: list[Entry] | None = None
 
     # ----------------------------------------------------------------- queries
@@ -265,7 +279,7 @@ class Game:
                 self._legal = [PASS_ENTRY]
                 return self._legal
             trick_size = len(self.trick) if self.trick is not None else 0
-            self._legal = _legal_entries(
+            self._legal = native.legal_entries(
                 self._hand_masks[self.current_player], trick_size, self._trick_strength, self._opening, self.rules
             )
         return self._legal
@@ -278,7 +292,7 @@ class Game:
         """Final scores per seat (sum to zero). Raises ``ValueError`` before the game ends."""
         if self.winner is None:
             raise ValueError("the game is not over yet; scores exist only at the end")
-        return native.final_scores(self._hand_masks, self.winner, self.rules)
+        return native.final_scores(self._row, self.winner, self.rules)
 
     # ----------------------------------------------------------------- moves
     def play(self, cards: Iterable[int] | str) -> None:
@@ -315,31 +329,19 @@ class Game:
         self._apply(legal[index])
 
     def _apply(self, entry: Entry) -> None:
+        """Make a legal play (an entry of :meth:`legal_entries`): the core's
+        :func:`~big2_env.engine.core.games.apply_move` changes the rules state, and the game records the move."""
+        strength, play, mask, category, _ = entry
         player = self.current_player
-        play = entry[1]
+        _games.apply_move(self._row, 0, 0, _games.TABLE_AT, mask, len(play), strength, category)
         self.history.append((player, play))
         self.turn += 1
-        self._legal = None
-        if not play:
-            self.passes += 1
-            self.passed_mask |= 1 << player
-            if self.passes == NUM_PLAYERS - 1:
-                self.trick = None  # everyone else passed: the trick's player leads next
-                self.passed_mask = 0
-            self.current_player = (player + 1) % NUM_PLAYERS
-            return
-        mask = entry[2]
-        self._hand_masks[player] ^= mask
-        self._hand_cards[player] = [c for c in self._hand_cards[player] if not mask >> c & 1]
-        self.played_mask |= mask
-        self.played_by_mask[player] |= mask
-        self.trick, self._trick_strength, self._trick_mask, self.trick_player = play, entry[0], mask, player
-        self.passes = 0
-        self._opening = False
-        if not self._hand_masks[player]:
-            self.winner = player
-            return
-        self.current_player = (player + 1) % NUM_PLAYERS
+        if mask:
+            self._hand_cards[player] = [c for c in self._hand_cards[player] if not mask >> c & 1]
+            self.played_mask |= mask
+            self.played_by_mask[player] |= mask
+            self.trick, self.trick_player = play, player
+        self._read()
 
     def _explain_illegal(self, play: tuple[int, ...]) -> str:
         player = self.current_player
@@ -373,6 +375,7 @@ class Game:
         """An independent copy of the game state."""
         other = Game.__new__(Game)
         other.__dict__.update(self.__dict__)
+        other._row = self._row.copy()
         other._hand_masks = list(self._hand_masks)
         other._hand_cards = [list(h) for h in self._hand_cards]
         other.played_by_mask = list(self.played_by_mask)

@@ -1,7 +1,7 @@
 """Legal plays: the combinations of a hand that the active trick (or the opening rule) allows.
 
-:func:`legal_plays` serves users and tests; :class:`big2_env.engine.game.Game` and the belief
-replay use :func:`legal_entries`. Both answer from the compiled core
+:func:`legal_plays` serves users and tests, the checked :func:`legal_entries` the belief replay.
+Both (and :class:`big2_env.engine.game.Game`) answer from the compiled core
 (:func:`big2_env.engine.core.kernels.legal_rows`, through :mod:`big2_env.engine.native`).
 """
 
@@ -12,11 +12,11 @@ from typing import Iterable
 from . import native
 from .cards import NUM_CARDS, card_str, check_card, check_hand, format_cards, mask_to_cards
 from .combos import Entry, classify
+from .native import PASS_ENTRY
 from .rules import Rules
 from ..checks import is_int
 
 PASS: tuple[int, ...] = ()
-PASS_ENTRY: Entry = (-1, (), 0, -1, -1)
 
 
 def legal_entries(hand_mask: int, trick_size: int, trick_strength: int, opening: bool, rules: Rules) -> list[Entry]:
@@ -40,15 +40,7 @@ def legal_entries(hand_mask: int, trick_size: int, trick_strength: int, opening:
         raise ValueError(f"trick_strength must be a non-negative int (a Combo's strength); got {trick_strength!r}")
     if not isinstance(opening, bool) or not isinstance(rules, Rules):
         raise ValueError(f"opening must be True or False and rules a Rules; got {opening!r}, {rules!r}")
-    return _legal_entries(hand_mask, trick_size, trick_strength, opening, rules)
-
-
-def _legal_entries(hand_mask: int, trick_size: int, trick_strength: int, opening: bool, rules: Rules) -> list[Entry]:
-    """:func:`legal_entries` without the checks, for :class:`~big2_env.engine.game.Game` (its state is valid)."""
-    entries = native.legal_entries(hand_mask, trick_size, trick_strength, opening, rules)
-    if trick_size:
-        entries.append(PASS_ENTRY)
-    return entries
+    return native.legal_entries(hand_mask, trick_size, trick_strength, opening, rules)
 
 
 def legal_plays(
@@ -90,7 +82,7 @@ def legal_plays(
         if not hand_mask >> card & 1:
             raise ValueError(f"must_include card {card_str(card)} is not in the hand")
         must_mask = 1 << card
-    entries = _legal_entries(hand_mask, trick_size, trick_strength, False, rules)
+    entries = native.legal_entries(hand_mask, trick_size, trick_strength, False, rules)
     return [e[1] for e in entries if not must_mask or e[2] & must_mask or not e[2]]
 
 

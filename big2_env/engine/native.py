@@ -23,6 +23,8 @@ from .rules import Rules
 
 Entry = tuple[int, tuple[int, ...], int, int, int]
 """A legal play as the engine lists it: ``(strength, play, mask, category, comparison_card)``."""
+PASS_ENTRY: Entry = (-1, (), 0, -1, -1)
+"""The entry of a pass."""
 
 _local = threading.local()
 _kernels: Any = None
@@ -71,12 +73,15 @@ _by_rules: dict[Rules, tuple[np.ndarray, dict[int, Entry]]] = {}
 
 
 def legal_entries(hand_mask: int, trick_size: int, trick_strength: int, opening: bool, rules: Rules) -> list[Entry]:
-    """The legal non-pass plays of a hand facing a trick of ``trick_size`` cards and
-    ``trick_strength`` (size 0 when leading; ``opening``: the game's first play, under the rules'
-    opening rule), as entries in the engine's order (by size, strength, then cards)."""
+    """The legal plays of a hand facing a trick of ``trick_size`` cards and ``trick_strength`` (size 0
+    when leading; ``opening``: the game's first play, under the rules' opening rule), as entries in the
+    engine's order (by size, strength, then cards), then :data:`PASS_ENTRY` when facing a trick."""
     kernels, scratch = _scratch()
     k = kernels.legal_rows(hand_mask, _rules_data(rules)[0], trick_size, trick_strength, opening, scratch)
-    return entries_from(scratch, k, rules)
+    entries = entries_from(scratch, k, rules)
+    if trick_size:
+        entries.append(PASS_ENTRY)
+    return entries
 
 
 def entries_from(scratch: np.ndarray, k: int, rules: Rules) -> list[Entry]:
@@ -123,15 +128,15 @@ def hand_penalty(cards_left: int, rules: Rules) -> int:
     return int(kernels.hand_penalty(cards_left, _rules_data(rules)[0][kernels.R_SCORING]))
 
 
-def final_scores(hand_masks: list[int], winner: int, rules: Rules) -> list[int]:
-    """The final scores of a game ``winner`` won, the four seats holding ``hand_masks`` (the
-    core's :func:`~big2_env.engine.core.games.final_scores`: each loser pays its hand's penalty to
-    the winner)."""
+def final_scores(row: np.ndarray, winner: int, rules: Rules) -> list[int]:
+    """The final scores of a game ``winner`` won, its hands in the core's game ``row`` (shape ``(1, n)``,
+    the four hands first): each loser pays its hand's penalty to the winner (the core's
+    :func:`~big2_env.engine.core.games.final_scores`)."""
     kernels, _ = _scratch()
     from .core.games import final_scores as compiled
 
     scores = np.zeros(4, dtype=np.int64)
-    compiled(np.array([hand_masks], dtype=np.int64), 0, 0, winner, _rules_data(rules)[0][kernels.R_SCORING], scores)
+    compiled(row, 0, 0, winner, _rules_data(rules)[0][kernels.R_SCORING], scores)
     return scores.tolist()
 
 

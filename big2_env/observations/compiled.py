@@ -3,7 +3,7 @@
 The kernels of :mod:`big2_env.engine.core.kernels` play the rules; these write what a player
 sees, as :mod:`big2_env.observations.paper` documents (tested number by number against the Python
 oracle of ``tests/reference/paper_view.py``).
-Inputs are trusted: :func:`random_game_views` is the checked entry point.
+Inputs are trusted: the Python functions here pass them a :class:`~big2_env.engine.game.Game`'s checked state.
 """
 
 from __future__ import annotations
@@ -14,36 +14,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ..engine.core import MAX_TURNS, check_deck, rules_array
-from ..engine.core.games import (
-    GAME_SIZE,
-    HANDS_AT,
-    PLAYED_AT,
-    TABLE_AT,
-    T_MASK,
-    T_OPENING,
-    T_PASSES,
-    T_PLAYER,
-    T_SIZE,
-    T_STRENGTH,
-    T_WINNER,
-    apply_move,
-    locked,
-    new_table,
-)
 from ..engine import native
-from ..engine.core.kernels import (
-    CAPACITY,
-    R_OPENING,
-    SCRATCH_ROWS,
-    WORK_SIZE,
-    comparison_card,
-    hand_combos,
-    legal_from,
-    legal_rows,
-    popcount,
-)
-from ..engine.rules import Rules
+from ..engine.core.games import HANDS_AT, PLAYED_AT, TABLE_AT, T_MASK, T_PASSES, T_WINNER
+from ..engine.core.kernels import SCRATCH_ROWS, WORK_SIZE, comparison_card, legal_rows, popcount
 from ..engine.combos import FEATURE_CATEGORY
 from .layout import (
     ACTION_SLOTS,
@@ -67,7 +40,6 @@ __all__ = [
     "action_index",
     "game_observation",
     "leaf_observations",
-    "random_game_views",
     "write_features",
     "write_observation",
 ]
@@ -169,72 +141,6 @@ def leaf_observations(rows, out):  # pragma: no cover - compiled
                           rows[i, TABLE_AT + T_PASSES], 0, out[i])
 
 
-@njit(cache=True)
-def _random_game_views(deck, uniforms, rules, observations, action_masks, actions):  # pragma: no cover - compiled
-    """The game of :func:`big2_env.players.kernels.games.random_game` (random seats), recording at
-    each turn the mover's 277 numbers, its 1695-action mask and the action taken; every move goes
-    through the engine's :func:`~big2_env.engine.core.games.apply_move`. Returns the number of turns."""
-    ws_masks = np.empty((4, CAPACITY), dtype=np.int64)
-    ws_sizes = np.empty((4, CAPACITY), dtype=np.int64)
-    ws_strengths = np.empty((4, CAPACITY), dtype=np.int64)
-    ws_categories = np.empty((4, CAPACITY), dtype=np.int64)
-    legal = np.empty(CAPACITY, dtype=np.int64)
-    game = np.zeros((1, GAME_SIZE), dtype=np.int64)
-    played_by = np.zeros(4, dtype=np.int64)
-    for i in range(52):
-        game[0, HANDS_AT + i // 13] |= 1 << deck[i]
-    counts = np.zeros(4, dtype=np.int64)
-    first = 0
-    for p in range(4):
-        hand = game[0, HANDS_AT + p]
-        counts[p] = hand_combos(hand, rules, ws_masks[p], ws_sizes[p], ws_strengths[p], ws_categories[p])
-        if hand & 1:
-            first = p
-    t = TABLE_AT
-    new_table(game, 0, t, first, 1)
-    turn = 0
-    while game[0, t + T_WINNER] < 0:
-        player = game[0, t + T_PLAYER]
-        hand = game[0, HANDS_AT + player]
-        trick_size = game[0, t + T_SIZE]
-        k = legal_from(ws_masks[player], ws_sizes[player], ws_strengths[player], counts[player], hand, trick_size,
-                       game[0, t + T_STRENGTH], game[0, t + T_OPENING], rules[R_OPENING], locked(game, 0, t, rules), legal)
-        total = k + 1 if trick_size else k
-        write_observation(game[0, HANDS_AT:HANDS_AT + 4], played_by, game[0, t + T_MASK], game[0, t + T_PASSES], player,
-                          observations[turn])
-        action_masks[turn, :] = False
-        for j in range(k):
-            action_masks[turn, action_index(ws_masks[player][legal[j]], hand, SLOT_INDEX)] = True
-        if trick_size:
-            action_masks[turn, PASS_ACTION] = True
-        pick = min(int(uniforms[turn] * total), total - 1)
-        if pick == k:
-            actions[turn] = PASS_ACTION
-            apply_move(game, 0, HANDS_AT, t, 0, 0, 0, 0)
-        else:
-            i = legal[pick]
-            chosen = ws_masks[player][i]
-            actions[turn] = action_index(chosen, hand, SLOT_INDEX)
-            played_by[player] |= chosen
-            apply_move(game, 0, HANDS_AT, t, chosen, ws_sizes[player][i], ws_strengths[player][i], ws_categories[player][i])
-        turn += 1
-    return turn
-
-
-def random_game_views(deck: Any, uniforms: Any, rules: Rules | str | dict | None = None) -> tuple[np.ndarray, ...]:
-    """:func:`big2_env.players.kernels.random_game_trace`'s game with what each mover saw, computed in compiled code.
-
-    Returns ``(observations, action_masks, actions)``: float32 ``(turns, 277)``, bool
-    ``(turns, 1695)`` and the action index taken at each turn (1694 is pass).
-    """
-    deck_arr, u = check_deck(deck, uniforms)
-    observations = np.zeros((MAX_TURNS, OBS_SIZE), dtype=np.float32)
-    masks = np.zeros((MAX_TURNS, NUM_ACTIONS), dtype=np.bool_)
-    actions = np.zeros(MAX_TURNS, dtype=np.int64)
-    turns = _random_game_views(deck_arr, u, rules_array(rules), observations, masks, actions)
-    return observations[:turns].copy(), masks[:turns].copy(), actions[:turns].copy()
-
-
 DECISION_ROWS = SCRATCH_ROWS + 1
 """Rows of :func:`decision_view`'s scratch array: :func:`~big2_env.engine.core.kernels.legal_rows`'
 rows (masks, comparison cards, strengths, categories, work, legal indices), then action indices."""
@@ -313,6 +219,7 @@ def warm_up() -> float:
     from ..engine.game import Game
 
     started = time.perf_counter()
-    random_game_views(np.arange(52), np.zeros(MAX_TURNS))
-    decision_arrays(Game(seed=0))
+    game = Game(seed=0)
+    game_observation(game, 0)
+    decision_arrays(game)
     return time.perf_counter() - started

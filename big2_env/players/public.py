@@ -160,47 +160,15 @@ def public_state(obs: Observation | np.ndarray) -> PublicState:
 
 def state_game(state: PublicState, hands: Sequence[int], rules: Rules) -> Game:
     """A :class:`Game` in relative seats (the player on move is seat 0) at ``state`` with the given hand bitmasks."""
+    if state.trick is not None and classify(state.trick, rules) is None:
+        raise ValueError(f"the trick {state.trick} is not a legal combination under {rules}")
     game = Game.__new__(Game)
-    game.rules = rules
-    game._hand_masks = list(hands)
-    game._hand_cards = [mask_to_cards(m) for m in hands]
-    game.current_player = 0
-    game._opening = state.opening
-    game.trick = state.trick
-    game._trick_strength = 0
-    game._trick_mask = sum(1 << c for c in state.trick) if state.trick is not None else 0
-    game.trick_player = state.trick_player
-    game.passes = state.passes
-    game.passed_mask = state.passed
-    game.winner = None
-    game.turn = 0
-    game.history = []
-    game.played_mask = state.played_mask
-    game.played_by_mask = list(state.played_by)
-    game._legal = None
-    if state.trick is not None:
-        combo = classify(state.trick, rules)
-        if combo is None:
-            raise ValueError(f"the trick {state.trick} is not a legal combination under {rules}")
-        game._trick_strength = combo.strength
+    game._start(rules, list(hands), 0, state.opening, state.trick, state.trick_player, state.passes, state.passed,
+                state.played_by)
     return game
 
 
 def game_row(game: Game) -> np.ndarray:
     """``game``'s position as a row of the compiled core (:data:`~big2_env.engine.core.games.GAME_SIZE` int64: the
     four hands' bitmasks, then the table of :data:`~big2_env.engine.core.games.TABLE_FIELDS`), seats as the game's."""
-    from ..engine.core.games import GAME_SIZE, TABLE_AT, T_CATEGORY, T_MASK, T_OPENING, T_PASSED, T_PASSES, T_PLAYER
-    from ..engine.core.games import T_SIZE, T_STRENGTH, T_WINNER
-
-    row = np.zeros(GAME_SIZE, dtype=np.int64)
-    row[:4] = game._hand_masks
-    table = row[TABLE_AT:]
-    table[T_PLAYER] = game.current_player
-    if game.trick is not None:
-        combo = classify(game.trick, game.rules)
-        assert combo is not None  # the engine made it
-        table[T_SIZE], table[T_STRENGTH], table[T_CATEGORY] = len(game.trick), game._trick_strength, combo.category
-        table[T_MASK] = game._trick_mask
-    table[T_PASSES], table[T_OPENING], table[T_PASSED] = game.passes, int(game._opening), game.passed_mask
-    table[T_WINNER] = -1 if game.winner is None else game.winner
-    return row
+    return game._row[0].copy()

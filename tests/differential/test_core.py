@@ -12,7 +12,6 @@ from big2_env import Rules, parse_cards
 from big2_env.engine.cards import mask_to_cards
 from big2_env.engine.core import MAX_TURNS, hand_combinations, legal_masks, rules_array
 from big2_env.players.kernels import deal, play_random, random_game_trace, smart_play
-from big2_env.observations.compiled import random_game_views
 
 
 from tests.reference import Game, enumerate_combos, legal_plays
@@ -148,28 +147,34 @@ def test_the_kernels_run_unjitted_with_the_same_results():
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_the_paper_view_matches_the_reference_at_every_decision(rules, seed):
-    from big2_env import legal_action_mask
+    """The compiled view of each decision (:func:`decision_arrays`: the 277 numbers, the legal plays'
+    action indices) against the Python oracle, through a random game of the core."""
+    from big2_env import PASS_ACTION, action_index, legal_action_mask
+    from big2_env.observations.compiled import decision_arrays
     from tests.reference.paper_view import observation
 
     rng = np.random.default_rng(seed)
     deck, uniforms = rng.permutation(52), rng.random(MAX_TURNS)
-    observations, masks, actions = random_game_views(deck, uniforms, rules)
     trace, _, _ = random_game_trace(deck, uniforms, rules)
-    assert len(observations) == len(trace)
-    game = Game.from_hands([sorted(int(c) for c in deck[13 * i : 13 * i + 13]) for i in range(4)], rules)
-    for turn in range(len(trace)):
-        player = game.current_player
-        np.testing.assert_array_equal(observations[turn], observation(game, player))
-        np.testing.assert_array_equal(masks[turn], legal_action_mask(game).astype(bool))
+    hands = [sorted(int(c) for c in deck[13 * i : 13 * i + 13]) for i in range(4)]
+    game, package = Game.from_hands(hands, rules), PackageGame.from_hands(hands, rules)
+    for player, n_legal, chosen in trace.tolist():
+        assert package.current_player == game.current_player == player
+        seen, masks, actions = decision_arrays(package)
+        np.testing.assert_array_equal(seen, observation(game, player))
+        mask = np.zeros(PASS_ACTION + 1, dtype=bool)
+        mask[actions] = True
+        mask[PASS_ACTION] = package.trick is not None
+        np.testing.assert_array_equal(mask, legal_action_mask(game).astype(bool))
         legal = game.legal_entries()
-        pick = min(int(uniforms[turn] * len(legal)), len(legal) - 1)
-        hand = game.hand(player)
+        pick = min(int(uniforms[game.turn] * len(legal)), len(legal) - 1)
         play = legal[pick][1]
-        from big2_env import PASS_ACTION, action_index
-
-        assert actions[turn] == (action_index(play, hand) if play else PASS_ACTION)
+        assert (len(legal), legal[pick][2]) == (n_legal, chosen)
+        if play:
+            assert actions[masks.index(chosen)] == action_index(play, game.hand(player))
         game.play_index(pick)
-    assert game.is_over
+        package.play(play)
+    assert game.is_over and package.is_over
 
 
 @pytest.mark.parametrize("kind", ["greedy", "smart"])

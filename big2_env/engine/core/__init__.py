@@ -72,9 +72,9 @@ from ..compile_notice import watch  # noqa: E402
 
 watch()  # every kernel module imports this package first: from here on, a compilation of the core is announced
 
-from ..cards import check_hand  # noqa: E402
+from ..cards import check_hand, check_seed  # noqa: E402
 from ..rules import FLUSH_ORDERS, OPENINGS, SCORINGS, STRAIGHTS, Rules  # noqa: E402
-from . import kernels  # noqa: E402
+from . import games, kernels  # noqa: E402
 
 __all__ = [
     "MAX_TURNS",
@@ -189,15 +189,6 @@ def legal_position(
     return combos, legal, int(k), (trick_size, trick_category, trick_mask)
 
 
-def check_seed(seed: Any) -> np.random.Generator:
-    """``seed`` as a ``numpy.random.Generator``: ``None``, a non-negative int or a Generator; ``ValueError`` otherwise."""
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0):
-        return np.random.default_rng(None if seed is None else int(seed))
-    raise ValueError(f"seed must be None, a non-negative int or a numpy.random.Generator; got {seed!r}")
-
-
 def shuffled_decks(n: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` shuffled decks ``(n, 52)`` int64: ``rng.permuted`` of each row of ``0..51``."""
     decks = np.tile(np.arange(52, dtype=np.int64), (n, 1))
@@ -232,4 +223,7 @@ def warm_up() -> float:
     scratch = np.empty((kernels.SCRATCH_ROWS, kernels.WORK_SIZE), dtype=np.int64)
     kernels.legal_rows(7, rules_arr, 0, 0, True, scratch)  # what Game, classify and legal_plays call
     kernels.classify_mask(3, rules_arr, scratch)
+    row = np.zeros((1, games.GAME_SIZE), dtype=np.int64)  # a move and the scores, as Game makes them
+    games.apply_move(row, 0, 0, games.TABLE_AT, 0, 0, 0, 0)
+    games.final_scores(row, 0, 0, 0, rules_arr[kernels.R_SCORING], np.zeros(4, dtype=np.int64))
     return time.perf_counter() - started

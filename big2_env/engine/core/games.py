@@ -5,9 +5,9 @@ A table is nine int64 columns of :data:`TABLE_FIELDS` (the player on move, the t
 strength, category and card mask, the passes since the last play, whether it is the opening,
 the winner or -1, and the bitmask of the seats that passed since the trick was led: under the
 ``pass_locks`` rule they may only pass until it ends, :func:`locked`) beside the four hands' bitmasks, in a row of a 2-D array;
-:func:`apply_move` is the one place where a play or a pass changes them, as
-:meth:`big2_env.engine.game.Game._apply` does, for every compiled game (the seated games and the search's play-outs of
-:mod:`big2_env.players.kernels`, the vector envs).
+:func:`apply_move` is the one place where a play or a pass changes them, for every game: a
+:class:`~big2_env.engine.game.Game` (one such row), the seated games and the search's play-outs of
+:mod:`big2_env.players.kernels`, the vector envs.
 """
 
 from __future__ import annotations
