@@ -23,8 +23,7 @@ A seat's likelihood under a model is the product over its moves that had a choic
 passes say nothing). Averaged over deals, it gives the probability of each model for each
 seat (:func:`model_posteriors`), which the search
 (:class:`big2_env.players.search.SearchPolicy`, ``infer_opponents``) reads to know which
-opponents play like Random. :func:`tempered_weights` tempers the weights of deals that
-``search-net``'s beliefs weigh (:class:`agents.net_search.NetworkSearch`, ``beliefs``).
+opponents play like Random.
 
 Only public information goes in: the move history (every player sees every move), the
 cards each seat has played, and the searcher's own hand. A seat's hand at the start of
@@ -77,7 +76,6 @@ __all__ = [
     "model_posteriors",
     "seat_log_likelihood_table",
     "seat_log_likelihoods",
-    "tempered_weights",
 ]
 
 MODELS = ("smart", "greedy", "random")
@@ -334,31 +332,3 @@ def model_posteriors(
         if np.isfinite(joint).any():
             out[seat] = np.exp(joint - logsumexp(joint))
     return out
-
-
-def tempered_weights(log_weights: np.ndarray, strength: float) -> np.ndarray:
-    """Weights ``exp(beta * log_weights)`` (scaled so the largest is 1; ``-inf`` gives 0), with
-    the largest ``beta`` in [0, 1] that keeps the effective sample size ``(sum w)^2 / sum w^2``
-    at least ``(1 - strength)`` of the deals: ``strength`` 1 uses the weights as they are, 0
-    ignores them. Tempering keeps the search from resting on the few deals that best explain
-    the history when most of its candidate deals explain it poorly."""
-    n = len(log_weights)
-    finite = np.isfinite(log_weights)
-    if n == 0 or not finite.any():
-        return np.ones(n)
-    shifted = np.where(finite, log_weights - log_weights[finite].max(), -np.inf)
-
-    def at(beta: float) -> np.ndarray:
-        return np.where(finite, np.exp(beta * np.where(finite, shifted, 0.0)), 0.0)
-
-    def ess(w: np.ndarray) -> float:
-        return float(w.sum() ** 2 / (w * w).sum())
-
-    floor = (1.0 - strength) * n
-    if ess(at(1.0)) >= floor:
-        return at(1.0)
-    lo, hi = 0.0, 1.0
-    for _ in range(20):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if ess(at(mid)) >= floor else (lo, mid)
-    return at(lo)

@@ -13,9 +13,6 @@ after another, each seat given its public count of cards. The searches take one 
   diamonds to an opener that has not played it), returned as the hands held *now* or, with each
   seat's played cards added, as the *starting* hands (what a replay of the history starts from:
   ``search-net``).
-* :class:`WeightedDealer`: a pool of another dealer's deals, each weighed by how well a model
-  explains the other seats' moves so far; deals are drawn from the pool in proportion
-  (``search-net``'s ``beliefs``).
 
 Uniform deals draw one ``rng.permutation`` of the unseen cards per deal, whichever dealer
 makes them, so equal inputs give equal deals for a seed.
@@ -26,7 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol, Sequence
 
 import numpy as np
 
@@ -42,7 +39,6 @@ __all__ = [
     "Dealer",
     "PassConsistentDealer",
     "UniformDealer",
-    "WeightedDealer",
     "core_rules",
     "deal_consistent",
     "deal_unseen",
@@ -224,27 +220,3 @@ class UniformDealer:
 
     def deal(self, n: int) -> np.ndarray:
         return uniform_hands(self.rng, self.unseen, self.counts, n) | self.add
-
-
-class WeightedDealer:
-    """Deals drawn from a ``pool`` (``(size, 4)`` deals of another dealer) in proportion to ``weights``
-    (probabilities, one per deal: how well a model explains the other seats' moves from each), with
-    ``rng`` and with replacement. :meth:`of` makes the pool and weighs it."""
-
-    def __init__(self, pool: np.ndarray, weights: np.ndarray, rng: np.random.Generator) -> None:
-        weights = np.asarray(weights, dtype=np.float64)
-        if weights.shape != (len(pool),) or not np.isfinite(weights).all() or (weights < 0).any() \
-                or not math.isclose(weights.sum(), 1.0, rel_tol=1e-9):
-            raise ValueError(f"weights must be probabilities, one for each of the pool's {len(pool)} deals")
-        self.pool, self.weights, self.rng = pool, weights, rng
-
-    @classmethod
-    def of(cls, base: Dealer, size: int, weigh: Callable[[np.ndarray], np.ndarray],
-           rng: np.random.Generator) -> "WeightedDealer":
-        """A pool of ``size`` deals of ``base``, weighed by ``weigh(pool)`` (non-negative, normalised here)."""
-        pool = base.deal(size)
-        weights = np.asarray(weigh(pool), dtype=np.float64)
-        return cls(pool, weights / weights.sum(), rng)
-
-    def deal(self, n: int) -> np.ndarray:
-        return self.pool[self.rng.choice(len(self.pool), size=n, p=self.weights)]

@@ -22,7 +22,6 @@ from big2_env.players.beliefs import (
     game_course,
     model_posteriors,
     seat_log_likelihoods,
-    tempered_weights,
 )
 from big2_env.players.fast import FastModel, FastPolicy
 from big2_env.players.greedy import greedy_choice
@@ -307,34 +306,6 @@ def test_the_search_plays_random_like_opponents_randomly_in_its_rollouts(policy,
 
 
 # ----------------------------------------------------------------------------- the search
-@settings(max_examples=60, deadline=None)
-@given(
-    st.lists(st.one_of(st.floats(-60, 0), st.just(-math.inf)), min_size=1, max_size=40),
-    st.floats(0, 1),
-)
-def test_tempered_weights_keep_the_effective_sample_size_above_the_floor(log_weights, strength):
-    lw = np.array(log_weights)
-    w = tempered_weights(lw, strength)
-    assert w.shape == lw.shape and (w >= 0).all() and (w <= 1).all()
-    finite = np.isfinite(lw)
-    if not finite.any():  # no deal explains the history: all alike, as without it
-        assert (w == 1).all()
-        return
-    assert (w[~finite] == 0).all()
-    ess = w.sum() ** 2 / (w * w).sum()
-    assert ess >= min((1 - strength) * len(lw), finite.sum()) * (1 - 1e-6)
-    full = np.where(finite, np.exp(np.where(finite, lw - lw[finite].max(), 0.0)), 0.0)
-    if full.sum() ** 2 / (full * full).sum() >= (1 - strength) * len(lw):
-        np.testing.assert_allclose(w, full)  # no tempering needed: the weights as they are
-
-
-def test_tempered_weights_at_the_ends():
-    lw = np.array([0.0, -1.0, -5.0, -math.inf])
-    np.testing.assert_allclose(tempered_weights(lw, 1.0), [1.0, math.exp(-1), math.exp(-5), 0.0])
-    np.testing.assert_allclose(tempered_weights(lw, 0.0)[:3], [1.0, 1.0, 1.0], atol=1e-5)
-    assert tempered_weights(np.array([]), 0.5).shape == (0,)
-
-
 def test_the_search_reads_the_history_only_with_infer_opponents_and_without_it_plays_as_before():
     game, _ = play_game(5, "smart", stop=20)
     obs = PolicyObservation(Decision(game), extended=True)
