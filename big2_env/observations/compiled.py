@@ -18,7 +18,6 @@ from ..engine.core import MAX_TURNS, check_deck, rules_array
 from ..engine.core.games import (
     GAME_SIZE,
     HANDS_AT,
-    PLAYED_AT,
     TABLE_AT,
     T_MASK,
     T_OPENING,
@@ -66,7 +65,6 @@ __all__ = [
     "PASS_ACTION",
     "action_index",
     "game_observation",
-    "leaf_observations",
     "random_game_views",
     "write_features",
     "write_observation",
@@ -155,18 +153,6 @@ def write_observation(hands, played_by, trick, passes, player, out):  # pragma: 
             if (mask >> c) & 1:
                 out[121 + 52 * j + c] = 1.0
     out[120] = passes
-
-
-@njit(cache=True)
-def leaf_observations(rows, out):  # pragma: no cover - compiled
-    """Seat 0's 277 numbers at every leaf of :func:`big2_env.players.kernels.rollouts.leaves` (rows of
-    :data:`~big2_env.engine.core.games.LEAF_SIZE` columns) into the rows of ``out`` (float32),
-    those of ended games left untouched."""
-    for i in range(rows.shape[0]):
-        if rows[i, TABLE_AT + T_WINNER] >= 0:
-            continue
-        write_observation(rows[i, HANDS_AT:HANDS_AT + 4], rows[i, PLAYED_AT:PLAYED_AT + 4], rows[i, TABLE_AT + T_MASK],
-                          rows[i, TABLE_AT + T_PASSES], 0, out[i])
 
 
 @njit(cache=True)

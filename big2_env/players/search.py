@@ -20,8 +20,7 @@ its candidates are Smart's favourite plays and pass (``prior_top``, ``prior``); 
 deals the unseen cards, believing the opponents' passes (``pass_inference``:
 :class:`~big2_env.players.dealers.PassConsistentDealer`); its valuer plays every deal out after
 every candidate (:mod:`big2_env.players.valuers`: Smart in every seat by default, in the compiled
-core, with nested rollouts for its own later moves, ``inner``; optionally a value function at the
-leaves, ``value``); it plays the best mean.
+core, with nested rollouts for its own later moves, ``inner``); it plays the best mean.
 
 Reading the opponents (``infer_opponents``, on by default): the package's game loops give
 the search, in the extended view, the public move history (``obs["history"]``, every move
@@ -76,7 +75,6 @@ from .valuers import (
     CoreRollouts,
     EngineRollouts,
     FastRollout,
-    LeafValue,
     NoisyOpponents,
     PolicyRollout,
     RolloutPolicy,
@@ -187,31 +185,12 @@ class SearchPolicy(Policy):
             ``0`` is the one-ply search (Smart plays the searcher's later moves). Each rollout
             then costs about ``inner + 1`` times more per own move (about 12 ms a decision at
             the default budget). Core only.
-        value: a value function for the searcher's next decisions, such as a network of
-            :mod:`agents` (:class:`agents.policy.NetworkPolicy`): an object with
-            ``state_values(observations) -> values``, given a ``(N, 277)`` float32 array of
-            the paper's observation and returning an estimate per row (``value_scale`` x it is
-            the expected final score). Each deal is then also played after each candidate
-            until the searcher is next on move (:func:`~big2_env.players.kernels.rollouts.leaves`:
-            Smart in the other seats, which with no opponent noise is the path its rollout
-            takes), and there the value judges the position (AlphaGo's leaf evaluation). Core
-            and the ``"score"`` objective only. Default ``None``: rollouts alone.
-        value_weight: how a candidate's value on a deal mixes the two: ``(1 - w)`` x the
-            rollout's final score + ``w`` x the value at the leaf (default 0.5). At 1 no
-            rollout is played (the value replaces them, each deal costing a few Smart moves
-            and a share of one batched forward pass); at 0 the value is ignored.
-        value_scale: what the value is multiplied by to give points of final score (default
-            13: the package's networks learn the score / 13, ``--reward-scale``'s default
-            for distillation and the shipped ``pretrained-default-recipe``'s setting).
 
     Raises:
         ValueError: a bad budget, method, objective, ``prior_top``, ``opponent_noise``,
-            ``pass_inference``, ``infer_opponents``, ``opponent_models``, ``tremble``,
-            ``value_weight``, ``value_scale`` or rollout
-            policy name; a value without the core or the score objective, or one that reads
-            another observation than the paper's.
-        TypeError: a rollout policy without ``act``, a prior without ``probabilities`` or a
-            value without ``state_values``.
+            ``pass_inference``, ``infer_opponents``, ``opponent_models``, ``tremble`` or rollout
+            policy name.
+        TypeError: a rollout policy without ``act`` or a prior without ``probabilities``.
 
     Attributes:
         last_stats: what the last decision took: ``rollouts``, ``candidates``, ``rounds``,
@@ -242,9 +221,6 @@ class SearchPolicy(Policy):
         tremble: float = DEFAULT_TREMBLE,
         core: bool = True,
         inner: int | None = None,
-        value: Any = None,
-        value_weight: float = 0.5,
-        value_scale: float = 13.0,
     ) -> None:
         self.rules = Rules.coerce(rules)
         self.rollouts, self.seconds = parse_budget(budget)
@@ -292,7 +268,6 @@ class SearchPolicy(Policy):
         if inner and not self.core:
             raise ValueError("inner (nested rollouts) runs in the compiled core: it needs core=True and Smart rollouts")
         self.inner = int(inner)
-        self.set_value(value, value_weight, value_scale)
         self._dealer: PassConsistentDealer | None = None  # this decision's, made with its public state
         self._course: list[Move] | None = None  # this decision's replayed move history, when read
         self.rng = np.random.default_rng(seed)
@@ -301,19 +276,6 @@ class SearchPolicy(Policy):
     def seed(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
         self._playing.seed(None if seed is None else seed + 1)
-
-    def set_value(self, value: Any, weight: Any = 0.5, scale: Any = 13.0) -> None:
-        """Set the leaf value, its weight and its scale (the constructor's ``value``, ``value_weight``
-        and ``value_scale``, :class:`~big2_env.players.valuers.LeafValue`), checked as the constructor checks them."""
-        if not is_number(weight, 0, 1):
-            raise ValueError(f"value_weight must be a number in [0, 1]; got {weight!r}")
-        leaf = None if value is None else LeafValue(value, self.rules, scale)
-        if leaf is not None and (not self.core or self._core_models()[0].any()):
-            raise ValueError("a value runs in the compiled core: it needs core=True and Smart rollouts")
-        if leaf is not None and self.objective != "score":
-            raise ValueError(f"a value estimates the final score: it needs objective='score'; got {self.objective!r}")
-        self.value, self.value_weight, self.value_scale = value, float(weight), LeafValue.checked_scale(scale)
-        self._leaf = leaf
 
     # ------------------------------------------------------------ deciding
     def act(self, obs: Observation) -> int:
@@ -369,14 +331,14 @@ class SearchPolicy(Policy):
         return [legal[i] for i in sorted(top_candidates(ranked, self.prior_top, passing))]
 
     def _valuer(self, state: PublicState, root: Game, candidates: list[Entry]) -> Valuer:
-        """What values the candidates' deals: rollouts in the core (and the value at the leaves) or on the engine."""
+        """What values the candidates' deals: rollouts in the core or on the engine."""
         if not self.core:
             return EngineRollouts(state, candidates, self._playing, self.objective, self.rules)
         noisy = self._noisy
         seat_models, weights = self._core_models()
-        return CoreRollouts(root, candidates, state.played_by, seat_models, weights,
+        return CoreRollouts(root, candidates, seat_models, weights,
                             noisy.seat_noise if noisy is not None else [0.0] * 4, noisy.rng if noisy is not None else self.rng,
-                            self.objective, self.inner, self._leaf_values, self.value_weight if self.value is not None else 0.0)
+                            self.objective, self.inner)
 
     def _deal(self, state: PublicState) -> list[int]:
         """One determinisation (:class:`~big2_env.players.dealers.PassConsistentDealer`)."""
@@ -407,12 +369,6 @@ class SearchPolicy(Policy):
                                       fast=self._belief_model)
         column = self.opponent_models.index("random")
         return [0.0] + [max(self.opponent_noise, float(posteriors[seat, column])) for seat in (1, 2, 3)]
-
-    def _leaf_values(self, deals: np.ndarray, root: np.ndarray, played_by: np.ndarray, candidates: np.ndarray,
-                     alive: np.ndarray, noise: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """What each (deal, alive candidate) is worth by the value at its leaf (:class:`~big2_env.players.valuers.LeafValue`)."""
-        assert self._leaf is not None, "leaf values need a value (set_value)"
-        return self._leaf(deals, root, played_by, candidates, alive, noise, rng)
 
     def __repr__(self) -> str:
         return f"SearchPolicy(budget={self.budget!r}, rollout={self.rollout.name!r}, method={self.method!r})"

@@ -13,8 +13,6 @@ search deals the same hands and makes the same decisions on either path:
   uniformly random legal move with its noise probability, else Smart's choice);
 * :func:`smart_finish` plays one game on from any position with Smart in every seat, as ``play_out``
   does with a ``SmartRollout``: the rollouts of :class:`~big2_env.players.ismcts.ISMCTSPolicy`;
-* :func:`leaves` plays each deal after each candidate only until the searcher is next on move:
-  the positions a value network judges (``SearchPolicy(value=...)``);
 * :func:`replay_seat` is :func:`big2_env.players.beliefs.seat_log_likelihoods`, and
   :func:`replay_seat_moves` the same move by move.
 
@@ -34,7 +32,6 @@ from .fast import N_FEATURES, SEAT_FAST_SAMPLE, SEAT_SMART, fast_features, fast_
 from ...engine.core.games import (
     GAME_SIZE,
     HANDS_AT,
-    PLAYED_AT,
     TABLE_AT,
     T_CATEGORY,
     T_MASK,
@@ -408,7 +405,7 @@ def _finish(games, g, d, masks, sizes, strengths, categories, offsets, counts, s
     """Play game ``g`` to the end, every seat by its ``seat_model`` (noisy opponents as in
     :func:`play_outs`); its value to seat 0.
 
-    Its move step is written out again in :func:`play_outs` and :func:`leaves` on purpose: moved
+    Its move step is written out again in :func:`play_outs` on purpose: moved
     into shared helpers (returning the seat's combinations, or only their offset, inlined or not)
     it makes the default search take 20 to 50% longer a decision, with the same decisions."""
     h, t = HANDS_AT, TABLE_AT
@@ -468,66 +465,6 @@ def _value(games, g, scoring, objective, scores):  # pragma: no cover - compiled
     if objective == OBJECTIVE_WIN:
         return won
     return scores[0] / 13.0 + won
-
-
-@njit(cache=True)
-def leaves(deals, root, played_by, candidates, alive, seat_noise, rng, rules, objective, values, out):  # pragma: no cover
-    """The positions where seat 0 is next on move: every deal (rows of ``deals``) after every alive
-    candidate (as in :func:`play_outs`), the opponents then playing Smart (noisy as in
-    :func:`play_outs`) until seat 0 is on move again or the game ends. Game ``d * len(alive) + a``
-    is written to row ``out[g]`` (:data:`~big2_env.engine.core.games.LEAF_SIZE` columns: hands, table, and each seat's played
-    cards, starting from ``played_by``); a game that ended writes what it is worth to seat 0
-    (``objective``) to ``values[d, a]``, any other ``values[d, a]`` is NaN.
-
-    With no opponent noise the opponents' moves are those of :func:`play_outs` on the same deal,
-    so that a leaf lies on the path of that deal's play-out. The games are played one after
-    another (a noisy play-out draws its random moves in another order than :func:`play_outs`).
-    """
-    n_deals, n_alive = deals.shape[0], len(alive)
-    masks, sizes, strengths, categories, offsets, counts = _pool(deals, rules)
-    legal = np.empty(CAPACITY, dtype=np.int64)
-    scores = np.empty(4, dtype=np.int64)
-    h, t, b = HANDS_AT, TABLE_AT, PLAYED_AT
-    noisy = seat_noise[1] > 0 or seat_noise[2] > 0 or seat_noise[3] > 0
-    for d in range(n_deals):
-        for a in range(n_alive):
-            g = d * n_alive + a
-            for k in range(TABLE_SIZE):
-                out[g, t + k] = root[k]
-            for p in range(4):
-                out[g, h + p] = deals[d, p]
-                out[g, b + p] = played_by[p]
-            c = alive[a]
-            out[g, b] |= candidates[c, 0]
-            apply_move(out, g, h, t, candidates[c, 0], candidates[c, 1], candidates[c, 2], candidates[c, 3])
-            while out[g, t + T_WINNER] < 0 and out[g, t + T_PLAYER] != 0:
-                p = out[g, t + T_PLAYER]
-                o, n = offsets[d, p], counts[d, p]
-                pm, ps, pst, pc = masks[o:o + n], sizes[o:o + n], strengths[o:o + n], categories[o:o + n]
-                hand = out[g, h + p]
-                trick_size = out[g, t + T_SIZE]
-                k = legal_from(pm, ps, pst, n, hand, trick_size, out[g, t + T_STRENGTH], out[g, t + T_OPENING],
-                               rules[R_OPENING], locked(out, g, t, rules), legal)
-                total = k + 1 if trick_size else k
-                pick = -1
-                if total == 1:
-                    pick = 0
-                elif noisy and seat_noise[p] > 0:
-                    if rng.random() < seat_noise[p]:
-                        pick = rng.integers(0, total)
-                if pick < 0:
-                    pick = smart_pick(hand, pm, ps, pc, legal, k, trick_size, out[g, t + T_CATEGORY], out[g, t + T_MASK],
-                                      rules)
-                if pick == k:
-                    apply_move(out, g, h, t, 0, 0, 0, 0)
-                else:
-                    i = legal[pick]
-                    out[g, b + p] |= pm[i]
-                    apply_move(out, g, h, t, pm[i], ps[i], pst[i], pc[i])
-            if out[g, t + T_WINNER] >= 0:
-                values[d, a] = _value(out, g, rules[R_SCORING], objective, scores)
-            else:
-                values[d, a] = np.nan
 
 
 # ----------------------------------------------------------------------------- the history's replay
