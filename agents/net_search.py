@@ -138,8 +138,6 @@ class NetworkRollouts:
         sample: sample each move from the network's softmax (with ``rng``) instead of its argmax.
         argmax_seats: seats (of the hands' order) whose moves are the network's argmax even where the
             others sample (such as the searcher's own later moves).
-        temperatures: each seat's softmax temperature where it samples (default 1 everywhere; above 1
-            flatter, ``NetworkSearch(opponent_temperature=T)`` for the other seats).
         seat_networks: seats (of the hands' order) played by another network of his design instead of
             ``model`` (his own network, :func:`~agents.network.charlesworth_network`: rollouts against the
             table's real players, as ``experiments/scripts/search_net_departures.py`` plays them); his design only.
@@ -149,7 +147,6 @@ class NetworkRollouts:
 
     def __init__(self, model: Big2Net, rules: Rules | str | dict | None = None, sample: bool = False,
                  rng: np.random.Generator | None = None, argmax_seats: Sequence[int] = (),
-                 temperatures: Sequence[float] = (1.0, 1.0, 1.0, 1.0),
                  seat_networks: Mapping[int, Big2Net] | None = None) -> None:
         self.model = model.eval()
         self.rules = Rules.coerce(rules)
@@ -158,10 +155,6 @@ class NetworkRollouts:
             raise ValueError(f"argmax_seats must list seats in 0..3; got {argmax_seats!r}")
         self.argmax_seats = np.zeros(4, dtype=np.bool_)
         self.argmax_seats[list(argmax_seats)] = True
-        if isinstance(temperatures, str) or len(temperatures) != 4 or any(not is_number(t, 0.05, 100) for t in temperatures):
-            raise ValueError(f"temperatures must give each of the 4 seats a number in [0.05, 100]; got {temperatures!r}")
-        self.temperatures = np.array(temperatures, dtype=np.float64)
-        self._tempered = bool((self.temperatures != 1.0).any())
         self.rng = rng if rng is not None else np.random.default_rng()
         cfg = model.config
         self._his = cfg.design == "charlesworth"
@@ -237,7 +230,6 @@ class NetworkRollouts:
         self.decisions += len(decide)
         movers = obs["current_player"][decide]
         greedy = self.argmax_seats[movers] if self.sample else None
-        temperature = self.temperatures[movers][:, None] if self.sample and self._tempered else None
         if self._his:
             vectors, legal, n = obs["observation"][decide], cols[choice[rows]], counts[choice]
             which = self._seat_network[movers]
@@ -247,9 +239,9 @@ class NetworkRollouts:
                 part = np.flatnonzero(which == k)
                 picked[part] = self._his_choice(
                     vectors[part], legal[np.isin(owner, part)], n[part], None if greedy is None else greedy[part],
-                    None if temperature is None else temperature[part], self._networks[k])
+                    self._networks[k])
         else:
-            picked = self._candidate_choice(obs["observation"][decide], decide, greedy, temperature)
+            picked = self._candidate_choice(obs["observation"][decide], decide, greedy)
         actions[decide] = picked
         return actions
 
@@ -273,41 +265,36 @@ class NetworkRollouts:
         return padded
 
     def _his_choice(self, vectors: np.ndarray, cols: np.ndarray, counts: np.ndarray,
-                    greedy: np.ndarray | None = None, temperature: np.ndarray | None = None,
-                    model: Big2Net | None = None) -> np.ndarray:
+                    greedy: np.ndarray | None = None, model: Big2Net | None = None) -> np.ndarray:
         """His design's move in each of ``vectors``' games (``cols``: the legal actions, game by game, ``counts`` of
-        them; ``greedy``: the games where the mover plays the argmax though the others sample; ``temperature``:
-        each game's softmax temperature, ``(games, 1)``; ``model``: the network on move, by default the rollouts')."""
+        them; ``greedy``: the games where the mover plays the argmax though the others sample; ``model``: the
+        network on move, by default the rollouts')."""
         offsets = np.cumsum(counts) - counts
         padded = self._his_scores(vectors, cols, counts, model)
         if self.sample:
-            tempered = padded if temperature is None else padded / temperature
-            pick = _argmax_where(choose(_log_softmax(tempered), counts, self.rng), padded, greedy)
+            pick = _argmax_where(choose(_log_softmax(padded), counts, self.rng), padded, greedy)
         else:
             pick = padded.argmax(axis=1)
         return cols[offsets + pick]
 
-    def log_probabilities(self, vectors: np.ndarray, masks: np.ndarray, actions: np.ndarray,
-                          temperature: float = 1.0) -> np.ndarray:
-        """The network's log-probability (its softmax over the legal actions, at ``temperature``) of playing
+    def log_probabilities(self, vectors: np.ndarray, masks: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """The network's log-probability (its softmax over the legal actions) of playing
         ``actions[i]`` in view ``vectors[i]`` with legal actions ``masks[i]`` (his design only)."""
         if not self._his:
             raise ValueError("the network's probabilities of the others' moves need Charlesworth's design (its 1695-way head)")
         rows, cols = _legal_cells(masks)
         counts = np.bincount(rows, minlength=len(masks))
         offsets = np.cumsum(counts) - counts
-        logp = _log_softmax(self._his_scores(vectors, cols, counts) / temperature)
+        logp = _log_softmax(self._his_scores(vectors, cols, counts))
         slot = np.flatnonzero(cols == np.asarray(actions)[rows]) - offsets  # each row's action is one of its legal ones
         return logp[np.arange(len(masks)), slot].astype(np.float64)
 
-    def _candidate_choice(self, vectors: np.ndarray, decide: np.ndarray, greedy: np.ndarray | None = None,
-                          temperature: np.ndarray | None = None) -> np.ndarray:
+    def _candidate_choice(self, vectors: np.ndarray, decide: np.ndarray, greedy: np.ndarray | None = None) -> np.ndarray:
         features, actions, counts = self.games.candidates()
         offsets = np.cumsum(counts) - counts
         rows = np.concatenate([np.arange(offsets[g], offsets[g] + counts[g]) for g in decide])
         logp, _ = score_numpy(self.model, vectors, features[rows], counts[decide])
-        tempered = logp if temperature is None else _log_softmax(logp / temperature)
-        pick = choose(tempered, counts[decide], self.rng if self.sample else None)
+        pick = choose(logp, counts[decide], self.rng if self.sample else None)
         if self.sample:
             pick = _argmax_where(pick, logp, greedy)
         return actions[offsets[decide] + pick]
@@ -366,15 +353,13 @@ class OpponentModels:
     """How the network search models the other seats: who may move them in the rollouts (``models``, in
     :data:`ROLLOUT_MODELS`' order, the network first as the scores' columns are read; ``None``: resolved
     with the network, :meth:`resolve`), how many nats better a model must explain a seat's moves before it
-    moves that seat (``switch``), and the network's softmax temperature for them (``temperature``, where the
-    rollouts sample). :meth:`checked` and :meth:`resolve` refuse settings that do not go together."""
+    moves that seat (``switch``). :meth:`checked` and :meth:`resolve` refuse settings that do not go together."""
 
     models: tuple[str, ...] | None = None
     switch: float = OPPONENT_SWITCH_NATS
-    temperature: float = 1.0
 
     @classmethod
-    def checked(cls, models: Sequence[str] | None, switch: Any, temperature: Any, sample: bool) -> "OpponentModels":
+    def checked(cls, models: Sequence[str] | None, switch: Any) -> "OpponentModels":
         if models is not None and (
                 isinstance(models, str) or not models or "network" not in models
                 or any(m not in ROLLOUT_MODELS for m in models) or len(set(models)) != len(models)):
@@ -382,11 +367,8 @@ class OpponentModels:
                              f"{', '.join(ROLLOUT_MODELS)}, \"network\" among them; got {models!r}")
         if not is_number(switch, 0, 1000):
             raise ValueError(f"opponent_switch must be a number of nats in [0, 1000]; got {switch!r}")
-        if not is_number(temperature, 0.05, 100) or (temperature != 1 and not sample):
-            raise ValueError(f"opponent_temperature must be a number in [0.05, 100], and 1 unless the rollouts sample "
-                             f"(sample=True); got {temperature!r} with sample={sample!r}")
         ordered = None if models is None else tuple(m for m in ROLLOUT_MODELS if m in models)
-        return cls(ordered, float(switch), float(temperature))
+        return cls(ordered, float(switch))
 
     def resolve(self, his_design: bool, design: str) -> tuple[str, ...]:
         """The models for a network (``his_design``: it can weigh the others' moves; ``design``: its name):
@@ -458,9 +440,6 @@ class NetworkSearch(Policy):
             best mean).
         deals: deals per round (each candidate is played on every deal of a round).
         sample: sample the rollouts' moves from the network's softmax (the default) instead of its argmax.
-        opponent_temperature: with ``sample``, the softmax temperature of the other seats the network
-            plays in the rollouts, and of the network's probabilities of their moves where the
-            opponent models weigh them (default 1; above 1 flatter).
         opponent_models: who may move for the other seats in the rollouts, ``"network"`` among them: at
             each searched decision each other seat gets the model of these (:data:`ROLLOUT_MODELS`:
             ``"smart"``, ``"greedy"``, ``"random"``) that explains its moves so far best, and keeps the
@@ -483,7 +462,7 @@ class NetworkSearch(Policy):
 
     def __init__(self, network: NetworkPolicy, rules: Rules | str | dict | None = None, budget: Any = DEFAULT_BUDGET,
                  top_k: int = DEFAULT_TOP_K, margin: float = DEFAULT_MARGIN, deals: int = DEFAULT_DEALS,
-                 sample: bool = DEFAULT_SAMPLE, opponent_temperature: float = 1.0,
+                 sample: bool = DEFAULT_SAMPLE,
                  opponent_models: Sequence[str] | None = None, opponent_switch: float = OPPONENT_SWITCH_NATS,
                  seed: int | None = None, name: str | None = None) -> None:
         self.seconds, self.rollouts = parse_budget(budget)
@@ -495,8 +474,8 @@ class NetworkSearch(Policy):
             raise ValueError(f"margin must be a number of standard errors in [0, 100]; got {margin!r}")
         self.rules = Rules.coerce(rules)
         self.top_k, self.margin, self.deals, self.sample = int(top_k), float(margin), int(deals), bool(sample)
-        self.opponents = OpponentModels.checked(opponent_models, opponent_switch, opponent_temperature, self.sample)
-        self.opponent_switch, self.opponent_temperature = self.opponents.switch, self.opponents.temperature
+        self.opponents = OpponentModels.checked(opponent_models, opponent_switch)
+        self.opponent_switch = self.opponents.switch
         self.opponent_models: tuple[str, ...] = ("network",)  # resolved with the network (use_network)
         self.rng, self.models_rng = _generators(seed)
         self.use_network(network)
@@ -526,8 +505,7 @@ class NetworkSearch(Policy):
         iteration, ``big2 train --algo exit --teacher search-net``, gives it the network being trained each batch)."""
         if not isinstance(network, NetworkPolicy):
             raise ValueError(f"network must be a NetworkPolicy (NetworkSearch.from_spec loads one by name); got {network!r}")
-        rollout = NetworkRollouts(network.model, self.rules, sample=self.sample, rng=self.rng,
-                                  temperatures=(1.0,) + (self.opponent_temperature,) * 3)
+        rollout = NetworkRollouts(network.model, self.rules, sample=self.sample, rng=self.rng)
         models = self.opponents.resolve(rollout.reads_his_view, network.model.config.design)
         self.network, self.rollout, self.opponent_models = network, rollout, models
 
@@ -618,7 +596,7 @@ class NetworkSearch(Policy):
         logp = np.zeros(0)
         if len(chosen):
             logp = self.rollout.log_probabilities(views.reshape(b * r, -1)[chosen], flat[chosen],
-                                                  actions.reshape(-1)[chosen], temperature=self.opponent_temperature)
+                                                  actions.reshape(-1)[chosen])
         return hands, chosen, r, legal[chosen], logp
 
     def seat_models(self, position: "_Position") -> tuple[str, ...]:
@@ -670,8 +648,6 @@ class NetworkSearch(Policy):
             check += f", opponent_models={self.opponent_models!r}"
             if self.opponent_switch != OPPONENT_SWITCH_NATS:
                 check += f", opponent_switch={self.opponent_switch}"
-        if self.opponent_temperature != 1:
-            check += f", opponent_temperature={self.opponent_temperature}"
         return f"NetworkSearch(budget={self.budget!r}, top_k={self.top_k}, margin={self.margin}, deals={self.deals}{check})"
 
 

@@ -114,7 +114,7 @@ def core_rollouts_per_second(positions: list[Game], seconds: float, seed: int, d
             hands = np.empty((deals, 4), dtype=np.int64)
             deal_hands(rng, deals, core.hand, core.unseen, core.left, core.declined, 0.0, rules_arr, hands)
             values = np.empty((deals, len(alive)))
-            play_outs(hands, table, rows, alive, noise, rng, rules_arr, 0, values, seats, weights)
+            play_outs(hands, table, rows, alive, noise, rng, rules_arr, values, seats, weights)
             done += values.size
     return done / (time.perf_counter() - start)
 

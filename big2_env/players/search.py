@@ -30,13 +30,9 @@ uniformly random) from the hands a few deals give it; in rollouts, an opponent t
 a uniformly random move with the probability that it is Random-like
 (:class:`NoisyOpponents`).
 
-Budget allocation (``method``):
-
-* ``"halving"`` (default): successive halving. The budget is split over
-  ``ceil(log2(n))`` rounds; each round plays every surviving candidate on the same
-  fresh deals and keeps the better half by mean score over all its deals so far, so
-  most rollouts go to the candidates still in contention.
-* ``"flat"``: plain search, every candidate on the same ``budget // n`` deals.
+Budget allocation: successive halving. The budget is split over ``ceil(log2(n))`` rounds; each
+round plays every surviving candidate on the same fresh deals and keeps the better half by mean
+score over all its deals so far, so most rollouts go to the candidates still in contention.
 
 Any :class:`~big2_env.players.Policy` can be the rollout policy instead
 (:class:`PolicyRollout`, on the Python engine; rollout policies may choose for many games at
@@ -58,7 +54,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..checks import is_int, is_number
+from ..checks import is_int
 from ..engine.combos import Entry
 from ..engine.game import Game
 from ..engine.rules import Rules
@@ -71,7 +67,6 @@ from .determinized import best_mean, determinized_search, parse_budget, top_cand
 from .fast import FastModel, features, shipped_model
 from .public import PublicState, public_state, state_game
 from .valuers import (
-    OBJECTIVES,
     CoreRollouts,
     EngineRollouts,
     FastRollout,
@@ -88,7 +83,6 @@ from .smart import smart_ranking
 __all__ = [
     "DEFAULT_BUDGET",
     "DEFAULT_PASS_INFERENCE",
-    "METHODS",
     "NoisyOpponents",
     "PolicyRollout",
     "FastRollout",
@@ -126,10 +120,6 @@ DEFAULT_INNER = 4
 against three Smart at 320 rollouts, one-ply 46.2% / +3.98, ``inner=4`` 54.5% / +5.53,
 ``inner=8`` 53.5% / +5.64 (``experiments/search-strength.md`` has the rest)."""
 
-METHODS = ("halving", "flat")
-
-
-
 class SearchPolicy(Policy):
     """Determinised Monte Carlo search over the legal candidates (see the module docstring).
 
@@ -141,19 +131,12 @@ class SearchPolicy(Policy):
         rollout: the rollout policy in every seat: ``"smart"`` (default, the fast engine-level
             Smart), another policy name (``"greedy"``, ``"random"``, a model spec), a
             :class:`~big2_env.players.Policy` or a :class:`RolloutPolicy`.
-        method: ``"halving"`` (successive halving, default) or ``"flat"`` (every candidate on
-            the same ``budget // n`` deals).
         seed: seed of the deals (``seed()`` reseeds; :func:`~big2_env.evaluation.evaluate` does).
         prior_top: search only the prior's favourite ``prior_top`` non-pass candidates, and pass
             when legal; ``0`` searches every legal candidate.
         prior: what ranks the candidates for ``prior_top``: ``"smart"`` (Smart's score s(a),
             default) or a policy with ``probabilities(obs) -> {action: p}``, such as the
             network of :mod:`agents` (:class:`agents.policy.NetworkPolicy`).
-        objective: what a candidate's rollouts are averaged over: ``"score"`` (the final
-            score, default), ``"win"`` (1 for a win) or ``"mixed"`` (``score / 13 + win``).
-        opponent_noise: in rollouts, each opponent move is a uniformly random legal move with
-            this probability (:class:`NoisyOpponents`; default 0): a hedge against opponents
-            unlike the rollout policy.
         pass_inference: how far the deals believe the opponents' passes
             (:func:`deal_consistent`): each pass is read as "could not beat the trick" with
             this probability (default :data:`DEFAULT_PASS_INFERENCE`; 0 deals every unseen card
@@ -165,7 +148,7 @@ class SearchPolicy(Policy):
             (Smart, Greedy or Random: :func:`~big2_env.players.beliefs.model_posteriors`, over this
             many deals; default :data:`DEFAULT_INFER_OPPONENTS`, 0: off) and, in rollouts,
             play a uniformly random move for it with the probability that it is Random
-            (at least ``opponent_noise``).
+            (:class:`NoisyOpponents`).
         opponent_models: the models ``infer_opponents`` chooses among (default
             :data:`~big2_env.players.beliefs.MODELS`; ``"fast"`` adds the fast learned model,
             beliefs from a model of strong play: the rollouts' own :class:`FastModel` when they
@@ -187,9 +170,8 @@ class SearchPolicy(Policy):
             the default budget). Core only.
 
     Raises:
-        ValueError: a bad budget, method, objective, ``prior_top``, ``opponent_noise``,
-            ``pass_inference``, ``infer_opponents``, ``opponent_models``, ``tremble`` or rollout
-            policy name.
+        ValueError: a bad budget, ``prior_top``, ``pass_inference``, ``infer_opponents``, ``opponent_models``,
+            ``tremble`` or rollout policy name.
         TypeError: a rollout policy without ``act`` or a prior without ``probabilities``.
 
     Attributes:
@@ -209,12 +191,9 @@ class SearchPolicy(Policy):
         rules: Rules | str | dict | None = None,
         budget: int | str = DEFAULT_BUDGET,
         rollout: Any = "smart",
-        method: str = "halving",
         seed: int | None = None,
         prior_top: int = DEFAULT_PRIOR_TOP,
         prior: Any = "smart",
-        objective: str = "score",
-        opponent_noise: float = 0.0,
         pass_inference: float = DEFAULT_PASS_INFERENCE,
         infer_opponents: int = DEFAULT_INFER_OPPONENTS,
         opponent_models: Sequence[str] = MODELS,
@@ -225,12 +204,6 @@ class SearchPolicy(Policy):
         self.rules = Rules.coerce(rules)
         self.rollouts, self.seconds = parse_budget(budget)
         self.budget = budget
-        if method not in METHODS:
-            raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
-        self.method = method
-        if objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}; got {objective!r}")
-        self.objective = objective
         if not is_int(prior_top, 0, numpy=False):
             raise ValueError(f"prior_top must be a non-negative int (0: search every candidate); got {prior_top!r}")
         self.prior_top = prior_top
@@ -238,8 +211,6 @@ class SearchPolicy(Policy):
             raise TypeError(f"prior must be 'smart' or a policy with probabilities(obs), such as a NetworkPolicy; got {prior!r}")
         self.prior = prior
         self.rollout = as_rollout(rollout, self.rules)
-        if not is_number(opponent_noise, 0, 1):
-            raise ValueError(f"opponent_noise must be a number in [0, 1]; got {opponent_noise!r}")
         self.pass_inference = PassConsistentDealer.checked_belief(pass_inference)
         check_models(opponent_models, tremble, "opponent_models")
         self.opponent_models, self.tremble = tuple(opponent_models), float(tremble)
@@ -249,12 +220,9 @@ class SearchPolicy(Policy):
         if not is_int(infer_opponents, 0):
             raise ValueError(f"infer_opponents must be a non-negative int (deals read; 0: off); got {infer_opponents!r}")
         self.infer_opponents = int(infer_opponents)
-        self.opponent_noise = float(opponent_noise)
         self._noisy: NoisyOpponents | None = None
-        if opponent_noise > 0 or (self.infer_opponents and "random" in self.opponent_models):
-            self._noisy = NoisyOpponents(self.rollout, float(opponent_noise), seed)
-            if opponent_noise > 0:
-                self.rollout = self._noisy
+        if self.infer_opponents and "random" in self.opponent_models:
+            self._noisy = NoisyOpponents(self.rollout, 0.0, seed)
         self._playing: RolloutPolicy = self._noisy or self.rollout  # what the rollouts run
         if not isinstance(core, (bool, np.bool_)):
             raise ValueError(f"core must be True or False; got {core!r}")
@@ -310,7 +278,7 @@ class SearchPolicy(Policy):
         started = time.perf_counter()
         valuer = self._valuer(state, root, [by_action[a] for a in legal])
         tally = determinized_search(len(legal), _HookedDealer(self, state), valuer, self.rollouts, self.seconds,
-                                    halving=self.method == "halving", first=[hands], started=started,
+                                    halving=True, first=[hands], started=started,
                                     clock=time.perf_counter)
         self.last_stats = {"rollouts": tally.rollouts, "candidates": len(legal), "rounds": tally.rounds,
                            "seconds": time.perf_counter() - started,
@@ -333,12 +301,12 @@ class SearchPolicy(Policy):
     def _valuer(self, state: PublicState, root: Game, candidates: list[Entry]) -> Valuer:
         """What values the candidates' deals: rollouts in the core or on the engine."""
         if not self.core:
-            return EngineRollouts(state, candidates, self._playing, self.objective, self.rules)
+            return EngineRollouts(state, candidates, self._playing, self.rules)
         noisy = self._noisy
         seat_models, weights = self._core_models()
         return CoreRollouts(root, candidates, seat_models, weights,
                             noisy.seat_noise if noisy is not None else [0.0] * 4, noisy.rng if noisy is not None else self.rng,
-                            self.objective, self.inner)
+                            self.inner)
 
     def _deal(self, state: PublicState) -> list[int]:
         """One determinisation (:class:`~big2_env.players.dealers.PassConsistentDealer`)."""
@@ -357,10 +325,10 @@ class SearchPolicy(Policy):
         return np.zeros(4, dtype=np.int64), np.zeros(len(features()))
 
     def _seat_noise(self, state: PublicState) -> list[float]:
-        """Per relative seat, how often its rollout moves are uniformly random: ``opponent_noise``,
-        or, where the history says more (``infer_opponents``), the probability that the seat
-        plays like Random rather than like Smart or Greedy (:func:`~big2_env.players.beliefs.model_posteriors`)."""
-        noise = [0.0] + [self.opponent_noise] * 3
+        """Per relative seat, how often its rollout moves are uniformly random: 0, or, where the history
+        says more (``infer_opponents``), the probability that the seat plays like Random rather than like
+        Smart or Greedy (:func:`~big2_env.players.beliefs.model_posteriors`)."""
+        noise = [0.0] * 4
         if self._course is None or not self.infer_opponents or "random" not in self.opponent_models:
             return noise
         deals = self._deals(state, self.infer_opponents)
@@ -368,10 +336,10 @@ class SearchPolicy(Policy):
         posteriors = model_posteriors(deals, state.played_by, self._course, self.rules, models, tremble=tremble,
                                       fast=self._belief_model)
         column = self.opponent_models.index("random")
-        return [0.0] + [max(self.opponent_noise, float(posteriors[seat, column])) for seat in (1, 2, 3)]
+        return [0.0] + [float(posteriors[seat, column]) for seat in (1, 2, 3)]
 
     def __repr__(self) -> str:
-        return f"SearchPolicy(budget={self.budget!r}, rollout={self.rollout.name!r}, method={self.method!r})"
+        return f"SearchPolicy(budget={self.budget!r}, rollout={self.rollout.name!r})"
 
 
 class _HookedDealer:

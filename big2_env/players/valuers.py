@@ -41,7 +41,6 @@ from .random import RandomPolicy
 from .smart import SmartPolicy, smart_choice
 
 __all__ = [
-    "OBJECTIVES",
     "ROLLOUT_HEURISTICS",
     "CoreRollouts",
     "EngineRollouts",
@@ -52,7 +51,6 @@ __all__ = [
     "SmartRollout",
     "Valuer",
     "as_rollout",
-    "final_value",
     "finish",
     "play_out",
 ]
@@ -254,19 +252,6 @@ def play_out(games: list[Game], rollout: RolloutPolicy) -> None:
         active = [g for g in active if g.winner is None]
 
 
-OBJECTIVES = ("score", "win", "mixed")
-
-
-def final_value(game: Game, objective: str) -> float:
-    """What a finished rollout is worth to seat 0: its final score, 1 for a win (else 0), or
-    ``score / 13 + win``."""
-    if objective == "score":
-        return float(game.scores()[0])
-    won = 1.0 if game.winner == 0 else 0.0
-    return won if objective == "win" else game.scores()[0] / 13.0 + won
-
-
-
 # ----------------------------------------------------------------------------- valuers
 class Valuer(Protocol):
     """What each deal (rows of ``deals``, ``(D, 4)`` hands) is worth to the searcher after each
@@ -278,13 +263,10 @@ class Valuer(Protocol):
 class EngineRollouts:
     """Rollouts on the Python engine: every deal of ``state`` (the hands held now) after every
     alive candidate (``candidates``, the engine's entries) played to its end by ``rollout`` in
-    every seat, all games stepped together; each worth its ``objective`` (:func:`final_value`)."""
+    every seat, all games stepped together; each worth seat 0's final score."""
 
-    def __init__(self, state: PublicState, candidates: Sequence[Entry], rollout: RolloutPolicy, objective: str,
-                 rules: Rules) -> None:
-        if objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}; got {objective!r}")
-        self.state, self.candidates, self.rollout, self.objective, self.rules = state, candidates, rollout, objective, rules
+    def __init__(self, state: PublicState, candidates: Sequence[Entry], rollout: RolloutPolicy, rules: Rules) -> None:
+        self.state, self.candidates, self.rollout, self.rules = state, candidates, rollout, rules
 
     def values(self, deals: np.ndarray, alive: Sequence[int]) -> np.ndarray:
         games: list[Game] = []
@@ -295,7 +277,7 @@ class EngineRollouts:
                 game._apply(self.candidates[i])
                 games.append(game)
         play_out(games, self.rollout)
-        return np.array([final_value(g, self.objective) for g in games], dtype=np.float64).reshape(len(deals), len(alive))
+        return np.array([g.scores()[0] for g in games], dtype=np.float64).reshape(len(deals), len(alive))
 
 
 class CoreRollouts:
@@ -307,17 +289,15 @@ class CoreRollouts:
     """
 
     def __init__(self, root: Game, candidates: Sequence[Entry], seat_models: np.ndarray, weights: np.ndarray,
-                 seat_noise: Sequence[float], rng: np.random.Generator, objective: str, inner: int = 0) -> None:
+                 seat_noise: Sequence[float], rng: np.random.Generator, inner: int = 0) -> None:
         from ..engine.core.games import TABLE_AT  # numba loads on first use, not with big2_env
 
-        if objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}; got {objective!r}")
         self.root = game_row(root)[TABLE_AT:]  # the deal's game: its table is the state's, seat 0 on move
         self.rules = core_rules(root.rules)
         self.candidates = np.array([(e[2], len(e[1]), e[0], e[3]) for e in candidates], dtype=np.int64)
         self.seat_models, self.weights = seat_models, weights
         self.seat_noise = np.array(seat_noise, dtype=np.float64)
-        self.rng, self.objective, self.inner = rng, OBJECTIVES.index(objective), int(inner)
+        self.rng, self.inner = rng, int(inner)
 
     def values(self, deals: np.ndarray, alive: Sequence[int]) -> np.ndarray:
         from .kernels.rollouts import play_outs
@@ -325,7 +305,7 @@ class CoreRollouts:
         deal_rows, alive_rows = np.asarray(deals, dtype=np.int64), np.array(alive, dtype=np.int64)
         results = np.empty((len(deal_rows), len(alive_rows)))
         play_outs(deal_rows, self.root, self.candidates, alive_rows, self.seat_noise, self.rng, self.rules,
-                  self.objective, results, self.seat_models, self.weights, self.inner)
+                  results, self.seat_models, self.weights, self.inner)
         return results
 
 

@@ -381,20 +381,7 @@ def test_argmax_seats_play_the_networks_argmax_where_the_others_sample():
             NetworkRollouts(model, "charlesworth", sample=True, argmax_seats=bad)
 
 
-def test_a_temperature_flattens_the_sampling_softmax_and_the_probabilities_the_search_weighs():
-    game, start, moves = _opened(6, 4)
-    model = _search().network.model
-
-    def play(temperatures=None, seed=0):
-        extra = {} if temperatures is None else {"temperatures": temperatures}
-        rollouts = NetworkRollouts(model, "charlesworth", sample=True, rng=np.random.default_rng(seed), **extra)
-        return rollouts.play(np.array([start] * 32), game.history[0][0], moves)
-
-    assert (play((1.0, 1.0, 1.0, 1.0)) == play()).all() and not (play((1.0, 50.0, 50.0, 50.0)) == play()).all()
-    for bad in ((1.0, 1.0, 1.0), (1.0, 0.0, 1.0, 1.0), (1.0, float("nan"), 1.0, 1.0), "1111"):
-        with pytest.raises(ValueError, match="temperatures must give each of the 4 seats"):
-            NetworkRollouts(model, "charlesworth", sample=True, temperatures=bad)
-    # at temperature T the log-probabilities are the softmax of the logits over T: differences scale by 1/T
+def test_the_log_probabilities_of_a_views_legal_actions_are_a_softmax_over_them():
     _, position = _position_after(16)
     search = _search()
     seat_moves = [t for t, seat in enumerate(position.movers) if seat != 0]
@@ -403,14 +390,8 @@ def test_a_temperature_flattens_the_sampling_softmax_and_the_probabilities_the_s
     row = next(i for i in range(len(seat_moves)) if masks[0, i].sum() > 2)
     legal = np.flatnonzero(masks[0, row])
     v, m = np.repeat(views[0, row:row + 1], len(legal), axis=0), np.repeat(masks[0, row:row + 1], len(legal), axis=0)
-    plain, flat = search.rollout.log_probabilities(v, m, legal), search.rollout.log_probabilities(v, m, legal, temperature=2.5)
-    assert np.exp(flat).sum() == pytest.approx(1.0) and np.exp(plain).sum() == pytest.approx(1.0)
-    np.testing.assert_allclose(flat - flat[0], (plain - plain[0]) / 2.5, atol=1e-4)
-    tempered = _search(opponent_temperature=2.5)
-    assert tempered.rollout.temperatures.tolist() == [1.0, 2.5, 2.5, 2.5] and "opponent_temperature=2.5" in repr(tempered)
-    for bad in ({"opponent_temperature": 0}, {"opponent_temperature": "2"}, {"opponent_temperature": 2.0, "sample": False}):
-        with pytest.raises(ValueError, match="opponent_temperature must be a number"):
-            _search(**bad)
+    plain = search.rollout.log_probabilities(v, m, legal)
+    assert np.exp(plain).sum() == pytest.approx(1.0)
 
 
 def test_seat_networks_play_their_seats_and_are_checked():

@@ -133,9 +133,8 @@ def test_the_replay_refuses_hands_of_more_than_thirteen_cards():
 
 OPTIONS = [
     {},
-    {"budget": 40, "method": "flat"},
-    {"budget": 60, "opponent_noise": 0.3, "objective": "mixed"},
-    {"budget": 60, "objective": "win", "pass_inference": 0.5},
+    {"budget": 40},
+    {"budget": 60, "pass_inference": 0.5},
     {"budget": 50, "prior_top": 0, "infer_opponents": 0},
 ]
 
@@ -155,7 +154,7 @@ def test_the_core_search_decides_what_the_python_search_decides(options, rules):
 
 def test_other_rollout_policies_run_on_the_python_engine():
     assert not SearchPolicy(rollout="greedy").core
-    assert SearchPolicy(opponent_noise=0.2).core
+    assert SearchPolicy().core
     with pytest.raises(ValueError, match="core must be True or False"):
         SearchPolicy(core="yes")  # type: ignore[arg-type]
 
@@ -215,7 +214,7 @@ def test_nested_rollouts_search_seat_zeros_own_moves(rules, seed):
     values = {}
     for inner in (0, 3):
         out = np.empty((1, 1))
-        play_outs(deals, table, candidates, np.zeros(1, dtype=np.int64), np.zeros(4), rng, rules_array(rules), 0, out,
+        play_outs(deals, table, candidates, np.zeros(1, dtype=np.int64), np.zeros(4), rng, rules_array(rules), out,
                   np.zeros(4, dtype=np.int64), np.zeros(N_FEATURES), inner)
         values[inner] = out[0, 0]
     assert values[3] >= values[0] - 1e-9

@@ -293,15 +293,14 @@ def test_a_bad_model_prior_is_refused():
 @pytest.mark.parametrize("policy, noisy", [("random", True), ("smart", False)])
 def test_the_search_plays_random_like_opponents_randomly_in_its_rollouts(policy, noisy):
     game = next(g for g, _ in (play_game(seed, policy, stop=30) for seed in range(7, 20)) if g.winner is None)
-    search = SearchPolicy(budget=8, seed=0, opponent_noise=0.1)
+    search = SearchPolicy(budget=8, seed=0)
     search.act(PolicyObservation(Decision(game), extended=True))
     assert search._noisy is not None and search._noisy.seat_noise[0] == 0
     noise = search._noisy.seat_noise[1:]
-    assert min(noise) >= 0.1  # opponent_noise is the floor
     assert (np.mean(noise) > 0.6) if noisy else (np.mean(noise) < 0.4), noise
     plain = PolicyObservation(Decision(game))
-    search.act({key: plain[key] for key in plain if key != "history"})  # no history: opponent_noise alone
-    assert search._noisy.seat_noise == [0.0, 0.1, 0.1, 0.1]
+    search.act({key: plain[key] for key in plain if key != "history"})  # no history: no noise
+    assert search._noisy.seat_noise == [0.0, 0.0, 0.0, 0.0]
     assert SearchPolicy(infer_opponents=0)._noisy is None
 
 

@@ -62,7 +62,6 @@ from ...engine.core.kernels import (
 from .smart import smart_pick, smart_scores
 
 DEAL_TRIES = 20
-OBJECTIVE_SCORE, OBJECTIVE_WIN, OBJECTIVE_MIXED = range(3)
 MODEL_SMART, MODEL_GREEDY, MODEL_RANDOM, MODEL_FAST = range(4)
 COURSE_FIELDS = ("seat", "mask", "trick_size", "trick_strength", "trick_category", "trick_mask", "opening",
                  "left1", "left2", "left3", "passes", "locked")
@@ -240,7 +239,7 @@ def _pool(deals, rules):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective, values, seat_model, weights,
+def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, values, seat_model, weights,
               inner=0):  # pragma: no cover - compiled
     """Play every deal (rows of ``deals``, (D, 4) hands) after every alive candidate (``candidates[alive[a]]``:
     ``(mask, size, strength, category)``, mask 0 a pass) from the table ``root`` to the end,
@@ -256,8 +255,7 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
     is made. The deal is known inside a play-out, so this inner search sees the cards (its
     play-outs move every seat by ``seat_model`` too).
 
-    Writes what each game is worth to seat 0 (``objective``: its score, 1 for a win, or
-    ``score / 13 + win``) to ``values[d, a]``.
+    Writes seat 0's final score in each game to ``values[d, a]``.
     """
     n_deals, n_alive = deals.shape[0], len(alive)
     n_games = n_deals * n_alive
@@ -284,7 +282,7 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
             if games[g, t + T_WINNER] < 0:
                 running += 1
             else:
-                values[d, a] = _value(games, g, rules[R_SCORING], objective, scores)
+                values[d, a] = _value(games, g, rules[R_SCORING], scores)
     while running:
         for g in range(n_games):
             if games[g, t + T_WINNER] >= 0:
@@ -306,7 +304,7 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
                     pick = rng.integers(0, total)
             if pick < 0 and inner > 0 and p == 0:
                 pick = _inner_pick(games, g, n_games, d, legal, k, pm, ps, pst, pc, masks, sizes, strengths, categories,
-                                   offsets, counts, seat_noise, noisy, rng, rules, objective, inner, scores_work,
+                                   offsets, counts, seat_noise, noisy, rng, rules, inner, scores_work,
                                    inner_legal, scores, seat_model, weights, work)
             if pick < 0:
                 pick = _model_pick(games, g, p, pm, ps, pst, pc, legal, k, rules, seat_model, weights, rng, work)
@@ -317,7 +315,7 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
                 apply_move(games, g, h, t, pm[i], ps[i], pst[i], pc[i])
                 if games[g, t + T_WINNER] >= 0:
                     running -= 1
-                    values[d, g % n_alive] = _value(games, g, rules[R_SCORING], objective, scores)
+                    values[d, g % n_alive] = _value(games, g, rules[R_SCORING], scores)
 
 
 @njit(cache=True)
@@ -358,7 +356,7 @@ def smart_finish(row, rules, scores):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _inner_pick(games, g, spare, d, legal, k, pm, ps, pst, pc, masks, sizes, strengths, categories, offsets, counts,
-                seat_noise, noisy, rng, rules, objective, width, ranks, inner_legal, scores, seat_model, weights,
+                seat_noise, noisy, rng, rules, width, ranks, inner_legal, scores, seat_model, weights,
                 work):  # pragma: no cover - compiled
     """Seat 0's move in game ``g`` by a one-ply search on the known deal: Smart's ``width`` favourite
     plays and pass (when legal), each played out once in the spare row; returns the best's index
@@ -385,7 +383,7 @@ def _inner_pick(games, g, spare, d, legal, k, pm, ps, pst, pc, masks, sizes, str
             ranks[chosen] = done
             plays_tried += 1
         value = _finish(games, spare, d, masks, sizes, strengths, categories, offsets, counts, seat_noise, noisy, rng,
-                        rules, objective, inner_legal, scores, seat_model, weights, work)
+                        rules, inner_legal, scores, seat_model, weights, work)
         if value > best_value:
             best, best_value = chosen, value
         chosen = -1  # next: Smart's next favourite while fewer than ``width`` plays were tried, then pass
@@ -400,8 +398,8 @@ def _inner_pick(games, g, spare, d, legal, k, pm, ps, pst, pc, masks, sizes, str
 
 
 @njit(cache=True)
-def _finish(games, g, d, masks, sizes, strengths, categories, offsets, counts, seat_noise, noisy, rng, rules, objective,
-            legal, scores, seat_model, weights, work):  # pragma: no cover - compiled
+def _finish(games, g, d, masks, sizes, strengths, categories, offsets, counts, seat_noise, noisy, rng, rules, legal,
+            scores, seat_model, weights, work):  # pragma: no cover - compiled
     """Play game ``g`` to the end, every seat by its ``seat_model`` (noisy opponents as in
     :func:`play_outs`); its value to seat 0.
 
@@ -431,7 +429,7 @@ def _finish(games, g, d, masks, sizes, strengths, categories, offsets, counts, s
         else:
             i = legal[pick]
             apply_move(games, g, h, t, pm[i], ps[i], pst[i], pc[i])
-    return _value(games, g, rules[R_SCORING], objective, scores)
+    return _value(games, g, rules[R_SCORING], scores)
 
 
 _ModelWork = namedtuple("_ModelWork", ("smart", "features", "scores", "left"))
@@ -456,15 +454,10 @@ def _model_pick(games, g, p, pm, ps, pst, pc, legal, k, rules, seat_model, weigh
 
 
 @njit(cache=True)
-def _value(games, g, scoring, objective, scores):  # pragma: no cover - compiled
-    winner = games[g, TABLE_AT + T_WINNER]
-    final_scores(games, g, HANDS_AT, winner, scoring, scores)
-    won = 1.0 if winner == 0 else 0.0
-    if objective == OBJECTIVE_SCORE:
-        return float(scores[0])
-    if objective == OBJECTIVE_WIN:
-        return won
-    return scores[0] / 13.0 + won
+def _value(games, g, scoring, scores):  # pragma: no cover - compiled
+    """Seat 0's final score in the ended game ``g``."""
+    final_scores(games, g, HANDS_AT, games[g, TABLE_AT + T_WINNER], scoring, scores)
+    return float(scores[0])
 
 
 # ----------------------------------------------------------------------------- the history's replay
