@@ -62,7 +62,7 @@ from ..observations.extended import extended_view, history_moves
 from ..observations.paper import NUM_ACTIONS, entry_action_indices
 from .base import Observation, Policy, legal_actions
 from .beliefs import DEFAULT_TREMBLE, MODELS, Move, check_models, game_course, model_posteriors
-from .dealers import PassConsistentDealer, deal_consistent, deal_unseen
+from .dealers import PassConsistentDealer
 from .determinized import best_mean, determinized_search, parse_budget, top_candidates
 from .fast import FastModel, features, shipped_model
 from .public import PublicState, public_state, state_game
@@ -90,8 +90,6 @@ __all__ = [
     "RolloutPolicy",
     "SearchPolicy",
     "SmartRollout",
-    "deal_consistent",
-    "deal_unseen",
     "play_out",
     "public_state",
     "state_game",
@@ -104,8 +102,8 @@ Results: ``experiments/results/search/paired_default_random.json``."""
 DEFAULT_PASS_INFERENCE = 1.0
 """How far the deals believe a pass means "could not beat it" (Smart passes with a beating play
 on about 2% of its passes, Greedy never, Random on about 25%). 1.0 measured best against Smart;
-``deal_consistent`` still falls back to the deal breaking the fewest constraints when none of its
-tries meets them all. Results: ``experiments/search-options.md`` ("Deals that believe the passes")."""
+the deals still fall back to the one breaking the fewest constraints when none of their tries
+meets them all. Results: ``experiments/search-options.md`` ("Deals that believe the passes")."""
 
 DEFAULT_INFER_OPPONENTS = 8
 """Deals over which the search reads each opponent's model from the move history (``infer_opponents``; 0 turns it off).
@@ -138,7 +136,7 @@ class SearchPolicy(Policy):
             default) or a policy with ``probabilities(obs) -> {action: p}``, such as the
             network of :mod:`agents` (:class:`agents.policy.NetworkPolicy`).
         pass_inference: how far the deals believe the opponents' passes
-            (:func:`deal_consistent`): each pass is read as "could not beat the trick" with
+            (:class:`~big2_env.players.dealers.PassConsistentDealer`): each pass is read as "could not beat the trick" with
             this probability (default :data:`DEFAULT_PASS_INFERENCE`; 0 deals every unseen card
             uniformly). Needs the extended observation, which the search asks for
             (``observation_kind = "extended"``: :func:`~big2_env.evaluation.evaluate`, the
@@ -155,16 +153,11 @@ class SearchPolicy(Policy):
             play one, else the shipped weights for the rules).
         tremble: how often a rule-following model is taken to play off its rule
             (default :data:`~big2_env.players.beliefs.DEFAULT_TREMBLE`).
-        core: run the deals and the rollouts in the compiled core
-            (:mod:`big2_env.players.kernels.rollouts`) when the rollout policy is Smart (default
-            ``True``; other rollout policies always run on the Python engine). The core draws
-            from the same generators in the same order, so ``core=False`` (the Python
-            reference, about 30 times slower) makes the same decisions for a seed.
         inner: nested rollouts. Inside each rollout the searcher's own later moves are
             searched too: Smart's ``inner`` favourite plays and pass are each played out once on
             the rollout's deal, and the best is made
             (:func:`~big2_env.players.kernels.rollouts.play_outs`). Default ``None``:
-            :data:`DEFAULT_INNER` when the rollouts run in the core (Smart rollouts), else 0;
+            :data:`DEFAULT_INNER` when the rollouts run in the core (Smart or the fast model), else 0;
             ``0`` is the one-ply search (Smart plays the searcher's later moves). Each rollout
             then costs about ``inner + 1`` times more per own move (about 12 ms a decision at
             the default budget). Core only.
@@ -198,7 +191,6 @@ class SearchPolicy(Policy):
         infer_opponents: int = DEFAULT_INFER_OPPONENTS,
         opponent_models: Sequence[str] = MODELS,
         tremble: float = DEFAULT_TREMBLE,
-        core: bool = True,
         inner: int | None = None,
     ) -> None:
         self.rules = Rules.coerce(rules)
@@ -224,17 +216,16 @@ class SearchPolicy(Policy):
         if self.infer_opponents and "random" in self.opponent_models:
             self._noisy = NoisyOpponents(self.rollout, 0.0, seed)
         self._playing: RolloutPolicy = self._noisy or self.rollout  # what the rollouts run
-        if not isinstance(core, (bool, np.bool_)):
-            raise ValueError(f"core must be True or False; got {core!r}")
         base = self._noisy.base if self._noisy is not None else self.rollout
-        runs_in_core = type(base) in (SmartRollout, FastRollout)
-        self.core = bool(core) and runs_in_core and getattr(base, "rules", None) == self.rules
+        # the rollouts run in the compiled core for Smart or the fast model under the search's rules; other
+        # rollout policies run on the Python engine (EngineRollouts)
+        self.core = type(base) in (SmartRollout, FastRollout) and getattr(base, "rules", None) == self.rules
         if inner is None:  # the default: nested where the core runs the rollouts
             inner = DEFAULT_INNER if self.core else 0
         if not is_int(inner, 0):
             raise ValueError(f"inner must be a non-negative int (0: off); got {inner!r}")
         if inner and not self.core:
-            raise ValueError("inner (nested rollouts) runs in the compiled core: it needs core=True and Smart rollouts")
+            raise ValueError("inner (nested rollouts) runs in the compiled core: it needs Smart or fast-model rollouts")
         self.inner = int(inner)
         self._dealer: PassConsistentDealer | None = None  # this decision's, made with its public state
         self._course: list[Move] | None = None  # this decision's replayed move history, when read
@@ -258,7 +249,7 @@ class SearchPolicy(Policy):
             moves = history_moves(obs["history"])
             if any(seat for seat, _ in moves):  # an opponent has moved: there is something to read
                 self._course = game_course(moves, self.rules)
-        self._dealer = PassConsistentDealer(state, self.rng, self.rules, self.pass_inference, compiled=self.core)
+        self._dealer = PassConsistentDealer(state, self.rng, self.rules, self.pass_inference)
         if self._noisy is not None:
             self._noisy.seat_noise = self._seat_noise(state)
         hands = self._deal(state)
@@ -313,7 +304,7 @@ class SearchPolicy(Policy):
         return self._deals(state, 1)[0]
 
     def _deals(self, state: PublicState, n: int) -> list[list[int]]:
-        """``n`` determinisations, one after another from ``self.rng`` (in the core when it runs the search)."""
+        """``n`` determinisations, one after another from ``self.rng``."""
         assert self._dealer is not None, "deals are made for a decision: act() makes its dealer"
         return self._dealer.deal(n).tolist()
 

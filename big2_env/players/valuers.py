@@ -309,16 +309,15 @@ class CoreRollouts:
         return results
 
 
-def finish(game: Game, rollout: RolloutPolicy, compiled: bool = False) -> list[int]:
-    """Play ``game`` to its end with ``rollout`` in every seat; the final scores. ``compiled``: a
-    Smart rollout played by the core (:func:`~big2_env.players.kernels.rollouts.smart_finish`, the same moves)."""
+def finish(game: Game, rollout: RolloutPolicy) -> list[int]:
+    """Play ``game`` to its end with ``rollout`` in every seat; the final scores. A Smart rollout is
+    played by the core (:func:`~big2_env.players.kernels.rollouts.smart_finish`), any other on the Python
+    engine (:func:`play_out`)."""
     if game.winner is not None:
         return game.scores()
-    if not compiled:
+    if type(rollout) is not SmartRollout:
         play_out([game], rollout)
         return game.scores()
-    if not isinstance(rollout, SmartRollout):
-        raise ValueError(f"the core finishes games with Smart; got the rollout policy {rollout!r}")
     scores = np.empty(4, dtype=np.int64)
     _kernels().smart_finish(game_row(game), core_rules(game.rules), scores)
     return scores.tolist()

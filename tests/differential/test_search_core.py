@@ -19,7 +19,9 @@ from big2_env.observations.paper import PASS_ACTION, action_cards
 from big2_env.players.beliefs import MODELS, MOVE_MODELS, seat_log_likelihood_table, game_course, seat_log_likelihoods
 from big2_env.players.fast import FastModel
 from big2_env.players.dealers import CoreState
-from big2_env.players.search import SearchPolicy, deal_consistent, public_state
+from big2_env.players.search import SearchPolicy, public_state
+from tests.reference.dealers import deal_consistent
+from tests.reference.rollouts import EngineSmartRollout
 
 from tests.differential.test_bruteforce import VARIANT_IDS, VARIANTS
 
@@ -144,7 +146,8 @@ OPTIONS = [
                          ids=["default", "charlesworth", "four-card-wrap"])
 def test_the_core_search_decides_what_the_python_search_decides(options, rules):
     # the one-ply search (inner=0): nested rollouts exist only in the core
-    core, python = SearchPolicy(rules, seed=7, inner=0, **options), SearchPolicy(rules, seed=7, core=False, **options)
+    core = SearchPolicy(rules, seed=7, inner=0, **options)
+    python = SearchPolicy(rules, seed=7, rollout=EngineSmartRollout(rules), **options)
     assert core.core and not python.core and python.inner == 0 and SearchPolicy(rules).inner == 4
     for obs in choice_observations(rules, range(8)):
         assert core.act(obs) == python.act(obs)
@@ -155,8 +158,6 @@ def test_the_core_search_decides_what_the_python_search_decides(options, rules):
 def test_other_rollout_policies_run_on_the_python_engine():
     assert not SearchPolicy(rollout="greedy").core
     assert SearchPolicy().core
-    with pytest.raises(ValueError, match="core must be True or False"):
-        SearchPolicy(core="yes")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
@@ -226,8 +227,8 @@ def test_nested_rollouts_search_seat_zeros_own_moves(rules, seed):
     for bad in (-1, 1.5, True):
         with pytest.raises(ValueError, match="inner"):
             SearchPolicy(rules, inner=bad)
-    with pytest.raises(ValueError, match="core"):
-        SearchPolicy(rules, inner=2, core=False)
+    with pytest.raises(ValueError, match="inner .nested rollouts. runs in the compiled core"):
+        SearchPolicy(rules, inner=2, rollout=EngineSmartRollout(rules))
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)

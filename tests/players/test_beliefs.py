@@ -26,7 +26,8 @@ from big2_env.players.beliefs import (
 from big2_env.players.fast import FastModel, FastPolicy
 from big2_env.players.greedy import greedy_choice
 from big2_env.players.registry import make_policy
-from big2_env.players.search import SearchPolicy, deal_consistent, public_state
+from big2_env.players.search import SearchPolicy, public_state
+from tests.reference.dealers import deal_consistent
 from big2_env.players.smart import smart_choice
 
 TREMBLE = 0.05

@@ -10,10 +10,11 @@ import pytest
 
 from big2_env.engine.cards import mask_to_cards
 from big2_env.observations.decision import observation_dict
-from big2_env.players.dealers import PassConsistentDealer, UniformDealer, deal_consistent, deal_unseen
+from big2_env.players.dealers import PassConsistentDealer, UniformDealer
 from big2_env.players.determinized import best_mean, determinized_search, leave_blueprint, top_candidates
 from big2_env.players.search import public_state
 from big2_env.engine.rules import Rules
+from tests.reference.dealers import deal_consistent, deal_unseen
 
 from .test_search import position
 
@@ -129,10 +130,9 @@ def test_the_uniform_dealer_deals_what_deal_unseen_deals(seed):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_the_pass_consistent_dealer_deals_what_deal_consistent_deals_in_python_and_in_the_core(seed):
+def test_the_pass_consistent_dealer_deals_what_deal_consistent_deals(seed):
     state = public_state(observation_dict(position(seed, 8 + 4 * seed)))
     rng = np.random.default_rng(seed)
     expected = [deal_consistent(state, rng, Rules(), 1.0) for _ in range(5)]
-    for compiled in (False, True):
-        dealer = PassConsistentDealer(state, np.random.default_rng(seed), Rules(), 1.0, compiled=compiled)
-        assert dealer.deal(2).tolist() + dealer.deal(3).tolist() == expected
+    dealer = PassConsistentDealer(state, np.random.default_rng(seed), Rules(), 1.0)
+    assert dealer.deal(2).tolist() + dealer.deal(3).tolist() == expected

@@ -76,10 +76,11 @@ def test_the_search_with_smarts_weights_in_the_core_is_the_smart_search():
 def test_the_core_plays_the_fast_model_as_the_python_engine_does(seed):
     rules = Rules.preset("charlesworth") if seed % 2 else Rules()
     obs = PolicyObservation(Decision(played_position(seed, rules)), extended=True)
+    from tests.reference.rollouts import EngineFastRollout
+
     means = []
-    for core in (True, False):
-        search = SearchPolicy(rules, budget=24, seed=seed, rollout=FastRollout(rules=rules), core=core, inner=0,
-                              infer_opponents=0)
+    for rollout in (FastRollout(rules=rules), EngineFastRollout(rules=rules)):
+        search = SearchPolicy(rules, budget=24, seed=seed, rollout=rollout, inner=0, infer_opponents=0)
         search.act(obs)
         means.append(search.last_stats["means"])
     assert means[0] == means[1]

@@ -14,7 +14,8 @@ from big2_env.observations.decision import observation_dict
 from big2_env.players.registry import make_policy
 from big2_env.players.smart import SmartPolicy
 from big2_env.players.ismcts import ISMCTSPolicy
-from big2_env.players.search import SmartRollout, PolicyRollout, SearchPolicy, deal_unseen, public_state, state_game
+from big2_env.players.search import SmartRollout, PolicyRollout, SearchPolicy, public_state, state_game
+from tests.reference.dealers import deal_unseen
 
 VARIANTS = [
     Rules(),

@@ -2,11 +2,12 @@
 replay of the move history (numba).
 
 These kernels are the hot loops of :class:`big2_env.players.search.SearchPolicy` and of
-:mod:`big2_env.players.beliefs`, which remain their reference in Python. They take the same
-``numpy.random.Generator`` and draw from it in the same order, so that with the same seed the
-search deals the same hands and makes the same decisions on either path:
+:mod:`big2_env.players.beliefs`. Their references in Python (the tests' oracles, the beliefs' own
+functions, and the rollout policies on the engine) take the same ``numpy.random.Generator`` and draw
+from it in the same order, so that with the same seed the search deals the same hands and makes the
+same decisions on either path:
 
-* :func:`deal_hands` is :func:`big2_env.players.search.deal_consistent` (and ``deal_unseen``);
+* :func:`deal_hands` deals as ``tests/reference/dealers.py``'s ``deal_consistent`` (and ``deal_unseen``);
 * :func:`play_outs` plays many games to the end together, every step visiting the games still
   running in order, as :func:`big2_env.players.search.play_out` does with a
   :class:`~big2_env.players.search.NoisyOpponents` around Smart (an opponent seat plays a
@@ -164,7 +165,7 @@ def deal_hands(rng, n, hand, unseen, left, declined, belief, rules, out):  # pra
     """``n`` determinisations into ``out`` (n, 4): seat 0 keeps ``hand``, the ``unseen`` cards (ascending)
     go to seats 1..3 in their counts ``left``, respecting each pass constraint of ``declined``
     (4, 5: per seat and trick size, the weakest strength it passed on, or -1) kept with
-    probability ``belief``, as :func:`big2_env.players.search.deal_consistent` does."""
+    probability ``belief``, as ``tests/reference/dealers.py``'s ``deal_consistent`` does."""
     masks = np.empty(CAPACITY, dtype=np.int64)
     sizes = np.empty(CAPACITY, dtype=np.int64)
     strengths = np.empty(CAPACITY, dtype=np.int64)
