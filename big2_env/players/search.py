@@ -64,7 +64,7 @@ from .base import Observation, Policy, legal_actions
 from .beliefs import DEFAULT_TREMBLE, MODELS, Move, check_models, game_course, model_posteriors
 from .dealers import PassConsistentDealer
 from .determinized import best_mean, determinized_search, parse_budget, top_candidates
-from .fast import FastModel, features, shipped_model
+from .fast import features
 from .public import PublicState, public_state, state_game
 from .valuers import (
     CoreRollouts,
@@ -147,10 +147,8 @@ class SearchPolicy(Policy):
             many deals; default :data:`DEFAULT_INFER_OPPONENTS`, 0: off) and, in rollouts,
             play a uniformly random move for it with the probability that it is Random
             (:class:`NoisyOpponents`).
-        opponent_models: the models ``infer_opponents`` chooses among (default
-            :data:`~big2_env.players.beliefs.MODELS`; ``"fast"`` adds the fast learned model,
-            beliefs from a model of strong play: the rollouts' own :class:`FastModel` when they
-            play one, else the shipped weights for the rules).
+        opponent_models: the models ``infer_opponents`` chooses among (default and at most
+            :data:`~big2_env.players.beliefs.MODELS`).
         tremble: how often a rule-following model is taken to play off its rule
             (default :data:`~big2_env.players.beliefs.DEFAULT_TREMBLE`).
         inner: nested rollouts. Inside each rollout the searcher's own later moves are
@@ -206,9 +204,6 @@ class SearchPolicy(Policy):
         self.pass_inference = PassConsistentDealer.checked_belief(pass_inference)
         check_models(opponent_models, tremble, "opponent_models")
         self.opponent_models, self.tremble = tuple(opponent_models), float(tremble)
-        self._belief_model: FastModel | None = None  # the "fast" opponent model's weights, when named
-        if "fast" in self.opponent_models:
-            self._belief_model = self.rollout.model if isinstance(self.rollout, FastRollout) else shipped_model(self.rules)
         if not is_int(infer_opponents, 0):
             raise ValueError(f"infer_opponents must be a non-negative int (deals read; 0: off); got {infer_opponents!r}")
         self.infer_opponents = int(infer_opponents)
@@ -324,8 +319,7 @@ class SearchPolicy(Policy):
             return noise
         deals = self._deals(state, self.infer_opponents)
         models, tremble = self.opponent_models, self.tremble
-        posteriors = model_posteriors(deals, state.played_by, self._course, self.rules, models, tremble=tremble,
-                                      fast=self._belief_model)
+        posteriors = model_posteriors(deals, state.played_by, self._course, self.rules, models, tremble=tremble)
         column = self.opponent_models.index("random")
         return [0.0] + [float(posteriors[seat, column]) for seat in (1, 2, 3)]
 

@@ -1,5 +1,5 @@
 """Reading the move history: the public history array, the replayed course of a game, the
-move models' likelihoods from first principles, tempered weights, and the search's use of them
+move models' likelihoods from first principles, and the search's use of them
 (public information only: swapping hidden cards never changes a decision)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.players.test_search import VARIANTS, swap_hidden
+from tests.players.test_search import VARIANTS
 
 from big2_env import Game, Rules
 from big2_env.observations.decision import Decision, PolicyObservation
@@ -18,12 +18,10 @@ from big2_env.observations.extended import history_array, history_moves
 from big2_env.observations.paper import PAD_CARD
 from big2_env.players.beliefs import (
     MODELS,
-    MOVE_MODELS,
     game_course,
     model_posteriors,
     seat_log_likelihoods,
 )
-from big2_env.players.fast import FastModel, FastPolicy
 from big2_env.players.greedy import greedy_choice
 from big2_env.players.registry import make_policy
 from big2_env.players.search import SearchPolicy, public_state
@@ -185,57 +183,6 @@ def test_the_history_tells_which_model_the_opponents_follow(policy):
     assert mean.argmax() == MODELS.index(policy), mean
 
 
-# ----------------------------------------------------------------------------- the fast model's beliefs
-@pytest.mark.parametrize("preset", ["paper", "charlesworth"])
-@pytest.mark.parametrize("seed", range(3))
-def test_the_fast_models_likelihood_is_the_product_of_its_move_probabilities_at_the_table(preset, seed):
-    """From first principles: replaying the history under ``"fast"`` gives, for each seat, the sum of
-    the logs of the probabilities that the fast model, asked at the table from that seat's own
-    observation (cards left and passes read from the observation, not from the course), gave
-    the moves the seat made."""
-    rules = Rules.preset(preset)
-    model = FastPolicy(rules=rules)
-    chooser = make_policy("smart", seed=seed, rules=rules)
-    game = Game(rules, seed=seed)
-    expected = [0.0] * 4
-    while game.winner is None:
-        decision = Decision(game)
-        obs = PolicyObservation(decision)
-        if game.current_player % 2:  # Smart in two seats, random legal moves in the others
-            action = chooser.act(obs)
-        else:
-            action = int(np.random.default_rng([seed, game.turn]).choice(decision.actions))
-        if len(decision.actions) > 1:
-            expected[game.current_player] += math.log(model.probabilities(obs)[action])
-        game._apply(decision.require_entry(action, "test"))
-    course = game_course(game.history, rules)
-    for seat, start in enumerate(start_masks(game)):
-        got = seat_log_likelihoods(course, seat, start, rules, ("fast", "random"), TREMBLE)
-        assert got[0] == pytest.approx(expected[seat], abs=1e-9)
-
-
-def test_the_fast_models_beliefs_prefer_the_hands_that_explain_its_own_moves():
-    """Four seats playing the fast model's best move: each seat's true hand is more likely
-    under ``"fast"`` than hands dealt at random from the same unseen cards."""
-    rules = Rules()
-    policy = FastPolicy(rules=rules)
-    game = Game(rules, seed=11)
-    while game.winner is None and game.turn < 24:
-        decision = Decision(game)
-        game._apply(decision.require_entry(policy.act(PolicyObservation(decision)), "fast"))
-    course = game_course(game.history, rules)
-    rng = np.random.default_rng(0)
-    for seat in (1, 2, 3):
-        played = game.played_by_mask[seat]
-        true = seat_log_likelihoods(course, seat, start_masks(game)[seat], rules, ("fast",), TREMBLE)[0]
-        free = [c for c in range(52) if not played >> c & 1]
-        others = []
-        for _ in range(20):
-            hand = played | sum(1 << int(c) for c in rng.choice(free, game.cards_left(seat), replace=False))
-            others.append(seat_log_likelihoods(course, seat, hand, rules, ("fast",), TREMBLE)[0])
-        assert true > np.median(others), (true, others)
-
-
 def test_the_course_counts_each_seats_cards_and_the_passes():
     game = Game.from_hands(["3D 6H 9S", "4S 5D 7C", "7D 8C TH", "9D TC JS"], current_player=0)
     for play in ("3D", "5D", "pass", "pass", "pass"):
@@ -243,31 +190,6 @@ def test_the_course_counts_each_seats_cards_and_the_passes():
     course = game_course(game.history)  # counts from the 13-card deal of a real game
     assert [m.left for m in course] == [(13, 13, 13, 13), (12, 13, 13, 13)] + [(12, 12, 13, 13)] * 3
     assert [m.passes for m in course] == [0, 0, 0, 1, 2]
-
-
-def test_a_given_fast_model_replaces_the_shipped_weights():
-    game, _ = play_game(2, "smart", stop=20)
-    course = game_course(game.history)
-    start = start_masks(game)[1]
-    shipped = seat_log_likelihoods(course, 1, start, models=("fast",))
-    smart_like = seat_log_likelihoods(course, 1, start, models=("fast",), fast=FastModel.smart())
-    assert shipped != smart_like
-    with pytest.raises(TypeError, match="FastModel"):
-        seat_log_likelihoods(course, 1, start, models=("fast",), fast=np.zeros(3))
-
-
-def test_the_search_reads_the_history_with_the_fast_model_from_the_observation_alone():
-    game, _ = play_game(4, "smart", stop=22)
-    me = game.current_player
-    a, b = (me + 1) % 4, (me + 2) % 4
-    swapped = swap_hidden(game, a, b, min(3, game.cards_left(a), game.cards_left(b)))
-    obs, other = PolicyObservation(Decision(game), extended=True), PolicyObservation(Decision(swapped), extended=True)
-    options = {"budget": 24, "opponent_models": ("fast", "random"), "rollout": "fast-sample"}
-    for search_seed in (0, 1):
-        assert SearchPolicy(seed=search_seed, **options).act(obs) == SearchPolicy(seed=search_seed, **options).act(other)
-    with pytest.raises(ValueError, match="no fast model ships"):
-        SearchPolicy(rules=Rules(straights="wrap"), opponent_models=("fast",))
-    assert "fast" in MOVE_MODELS and "fast" not in MODELS  # named, never a default
 
 
 @pytest.mark.parametrize(

@@ -189,6 +189,6 @@ def warm_up() -> float:
                            np.full(4, model, dtype=np.int64), np.zeros(fast.N_FEATURES))
     course = np.zeros((1, len(rollouts.COURSE_FIELDS)), dtype=np.int64)
     course[0, 1], course[0, 6] = 1, 1
-    rollouts.replay_seat(course, 0, np.array([hand], dtype=np.int64), rules_arr, np.arange(4, dtype=np.int64), -0.05, -3.0,
-                         np.zeros(fast.N_FEATURES), np.empty((1, 4)))
+    rollouts.replay_seat(course, 0, np.array([hand], dtype=np.int64), rules_arr, np.arange(3, dtype=np.int64), -0.05, -3.0,
+                         np.empty((1, 3)))
     return time.perf_counter() - started

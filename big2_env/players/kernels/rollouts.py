@@ -29,7 +29,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .fast import N_FEATURES, SEAT_FAST_SAMPLE, SEAT_SMART, fast_features, fast_pick
+from .fast import N_FEATURES, SEAT_FAST_SAMPLE, SEAT_SMART, fast_pick
 from ...engine.core.games import (
     GAME_SIZE,
     HANDS_AT,
@@ -63,7 +63,7 @@ from ...engine.core.kernels import (
 from .smart import smart_pick, smart_scores
 
 DEAL_TRIES = 20
-MODEL_SMART, MODEL_GREEDY, MODEL_RANDOM, MODEL_FAST = range(4)
+MODEL_SMART, MODEL_GREEDY, MODEL_RANDOM = range(3)
 COURSE_FIELDS = ("seat", "mask", "trick_size", "trick_strength", "trick_category", "trick_mask", "opening",
                  "left1", "left2", "left3", "passes", "locked")
 """The columns of a course array (one row per move of the history, see :func:`replay_seat`):
@@ -463,37 +463,14 @@ def _value(games, g, scoring, scores):  # pragma: no cover - compiled
 
 # ----------------------------------------------------------------------------- the history's replay
 @njit(cache=True)
-def _fast_log_probability(hand, masks, sizes, strengths, categories, legal, k, row, rules, weights, smart_work,
-                          features, left, observed):  # pragma: no cover - compiled
-    """``log softmax(w . phi)`` of move ``observed`` (``k``: pass) at the course row ``row``."""
-    left[0] = popcount(hand)
-    for i in range(3):
-        left[i + 1] = row[C_LEFT + i]
-    total = fast_features(hand, masks, sizes, strengths, categories, legal, k, row[C_SIZE], row[C_CATEGORY],
-                          row[C_TRICK], left, row[C_PASSES], rules, smart_work, features)
-    top = -math.inf
-    for r in range(total):
-        s = 0.0
-        for c in range(N_FEATURES):
-            s += weights[c] * features[r, c]
-        features[r, 0] = s  # the row's features are spent: keep its score in place
-        top = max(top, s)
-    z = 0.0
-    for r in range(total):
-        z += math.exp(features[r, 0] - top)
-    return features[observed, 0] - top - math.log(z)
-
-
-@njit(cache=True)
-def replay_seat(course, seat, starts, rules, models, keep, other, weights, out):  # pragma: no cover - compiled
-    """Per starting hand ``starts[h]`` and model ``models[j]`` (smart, greedy, random, fast), the
+def replay_seat(course, seat, starts, rules, models, keep, other, out):  # pragma: no cover - compiled
+    """Per starting hand ``starts[h]`` and model ``models[j]`` (smart, greedy, random), the
     log-probability that ``seat`` would have made its moves of ``course`` (rows of
     :data:`COURSE_FIELDS`), written to ``out[h, j]`` (``-inf`` when a move is impossible from
-    the hand); ``keep`` and ``other`` are ``log(1 - tremble)`` and ``log(tremble)``; ``weights``
-    the fast model's (:mod:`.fast`: the move's log-softmax of ``w . phi``). The sum over the
+    the hand); ``keep`` and ``other`` are ``log(1 - tremble)`` and ``log(tremble)``. The sum over the
     moves of :func:`replay_seat_moves`."""
     terms = np.empty((len(starts), course.shape[0], len(models)))
-    replay_seat_moves(course, seat, starts, rules, models, keep, other, weights, terms)
+    replay_seat_moves(course, seat, starts, rules, models, keep, other, terms)
     for h in range(len(starts)):
         for j in range(len(models)):
             total = 0.0
@@ -503,14 +480,11 @@ def replay_seat(course, seat, starts, rules, models, keep, other, weights, out):
 
 
 @njit(cache=True)
-def replay_seat_moves(course, seat, starts, rules, models, keep, other, weights, out):  # pragma: no cover - compiled
+def replay_seat_moves(course, seat, starts, rules, models, keep, other, out):  # pragma: no cover - compiled
     """:func:`replay_seat` move by move: ``out[h, t, j]`` is the log-probability under ``models[j]`` that
     ``seat``, from starting hand ``starts[h]``, made the move of row ``t`` of ``course``: 0 for another
     seat's move and for a forced one, and ``-inf`` for every move of ``seat`` from the first that is
     impossible from the hand on."""
-    smart_work = np.empty(CAPACITY, dtype=np.int64)
-    features = np.empty((CAPACITY + 1, N_FEATURES))
-    left = np.empty(4, dtype=np.int64)
     masks = np.empty(CAPACITY, dtype=np.int64)
     sizes = np.empty(CAPACITY, dtype=np.int64)
     strengths = np.empty(CAPACITY, dtype=np.int64)
@@ -550,11 +524,6 @@ def replay_seat_moves(course, seat, starts, rules, models, keep, other, weights,
                     model = models[j]
                     if model == MODEL_RANDOM:
                         out[h, t, j] = -math.log(total)
-                        continue
-                    if model == MODEL_FAST:
-                        out[h, t, j] = _fast_log_probability(hand, masks, sizes, strengths, categories, legal, k,
-                                                             course[t], rules, weights, smart_work, features, left,
-                                                             observed)
                         continue
                     if model == MODEL_SMART:
                         if smart < 0:
