@@ -3,8 +3,7 @@
 :class:`NetworkSearch` keeps a policy network as its *blueprint* (Lerer, Hu, Foerster and Brown,
 "Improving Policies via Search in Cooperative Partially Observable Games", AAAI 2020). It is the
 determinised search of :mod:`big2_env.players.determinized` with the network's parts: its
-candidates, its dealers (uniform, :class:`~big2_env.players.dealers.UniformDealer`, or weighed
-by the network's beliefs, :class:`~big2_env.players.dealers.WeightedDealer`), its valuer
+candidates, its dealer (uniform, :class:`~big2_env.players.dealers.UniformDealer`), its valuer
 (:class:`RolloutValues`, the network's rollouts), its rule for leaving the blueprint
 (:func:`~big2_env.players.determinized.leave_blueprint`), and its opponent models
 (:class:`OpponentModels`). At each decision with a choice:
@@ -66,7 +65,7 @@ from big2_env.observations.compiled import PASS_ACTION
 from big2_env.observations.extended import history_moves
 from big2_env.observations.paper import OBS_CARDS_LEFT, OBS_HAND
 from big2_env.players.base import Policy
-from big2_env.players.dealers import UniformDealer, WeightedDealer
+from big2_env.players.dealers import Dealer, UniformDealer
 from big2_env.players.determinized import determinized_search, leave_blueprint, top_candidates
 from big2_env.players.beliefs import (
     DEFAULT_TREMBLE,
@@ -74,7 +73,6 @@ from big2_env.players.beliefs import (
     game_course,
     logsumexp,
     seat_log_likelihood_table,
-    tempered_weights,
 )
 
 from .budget import parse_budget
@@ -98,8 +96,6 @@ DEFAULT_SAMPLE = True
 Results: ``experiments/results/search_net/duel_0.25s_sample_60.json`` (argmax: ``duel_0.25s_60.json``)."""
 DEFAULT_DEALS = 16
 """Deals a round (the loop's batch). No results file yet: under a rollout budget it orders the draws, not how many deals."""
-DEFAULT_BELIEF_STRENGTH = 0.75
-"""How far ``beliefs`` follow their weights. Results: ``experiments/results/search_net/belief_accuracy.json``."""
 OPPONENT_DEALS = 32
 """Uniform deals of the hidden cards over which ``opponent_models`` averages each model's likelihood of a seat's moves."""
 OPPONENT_SWITCH_NATS = 3.0
@@ -142,8 +138,6 @@ class NetworkRollouts:
         sample: sample each move from the network's softmax (with ``rng``) instead of its argmax.
         argmax_seats: seats (of the hands' order) whose moves are the network's argmax even where the
             others sample (such as the searcher's own later moves).
-        temperatures: each seat's softmax temperature where it samples (default 1 everywhere; above 1
-            flatter, ``NetworkSearch(opponent_temperature=T)`` for the other seats).
         seat_networks: seats (of the hands' order) played by another network of his design instead of
             ``model`` (his own network, :func:`~agents.network.charlesworth_network`: rollouts against the
             table's real players, as ``experiments/scripts/search_net_departures.py`` plays them); his design only.
@@ -153,7 +147,6 @@ class NetworkRollouts:
 
     def __init__(self, model: Big2Net, rules: Rules | str | dict | None = None, sample: bool = False,
                  rng: np.random.Generator | None = None, argmax_seats: Sequence[int] = (),
-                 temperatures: Sequence[float] = (1.0, 1.0, 1.0, 1.0),
                  seat_networks: Mapping[int, Big2Net] | None = None) -> None:
         self.model = model.eval()
         self.rules = Rules.coerce(rules)
@@ -162,10 +155,6 @@ class NetworkRollouts:
             raise ValueError(f"argmax_seats must list seats in 0..3; got {argmax_seats!r}")
         self.argmax_seats = np.zeros(4, dtype=np.bool_)
         self.argmax_seats[list(argmax_seats)] = True
-        if isinstance(temperatures, str) or len(temperatures) != 4 or any(not is_number(t, 0.05, 100) for t in temperatures):
-            raise ValueError(f"temperatures must give each of the 4 seats a number in [0.05, 100]; got {temperatures!r}")
-        self.temperatures = np.array(temperatures, dtype=np.float64)
-        self._tempered = bool((self.temperatures != 1.0).any())
         self.rng = rng if rng is not None else np.random.default_rng()
         cfg = model.config
         self._his = cfg.design == "charlesworth"
@@ -241,7 +230,6 @@ class NetworkRollouts:
         self.decisions += len(decide)
         movers = obs["current_player"][decide]
         greedy = self.argmax_seats[movers] if self.sample else None
-        temperature = self.temperatures[movers][:, None] if self.sample and self._tempered else None
         if self._his:
             vectors, legal, n = obs["observation"][decide], cols[choice[rows]], counts[choice]
             which = self._seat_network[movers]
@@ -251,9 +239,9 @@ class NetworkRollouts:
                 part = np.flatnonzero(which == k)
                 picked[part] = self._his_choice(
                     vectors[part], legal[np.isin(owner, part)], n[part], None if greedy is None else greedy[part],
-                    None if temperature is None else temperature[part], self._networks[k])
+                    self._networks[k])
         else:
-            picked = self._candidate_choice(obs["observation"][decide], decide, greedy, temperature)
+            picked = self._candidate_choice(obs["observation"][decide], decide, greedy)
         actions[decide] = picked
         return actions
 
@@ -277,41 +265,36 @@ class NetworkRollouts:
         return padded
 
     def _his_choice(self, vectors: np.ndarray, cols: np.ndarray, counts: np.ndarray,
-                    greedy: np.ndarray | None = None, temperature: np.ndarray | None = None,
-                    model: Big2Net | None = None) -> np.ndarray:
+                    greedy: np.ndarray | None = None, model: Big2Net | None = None) -> np.ndarray:
         """His design's move in each of ``vectors``' games (``cols``: the legal actions, game by game, ``counts`` of
-        them; ``greedy``: the games where the mover plays the argmax though the others sample; ``temperature``:
-        each game's softmax temperature, ``(games, 1)``; ``model``: the network on move, by default the rollouts')."""
+        them; ``greedy``: the games where the mover plays the argmax though the others sample; ``model``: the
+        network on move, by default the rollouts')."""
         offsets = np.cumsum(counts) - counts
         padded = self._his_scores(vectors, cols, counts, model)
         if self.sample:
-            tempered = padded if temperature is None else padded / temperature
-            pick = _argmax_where(choose(_log_softmax(tempered), counts, self.rng), padded, greedy)
+            pick = _argmax_where(choose(_log_softmax(padded), counts, self.rng), padded, greedy)
         else:
             pick = padded.argmax(axis=1)
         return cols[offsets + pick]
 
-    def log_probabilities(self, vectors: np.ndarray, masks: np.ndarray, actions: np.ndarray,
-                          temperature: float = 1.0) -> np.ndarray:
-        """The network's log-probability (its softmax over the legal actions, at ``temperature``) of playing
+    def log_probabilities(self, vectors: np.ndarray, masks: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """The network's log-probability (its softmax over the legal actions) of playing
         ``actions[i]`` in view ``vectors[i]`` with legal actions ``masks[i]`` (his design only)."""
         if not self._his:
-            raise ValueError("the network's beliefs need Charlesworth's design (its 1695-way head)")
+            raise ValueError("the network's probabilities of the others' moves need Charlesworth's design (its 1695-way head)")
         rows, cols = _legal_cells(masks)
         counts = np.bincount(rows, minlength=len(masks))
         offsets = np.cumsum(counts) - counts
-        logp = _log_softmax(self._his_scores(vectors, cols, counts) / temperature)
+        logp = _log_softmax(self._his_scores(vectors, cols, counts))
         slot = np.flatnonzero(cols == np.asarray(actions)[rows]) - offsets  # each row's action is one of its legal ones
         return logp[np.arange(len(masks)), slot].astype(np.float64)
 
-    def _candidate_choice(self, vectors: np.ndarray, decide: np.ndarray, greedy: np.ndarray | None = None,
-                          temperature: np.ndarray | None = None) -> np.ndarray:
+    def _candidate_choice(self, vectors: np.ndarray, decide: np.ndarray, greedy: np.ndarray | None = None) -> np.ndarray:
         features, actions, counts = self.games.candidates()
         offsets = np.cumsum(counts) - counts
         rows = np.concatenate([np.arange(offsets[g], offsets[g] + counts[g]) for g in decide])
         logp, _ = score_numpy(self.model, vectors, features[rows], counts[decide])
-        tempered = logp if temperature is None else _log_softmax(logp / temperature)
-        pick = choose(tempered, counts[decide], self.rng if self.sample else None)
+        pick = choose(logp, counts[decide], self.rng if self.sample else None)
         if self.sample:
             pick = _argmax_where(pick, logp, greedy)
         return actions[offsets[decide] + pick]
@@ -370,15 +353,13 @@ class OpponentModels:
     """How the network search models the other seats: who may move them in the rollouts (``models``, in
     :data:`ROLLOUT_MODELS`' order, the network first as the scores' columns are read; ``None``: resolved
     with the network, :meth:`resolve`), how many nats better a model must explain a seat's moves before it
-    moves that seat (``switch``), and the network's softmax temperature for them (``temperature``, where the
-    rollouts sample). :meth:`checked` and :meth:`resolve` refuse settings that do not go together."""
+    moves that seat (``switch``). :meth:`checked` and :meth:`resolve` refuse settings that do not go together."""
 
     models: tuple[str, ...] | None = None
     switch: float = OPPONENT_SWITCH_NATS
-    temperature: float = 1.0
 
     @classmethod
-    def checked(cls, models: Sequence[str] | None, switch: Any, temperature: Any, sample: bool) -> "OpponentModels":
+    def checked(cls, models: Sequence[str] | None, switch: Any) -> "OpponentModels":
         if models is not None and (
                 isinstance(models, str) or not models or "network" not in models
                 or any(m not in ROLLOUT_MODELS for m in models) or len(set(models)) != len(models)):
@@ -386,27 +367,20 @@ class OpponentModels:
                              f"{', '.join(ROLLOUT_MODELS)}, \"network\" among them; got {models!r}")
         if not is_number(switch, 0, 1000):
             raise ValueError(f"opponent_switch must be a number of nats in [0, 1000]; got {switch!r}")
-        if not is_number(temperature, 0.05, 100) or (temperature != 1 and not sample):
-            raise ValueError(f"opponent_temperature must be a number in [0.05, 100], and 1 unless the rollouts sample "
-                             f"(sample=True); got {temperature!r} with sample={sample!r}")
         ordered = None if models is None else tuple(m for m in ROLLOUT_MODELS if m in models)
-        return cls(ordered, float(switch), float(temperature))
+        return cls(ordered, float(switch))
 
-    def resolve(self, his_design: bool, beliefs: bool, design: str) -> tuple[str, ...]:
-        """The models for a network (``his_design``: it can weigh the others' moves; ``design``: its name)
-        and a search with or without ``beliefs``: by default every model where the network can weigh the
-        others' moves and the beliefs do not weigh the deals by the network in every seat, else the network."""
-        if beliefs and self.models is not None and len(self.models) > 1:
-            raise ValueError("beliefs weigh the deals by the network's moves in every seat: they cannot be combined with "
-                             f"opponent_models other than the network; got opponent_models={self.models!r}")
-        models = self.models or (ROLLOUT_MODELS if his_design and not beliefs else ("network",))
+    def resolve(self, his_design: bool, design: str) -> tuple[str, ...]:
+        """The models for a network (``his_design``: it can weigh the others' moves; ``design``: its name):
+        by default every model where the network can weigh the others' moves, else the network."""
+        models = self.models or (ROLLOUT_MODELS if his_design else ("network",))
         if len(models) > 1 and not his_design:
             raise ValueError(f"opponent_models weigh the others' moves with a network of {_HIS_DESIGN}; this one has "
                              f"the {design!r} design")
         if len(models) == 1 and self.switch != OPPONENT_SWITCH_NATS:
             raise ValueError(f"opponent_switch={self.switch} has no model to switch to: it applies with "
                              "opponent_models other than the network (the default for a network of Charlesworth's "
-                             f"design without beliefs); got opponent_models={tuple(models)!r}")
+                             f"design); got opponent_models={tuple(models)!r}")
         return tuple(models)
 
     def choose(self, models: Sequence[str], score: np.ndarray) -> tuple[str, ...]:
@@ -466,24 +440,13 @@ class NetworkSearch(Policy):
             best mean).
         deals: deals per round (each candidate is played on every deal of a round).
         sample: sample the rollouts' moves from the network's softmax (the default) instead of its argmax.
-        opponent_temperature: with ``sample``, the softmax temperature of the other seats the network
-            plays in the rollouts, and of the network's probabilities of their moves where the
-            opponent models and the beliefs weigh them (default 1; above 1 flatter).
-        beliefs: how many deals to draw and weigh by the network's beliefs at each decision (0: off,
-            the deals are uniform). Each is weighed by how likely the network makes the other seats'
-            moves so far from it (the product of its probabilities of each move they made); the
-            rounds then draw their deals from these in proportion to the weights.
-        belief_strength: how far the weights are followed, tempered so that the effective number of
-            deals stays at least ``1 - belief_strength`` of them (1: the exact posterior under the
-            network as every opponent's model; a posterior that rests on one deal is tempered).
         opponent_models: who may move for the other seats in the rollouts, ``"network"`` among them: at
             each searched decision each other seat gets the model of these (:data:`ROLLOUT_MODELS`:
             ``"smart"``, ``"greedy"``, ``"random"``) that explains its moves so far best, and keeps the
             network unless another does better by ``opponent_switch`` nats (:meth:`seat_models`).
             Given in any order, they are kept in :data:`ROLLOUT_MODELS`' order. ``None`` (the default): all
-            of :data:`ROLLOUT_MODELS` for a network of Charlesworth's design without ``beliefs``, else the
-            network alone (a card-aware network has no head to weigh the others' moves with; the beliefs
-            weigh deals by the network in every seat). Read with a generator
+            of :data:`ROLLOUT_MODELS` for a network of Charlesworth's design, else the
+            network alone (a card-aware network has no head to weigh the others' moves with). Read with a generator
             of their own: where every seat keeps the network the search's decisions are those it makes
             without them.
         opponent_switch: how many nats better a model of ``opponent_models`` must explain a seat's moves
@@ -499,25 +462,20 @@ class NetworkSearch(Policy):
 
     def __init__(self, network: NetworkPolicy, rules: Rules | str | dict | None = None, budget: Any = DEFAULT_BUDGET,
                  top_k: int = DEFAULT_TOP_K, margin: float = DEFAULT_MARGIN, deals: int = DEFAULT_DEALS,
-                 sample: bool = DEFAULT_SAMPLE, opponent_temperature: float = 1.0,
-                 beliefs: int = 0, belief_strength: float = DEFAULT_BELIEF_STRENGTH,
+                 sample: bool = DEFAULT_SAMPLE,
                  opponent_models: Sequence[str] | None = None, opponent_switch: float = OPPONENT_SWITCH_NATS,
                  seed: int | None = None, name: str | None = None) -> None:
         self.seconds, self.rollouts = parse_budget(budget)
         self.budget = budget
-        for what, value, low, high in (("top_k", top_k, 1, 64), ("deals", deals, 1, 4096), ("beliefs", beliefs, 0, 4096)):
+        for what, value, low, high in (("top_k", top_k, 1, 64), ("deals", deals, 1, 4096)):
             if not is_int(value, low, high):
                 raise ValueError(f"{what} must be an int in {low}..{high}; got {value!r}")
         if not is_number(margin, 0, 100):
             raise ValueError(f"margin must be a number of standard errors in [0, 100]; got {margin!r}")
         self.rules = Rules.coerce(rules)
         self.top_k, self.margin, self.deals, self.sample = int(top_k), float(margin), int(deals), bool(sample)
-        self.beliefs = int(beliefs)
-        if not is_number(belief_strength, 0, 1):
-            raise ValueError(f"belief_strength must be a number in [0, 1]; got {belief_strength!r}")
-        self.belief_strength = float(belief_strength)
-        self.opponents = OpponentModels.checked(opponent_models, opponent_switch, opponent_temperature, self.sample)
-        self.opponent_switch, self.opponent_temperature = self.opponents.switch, self.opponents.temperature
+        self.opponents = OpponentModels.checked(opponent_models, opponent_switch)
+        self.opponent_switch = self.opponents.switch
         self.opponent_models: tuple[str, ...] = ("network",)  # resolved with the network (use_network)
         self.rng, self.models_rng = _generators(seed)
         self.use_network(network)
@@ -543,16 +501,12 @@ class NetworkSearch(Policy):
         return cls(network, rules, **kwargs)
 
     def use_network(self, network: NetworkPolicy) -> None:
-        """Make ``network`` the blueprint: the candidates, the beliefs and every move of the rollouts (expert
+        """Make ``network`` the blueprint: the candidates and every move of the rollouts (expert
         iteration, ``big2 train --algo exit --teacher search-net``, gives it the network being trained each batch)."""
         if not isinstance(network, NetworkPolicy):
             raise ValueError(f"network must be a NetworkPolicy (NetworkSearch.from_spec loads one by name); got {network!r}")
-        rollout = NetworkRollouts(network.model, self.rules, sample=self.sample, rng=self.rng,
-                                  temperatures=(1.0,) + (self.opponent_temperature,) * 3)
-        if self.beliefs and not rollout.reads_his_view:
-            raise ValueError(f"beliefs weigh the others' moves with a network of {_HIS_DESIGN}; this one has the "
-                             f"{network.model.config.design!r} design")
-        models = self.opponents.resolve(rollout.reads_his_view, bool(self.beliefs), network.model.config.design)
+        rollout = NetworkRollouts(network.model, self.rules, sample=self.sample, rng=self.rng)
+        models = self.opponents.resolve(rollout.reads_his_view, network.model.config.design)
         self.network, self.rollout, self.opponent_models = network, rollout, models
 
     @property
@@ -613,27 +567,27 @@ class NetworkSearch(Policy):
         the searcher's score ``(deals, candidates)`` (``models``: who moves for each seat in the rollouts,
         :meth:`NetworkRollouts.play`; ``None``: the network everywhere)."""
         started = time.perf_counter()
-        pool = self._weighed_deals(position)
-        dealer = position.dealer(self.rng) if pool is None else WeightedDealer(pool[0], pool[1], self.rng)
         valuer = RolloutValues(self.rollout, position.first, position.moves, candidates, models)
-        tally = determinized_search(len(candidates), dealer, valuer, self.rollouts, self.seconds, batch=self.deals,
-                                    started=started, clock=time.perf_counter)
+        tally = determinized_search(len(candidates), self._dealer(position), valuer, self.rollouts, self.seconds,
+                                    batch=self.deals, started=started, clock=time.perf_counter)
         self.stats.rollouts += tally.rollouts
         return tally.table()
 
-    def _others_moves(self, position: "_Position", rng: np.random.Generator, n: int,
-                      hands: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray] | None:
+    def _dealer(self, position: "_Position") -> Dealer:
+        """The decision's dealer: the hidden cards dealt uniformly (:meth:`_Position.dealer`)."""
+        return position.dealer(self.rng)
+
+    def _others_moves(self, position: "_Position", rng: np.random.Generator,
+                      n: int) -> tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray] | None:
         """The other seats' moves so far, seen from ``n`` deals of the hidden cards drawn with ``rng``
         (``None``, and nothing drawn, before any of them has moved): the deals ``(n, 4)``; the flat
         rows ``deal * R + move`` where the mover had a choice (R: the others' moves so far; forced
         moves say nothing); R; each such row's count of legal actions; and the network's
-        log-probability of the move made there. What the beliefs and the opponent models weigh.
-        ``hands``: these deals instead of ``n`` drawn ones."""
+        log-probability of the move made there. What the opponent models weigh."""
         record = position.others_moves()
         if not record:
             return None
-        if hands is None:
-            hands = position.deal(rng, n)
+        hands = position.deal(rng, n)
         views, masks, actions = self.rollout.games.history_views(hands, position.first, position.moves, record)
         b, r = actions.shape
         flat = masks.reshape(b * r, -1)
@@ -642,30 +596,8 @@ class NetworkSearch(Policy):
         logp = np.zeros(0)
         if len(chosen):
             logp = self.rollout.log_probabilities(views.reshape(b * r, -1)[chosen], flat[chosen],
-                                                  actions.reshape(-1)[chosen], temperature=self.opponent_temperature)
+                                                  actions.reshape(-1)[chosen])
         return hands, chosen, r, legal[chosen], logp
-
-    def _weighed_deals(self, position: "_Position") -> tuple[np.ndarray, np.ndarray] | None:
-        """``beliefs`` deals and their weights under the network's beliefs (``None``: beliefs off, or no
-        other seat has moved yet)."""
-        if not self.beliefs or not position.others_moves():
-            return None
-        hands = position.deal(self.rng, self.beliefs)
-        likelihood = self.log_likelihoods(position, hands)
-        weights = tempered_weights(likelihood, self.belief_strength)
-        weights /= weights.sum()
-        return hands, weights
-
-    def log_likelihoods(self, position: "_Position", hands: np.ndarray) -> np.ndarray:
-        """The network's log-likelihood of the other seats' moves so far from each deal of ``hands``
-        (starting hands ``(n, 4)``, relative seats): the sum of the log-probabilities of their moves with
-        a choice (zeros before any of them has moved)."""
-        seen = self._others_moves(position, self.rng, len(hands), hands)
-        likelihood = np.zeros(len(hands))
-        if seen is not None:
-            _, chosen, r, _, logp = seen
-            np.add.at(likelihood, chosen // r, logp)
-        return likelihood
 
     def seat_models(self, position: "_Position") -> tuple[str, ...]:
         """Who the rollouts make move for each seat (relative: 0, the searcher, is always the network): per
@@ -716,8 +648,6 @@ class NetworkSearch(Policy):
             check += f", opponent_models={self.opponent_models!r}"
             if self.opponent_switch != OPPONENT_SWITCH_NATS:
                 check += f", opponent_switch={self.opponent_switch}"
-        if self.opponent_temperature != 1:
-            check += f", opponent_temperature={self.opponent_temperature}"
         return f"NetworkSearch(budget={self.budget!r}, top_k={self.top_k}, margin={self.margin}, deals={self.deals}{check})"
 
 

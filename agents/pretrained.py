@@ -13,8 +13,7 @@ Four policy files ship as package data, each as written by ``big2 train`` or ``b
   (``--random-opponent-prob 1``);
 * ``agents/data/pretrained_default_recipe.pt`` (``which="default-recipe"``, agent spec
   ``"pretrained-default-recipe"``): the default recipe's 3M-game network. The paper's network
-  design on the paper's observation, so the one the search takes as its leaf value (``value=``,
-  ``--leaf-value``) and ``--init`` starts the default design from;
+  design on the paper's observation, the one ``--init`` starts the default design from;
 * ``agents/data/paper_settings.pt`` (``which="paper"``, agent spec ``"pretrained-paper"``):
   the run with the paper's exact settings and budget (5,000 batches, lr 3e-5, unscaled
   scores), kept for the reproduction; it samples, as the paper evaluates it;

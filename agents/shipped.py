@@ -47,7 +47,7 @@ SHIPPED = {
 """The agent specs of the packaged networks: ``pretrained`` (the strongest under the paper's rules),
 ``pretrained-paper`` (the paper's settings and budget), ``pretrained-charlesworth`` (the strongest
 under Charlesworth's rules) and ``pretrained-default-recipe`` (the default recipe's 3M-game network:
-the paper's design, which reads the paper's observation, as the search's leaf value needs)."""
+the paper's design, which reads the paper's observation)."""
 
 
 def by_which(which: str) -> tuple[str, ShippedNetwork]:

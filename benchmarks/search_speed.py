@@ -9,10 +9,10 @@ Also: the search's seconds per decision at the default budget, over the sampled
 positions that have more than one legal play: the one-ply search (``inner=0``) on both paths,
 and the default search (nested rollouts, core only); and ISMCTS's seconds a decision on both paths.
 
-Each is measured twice in the same run: on the compiled core (``SearchPolicy(core=True)``,
-the default: :mod:`big2_env.players.kernels.rollouts`) and on the Python engine (``core=False``,
-the reference), with the ratio; the two make the same decisions. ``--json PATH`` writes the
-figures.
+Each is measured twice in the same run: on the compiled core (the default:
+:mod:`big2_env.players.kernels.rollouts`) and on the Python engine (Smart's rollouts chosen on the
+engine, ``tests/reference/rollouts.py``, the reference), with the ratio; the two make the same
+decisions. ``--json PATH`` writes the figures.
 
 Run on one core (``taskset -c 1 python benchmarks/search_speed.py``) for figures that
 compare across machines' load.
@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import sys
 import time
 from pathlib import Path
 
@@ -45,11 +46,14 @@ from big2_env.players.search import (
     FastRollout,
     SearchPolicy,
     SmartRollout,
-    deal_unseen,
     play_out,
     public_state,
     state_game,
 )
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: the tests' Python deals and rollouts
+from tests.reference.dealers import deal_unseen  # noqa: E402
+from tests.reference.rollouts import EngineSmartRollout  # noqa: E402
 
 
 def sample_positions(n: int, rules: Rules, seed: int) -> list[Game]:
@@ -114,7 +118,7 @@ def core_rollouts_per_second(positions: list[Game], seconds: float, seed: int, d
             hands = np.empty((deals, 4), dtype=np.int64)
             deal_hands(rng, deals, core.hand, core.unseen, core.left, core.declined, 0.0, rules_arr, hands)
             values = np.empty((deals, len(alive)))
-            play_outs(hands, table, rows, alive, noise, rng, rules_arr, 0, values, seats, weights)
+            play_outs(hands, table, rows, alive, noise, rng, rules_arr, values, seats, weights)
             done += values.size
     return done / (time.perf_counter() - start)
 
@@ -137,7 +141,10 @@ def engine_random_play(seconds: float, rules: Rules, seed: int) -> tuple[float, 
 def seconds_per_decision(positions: list[Game], budget: int, seed: int, core: bool = True,
                          inner: int | None = 0, rollout: str = "smart") -> tuple[float, int]:
     """Mean seconds a decision (``inner=0``: the one-ply search, which both paths run; ``None``: the default)."""
-    policy = SearchPolicy(positions[0].rules, budget=budget, seed=seed, core=core, inner=inner, rollout=rollout)
+    if not core:
+        assert rollout == "smart", "the Python engine's path is measured with Smart's rollouts"
+    played = rollout if core else EngineSmartRollout(positions[0].rules)
+    policy = SearchPolicy(positions[0].rules, budget=budget, seed=seed, inner=inner, rollout=played)
     times = []
     for game in positions:
         if len(game.legal_entries()) < 2:
@@ -152,7 +159,8 @@ def seconds_per_decision(positions: list[Game], budget: int, seed: int, core: bo
 def ismcts_seconds_per_decision(positions: list[Game], budget: int, seed: int, core: bool) -> tuple[float, int]:
     """Mean seconds a decision of :class:`~big2_env.players.ismcts.ISMCTSPolicy` at ``budget`` iterations, its deals
     and Smart rollouts in the compiled core or on the Python engine (the same decisions)."""
-    policy = ISMCTSPolicy(positions[0].rules, budget=budget, seed=seed, core=core)
+    rollout = SmartRollout(positions[0].rules) if core else EngineSmartRollout(positions[0].rules)
+    policy = ISMCTSPolicy(positions[0].rules, budget=budget, seed=seed, rollout=rollout)
     times = []
     for game in positions:
         if len(game.legal_entries()) < 2:

@@ -42,8 +42,9 @@ __all__ = ["NO_LEAF_VALUE", "OBSERVATIONS", "Payload", "TeacherCollector", "Teac
 
 OBSERVATIONS = {"paper": OBS_SIZE, "extended": EXTENDED_SIZE, "charlesworth": CHARLESWORTH_SIZE}
 """The views a teacher's games are recorded in (a network's ``NetworkConfig.observation``), and their widths."""
-NO_LEAF_VALUE = "--leaf-value is the search's (search:N); search-net plays every rollout to the end with the network"
-"""The refusal of a leaf value for search-net, by the trainer at start and by a teacher process alike."""
+NO_LEAF_VALUE = ("--leaf-value must be 0: the searches judge no leaves (search-net plays every rollout to the end with "
+                 "the network, search with its rollout policy)")
+"""The refusal of a leaf value, by the trainer at start and by a teacher process alike."""
 
 
 Payload = tuple[dict, dict[str, np.ndarray]]
@@ -87,8 +88,8 @@ def teacher_observation(decision: Decision, observation: str) -> np.ndarray:
 
 
 def _give_network(policy: Any, teacher: str, rules: Rules, prior: Payload, leaf_value: float, value_scale: float) -> None:
-    """Make the network of ``prior`` the search teacher's: a search's prior (and, with ``leaf_value``, its leaf value),
-    or the blueprint of a search over a network."""
+    """Make the network of ``prior`` the search teacher's: a search's prior, or the blueprint of a search over a
+    network (``leaf_value`` > 0 is refused)."""
     from big2_env.players.search import SearchPolicy
 
     from ..net_search import NetworkSearch
@@ -99,14 +100,12 @@ def _give_network(policy: Any, teacher: str, rules: Rules, prior: Payload, leaf_
     if multiprocessing.parent_process() is not None:
         torch.set_num_threads(1)  # a teacher process: one forward pass at a time, one core each
     network = NetworkPolicy(payload_network(prior), deterministic=True, rules=rules)
+    if leaf_value > 0:
+        raise ValueError(NO_LEAF_VALUE)
     if isinstance(policy, NetworkSearch):
-        if leaf_value > 0:
-            raise ValueError(NO_LEAF_VALUE)
         policy.use_network(network)
         return
     policy.prior = network
-    if leaf_value > 0:
-        policy.set_value(policy.prior, leaf_value, value_scale)
 
 
 def teacher_rollout(
@@ -125,10 +124,7 @@ def teacher_rollout(
     ``prior`` (expert iteration, ``--algo exit``): the search teacher ranks its candidates by
     this network's probabilities (its ``prior``; it searches the network's ``prior_top``
     favourites and pass) instead of by Smart's score; ``search-net`` takes it as its blueprint (its
-    candidates, beliefs and rollouts). ``leaf_value`` > 0 (``search`` only): the same network's
-    value head also judges the search's leaves, with this weight against the rollouts (the
-    search's ``value`` and ``value_weight``); ``value_scale`` turns the value head's output into
-    points (1 / the reward scale it learns with: 13 for distillation's default).
+    candidates and rollouts). ``leaf_value`` > 0 is refused (:data:`NO_LEAF_VALUE`).
     """
     from big2_env.evaluation.loading import load_agent  # here: a worker process builds its own teacher
     from big2_env.players.search import SearchPolicy
@@ -265,7 +261,7 @@ def check_teacher(args: TrainArgs, rules: Rules) -> None:
     from ..net_search import NetworkSearch
 
     teacher = load_agent(args.teacher, rules, what="--teacher")
-    if isinstance(teacher, NetworkSearch) and args.leaf_value > 0:
+    if args.leaf_value > 0:
         raise ValueError(NO_LEAF_VALUE)
     if not isinstance(teacher, (SearchPolicy, NetworkSearch)):
         if args.algo == "exit":

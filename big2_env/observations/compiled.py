@@ -15,7 +15,6 @@ import numpy as np
 from numba import njit
 
 from ..engine import native
-from ..engine.core.games import HANDS_AT, PLAYED_AT, TABLE_AT, T_MASK, T_PASSES, T_WINNER
 from ..engine.core.kernels import SCRATCH_ROWS, WORK_SIZE, comparison_card, legal_rows, popcount
 from ..engine.combos import FEATURE_CATEGORY
 from .layout import (
@@ -39,7 +38,6 @@ __all__ = [
     "PASS_ACTION",
     "action_index",
     "game_observation",
-    "leaf_observations",
     "write_features",
     "write_observation",
 ]
@@ -127,18 +125,6 @@ def write_observation(hands, played_by, trick, passes, player, out):  # pragma: 
             if (mask >> c) & 1:
                 out[121 + 52 * j + c] = 1.0
     out[120] = passes
-
-
-@njit(cache=True)
-def leaf_observations(rows, out):  # pragma: no cover - compiled
-    """Seat 0's 277 numbers at every leaf of :func:`big2_env.players.kernels.rollouts.leaves` (rows of
-    :data:`~big2_env.engine.core.games.LEAF_SIZE` columns) into the rows of ``out`` (float32),
-    those of ended games left untouched."""
-    for i in range(rows.shape[0]):
-        if rows[i, TABLE_AT + T_WINNER] >= 0:
-            continue
-        write_observation(rows[i, HANDS_AT:HANDS_AT + 4], rows[i, PLAYED_AT:PLAYED_AT + 4], rows[i, TABLE_AT + T_MASK],
-                          rows[i, TABLE_AT + T_PASSES], 0, out[i])
 
 
 DECISION_ROWS = SCRATCH_ROWS + 1

@@ -13,18 +13,13 @@ probability of every legal move from a hand:
 * ``"smart"`` and ``"greedy"``: the heuristic's own choice
   (:func:`~big2_env.players.smart.smart_choice`, :func:`~big2_env.players.greedy.greedy_choice`) with
   probability ``1 - tremble``, every other legal move sharing ``tremble``;
-* ``"random"``: uniform over the legal moves;
-* ``"fast"``: the fast learned move model (:mod:`big2_env.players.fast`), each legal move with
-  its probability ``softmax(w . phi)``: beliefs from a model of strong play (the shipped
-  weights for the rules unless a :class:`~big2_env.players.fast.FastModel` is given). Not among
-  the default models (:data:`MODELS`); name it, e.g. ``models=("fast", "random")``.
+* ``"random"``: uniform over the legal moves.
 
 A seat's likelihood under a model is the product over its moves that had a choice (forced
 passes say nothing). Averaged over deals, it gives the probability of each model for each
 seat (:func:`model_posteriors`), which the search
 (:class:`big2_env.players.search.SearchPolicy`, ``infer_opponents``) reads to know which
-opponents play like Random. :func:`tempered_weights` tempers the weights of deals that
-``search-net``'s beliefs weigh (:class:`agents.net_search.NetworkSearch`, ``beliefs``).
+opponents play like Random.
 
 Only public information goes in: the move history (every player sees every move), the
 cards each seat has played, and the searcher's own hand. A seat's hand at the start of
@@ -61,14 +56,12 @@ from ..engine.combos import classify
 from ..engine.game import HAND_SIZE
 from ..engine.legal import PASS_ENTRY, legal_entries
 from .greedy import _classify_cached, greedy_choice
-from .fast import FastModel, entry_features, features, shipped_model
 from .smart import smart_choice
 from ..engine.rules import Rules
 
 __all__ = [
     "DEFAULT_TREMBLE",
     "MODELS",
-    "MOVE_MODELS",
     "Move",
     "check_models",
     "course_array",
@@ -77,14 +70,10 @@ __all__ = [
     "model_posteriors",
     "seat_log_likelihood_table",
     "seat_log_likelihoods",
-    "tempered_weights",
 ]
 
 MODELS = ("smart", "greedy", "random")
-"""The move models an opponent is read against by default (see the module docstring)."""
-
-MOVE_MODELS = MODELS + ("fast",)
-"""Every move model the functions here accept (``"fast"``: the fast learned model)."""
+"""The move models an opponent is read against (see the module docstring)."""
 
 DEFAULT_TREMBLE = 0.05
 """The probability that a rule-following model plays something other than its rule's move."""
@@ -160,17 +149,14 @@ def seat_log_likelihoods(
     rules: Rules | str | dict | None = None,
     models: Sequence[str] = MODELS,
     tremble: float = DEFAULT_TREMBLE,
-    fast: FastModel | None = None,
 ) -> list[float]:
     """Per model, the log-probability that ``seat``, holding ``start_mask`` (a card bitmask) at
     the start of the game, would have made its moves in ``course``. ``-inf`` for every model
     when a move is impossible from that hand (a card it never held, an illegal play).
-    ``fast``: the weights of the ``"fast"`` model (default: the shipped ones for ``rules``).
 
-    Raises ``ValueError`` for a model not in :data:`MOVE_MODELS` or a ``tremble`` outside (0, 1)."""
+    Raises ``ValueError`` for a model not in :data:`MODELS` or a ``tremble`` outside (0, 1)."""
     rules = Rules.coerce(rules)
     check_models(models, tremble)
-    weights = fast_weights(models, rules, fast)
     hand_mask = start_mask
     hand = mask_to_cards(start_mask)
     out = [0.0] * len(models)
@@ -196,11 +182,6 @@ def seat_log_likelihoods(
                 if model == "random":
                     out[j] -= math.log(n)
                     continue
-                if model == "fast":
-                    left = [move.left[(seat + r) % 4] for r in range(4)]
-                    scores = entry_features(hand_mask, entries, move.trick, left, move.passes, rules) @ weights
-                    out[j] += float(scores[observed] - logsumexp(scores))
-                    continue
                 choice = smart_choice(hand, move.trick, plays, rules) if model == "smart" else greedy_choice(plays, rules)
                 out[j] += keep if choice == observed else other - math.log(n - 1)
         elif not entries or entries[0][1] != move.play:
@@ -212,24 +193,12 @@ def seat_log_likelihoods(
 
 
 def check_models(models: Sequence[str], tremble: float, name: str = "models") -> None:
-    """``ValueError`` unless ``models`` is a non-empty sequence of :data:`MOVE_MODELS` (its argument
+    """``ValueError`` unless ``models`` is a non-empty sequence of :data:`MODELS` (its argument
     called ``name`` in the message) and ``tremble`` a number in (0, 1)."""
-    if isinstance(models, str) or not models or any(m not in MOVE_MODELS for m in models):
-        raise ValueError(f"{name} must be a non-empty sequence of {', '.join(MOVE_MODELS)}; got {models!r}")
+    if isinstance(models, str) or not models or any(m not in MODELS for m in models):
+        raise ValueError(f"{name} must be a non-empty sequence of {', '.join(MODELS)}; got {models!r}")
     if not is_number(tremble, 0, 1, low_open=True, high_open=True):
         raise ValueError(f"tremble must be a number in (0, 1); got {tremble!r}")
-
-
-def fast_weights(models: Sequence[str], rules: Rules, fast: FastModel | None) -> np.ndarray:
-    """The ``"fast"`` model's weights: ``fast``'s, or the shipped ones for ``rules`` when ``models``
-    names it (zeros when it does not: the core then never reads them)."""
-    if fast is not None and not isinstance(fast, FastModel):
-        raise TypeError(f"fast must be a FastModel; got {fast!r}")
-    if fast is not None:
-        return fast.weights
-    if "fast" in models:
-        return shipped_model(rules).weights
-    return np.zeros(len(features()))
 
 
 def course_array(course: Sequence[Move], rules: Rules | str | dict | None = None) -> np.ndarray:
@@ -253,7 +222,7 @@ def course_array(course: Sequence[Move], rules: Rules | str | dict | None = None
 
 def seat_log_likelihood_table(
     course: Sequence[Move] | np.ndarray, seat: int, starts: Sequence[int], rules: Rules, models: Sequence[str], tremble: float,
-    weights: np.ndarray | None = None, by_move: bool = False,
+    by_move: bool = False,
 ) -> np.ndarray:
     """``(len(starts), len(models))``: :func:`seat_log_likelihoods` of each starting hand, each
     distinct hand replayed once, in the compiled core (:func:`~big2_env.players.kernels.rollouts.replay_seat`);
@@ -266,15 +235,12 @@ def seat_log_likelihood_table(
     unique, inverse = np.unique(np.asarray(starts, dtype=np.int64), return_inverse=True)
     if len(unique) and (unique[0] < 0 or unique[-1] >= 1 << 52 or max(int(h).bit_count() for h in unique) > 13):
         raise ValueError("each starting hand must be a bitmask of at most 13 cards (0 <= mask < 2**52)")
-    codes = np.array([MOVE_MODELS.index(m) for m in models], dtype=np.int64)
-    if weights is None:
-        weights = fast_weights(models, rules, None)
+    codes = np.array([MODELS.index(m) for m in models], dtype=np.int64)
     from ..engine.core import rules_array  # numba loads on first use, not with big2_env
     from .kernels.rollouts import replay_seat, replay_seat_moves
 
     rows = course if isinstance(course, np.ndarray) else course_array(course, rules)
-    arguments = (rows, seat, unique, rules_array(rules), codes, math.log1p(-tremble), math.log(tremble),
-                 np.asarray(weights, dtype=np.float64))
+    arguments = (rows, seat, unique, rules_array(rules), codes, math.log1p(-tremble), math.log(tremble))
     if by_move:
         moves = np.empty((len(unique), len(rows), len(models)))
         replay_seat_moves(*arguments, moves)
@@ -313,7 +279,6 @@ def model_posteriors(
     models: Sequence[str] = MODELS,
     prior: Sequence[float] | None = None,
     tremble: float = DEFAULT_TREMBLE,
-    fast: FastModel | None = None,
 ) -> np.ndarray:
     """A ``(4, len(models))`` array: per seat, the probability of each model given its moves in
     ``course``, the hidden cards averaged over ``deals`` (draws from the deals the public
@@ -322,43 +287,14 @@ def model_posteriors(
     rules = Rules.coerce(rules)
     check_models(models, tremble)
     log_prior = _log_prior(models, prior)
-    weights = fast_weights(models, rules, fast)
     out = np.tile(np.exp(log_prior), (4, 1))
     movers = {m.seat for m in course}
     rows = course_array(course, rules)
     for seat in (1, 2, 3):
         if seat not in movers or not deals:
             continue
-        ll = seat_log_likelihood_table(rows, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble, weights)
+        ll = seat_log_likelihood_table(rows, seat, [d[seat] | played_by[seat] for d in deals], rules, models, tremble)
         joint = log_prior + logsumexp(ll, axis=0)
         if np.isfinite(joint).any():
             out[seat] = np.exp(joint - logsumexp(joint))
     return out
-
-
-def tempered_weights(log_weights: np.ndarray, strength: float) -> np.ndarray:
-    """Weights ``exp(beta * log_weights)`` (scaled so the largest is 1; ``-inf`` gives 0), with
-    the largest ``beta`` in [0, 1] that keeps the effective sample size ``(sum w)^2 / sum w^2``
-    at least ``(1 - strength)`` of the deals: ``strength`` 1 uses the weights as they are, 0
-    ignores them. Tempering keeps the search from resting on the few deals that best explain
-    the history when most of its candidate deals explain it poorly."""
-    n = len(log_weights)
-    finite = np.isfinite(log_weights)
-    if n == 0 or not finite.any():
-        return np.ones(n)
-    shifted = np.where(finite, log_weights - log_weights[finite].max(), -np.inf)
-
-    def at(beta: float) -> np.ndarray:
-        return np.where(finite, np.exp(beta * np.where(finite, shifted, 0.0)), 0.0)
-
-    def ess(w: np.ndarray) -> float:
-        return float(w.sum() ** 2 / (w * w).sum())
-
-    floor = (1.0 - strength) * n
-    if ess(at(1.0)) >= floor:
-        return at(1.0)
-    lo, hi = 0.0, 1.0
-    for _ in range(20):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if ess(at(mid)) >= floor else (lo, mid)
-    return at(lo)

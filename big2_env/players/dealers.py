@@ -5,47 +5,39 @@ returns ``n`` determinisations, ``(n, 4)`` hand bitmasks by relative seat (0: th
 after another, each seat given its public count of cards. The searches take one of these:
 
 * :class:`PassConsistentDealer`: the unseen cards, each opponent's passes read as "could not
-  beat it" with probability ``belief`` (:func:`deal_consistent`, or the same draws in the
-  compiled core); with ``belief=0`` or no pass yet, uniform (:func:`deal_unseen`). The
-  determinised search (``search``) and ISMCTS (``ismcts``) deal with it; the hands are those
-  held *now*.
+  beat it" with probability ``belief``, in the compiled core
+  (:func:`~big2_env.players.kernels.rollouts.deal_hands`); with ``belief=0`` or no pass yet,
+  uniform. The determinised search (``search``) and ISMCTS (``ismcts``) deal with it; the hands
+  are those held *now*.
 * :class:`UniformDealer`: the unseen cards uniformly, some cards fixed to a seat (the 3 of
   diamonds to an opener that has not played it), returned as the hands held *now* or, with each
   seat's played cards added, as the *starting* hands (what a replay of the history starts from:
   ``search-net``).
-* :class:`WeightedDealer`: a pool of another dealer's deals, each weighed by how well a model
-  explains the other seats' moves so far; deals are drawn from the pool in proportion
-  (``search-net``'s ``beliefs``).
 
 Uniform deals draw one ``rng.permutation`` of the unseen cards per deal, whichever dealer
-makes them, so equal inputs give equal deals for a seed.
+makes them, so equal inputs give equal deals for a seed (``tests/reference/dealers.py`` deals
+the same in Python).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol, Sequence
 
 import numpy as np
 
 from ..checks import is_number
-from ..engine.cards import NUM_CARDS, mask_to_cards
-from ..engine.combos import enumerate_combos
+from ..engine.cards import mask_to_cards
 from ..engine.rules import Rules
 from .public import PublicState
 
 __all__ = [
-    "DEAL_TRIES",
     "CoreState",
     "Dealer",
     "PassConsistentDealer",
     "UniformDealer",
-    "WeightedDealer",
     "core_rules",
-    "deal_consistent",
-    "deal_unseen",
     "uniform_hands",
 ]
 
@@ -69,86 +61,6 @@ def uniform_hands(rng: np.random.Generator, unseen: Sequence[int], counts: Seque
                 mask |= 1 << unseen[i]
             hands[d, seat] = mask
             start += counts[seat]
-    return hands
-
-
-def deal_unseen(state: PublicState, rng: np.random.Generator) -> list[int]:
-    """One determinisation: hand bitmasks per relative seat, the unseen cards dealt at random
-    to seats 1..3 in their public counts (seat 0 keeps its own hand)."""
-    hands = uniform_hands(rng, mask_to_cards(state.unseen_mask), state.cards_left, 1)[0].tolist()
-    hands[0] = state.hand_mask
-    return hands
-
-
-DEAL_TRIES = 20
-"""Deals tried per determinisation before settling for the one that breaks the fewest pass constraints."""
-
-
-def deal_consistent(state: PublicState, rng: np.random.Generator, rules: Rules, belief: float) -> list[int]:
-    """A determinisation that respects what the opponents' passes reveal (see :mod:`big2_env.observations.extended`).
-
-    Each pass constraint ("seat ``k`` passed on a play of size ``n`` and strength ``s``, so it
-    holds no play of that size stronger than ``s``") is kept with probability ``belief`` (a
-    pass is read as "could not beat it"; otherwise as a voluntary pass), independently per
-    seat and size. Kept singles constraints are met exactly: the cards above a seat's cap go
-    only to seats that may hold them, each card to a free slot chosen uniformly among the
-    slots allowed, which samples uniformly among the deals that meet them (the allowed sets
-    are nested). The other sizes are met by rejection: up to :data:`DEAL_TRIES` deals, else
-    the one that breaks the fewest. With ``belief=0`` or no pass yet, this is :func:`deal_unseen`.
-    """
-    caps = [NUM_CARDS - 1] * 4
-    larger: list[tuple[int, int, int]] = []  # (seat, size, strength) for sizes 2..5
-    for seat in (1, 2, 3):
-        for index, strength in enumerate(state.declined[seat]):
-            if strength >= 0 and belief > 0 and (belief >= 1 or rng.random() < belief):
-                if index == 0:
-                    caps[seat] = strength
-                else:
-                    larger.append((seat, index + 1, strength))
-    if min(caps) == NUM_CARDS - 1 and not larger:
-        return deal_unseen(state, rng)
-    best: list[int] = []
-    fewest = math.inf
-    for _ in range(DEAL_TRIES):
-        hands = _deal_capped(state, caps, rng)
-        broken = 0
-        for seat, size, strength in larger:
-            group = enumerate_combos(hands[seat], rules)[size]  # not the shared cache: these hands are one-offs
-            if group and group[-1][0] > strength:
-                broken += 1
-        if broken == 0:
-            return hands
-        if broken < fewest:
-            best, fewest = hands, broken
-    return best
-
-
-def _deal_capped(state: PublicState, caps: Sequence[int], rng: np.random.Generator) -> list[int]:
-    """Deal the unseen cards so that each seat ``k`` gets no card above ``caps[k]`` where the
-    counts allow it (highest cards first, each to a free allowed slot chosen uniformly)."""
-    unseen = mask_to_cards(state.unseen_mask)
-    slots = list(state.cards_left)
-    hands = [state.hand_mask, 0, 0, 0]
-    low = min(caps[1:])
-    i = len(unseen)
-    draws = rng.random(i)
-    while i > 0 and unseen[i - 1] > low:
-        i -= 1
-        card = unseen[i]
-        allowed = [k for k in (1, 2, 3) if slots[k] and caps[k] >= card] or [k for k in (1, 2, 3) if slots[k]]
-        x = draws[i] * sum(slots[k] for k in allowed)
-        for seat in allowed:
-            x -= slots[seat]
-            if x < 0:
-                break
-        hands[seat] |= 1 << card
-        slots[seat] -= 1
-    order = rng.permutation(i)
-    start = 0
-    for seat in (1, 2, 3):
-        for j in order[start : start + slots[seat]]:
-            hands[seat] |= 1 << unseen[j]
-        start += slots[seat]
     return hands
 
 
@@ -180,18 +92,15 @@ class CoreState:
 
 
 class PassConsistentDealer:
-    """:func:`deal_consistent`'s deals of ``state`` (the hands held now), one after another from ``rng``:
-    on the Python engine, or with ``compiled`` by the core's
-    :func:`~big2_env.players.kernels.rollouts.deal_hands`, which draws the same numbers in the same order."""
+    """Deals of ``state`` (the hands held now) that believe each pass with probability ``belief``, one
+    after another from ``rng``, by the core's :func:`~big2_env.players.kernels.rollouts.deal_hands`."""
 
-    def __init__(self, state: PublicState, rng: np.random.Generator, rules: Rules, belief: float,
-                 compiled: bool = True) -> None:
+    def __init__(self, state: PublicState, rng: np.random.Generator, rules: Rules, belief: float) -> None:
+        from .kernels.rollouts import deal_hands  # numba loads on first use, not with big2_env
+
         self.state, self.rng, self.rules, self.belief = state, rng, rules, self.checked_belief(belief)
-        self.core = CoreState.of(state) if compiled else None
-        if compiled:
-            from .kernels.rollouts import deal_hands  # numba loads on first use, not with big2_env
-
-            self._deal_hands, self._rules_array = deal_hands, core_rules(rules)
+        self.core = CoreState.of(state)
+        self._deal_hands, self._rules_array = deal_hands, core_rules(rules)
 
     @staticmethod
     def checked_belief(belief: Any) -> float:
@@ -201,9 +110,6 @@ class PassConsistentDealer:
         return float(belief)
 
     def deal(self, n: int) -> np.ndarray:
-        if self.core is None:
-            return np.array([deal_consistent(self.state, self.rng, self.rules, self.belief) for _ in range(n)],
-                            dtype=np.int64).reshape(n, 4)
         core, out = self.core, np.empty((n, 4), dtype=np.int64)
         self._deal_hands(self.rng, n, core.hand, core.unseen, core.left, core.declined, self.belief, self._rules_array, out)
         return out
@@ -224,27 +130,3 @@ class UniformDealer:
 
     def deal(self, n: int) -> np.ndarray:
         return uniform_hands(self.rng, self.unseen, self.counts, n) | self.add
-
-
-class WeightedDealer:
-    """Deals drawn from a ``pool`` (``(size, 4)`` deals of another dealer) in proportion to ``weights``
-    (probabilities, one per deal: how well a model explains the other seats' moves from each), with
-    ``rng`` and with replacement. :meth:`of` makes the pool and weighs it."""
-
-    def __init__(self, pool: np.ndarray, weights: np.ndarray, rng: np.random.Generator) -> None:
-        weights = np.asarray(weights, dtype=np.float64)
-        if weights.shape != (len(pool),) or not np.isfinite(weights).all() or (weights < 0).any() \
-                or not math.isclose(weights.sum(), 1.0, rel_tol=1e-9):
-            raise ValueError(f"weights must be probabilities, one for each of the pool's {len(pool)} deals")
-        self.pool, self.weights, self.rng = pool, weights, rng
-
-    @classmethod
-    def of(cls, base: Dealer, size: int, weigh: Callable[[np.ndarray], np.ndarray],
-           rng: np.random.Generator) -> "WeightedDealer":
-        """A pool of ``size`` deals of ``base``, weighed by ``weigh(pool)`` (non-negative, normalised here)."""
-        pool = base.deal(size)
-        weights = np.asarray(weigh(pool), dtype=np.float64)
-        return cls(pool, weights / weights.sum(), rng)
-
-    def deal(self, n: int) -> np.ndarray:
-        return self.pool[self.rng.choice(len(self.pool), size=n, p=self.weights)]

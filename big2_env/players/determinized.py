@@ -8,7 +8,7 @@ The loop (:func:`determinized_search`) knows nothing of cards. A decision gives 
   cards;
 * a valuer (:mod:`big2_env.players.valuers`): ``values(deals, alive)``, what each deal is worth
   to the searcher after each candidate still in contention (rollouts by Smart, the fast model,
-  a network, nested rollouts, or a value function at the leaves);
+  a network, or nested rollouts);
 * a budget (:func:`parse_budget`: rollouts or seconds) and a schedule: every candidate on the
   same deals throughout (``halving=False``), or successive halving, whose rounds keep the better
   half of the candidates for the next (``halving=True``); ``batch`` caps the deals valued at once.

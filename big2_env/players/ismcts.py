@@ -13,8 +13,8 @@ shared by every determinisation. Each iteration
    the one with the best UCB score for the player on move is taken, where a child's
    exploration term counts the times it was *available* rather than its parent's visits
    (the availability correction for moves that exist only in some deals);
-3. plays the rest of the game with the rollout policy in every seat (Smart, in the compiled core:
-   :func:`~big2_env.players.valuers.finish`);
+3. plays the rest of the game with the rollout policy in every seat (Smart in the compiled core, other
+   policies on the Python engine: :func:`~big2_env.players.valuers.finish`);
 4. adds each node's own mover's final score (divided by 13) to that node: every seat, the
    searcher and its opponents, chooses in the tree to maximise its own score.
 
@@ -54,7 +54,7 @@ from .base import Observation, Policy
 from .dealers import PassConsistentDealer
 from .determinized import parse_budget
 from .public import public_state, state_game
-from .valuers import RolloutPolicy, SmartRollout, as_rollout, finish
+from .valuers import RolloutPolicy, as_rollout, finish
 from .search import DEFAULT_PASS_INFERENCE, _legal_actions
 
 __all__ = ["DEFAULT_EXPLORATION", "DEFAULT_ITERATIONS", "ISMCTSPolicy"]
@@ -99,12 +99,6 @@ class ISMCTSPolicy(Policy):
             :class:`~big2_env.players.search.SearchPolicy` (default
             :data:`~big2_env.players.search.DEFAULT_PASS_INFERENCE`).
         seed: seed of the deals and of the expansion order.
-        core: deal and play the Smart rollouts in the compiled core
-            (:func:`~big2_env.players.kernels.rollouts.deal_hands`,
-            :func:`~big2_env.players.kernels.rollouts.smart_finish`; default ``True``; other rollout
-            policies always run on the Python engine). The core draws from the same generator in
-            the same order and Smart is deterministic, so ``core=False`` (the Python reference)
-            makes the same decisions for a seed.
 
     Raises:
         ValueError: a bad budget, exploration constant or pass inference, or an unknown rollout
@@ -127,7 +121,6 @@ class ISMCTSPolicy(Policy):
         rollout: Any = "smart",
         pass_inference: float = DEFAULT_PASS_INFERENCE,
         seed: int | None = None,
-        core: bool = True,
     ) -> None:
         self.rules = Rules.coerce(rules)
         self.iterations, self.seconds = parse_budget(budget, unit="iterations")
@@ -136,9 +129,6 @@ class ISMCTSPolicy(Policy):
         self.exploration = float(exploration)
         self.pass_inference = PassConsistentDealer.checked_belief(pass_inference)
         self._rollout: RolloutPolicy = as_rollout(rollout, self.rules)
-        if not isinstance(core, bool):
-            raise ValueError(f"core must be True or False; got {core!r}")
-        self.core = core and isinstance(self._rollout, SmartRollout)
         self.rng = np.random.default_rng(seed)
         self.last_stats: dict[str, Any] = {}
 
@@ -154,7 +144,7 @@ class ISMCTSPolicy(Policy):
             self.last_stats = {"iterations": 0, "seconds": 0.0, "nodes": 0, "visits": {}, "means": {}}
             return legal[0]
         started = time.perf_counter()
-        dealer = PassConsistentDealer(state, self.rng, self.rules, self.pass_inference, compiled=self.core)
+        dealer = PassConsistentDealer(state, self.rng, self.rules, self.pass_inference)
         first = state_game(state, dealer.deal(1)[0].tolist(), self.rules)
         entries = first.legal_entries()
         actions = entry_action_indices(entries, first._hand_masks[0])
@@ -218,7 +208,7 @@ class ISMCTSPolicy(Policy):
             game._apply(best_entry)
             path.append(best)
             node = best
-        scores = finish(game, self._rollout, self.core)
+        scores = finish(game, self._rollout)
         for visited in path:
             visited.visits += 1
             visited.total += scores[visited.mover] / SCORE_SCALE

@@ -20,8 +20,7 @@ its candidates are Smart's favourite plays and pass (``prior_top``, ``prior``); 
 deals the unseen cards, believing the opponents' passes (``pass_inference``:
 :class:`~big2_env.players.dealers.PassConsistentDealer`); its valuer plays every deal out after
 every candidate (:mod:`big2_env.players.valuers`: Smart in every seat by default, in the compiled
-core, with nested rollouts for its own later moves, ``inner``; optionally a value function at the
-leaves, ``value``); it plays the best mean.
+core, with nested rollouts for its own later moves, ``inner``); it plays the best mean.
 
 Reading the opponents (``infer_opponents``, on by default): the package's game loops give
 the search, in the extended view, the public move history (``obs["history"]``, every move
@@ -31,13 +30,9 @@ uniformly random) from the hands a few deals give it; in rollouts, an opponent t
 a uniformly random move with the probability that it is Random-like
 (:class:`NoisyOpponents`).
 
-Budget allocation (``method``):
-
-* ``"halving"`` (default): successive halving. The budget is split over
-  ``ceil(log2(n))`` rounds; each round plays every surviving candidate on the same
-  fresh deals and keeps the better half by mean score over all its deals so far, so
-  most rollouts go to the candidates still in contention.
-* ``"flat"``: plain search, every candidate on the same ``budget // n`` deals.
+Budget allocation: successive halving. The budget is split over ``ceil(log2(n))`` rounds; each
+round plays every surviving candidate on the same fresh deals and keeps the better half by mean
+score over all its deals so far, so most rollouts go to the candidates still in contention.
 
 Any :class:`~big2_env.players.Policy` can be the rollout policy instead
 (:class:`PolicyRollout`, on the Python engine; rollout policies may choose for many games at
@@ -59,7 +54,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..checks import is_int, is_number
+from ..checks import is_int
 from ..engine.combos import Entry
 from ..engine.game import Game
 from ..engine.rules import Rules
@@ -67,16 +62,14 @@ from ..observations.extended import extended_view, history_moves
 from ..observations.paper import NUM_ACTIONS, entry_action_indices
 from .base import Observation, Policy, legal_actions
 from .beliefs import DEFAULT_TREMBLE, MODELS, Move, check_models, game_course, model_posteriors
-from .dealers import PassConsistentDealer, deal_consistent, deal_unseen
+from .dealers import PassConsistentDealer
 from .determinized import best_mean, determinized_search, parse_budget, top_candidates
-from .fast import FastModel, features, shipped_model
+from .fast import features
 from .public import PublicState, public_state, state_game
 from .valuers import (
-    OBJECTIVES,
     CoreRollouts,
     EngineRollouts,
     FastRollout,
-    LeafValue,
     NoisyOpponents,
     PolicyRollout,
     RolloutPolicy,
@@ -90,7 +83,6 @@ from .smart import smart_ranking
 __all__ = [
     "DEFAULT_BUDGET",
     "DEFAULT_PASS_INFERENCE",
-    "METHODS",
     "NoisyOpponents",
     "PolicyRollout",
     "FastRollout",
@@ -98,8 +90,6 @@ __all__ = [
     "RolloutPolicy",
     "SearchPolicy",
     "SmartRollout",
-    "deal_consistent",
-    "deal_unseen",
     "play_out",
     "public_state",
     "state_game",
@@ -112,8 +102,8 @@ Results: ``experiments/results/search/paired_default_random.json``."""
 DEFAULT_PASS_INFERENCE = 1.0
 """How far the deals believe a pass means "could not beat it" (Smart passes with a beating play
 on about 2% of its passes, Greedy never, Random on about 25%). 1.0 measured best against Smart;
-``deal_consistent`` still falls back to the deal breaking the fewest constraints when none of its
-tries meets them all. Results: ``experiments/search-options.md`` ("Deals that believe the passes")."""
+the deals still fall back to the one breaking the fewest constraints when none of their tries
+meets them all. Results: ``experiments/search-options.md`` ("Deals that believe the passes")."""
 
 DEFAULT_INFER_OPPONENTS = 8
 """Deals over which the search reads each opponent's model from the move history (``infer_opponents``; 0 turns it off).
@@ -128,10 +118,6 @@ DEFAULT_INNER = 4
 against three Smart at 320 rollouts, one-ply 46.2% / +3.98, ``inner=4`` 54.5% / +5.53,
 ``inner=8`` 53.5% / +5.64 (``experiments/search-strength.md`` has the rest)."""
 
-METHODS = ("halving", "flat")
-
-
-
 class SearchPolicy(Policy):
     """Determinised Monte Carlo search over the legal candidates (see the module docstring).
 
@@ -143,21 +129,14 @@ class SearchPolicy(Policy):
         rollout: the rollout policy in every seat: ``"smart"`` (default, the fast engine-level
             Smart), another policy name (``"greedy"``, ``"random"``, a model spec), a
             :class:`~big2_env.players.Policy` or a :class:`RolloutPolicy`.
-        method: ``"halving"`` (successive halving, default) or ``"flat"`` (every candidate on
-            the same ``budget // n`` deals).
         seed: seed of the deals (``seed()`` reseeds; :func:`~big2_env.evaluation.evaluate` does).
         prior_top: search only the prior's favourite ``prior_top`` non-pass candidates, and pass
             when legal; ``0`` searches every legal candidate.
         prior: what ranks the candidates for ``prior_top``: ``"smart"`` (Smart's score s(a),
             default) or a policy with ``probabilities(obs) -> {action: p}``, such as the
             network of :mod:`agents` (:class:`agents.policy.NetworkPolicy`).
-        objective: what a candidate's rollouts are averaged over: ``"score"`` (the final
-            score, default), ``"win"`` (1 for a win) or ``"mixed"`` (``score / 13 + win``).
-        opponent_noise: in rollouts, each opponent move is a uniformly random legal move with
-            this probability (:class:`NoisyOpponents`; default 0): a hedge against opponents
-            unlike the rollout policy.
         pass_inference: how far the deals believe the opponents' passes
-            (:func:`deal_consistent`): each pass is read as "could not beat the trick" with
+            (:class:`~big2_env.players.dealers.PassConsistentDealer`): each pass is read as "could not beat the trick" with
             this probability (default :data:`DEFAULT_PASS_INFERENCE`; 0 deals every unseen card
             uniformly). Needs the extended observation, which the search asks for
             (``observation_kind = "extended"``: :func:`~big2_env.evaluation.evaluate`, the
@@ -167,51 +146,24 @@ class SearchPolicy(Policy):
             (Smart, Greedy or Random: :func:`~big2_env.players.beliefs.model_posteriors`, over this
             many deals; default :data:`DEFAULT_INFER_OPPONENTS`, 0: off) and, in rollouts,
             play a uniformly random move for it with the probability that it is Random
-            (at least ``opponent_noise``).
-        opponent_models: the models ``infer_opponents`` chooses among (default
-            :data:`~big2_env.players.beliefs.MODELS`; ``"fast"`` adds the fast learned model,
-            beliefs from a model of strong play: the rollouts' own :class:`FastModel` when they
-            play one, else the shipped weights for the rules).
+            (:class:`NoisyOpponents`).
+        opponent_models: the models ``infer_opponents`` chooses among (default and at most
+            :data:`~big2_env.players.beliefs.MODELS`).
         tremble: how often a rule-following model is taken to play off its rule
             (default :data:`~big2_env.players.beliefs.DEFAULT_TREMBLE`).
-        core: run the deals and the rollouts in the compiled core
-            (:mod:`big2_env.players.kernels.rollouts`) when the rollout policy is Smart (default
-            ``True``; other rollout policies always run on the Python engine). The core draws
-            from the same generators in the same order, so ``core=False`` (the Python
-            reference, about 30 times slower) makes the same decisions for a seed.
         inner: nested rollouts. Inside each rollout the searcher's own later moves are
             searched too: Smart's ``inner`` favourite plays and pass are each played out once on
             the rollout's deal, and the best is made
             (:func:`~big2_env.players.kernels.rollouts.play_outs`). Default ``None``:
-            :data:`DEFAULT_INNER` when the rollouts run in the core (Smart rollouts), else 0;
+            :data:`DEFAULT_INNER` when the rollouts run in the core (Smart or the fast model), else 0;
             ``0`` is the one-ply search (Smart plays the searcher's later moves). Each rollout
             then costs about ``inner + 1`` times more per own move (about 12 ms a decision at
             the default budget). Core only.
-        value: a value function for the searcher's next decisions, such as a network of
-            :mod:`agents` (:class:`agents.policy.NetworkPolicy`): an object with
-            ``state_values(observations) -> values``, given a ``(N, 277)`` float32 array of
-            the paper's observation and returning an estimate per row (``value_scale`` x it is
-            the expected final score). Each deal is then also played after each candidate
-            until the searcher is next on move (:func:`~big2_env.players.kernels.rollouts.leaves`:
-            Smart in the other seats, which with no opponent noise is the path its rollout
-            takes), and there the value judges the position (AlphaGo's leaf evaluation). Core
-            and the ``"score"`` objective only. Default ``None``: rollouts alone.
-        value_weight: how a candidate's value on a deal mixes the two: ``(1 - w)`` x the
-            rollout's final score + ``w`` x the value at the leaf (default 0.5). At 1 no
-            rollout is played (the value replaces them, each deal costing a few Smart moves
-            and a share of one batched forward pass); at 0 the value is ignored.
-        value_scale: what the value is multiplied by to give points of final score (default
-            13: the package's networks learn the score / 13, ``--reward-scale``'s default
-            for distillation and the shipped ``pretrained-default-recipe``'s setting).
 
     Raises:
-        ValueError: a bad budget, method, objective, ``prior_top``, ``opponent_noise``,
-            ``pass_inference``, ``infer_opponents``, ``opponent_models``, ``tremble``,
-            ``value_weight``, ``value_scale`` or rollout
-            policy name; a value without the core or the score objective, or one that reads
-            another observation than the paper's.
-        TypeError: a rollout policy without ``act``, a prior without ``probabilities`` or a
-            value without ``state_values``.
+        ValueError: a bad budget, ``prior_top``, ``pass_inference``, ``infer_opponents``, ``opponent_models``,
+            ``tremble`` or rollout policy name.
+        TypeError: a rollout policy without ``act`` or a prior without ``probabilities``.
 
     Attributes:
         last_stats: what the last decision took: ``rollouts``, ``candidates``, ``rounds``,
@@ -230,31 +182,18 @@ class SearchPolicy(Policy):
         rules: Rules | str | dict | None = None,
         budget: int | str = DEFAULT_BUDGET,
         rollout: Any = "smart",
-        method: str = "halving",
         seed: int | None = None,
         prior_top: int = DEFAULT_PRIOR_TOP,
         prior: Any = "smart",
-        objective: str = "score",
-        opponent_noise: float = 0.0,
         pass_inference: float = DEFAULT_PASS_INFERENCE,
         infer_opponents: int = DEFAULT_INFER_OPPONENTS,
         opponent_models: Sequence[str] = MODELS,
         tremble: float = DEFAULT_TREMBLE,
-        core: bool = True,
         inner: int | None = None,
-        value: Any = None,
-        value_weight: float = 0.5,
-        value_scale: float = 13.0,
     ) -> None:
         self.rules = Rules.coerce(rules)
         self.rollouts, self.seconds = parse_budget(budget)
         self.budget = budget
-        if method not in METHODS:
-            raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
-        self.method = method
-        if objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}; got {objective!r}")
-        self.objective = objective
         if not is_int(prior_top, 0, numpy=False):
             raise ValueError(f"prior_top must be a non-negative int (0: search every candidate); got {prior_top!r}")
         self.prior_top = prior_top
@@ -262,37 +201,27 @@ class SearchPolicy(Policy):
             raise TypeError(f"prior must be 'smart' or a policy with probabilities(obs), such as a NetworkPolicy; got {prior!r}")
         self.prior = prior
         self.rollout = as_rollout(rollout, self.rules)
-        if not is_number(opponent_noise, 0, 1):
-            raise ValueError(f"opponent_noise must be a number in [0, 1]; got {opponent_noise!r}")
         self.pass_inference = PassConsistentDealer.checked_belief(pass_inference)
         check_models(opponent_models, tremble, "opponent_models")
         self.opponent_models, self.tremble = tuple(opponent_models), float(tremble)
-        self._belief_model: FastModel | None = None  # the "fast" opponent model's weights, when named
-        if "fast" in self.opponent_models:
-            self._belief_model = self.rollout.model if isinstance(self.rollout, FastRollout) else shipped_model(self.rules)
         if not is_int(infer_opponents, 0):
             raise ValueError(f"infer_opponents must be a non-negative int (deals read; 0: off); got {infer_opponents!r}")
         self.infer_opponents = int(infer_opponents)
-        self.opponent_noise = float(opponent_noise)
         self._noisy: NoisyOpponents | None = None
-        if opponent_noise > 0 or (self.infer_opponents and "random" in self.opponent_models):
-            self._noisy = NoisyOpponents(self.rollout, float(opponent_noise), seed)
-            if opponent_noise > 0:
-                self.rollout = self._noisy
+        if self.infer_opponents and "random" in self.opponent_models:
+            self._noisy = NoisyOpponents(self.rollout, 0.0, seed)
         self._playing: RolloutPolicy = self._noisy or self.rollout  # what the rollouts run
-        if not isinstance(core, (bool, np.bool_)):
-            raise ValueError(f"core must be True or False; got {core!r}")
         base = self._noisy.base if self._noisy is not None else self.rollout
-        runs_in_core = type(base) in (SmartRollout, FastRollout)
-        self.core = bool(core) and runs_in_core and getattr(base, "rules", None) == self.rules
+        # the rollouts run in the compiled core for Smart or the fast model under the search's rules; other
+        # rollout policies run on the Python engine (EngineRollouts)
+        self.core = type(base) in (SmartRollout, FastRollout) and getattr(base, "rules", None) == self.rules
         if inner is None:  # the default: nested where the core runs the rollouts
             inner = DEFAULT_INNER if self.core else 0
         if not is_int(inner, 0):
             raise ValueError(f"inner must be a non-negative int (0: off); got {inner!r}")
         if inner and not self.core:
-            raise ValueError("inner (nested rollouts) runs in the compiled core: it needs core=True and Smart rollouts")
+            raise ValueError("inner (nested rollouts) runs in the compiled core: it needs Smart or fast-model rollouts")
         self.inner = int(inner)
-        self.set_value(value, value_weight, value_scale)
         self._dealer: PassConsistentDealer | None = None  # this decision's, made with its public state
         self._course: list[Move] | None = None  # this decision's replayed move history, when read
         self.rng = np.random.default_rng(seed)
@@ -301,19 +230,6 @@ class SearchPolicy(Policy):
     def seed(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
         self._playing.seed(None if seed is None else seed + 1)
-
-    def set_value(self, value: Any, weight: Any = 0.5, scale: Any = 13.0) -> None:
-        """Set the leaf value, its weight and its scale (the constructor's ``value``, ``value_weight``
-        and ``value_scale``, :class:`~big2_env.players.valuers.LeafValue`), checked as the constructor checks them."""
-        if not is_number(weight, 0, 1):
-            raise ValueError(f"value_weight must be a number in [0, 1]; got {weight!r}")
-        leaf = None if value is None else LeafValue(value, self.rules, scale)
-        if leaf is not None and (not self.core or self._core_models()[0].any()):
-            raise ValueError("a value runs in the compiled core: it needs core=True and Smart rollouts")
-        if leaf is not None and self.objective != "score":
-            raise ValueError(f"a value estimates the final score: it needs objective='score'; got {self.objective!r}")
-        self.value, self.value_weight, self.value_scale = value, float(weight), LeafValue.checked_scale(scale)
-        self._leaf = leaf
 
     # ------------------------------------------------------------ deciding
     def act(self, obs: Observation) -> int:
@@ -328,7 +244,7 @@ class SearchPolicy(Policy):
             moves = history_moves(obs["history"])
             if any(seat for seat, _ in moves):  # an opponent has moved: there is something to read
                 self._course = game_course(moves, self.rules)
-        self._dealer = PassConsistentDealer(state, self.rng, self.rules, self.pass_inference, compiled=self.core)
+        self._dealer = PassConsistentDealer(state, self.rng, self.rules, self.pass_inference)
         if self._noisy is not None:
             self._noisy.seat_noise = self._seat_noise(state)
         hands = self._deal(state)
@@ -348,7 +264,7 @@ class SearchPolicy(Policy):
         started = time.perf_counter()
         valuer = self._valuer(state, root, [by_action[a] for a in legal])
         tally = determinized_search(len(legal), _HookedDealer(self, state), valuer, self.rollouts, self.seconds,
-                                    halving=self.method == "halving", first=[hands], started=started,
+                                    halving=True, first=[hands], started=started,
                                     clock=time.perf_counter)
         self.last_stats = {"rollouts": tally.rollouts, "candidates": len(legal), "rounds": tally.rounds,
                            "seconds": time.perf_counter() - started,
@@ -369,21 +285,21 @@ class SearchPolicy(Policy):
         return [legal[i] for i in sorted(top_candidates(ranked, self.prior_top, passing))]
 
     def _valuer(self, state: PublicState, root: Game, candidates: list[Entry]) -> Valuer:
-        """What values the candidates' deals: rollouts in the core (and the value at the leaves) or on the engine."""
+        """What values the candidates' deals: rollouts in the core or on the engine."""
         if not self.core:
-            return EngineRollouts(state, candidates, self._playing, self.objective, self.rules)
+            return EngineRollouts(state, candidates, self._playing, self.rules)
         noisy = self._noisy
         seat_models, weights = self._core_models()
-        return CoreRollouts(root, candidates, state.played_by, seat_models, weights,
+        return CoreRollouts(root, candidates, seat_models, weights,
                             noisy.seat_noise if noisy is not None else [0.0] * 4, noisy.rng if noisy is not None else self.rng,
-                            self.objective, self.inner, self._leaf_values, self.value_weight if self.value is not None else 0.0)
+                            self.inner)
 
     def _deal(self, state: PublicState) -> list[int]:
         """One determinisation (:class:`~big2_env.players.dealers.PassConsistentDealer`)."""
         return self._deals(state, 1)[0]
 
     def _deals(self, state: PublicState, n: int) -> list[list[int]]:
-        """``n`` determinisations, one after another from ``self.rng`` (in the core when it runs the search)."""
+        """``n`` determinisations, one after another from ``self.rng``."""
         assert self._dealer is not None, "deals are made for a decision: act() makes its dealer"
         return self._dealer.deal(n).tolist()
 
@@ -395,27 +311,20 @@ class SearchPolicy(Policy):
         return np.zeros(4, dtype=np.int64), np.zeros(len(features()))
 
     def _seat_noise(self, state: PublicState) -> list[float]:
-        """Per relative seat, how often its rollout moves are uniformly random: ``opponent_noise``,
-        or, where the history says more (``infer_opponents``), the probability that the seat
-        plays like Random rather than like Smart or Greedy (:func:`~big2_env.players.beliefs.model_posteriors`)."""
-        noise = [0.0] + [self.opponent_noise] * 3
+        """Per relative seat, how often its rollout moves are uniformly random: 0, or, where the history
+        says more (``infer_opponents``), the probability that the seat plays like Random rather than like
+        Smart or Greedy (:func:`~big2_env.players.beliefs.model_posteriors`)."""
+        noise = [0.0] * 4
         if self._course is None or not self.infer_opponents or "random" not in self.opponent_models:
             return noise
         deals = self._deals(state, self.infer_opponents)
         models, tremble = self.opponent_models, self.tremble
-        posteriors = model_posteriors(deals, state.played_by, self._course, self.rules, models, tremble=tremble,
-                                      fast=self._belief_model)
+        posteriors = model_posteriors(deals, state.played_by, self._course, self.rules, models, tremble=tremble)
         column = self.opponent_models.index("random")
-        return [0.0] + [max(self.opponent_noise, float(posteriors[seat, column])) for seat in (1, 2, 3)]
-
-    def _leaf_values(self, deals: np.ndarray, root: np.ndarray, played_by: np.ndarray, candidates: np.ndarray,
-                     alive: np.ndarray, noise: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """What each (deal, alive candidate) is worth by the value at its leaf (:class:`~big2_env.players.valuers.LeafValue`)."""
-        assert self._leaf is not None, "leaf values need a value (set_value)"
-        return self._leaf(deals, root, played_by, candidates, alive, noise, rng)
+        return [0.0] + [float(posteriors[seat, column]) for seat in (1, 2, 3)]
 
     def __repr__(self) -> str:
-        return f"SearchPolicy(budget={self.budget!r}, rollout={self.rollout.name!r}, method={self.method!r})"
+        return f"SearchPolicy(budget={self.budget!r}, rollout={self.rollout.name!r})"
 
 
 class _HookedDealer:

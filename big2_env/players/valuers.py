@@ -14,8 +14,7 @@ determinised search (:mod:`big2_env.players.determinized`) calls it on every bat
 
 * :class:`EngineRollouts`: each game played to its end on the Python engine (:func:`play_out`);
 * :class:`CoreRollouts`: the same in the compiled core (Smart or the fast model, nested
-  rollouts, noisy opponents: :func:`~big2_env.players.kernels.rollouts.play_outs`), optionally mixed
-  with a value function judging the searcher's next decision (a leaf valuer);
+  rollouts, noisy opponents: :func:`~big2_env.players.kernels.rollouts.play_outs`);
 * the agents package's network rollouts (``agents.net_search``).
 
 :func:`finish` plays one game to its end with a rollout policy (ISMCTS's rollouts).
@@ -29,7 +28,6 @@ from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
-from ..checks import is_number
 from ..engine.combos import Entry
 from ..engine.game import Game
 from ..engine.rules import Rules
@@ -43,19 +41,16 @@ from .random import RandomPolicy
 from .smart import SmartPolicy, smart_choice
 
 __all__ = [
-    "OBJECTIVES",
     "ROLLOUT_HEURISTICS",
     "CoreRollouts",
     "EngineRollouts",
     "FastRollout",
-    "LeafValue",
     "NoisyOpponents",
     "PolicyRollout",
     "RolloutPolicy",
     "SmartRollout",
     "Valuer",
     "as_rollout",
-    "final_value",
     "finish",
     "play_out",
 ]
@@ -257,19 +252,6 @@ def play_out(games: list[Game], rollout: RolloutPolicy) -> None:
         active = [g for g in active if g.winner is None]
 
 
-OBJECTIVES = ("score", "win", "mixed")
-
-
-def final_value(game: Game, objective: str) -> float:
-    """What a finished rollout is worth to seat 0: its final score, 1 for a win (else 0), or
-    ``score / 13 + win``."""
-    if objective == "score":
-        return float(game.scores()[0])
-    won = 1.0 if game.winner == 0 else 0.0
-    return won if objective == "win" else game.scores()[0] / 13.0 + won
-
-
-
 # ----------------------------------------------------------------------------- valuers
 class Valuer(Protocol):
     """What each deal (rows of ``deals``, ``(D, 4)`` hands) is worth to the searcher after each
@@ -281,13 +263,10 @@ class Valuer(Protocol):
 class EngineRollouts:
     """Rollouts on the Python engine: every deal of ``state`` (the hands held now) after every
     alive candidate (``candidates``, the engine's entries) played to its end by ``rollout`` in
-    every seat, all games stepped together; each worth its ``objective`` (:func:`final_value`)."""
+    every seat, all games stepped together; each worth seat 0's final score."""
 
-    def __init__(self, state: PublicState, candidates: Sequence[Entry], rollout: RolloutPolicy, objective: str,
-                 rules: Rules) -> None:
-        if objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}; got {objective!r}")
-        self.state, self.candidates, self.rollout, self.objective, self.rules = state, candidates, rollout, objective, rules
+    def __init__(self, state: PublicState, candidates: Sequence[Entry], rollout: RolloutPolicy, rules: Rules) -> None:
+        self.state, self.candidates, self.rollout, self.rules = state, candidates, rollout, rules
 
     def values(self, deals: np.ndarray, alive: Sequence[int]) -> np.ndarray:
         games: list[Game] = []
@@ -298,63 +277,7 @@ class EngineRollouts:
                 game._apply(self.candidates[i])
                 games.append(game)
         play_out(games, self.rollout)
-        return np.array([final_value(g, self.objective) for g in games], dtype=np.float64).reshape(len(deals), len(alive))
-
-
-LeafValues = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.random.Generator],
-                      np.ndarray]
-"""``(deals, root, played_by, candidates, alive, seat_noise, rng) -> (deals, alive)`` values at the leaves
-(:class:`LeafValue`)."""
-
-
-class LeafValue:
-    """A value function judging the searcher's next decision (a :class:`CoreRollouts` leaf valuer):
-    every deal is played after every alive candidate until the searcher is next on move
-    (:func:`~big2_env.players.kernels.rollouts.leaves`: Smart in the other seats, which with no opponent
-    noise is the path its rollout takes), and ``value.state_values`` judges the position there from
-    the paper's 277 numbers, times ``scale`` (points of final score); a game that ended first is worth
-    its final score.
-
-    ``value``: an object with ``state_values(observations) -> values`` (such as a network of the
-    agents package) that reads the paper's observation (``observation_kind`` ``"paper"``, or none).
-    """
-
-    def __init__(self, value: Any, rules: Rules, scale: float = 13.0) -> None:
-        self.scale = self.checked_scale(scale)
-        if not callable(getattr(value, "state_values", None)):
-            raise TypeError(f"value must have state_values(observations), as a NetworkPolicy has; got {value!r}")
-        if getattr(value, "observation_kind", "paper") != "paper":
-            raise ValueError("the search's leaves give the paper's 277 numbers; this value reads other inputs "
-                             f"(its observation_kind is {value.observation_kind!r}; a network of the paper's "
-                             "design reads them, such as the agents package's pretrained-default-recipe)")
-        self.value, self.rules = value, rules
-
-    @staticmethod
-    def checked_scale(scale: Any) -> float:
-        if not is_number(scale, 0, 1e6, low_open=True, high_open=True):
-            raise ValueError(f"value_scale must be a positive number; got {scale!r}")
-        return float(scale)
-
-    def __call__(self, deals: np.ndarray, root: np.ndarray, played_by: np.ndarray, candidates: np.ndarray,
-                 alive: np.ndarray, noise: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        from ..engine.core.games import LEAF_SIZE
-        from .kernels.rollouts import leaves
-        from ..observations.compiled import OBS_SIZE, leaf_observations
-
-        values = np.empty((len(deals), len(alive)))
-        rows = np.empty((values.size, LEAF_SIZE), dtype=np.int64)
-        leaves(deals, root, played_by, candidates, alive, noise, rng, core_rules(self.rules), OBJECTIVES.index("score"),
-               values, rows)
-        flat = values.reshape(-1)
-        open_ = np.isnan(flat)
-        if open_.any():
-            observations = np.zeros((len(rows), OBS_SIZE), dtype=np.float32)
-            leaf_observations(rows, observations)
-            estimates = np.asarray(self.value.state_values(observations[open_]), dtype=np.float64).reshape(-1)
-            if estimates.shape != (int(open_.sum()),) or not np.isfinite(estimates).all():
-                raise ValueError(f"value.state_values must return one finite number per row; got shape {estimates.shape}")
-            flat[open_] = estimates * self.scale
-        return values
+        return np.array([g.scores()[0] for g in games], dtype=np.float64).reshape(len(deals), len(alive))
 
 
 class CoreRollouts:
@@ -363,56 +286,38 @@ class CoreRollouts:
     candidate played to its end, each seat moving by ``seat_models`` (Smart, or the fast model
     with ``weights``), an opponent seat ``s`` at random with probability ``seat_noise[s]``
     (drawn with ``rng``), the searcher's later moves searched ``inner`` wide.
-
-    ``leaf`` (with ``leaf_weight`` > 0) values the position where the searcher is next on move
-    instead (a value network): a deal's value is then ``(1 - w)`` x its rollout's +
-    ``w`` x the leaf's (no rollout is played at ``w = 1``).
     """
 
-    def __init__(self, root: Game, candidates: Sequence[Entry], played_by: Sequence[int], seat_models: np.ndarray,
-                 weights: np.ndarray, seat_noise: Sequence[float], rng: np.random.Generator, objective: str,
-                 inner: int = 0, leaf: LeafValues | None = None, leaf_weight: float = 0.0) -> None:
+    def __init__(self, root: Game, candidates: Sequence[Entry], seat_models: np.ndarray, weights: np.ndarray,
+                 seat_noise: Sequence[float], rng: np.random.Generator, inner: int = 0) -> None:
         from ..engine.core.games import TABLE_AT  # numba loads on first use, not with big2_env
 
-        if objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}; got {objective!r}")
-        if not 0 <= leaf_weight <= 1 or (leaf_weight > 0 and leaf is None):
-            raise ValueError(f"leaf_weight must be in [0, 1], and 0 without a leaf valuer; got {leaf_weight!r}")
         self.root = game_row(root)[TABLE_AT:]  # the deal's game: its table is the state's, seat 0 on move
         self.rules = core_rules(root.rules)
         self.candidates = np.array([(e[2], len(e[1]), e[0], e[3]) for e in candidates], dtype=np.int64)
-        self.played_by = np.array(played_by, dtype=np.int64)
         self.seat_models, self.weights = seat_models, weights
         self.seat_noise = np.array(seat_noise, dtype=np.float64)
-        self.rng, self.objective, self.inner = rng, OBJECTIVES.index(objective), int(inner)
-        self.leaf, self.leaf_weight = leaf, float(leaf_weight)
+        self.rng, self.inner = rng, int(inner)
 
     def values(self, deals: np.ndarray, alive: Sequence[int]) -> np.ndarray:
         from .kernels.rollouts import play_outs
 
         deal_rows, alive_rows = np.asarray(deals, dtype=np.int64), np.array(alive, dtype=np.int64)
         results = np.empty((len(deal_rows), len(alive_rows)))
-        weight = self.leaf_weight
-        if weight < 1:
-            play_outs(deal_rows, self.root, self.candidates, alive_rows, self.seat_noise, self.rng, self.rules,
-                      self.objective, results, self.seat_models, self.weights, self.inner)
-        if weight > 0:
-            assert self.leaf is not None
-            leaf = self.leaf(deal_rows, self.root, self.played_by, self.candidates, alive_rows, self.seat_noise, self.rng)
-            results = leaf if weight == 1 else (1 - weight) * results + weight * leaf
+        play_outs(deal_rows, self.root, self.candidates, alive_rows, self.seat_noise, self.rng, self.rules,
+                  results, self.seat_models, self.weights, self.inner)
         return results
 
 
-def finish(game: Game, rollout: RolloutPolicy, compiled: bool = False) -> list[int]:
-    """Play ``game`` to its end with ``rollout`` in every seat; the final scores. ``compiled``: a
-    Smart rollout played by the core (:func:`~big2_env.players.kernels.rollouts.smart_finish`, the same moves)."""
+def finish(game: Game, rollout: RolloutPolicy) -> list[int]:
+    """Play ``game`` to its end with ``rollout`` in every seat; the final scores. A Smart rollout is
+    played by the core (:func:`~big2_env.players.kernels.rollouts.smart_finish`), any other on the Python
+    engine (:func:`play_out`)."""
     if game.winner is not None:
         return game.scores()
-    if not compiled:
+    if type(rollout) is not SmartRollout:
         play_out([game], rollout)
         return game.scores()
-    if not isinstance(rollout, SmartRollout):
-        raise ValueError(f"the core finishes games with Smart; got the rollout policy {rollout!r}")
     scores = np.empty(4, dtype=np.int64)
     _kernels().smart_finish(game_row(game), core_rules(game.rules), scores)
     return scores.tolist()

@@ -85,6 +85,9 @@ class OracleSearch(NetworkSearch):
     swaps = 0
     placed: list[float]
 
+    def _dealer(self, position: _Position) -> "_Pool":
+        return _Pool(*self._weighed_deals(position), self.rng)
+
     def _weighed_deals(self, position: _Position, every: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         if self.real is None:
             raise RuntimeError("OracleSearch.real is not set: give it the game's starting hands first")
@@ -107,6 +110,16 @@ class OracleSearch(NetworkSearch):
             right = sum(int(row[s] & self.real[s] & hidden).bit_count() for row in hands for s in (1, 2, 3))
             self.placed.append(right / (len(unseen) * NOISY_DEALS))
         return hands, np.full(NOISY_DEALS, 1.0 / NOISY_DEALS)
+
+
+class _Pool:
+    """Deals drawn from ``pool`` in proportion to ``weights``, with ``rng`` and with replacement."""
+
+    def __init__(self, pool: np.ndarray, weights: np.ndarray, rng: np.random.Generator) -> None:
+        self.pool, self.weights, self.rng = pool, weights, rng
+
+    def deal(self, n: int) -> np.ndarray:
+        return self.pool[self.rng.choice(len(self.pool), size=n, p=self.weights)]
 
 
 def summary(rows: list[dict[str, float]], games: int, searched: int,

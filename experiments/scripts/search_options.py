@@ -61,7 +61,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 import time
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -76,8 +78,11 @@ from big2_env.evaluation.loading import load_agent
 from big2_env.players.base import policy_actions
 from big2_env.players.greedy import greedy_choice
 from big2_env.players.registry import make_policy
-from big2_env.players.search import NoisyOpponents, PublicState, SearchPolicy, deal_consistent, public_state
+from big2_env.players.search import NoisyOpponents, PublicState, SearchPolicy, public_state
 from big2_env.checks import is_int
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout: the deals in Python
+from tests.reference.dealers import deal_consistent  # noqa: E402
 
 
 class OracleSearch(SearchPolicy):

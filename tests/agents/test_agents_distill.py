@@ -335,28 +335,16 @@ def test_sampling_temperature():
         NetworkPolicy(model, temperature=0)
 
 
-def test_expert_iteration_with_a_leaf_value_gives_the_network_to_the_search_as_its_value(tmp_path, monkeypatch):
+def test_a_leaf_value_is_refused_and_checked(tmp_path):
     from agents.collect.teachers import network_payload
 
-    torch.manual_seed(0)
     model = Big2Net(NetworkConfig(**SMALL))
-    judged = []
-    values = NetworkPolicy.state_values
-
-    def spy(self, observations):
-        judged.append(len(observations))
-        return values(self, observations)
-
-    monkeypatch.setattr(NetworkPolicy, "state_values", spy)
-    data = teacher_rollout(Rules(), [3], "search:8", observation="paper", prior=network_payload(model), leaf_value=0.5)
-    assert judged and len(data) > 0  # the search's leaves were judged by the network being trained
-    judged.clear()
-    teacher_rollout(Rules(), [3], "search:8", observation="paper", prior=network_payload(model))
-    assert not judged  # leaf_value 0: the network is the prior only
+    with pytest.raises(ValueError, match="--leaf-value must be 0"):
+        teacher_rollout(Rules(), [3], "search:8", observation="paper", prior=network_payload(model), leaf_value=0.5)
     with pytest.raises(ValueError, match="a leaf value comes with the network prior"):
         teacher_rollout(Rules(), [3], "search:8", observation="paper", leaf_value=0.5)
-    result = train(tiny(tmp_path / "exit", algo="exit", teacher="search:4", batches=1, workers=1, leaf_value=1.0))
-    assert result.finished
+    with pytest.raises(ValueError, match="--leaf-value must be 0"):
+        Trainer(tiny(tmp_path / "exit", algo="exit", teacher="search:4", leaf_value=1.0))
     with pytest.raises(ValueError, match="leaf_value is expert iteration's"):
         TrainArgs(algo="distill", leaf_value=0.5).validate()
     with pytest.raises(ValueError, match="leaf_value needs a network with a value head"):

@@ -60,9 +60,7 @@ def test_the_options_benchmark_searches_with_a_learned_prior_and_refuses_a_polic
         module.learned_prior("wizard")
 
 
-def test_the_network_as_the_searchs_leaf_value():
-    """``state_values`` is the value head of the network's forward pass; as the search's value it
-    judges the leaves (at weight 1 instead of the rollouts) and the games stay legal."""
+def test_state_values_is_the_value_head_of_the_networks_forward_pass():
     import numpy as np
 
     from agents.policy import score_numpy
@@ -75,9 +73,6 @@ def test_the_network_as_the_searchs_leaf_value():
     assert np.allclose(network.state_values(obs), value, atol=1e-6)
     with pytest.raises(ValueError, match=r"observations must be \(N, 277\)"):
         network.state_values(obs[:, :100])
-    for weight in (0.5, 1.0):
-        search = SearchPolicy(budget=16, value=network, value_weight=weight, prior=network, seed=0)
-        assert evaluate(search, "random", n_games=1, seed=2).n_games == 1
     headless = NetworkPolicy(Big2Net(NetworkConfig(**{**SMALL.to_dict(), "value_head": False})))
     with pytest.raises(ValueError, match="no value head"):
         headless.state_values(obs)
@@ -95,24 +90,9 @@ def test_the_paired_benchmark_puts_a_network_into_the_search(tmp_path, capsys):
     with pytest.raises(ValueError, match="--network must name a network"):
         module.network_options("smart", "value")
     out = tmp_path / "paired.json"
-    module.main(["--opponent", "random", "--deals", "1", "--options", '{"budget": 6, "value_weight": 1.0}',
-                 "--network", "pretrained-default-recipe", "--network-as", "value", "--json", str(out)])
+    module.main(["--opponent", "random", "--deals", "1", "--options", '{"budget": 6}',
+                 "--network", "pretrained-default-recipe", "--network-as", "prior", "--json", str(out)])
     figures = json.loads(out.read_text())
-    assert figures["games"] == 4 and figures["network"] == "pretrained-default-recipe" and figures["network_as"] == "value"
-    assert "--network pretrained-default-recipe --network-as value" in figures["command"]
-    assert "with pretrained-default-recipe as value" in capsys.readouterr().out
-
-
-def test_the_leaf_value_diagnostic_compares_the_value_with_the_rollouts():
-    from tests.players.test_beliefs import load_options_benchmark
-
-    import big2_env.players.kernels.rollouts as core_rollouts
-
-    module = load_options_benchmark()
-    play_outs = core_rollouts.play_outs
-    found = module.leaf_value_agreement("pretrained-default-recipe", 2, {"budget": 24, "inner": 0}, seed=3)
-    assert core_rollouts.play_outs is play_outs  # put back
-    assert found["positions"] == 2 and 0 <= found["same_best"] <= 1 and -1 <= found["rank_correlation"] <= 1
-    assert found["deal_sd_rollouts"] > 0 and found["deal_sd_leaves"] >= 0
-    assert module.rank_correlation([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
-    assert module.rank_correlation([1, 1], [2, 3]) == 0.0
+    assert figures["games"] == 4 and figures["network"] == "pretrained-default-recipe" and figures["network_as"] == "prior"
+    assert "--network pretrained-default-recipe --network-as prior" in figures["command"]
+    assert "with pretrained-default-recipe as prior" in capsys.readouterr().out

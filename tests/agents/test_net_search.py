@@ -121,31 +121,6 @@ def test_the_spec_loads_and_plays_legal_moves_counting_its_departures():
             load_agent(bad)
 
 
-def test_the_beliefs_weigh_deals_by_the_networks_probabilities_of_the_moves_seen():
-    from agents.net_search import _Position
-
-    search = _search(beliefs=12)
-    game = Game("charlesworth", seed=2)
-    while len(game.history) < 9 or game.is_over:
-        game.play_index(0)
-    obs = _extended(game)
-    position = _Position.of(obs, search.rules)
-    hands, weights = search._weighed_deals(position)
-    assert hands.shape == (12, 4) and weights.shape == (12,) and weights.sum() == pytest.approx(1.0)
-    assert (hands[:, 0] & ~(position.hand | position.played_by[0]) == 0).all()  # its own hand in every deal
-    # each deal's weight is built from the network's own probabilities of the moves seen:
-    # check one move against NetworkPolicy.probabilities of the same view
-    seat_moves = [t for t, seat in enumerate(position.movers) if seat != 0]
-    views, masks, actions = search.rollout.games.history_views(hands[:1], position.first, position.moves, seat_moves)
-    row = next(i for i in range(len(seat_moves)) if masks[0, i].sum() > 1)
-    logp = search.rollout.log_probabilities(views[0, row:row + 1], masks[0, row:row + 1], actions[0, row:row + 1])
-    logits = search.rollout._his_scores(views[0, row:row + 1], np.flatnonzero(masks[0, row]), np.array([masks[0, row].sum()]))
-    slot = list(np.flatnonzero(masks[0, row])).index(actions[0, row])
-    assert logp[0] == pytest.approx(float(logits[0, slot] - np.log(np.exp(logits[0]).sum())), abs=1e-5)
-    assert _search()._weighed_deals(position) is None  # beliefs off
-
-
-
 def _position_after(moves: int, seed: int = 2):
     from agents.net_search import _Position
 
@@ -155,11 +130,6 @@ def _position_after(moves: int, seed: int = 2):
     assert not game.is_over
     obs = _extended(game)
     return obs, _Position.of(obs, Rules.preset("charlesworth"))
-
-
-def test_beliefs_need_a_network_of_charlesworths_design():
-    with pytest.raises(ValueError, match="Charlesworth's design"):  # a card-aware network has no 1695-way head to ask
-        NetworkSearch.from_spec("pretrained-paper", rules="paper", beliefs=8)
 
 
 def test_the_web_tables_insight_shows_the_searched_candidates_and_a_forced_move_shows_none():
@@ -187,7 +157,7 @@ def test_the_web_tables_insight_shows_the_searched_candidates_and_a_forced_move_
 
 
 def test_a_search_leaves_torchs_thread_count_as_the_caller_set_it():
-    """The rollouts' and the beliefs' compiled loops run on numba's threads; with numba's OpenMP
+    """The rollouts' and the opponent models' compiled loops run on numba's threads; with numba's OpenMP
     layer a parallel loop resets OpenMP's thread count, torch's included. A process that set torch to
     one thread (two searches side by side on two cores) keeps one (agents.net_search.threads_kept;
     without it, on a machine of two cores or more, the count came back as numba's)."""
@@ -196,7 +166,7 @@ def test_a_search_leaves_torchs_thread_count_as_the_caller_set_it():
     before = torch.get_num_threads()
     try:
         torch.set_num_threads(1)
-        search = load_agent("search-net@8", rules="charlesworth", seed=2)  # his view: the rollouts and beliefs
+        search = load_agent("search-net@8", rules="charlesworth", seed=2)  # his view: the rollouts and opponent models
         evaluate(search, "greedy", n_games=1, seed=4, rules="charlesworth", progress=False)
         assert search.stats.searched > 0 and torch.get_num_threads() == 1
     finally:
@@ -260,14 +230,11 @@ def test_rollouts_with_random_seats_are_legal_seeded_games_and_network_seats_are
 
 def test_opponent_models_are_checked_and_default_to_every_model_where_the_network_can_weigh_moves():
     assert _search().opponent_models == MODELS  # his design: every model
-    assert _search(beliefs=8).opponent_models == ("network",)  # the beliefs weigh deals by the network everywhere
     card_aware = NetworkSearch.from_spec("pretrained-paper", rules="paper", budget=8)
     assert card_aware.opponent_models == ("network",)  # no head to weigh the others' moves with
     for bad in (("smart", "greedy"), ("network", "fast"), ("network", "network"), "network", ()):
         with pytest.raises(ValueError, match="opponent_models must be None .the default. or list distinct models"):
             _search(opponent_models=bad)
-    with pytest.raises(ValueError, match="cannot be combined with opponent_models"):
-        _search(beliefs=8, opponent_models=MODELS)
     # any order names the same models, kept in the order the scores' columns are read (the network first)
     assert _search(opponent_models=("random", "smart", "network")).opponent_models == ("network", "smart", "random")
     with pytest.raises(ValueError, match="Charlesworth's design"):
@@ -348,7 +315,7 @@ def test_an_opponent_switch_without_a_model_to_switch_to_is_refused():
     with pytest.raises(ValueError, match="opponent_switch=1.0 has no model to switch to"):
         _search(opponent_models=["network"], opponent_switch=1.0)
     with pytest.raises(ValueError, match="opponent_switch=0.0 has no model to switch to"):
-        _search(beliefs=8, opponent_switch=0.0)  # beliefs leave the network alone by default
+        NetworkSearch.from_spec("pretrained-paper", rules="paper", budget=8, opponent_switch=0.0)  # the network alone
     assert _search(opponent_models=["network"]).opponent_switch == 3.0  # the default is no request
 
 
@@ -414,20 +381,7 @@ def test_argmax_seats_play_the_networks_argmax_where_the_others_sample():
             NetworkRollouts(model, "charlesworth", sample=True, argmax_seats=bad)
 
 
-def test_a_temperature_flattens_the_sampling_softmax_and_the_probabilities_the_search_weighs():
-    game, start, moves = _opened(6, 4)
-    model = _search().network.model
-
-    def play(temperatures=None, seed=0):
-        extra = {} if temperatures is None else {"temperatures": temperatures}
-        rollouts = NetworkRollouts(model, "charlesworth", sample=True, rng=np.random.default_rng(seed), **extra)
-        return rollouts.play(np.array([start] * 32), game.history[0][0], moves)
-
-    assert (play((1.0, 1.0, 1.0, 1.0)) == play()).all() and not (play((1.0, 50.0, 50.0, 50.0)) == play()).all()
-    for bad in ((1.0, 1.0, 1.0), (1.0, 0.0, 1.0, 1.0), (1.0, float("nan"), 1.0, 1.0), "1111"):
-        with pytest.raises(ValueError, match="temperatures must give each of the 4 seats"):
-            NetworkRollouts(model, "charlesworth", sample=True, temperatures=bad)
-    # at temperature T the log-probabilities are the softmax of the logits over T: differences scale by 1/T
+def test_the_log_probabilities_of_a_views_legal_actions_are_a_softmax_over_them():
     _, position = _position_after(16)
     search = _search()
     seat_moves = [t for t, seat in enumerate(position.movers) if seat != 0]
@@ -436,14 +390,8 @@ def test_a_temperature_flattens_the_sampling_softmax_and_the_probabilities_the_s
     row = next(i for i in range(len(seat_moves)) if masks[0, i].sum() > 2)
     legal = np.flatnonzero(masks[0, row])
     v, m = np.repeat(views[0, row:row + 1], len(legal), axis=0), np.repeat(masks[0, row:row + 1], len(legal), axis=0)
-    plain, flat = search.rollout.log_probabilities(v, m, legal), search.rollout.log_probabilities(v, m, legal, temperature=2.5)
-    assert np.exp(flat).sum() == pytest.approx(1.0) and np.exp(plain).sum() == pytest.approx(1.0)
-    np.testing.assert_allclose(flat - flat[0], (plain - plain[0]) / 2.5, atol=1e-4)
-    tempered = _search(opponent_temperature=2.5)
-    assert tempered.rollout.temperatures.tolist() == [1.0, 2.5, 2.5, 2.5] and "opponent_temperature=2.5" in repr(tempered)
-    for bad in ({"opponent_temperature": 0}, {"opponent_temperature": "2"}, {"opponent_temperature": 2.0, "sample": False}):
-        with pytest.raises(ValueError, match="opponent_temperature must be a number"):
-            _search(**bad)
+    plain = search.rollout.log_probabilities(v, m, legal)
+    assert np.exp(plain).sum() == pytest.approx(1.0)
 
 
 def test_seat_networks_play_their_seats_and_are_checked():
@@ -465,18 +413,3 @@ def test_seat_networks_play_their_seats_and_are_checked():
     for bad in ({4: other}, {1: "his"}, {1: Big2Net(NetworkConfig())}):
         with pytest.raises(ValueError, match="seat_networks must map seats in 0..3 to networks of Charlesworth's design"):
             play(bad)
-
-
-def test_the_search_with_beliefs_decides_from_the_observation_alone():
-    rng = np.random.default_rng(4)
-    game = Game("charlesworth", seed=4)
-    searched = 0
-    while not game.is_over and searched < 2:
-        obs = _extended(game)
-        if len(obs["candidate_actions"]) > 2 and len(game.history) > 4:
-            other = _extended(_swapped(game, rng))
-            first, second = _search(beliefs=8), _search(beliefs=8)
-            assert first.act(obs) == second.act(other) and first.last == second.last
-            searched += 1
-        game.play_index(int(rng.integers(len(game.legal_plays()))))
-    assert searched == 2

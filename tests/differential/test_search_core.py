@@ -16,10 +16,11 @@ from big2_env.players.kernels.fast import N_FEATURES
 from big2_env.players.kernels.rollouts import deal_hands
 from big2_env.observations.decision import Decision, PolicyObservation
 from big2_env.observations.paper import PASS_ACTION, action_cards
-from big2_env.players.beliefs import MODELS, MOVE_MODELS, seat_log_likelihood_table, game_course, seat_log_likelihoods
-from big2_env.players.fast import FastModel
+from big2_env.players.beliefs import MODELS, seat_log_likelihood_table, game_course, seat_log_likelihoods
 from big2_env.players.dealers import CoreState
-from big2_env.players.search import SearchPolicy, deal_consistent, public_state
+from big2_env.players.search import SearchPolicy, public_state
+from tests.reference.dealers import deal_consistent
+from tests.reference.rollouts import EngineSmartRollout
 
 from tests.differential.test_bruteforce import VARIANT_IDS, VARIANTS
 
@@ -83,14 +84,11 @@ def test_the_core_replays_the_history_as_seat_log_likelihoods_does(rules, seed, 
     game = played_position(seed, rules, smart_seats=4)
     course = game_course(game.history, rules)
     rng = np.random.default_rng(others)
-    weights = rng.normal(size=N_FEATURES)  # any fast model's weights
     for seat in range(4):
         starts = seat_starts(game, seat, rng, 4)
-        table = seat_log_likelihood_table(course, seat, starts, rules, MOVE_MODELS, 0.05, weights)
+        table = seat_log_likelihood_table(course, seat, starts, rules, MODELS, 0.05)
         for row, start in zip(table.tolist(), starts):
-            expected = seat_log_likelihoods(course, seat, start, rules, MOVE_MODELS, 0.05, FastModel(weights))
-            assert row[:3] == expected[:3]
-            assert row[3] == pytest.approx(expected[3], rel=1e-12, abs=1e-12)  # the fast model: sums of log-softmaxes
+            assert row == seat_log_likelihoods(course, seat, start, rules, MODELS, 0.05)
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
@@ -133,9 +131,8 @@ def test_the_replay_refuses_hands_of_more_than_thirteen_cards():
 
 OPTIONS = [
     {},
-    {"budget": 40, "method": "flat"},
-    {"budget": 60, "opponent_noise": 0.3, "objective": "mixed"},
-    {"budget": 60, "objective": "win", "pass_inference": 0.5},
+    {"budget": 40},
+    {"budget": 60, "pass_inference": 0.5},
     {"budget": 50, "prior_top": 0, "infer_opponents": 0},
 ]
 
@@ -145,7 +142,8 @@ OPTIONS = [
                          ids=["default", "charlesworth", "four-card-wrap"])
 def test_the_core_search_decides_what_the_python_search_decides(options, rules):
     # the one-ply search (inner=0): nested rollouts exist only in the core
-    core, python = SearchPolicy(rules, seed=7, inner=0, **options), SearchPolicy(rules, seed=7, core=False, **options)
+    core = SearchPolicy(rules, seed=7, inner=0, **options)
+    python = SearchPolicy(rules, seed=7, rollout=EngineSmartRollout(rules), **options)
     assert core.core and not python.core and python.inner == 0 and SearchPolicy(rules).inner == 4
     for obs in choice_observations(rules, range(8)):
         assert core.act(obs) == python.act(obs)
@@ -155,9 +153,7 @@ def test_the_core_search_decides_what_the_python_search_decides(options, rules):
 
 def test_other_rollout_policies_run_on_the_python_engine():
     assert not SearchPolicy(rollout="greedy").core
-    assert SearchPolicy(opponent_noise=0.2).core
-    with pytest.raises(ValueError, match="core must be True or False"):
-        SearchPolicy(core="yes")  # type: ignore[arg-type]
+    assert SearchPolicy().core
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
@@ -215,7 +211,7 @@ def test_nested_rollouts_search_seat_zeros_own_moves(rules, seed):
     values = {}
     for inner in (0, 3):
         out = np.empty((1, 1))
-        play_outs(deals, table, candidates, np.zeros(1, dtype=np.int64), np.zeros(4), rng, rules_array(rules), 0, out,
+        play_outs(deals, table, candidates, np.zeros(1, dtype=np.int64), np.zeros(4), rng, rules_array(rules), out,
                   np.zeros(4, dtype=np.int64), np.zeros(N_FEATURES), inner)
         values[inner] = out[0, 0]
     assert values[3] >= values[0] - 1e-9
@@ -227,113 +223,8 @@ def test_nested_rollouts_search_seat_zeros_own_moves(rules, seed):
     for bad in (-1, 1.5, True):
         with pytest.raises(ValueError, match="inner"):
             SearchPolicy(rules, inner=bad)
-    with pytest.raises(ValueError, match="core"):
-        SearchPolicy(rules, inner=2, core=False)
-
-
-class HandSizeValue:
-    """A stand-in value: the fewer cards the searcher holds at the leaf, the better; records its calls."""
-
-    def __init__(self) -> None:
-        self.calls: list[np.ndarray] = []
-
-    def state_values(self, observations: np.ndarray) -> np.ndarray:
-        assert observations.dtype == np.float32 and observations.shape[1] == 277
-        self.calls.append(observations)
-        return -(observations[:, :13] < 52).sum(axis=1) / 13.0
-
-
-@pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)
-@pytest.mark.parametrize("seed", range(3))
-def test_the_leaves_are_where_the_engine_has_seat_zero_next_on_move(rules, seed):
-    """Each candidate, then Smart in the other seats until seat 0 is on move again, on the true
-    deal: the leaf's hands, played cards, table and seat 0's 277 numbers are the Python engine's,
-    and a game that ends first is worth its final score."""
-    from big2_env.engine.core.games import T_MASK, T_PASSES, T_PLAYER, T_WINNER, TABLE_AT
-    from big2_env.engine.core.games import LEAF_SIZE, PLAYED_AT
-    from big2_env.players.kernels.rollouts import leaves
-    from big2_env.observations import observation_dict
-    from big2_env.observations.compiled import leaf_observations
-    from big2_env.players.public import game_row
-    from big2_env.players.search import SmartRollout, state_game
-
-    game = played_position(seed, rules)
-    state = public_state(PolicyObservation(Decision(game), extended=True))
-    hands = [game._hand_masks[(game.current_player + i) % 4] for i in range(4)]
-    root = state_game(state, hands, rules)
-    entries = root.legal_entries()
-    candidates = np.array([(e[2], len(e[1]), e[0], e[3]) for e in entries], dtype=np.int64)
-    values = np.empty((1, len(entries)))
-    rows = np.empty((len(entries), LEAF_SIZE), dtype=np.int64)
-    leaves(np.array([hands], dtype=np.int64), game_row(root)[TABLE_AT:], np.array(state.played_by, dtype=np.int64),
-           candidates, np.arange(len(entries), dtype=np.int64), np.zeros(4), np.random.default_rng(0),
-           rules_array(rules), 0, values, rows)
-    observations = np.zeros((len(entries), 277), dtype=np.float32)
-    leaf_observations(rows, observations)
-    smart = SmartRollout(rules)
-    for a, entry in enumerate(entries):
-        path = root.copy()
-        path._apply(entry)
-        while path.winner is None and path.current_player != 0:
-            path._apply(path.legal_entries()[smart.choose(path)])
-        assert rows[a, :4].tolist() == path._hand_masks
-        assert rows[a, PLAYED_AT:PLAYED_AT + 4].tolist() == list(path.played_by_mask)
-        if path.winner is not None:
-            assert rows[a, TABLE_AT + T_WINNER] == path.winner
-            assert values[0, a] == path.scores()[0]
-            continue
-        assert np.isnan(values[0, a]) and rows[a, TABLE_AT + T_PLAYER] == 0
-        assert rows[a, TABLE_AT + T_MASK] == path._trick_mask and rows[a, TABLE_AT + T_PASSES] == path.passes
-        assert np.array_equal(observations[a], observation_dict(path)["observation"])
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_a_value_mixes_into_the_search_and_at_weight_one_replaces_the_rollouts(seed, monkeypatch):
-    import big2_env.players.kernels.rollouts as rollouts
-
-    position = seed
-    while True:  # a real position with a few candidates to compare
-        obs = PolicyObservation(Decision(played_position(position, Rules())), extended=True)
-        if len(obs["candidate_actions"]) >= 3:
-            break
-        position += 100
-    plain = SearchPolicy(budget=40, seed=seed, inner=0)
-    ignored = SearchPolicy(budget=40, seed=seed, inner=0, value=HandSizeValue(), value_weight=0.0)
-    assert plain.act(obs) == ignored.act(obs) and plain.last_stats["means"] == ignored.last_stats["means"]
-    value = HandSizeValue()
-    mixed = SearchPolicy(budget=40, seed=seed, inner=0, value=value, value_weight=0.5)
-    assert mixed.act(obs) in obs["candidate_actions"].tolist() and value.calls
-    assert mixed.last_stats["means"] != plain.last_stats["means"]
-    played = []
-    monkeypatch.setattr(rollouts, "play_outs", lambda *args: played.append(args))
-    value = HandSizeValue()
-    alone = SearchPolicy(budget=40, seed=seed, inner=0, value=value, value_weight=1.0)
-    assert alone.act(obs) in obs["candidate_actions"].tolist()
-    assert not played and value.calls  # no rollout: the value judged every leaf
-    means = alone.last_stats["means"]
-    assert all(-13 * 13 <= m <= 13 * 3 for m in means.values())  # a leaf's -cards / 13 x 13, or a final score
-
-
-def test_a_value_is_checked_when_the_search_is_made():
-    value = HandSizeValue()
-    for weight in (-0.1, 1.5, True, "half"):
-        with pytest.raises(ValueError, match="value_weight must be a number in"):
-            SearchPolicy(value=value, value_weight=weight)
-    for scale in (0, -1.0, False):
-        with pytest.raises(ValueError, match="value_scale must be a positive number"):
-            SearchPolicy(value=value, value_scale=scale)
-    with pytest.raises(TypeError, match="value must have state_values"):
-        SearchPolicy(value="pretrained")
-    with pytest.raises(ValueError, match="it needs core=True"):
-        SearchPolicy(value=value, core=False)
-    with pytest.raises(ValueError, match="it needs objective='score'"):
-        SearchPolicy(value=value, objective="win")
-
-    class Extended(HandSizeValue):
-        observation_kind = "extended"
-
-    with pytest.raises(ValueError, match="the search's leaves give the paper's 277 numbers"):
-        SearchPolicy(value=Extended())
+    with pytest.raises(ValueError, match="inner .nested rollouts. runs in the compiled core"):
+        SearchPolicy(rules, inner=2, rollout=EngineSmartRollout(rules))
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=VARIANT_IDS)

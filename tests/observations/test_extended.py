@@ -30,8 +30,8 @@ from big2_env.observations.extended import (
 )
 from big2_env.envs.gym import Big2SingleAgentEnv
 from big2_env.players.greedy import GreedyPolicy
-from big2_env.players.dealers import _deal_capped
-from big2_env.players.search import PublicState, SearchPolicy, deal_consistent, public_state
+from big2_env.players.search import PublicState, SearchPolicy, public_state
+from tests.reference.dealers import deal_capped, deal_consistent, deal_unseen
 
 VARIANTS = [
     Rules(),
@@ -182,7 +182,7 @@ def test_capped_deals_are_uniform_over_the_deals_that_meet_the_caps():
             if max(one) <= 49 and max(three) <= 48:
                 valid.append((sum(1 << c for c in one), sum(1 << c for c in two), sum(1 << c for c in three)))
     rng = np.random.default_rng(0)
-    counts = Counter(tuple(_deal_capped(state, caps, rng)[1:]) for _ in range(6000))
+    counts = Counter(tuple(deal_capped(state, caps, rng)[1:]) for _ in range(6000))
     assert set(counts) == set(valid)
     expected = 6000 / len(valid)
     assert all(abs(n - expected) < 5 * expected**0.5 for n in counts.values())
@@ -198,7 +198,6 @@ def test_pass_inference_is_validated_and_zero_ignores_passes():
     plain = public_state(PolicyObservation(Decision(game)))
     assert all(x < 0 for row in plain.declined for x in row)
     a, b = np.random.default_rng(1), np.random.default_rng(1)
-    from big2_env.players.search import deal_unseen
 
     assert deal_consistent(state, a, Rules(), 0.0) == deal_unseen(state, b)
 

@@ -1,5 +1,5 @@
 """Reading the move history: the public history array, the replayed course of a game, the
-move models' likelihoods from first principles, tempered weights, and the search's use of them
+move models' likelihoods from first principles, and the search's use of them
 (public information only: swapping hidden cards never changes a decision)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.players.test_search import VARIANTS, swap_hidden
+from tests.players.test_search import VARIANTS
 
 from big2_env import Game, Rules
 from big2_env.observations.decision import Decision, PolicyObservation
@@ -18,16 +18,14 @@ from big2_env.observations.extended import history_array, history_moves
 from big2_env.observations.paper import PAD_CARD
 from big2_env.players.beliefs import (
     MODELS,
-    MOVE_MODELS,
     game_course,
     model_posteriors,
     seat_log_likelihoods,
-    tempered_weights,
 )
-from big2_env.players.fast import FastModel, FastPolicy
 from big2_env.players.greedy import greedy_choice
 from big2_env.players.registry import make_policy
-from big2_env.players.search import SearchPolicy, deal_consistent, public_state
+from big2_env.players.search import SearchPolicy, public_state
+from tests.reference.dealers import deal_consistent
 from big2_env.players.smart import smart_choice
 
 TREMBLE = 0.05
@@ -185,57 +183,6 @@ def test_the_history_tells_which_model_the_opponents_follow(policy):
     assert mean.argmax() == MODELS.index(policy), mean
 
 
-# ----------------------------------------------------------------------------- the fast model's beliefs
-@pytest.mark.parametrize("preset", ["paper", "charlesworth"])
-@pytest.mark.parametrize("seed", range(3))
-def test_the_fast_models_likelihood_is_the_product_of_its_move_probabilities_at_the_table(preset, seed):
-    """From first principles: replaying the history under ``"fast"`` gives, for each seat, the sum of
-    the logs of the probabilities that the fast model, asked at the table from that seat's own
-    observation (cards left and passes read from the observation, not from the course), gave
-    the moves the seat made."""
-    rules = Rules.preset(preset)
-    model = FastPolicy(rules=rules)
-    chooser = make_policy("smart", seed=seed, rules=rules)
-    game = Game(rules, seed=seed)
-    expected = [0.0] * 4
-    while game.winner is None:
-        decision = Decision(game)
-        obs = PolicyObservation(decision)
-        if game.current_player % 2:  # Smart in two seats, random legal moves in the others
-            action = chooser.act(obs)
-        else:
-            action = int(np.random.default_rng([seed, game.turn]).choice(decision.actions))
-        if len(decision.actions) > 1:
-            expected[game.current_player] += math.log(model.probabilities(obs)[action])
-        game._apply(decision.require_entry(action, "test"))
-    course = game_course(game.history, rules)
-    for seat, start in enumerate(start_masks(game)):
-        got = seat_log_likelihoods(course, seat, start, rules, ("fast", "random"), TREMBLE)
-        assert got[0] == pytest.approx(expected[seat], abs=1e-9)
-
-
-def test_the_fast_models_beliefs_prefer_the_hands_that_explain_its_own_moves():
-    """Four seats playing the fast model's best move: each seat's true hand is more likely
-    under ``"fast"`` than hands dealt at random from the same unseen cards."""
-    rules = Rules()
-    policy = FastPolicy(rules=rules)
-    game = Game(rules, seed=11)
-    while game.winner is None and game.turn < 24:
-        decision = Decision(game)
-        game._apply(decision.require_entry(policy.act(PolicyObservation(decision)), "fast"))
-    course = game_course(game.history, rules)
-    rng = np.random.default_rng(0)
-    for seat in (1, 2, 3):
-        played = game.played_by_mask[seat]
-        true = seat_log_likelihoods(course, seat, start_masks(game)[seat], rules, ("fast",), TREMBLE)[0]
-        free = [c for c in range(52) if not played >> c & 1]
-        others = []
-        for _ in range(20):
-            hand = played | sum(1 << int(c) for c in rng.choice(free, game.cards_left(seat), replace=False))
-            others.append(seat_log_likelihoods(course, seat, hand, rules, ("fast",), TREMBLE)[0])
-        assert true > np.median(others), (true, others)
-
-
 def test_the_course_counts_each_seats_cards_and_the_passes():
     game = Game.from_hands(["3D 6H 9S", "4S 5D 7C", "7D 8C TH", "9D TC JS"], current_player=0)
     for play in ("3D", "5D", "pass", "pass", "pass"):
@@ -243,31 +190,6 @@ def test_the_course_counts_each_seats_cards_and_the_passes():
     course = game_course(game.history)  # counts from the 13-card deal of a real game
     assert [m.left for m in course] == [(13, 13, 13, 13), (12, 13, 13, 13)] + [(12, 12, 13, 13)] * 3
     assert [m.passes for m in course] == [0, 0, 0, 1, 2]
-
-
-def test_a_given_fast_model_replaces_the_shipped_weights():
-    game, _ = play_game(2, "smart", stop=20)
-    course = game_course(game.history)
-    start = start_masks(game)[1]
-    shipped = seat_log_likelihoods(course, 1, start, models=("fast",))
-    smart_like = seat_log_likelihoods(course, 1, start, models=("fast",), fast=FastModel.smart())
-    assert shipped != smart_like
-    with pytest.raises(TypeError, match="FastModel"):
-        seat_log_likelihoods(course, 1, start, models=("fast",), fast=np.zeros(3))
-
-
-def test_the_search_reads_the_history_with_the_fast_model_from_the_observation_alone():
-    game, _ = play_game(4, "smart", stop=22)
-    me = game.current_player
-    a, b = (me + 1) % 4, (me + 2) % 4
-    swapped = swap_hidden(game, a, b, min(3, game.cards_left(a), game.cards_left(b)))
-    obs, other = PolicyObservation(Decision(game), extended=True), PolicyObservation(Decision(swapped), extended=True)
-    options = {"budget": 24, "opponent_models": ("fast", "random"), "rollout": "fast-sample"}
-    for search_seed in (0, 1):
-        assert SearchPolicy(seed=search_seed, **options).act(obs) == SearchPolicy(seed=search_seed, **options).act(other)
-    with pytest.raises(ValueError, match="no fast model ships"):
-        SearchPolicy(rules=Rules(straights="wrap"), opponent_models=("fast",))
-    assert "fast" in MOVE_MODELS and "fast" not in MODELS  # named, never a default
 
 
 @pytest.mark.parametrize(
@@ -294,47 +216,18 @@ def test_a_bad_model_prior_is_refused():
 @pytest.mark.parametrize("policy, noisy", [("random", True), ("smart", False)])
 def test_the_search_plays_random_like_opponents_randomly_in_its_rollouts(policy, noisy):
     game = next(g for g, _ in (play_game(seed, policy, stop=30) for seed in range(7, 20)) if g.winner is None)
-    search = SearchPolicy(budget=8, seed=0, opponent_noise=0.1)
+    search = SearchPolicy(budget=8, seed=0)
     search.act(PolicyObservation(Decision(game), extended=True))
     assert search._noisy is not None and search._noisy.seat_noise[0] == 0
     noise = search._noisy.seat_noise[1:]
-    assert min(noise) >= 0.1  # opponent_noise is the floor
     assert (np.mean(noise) > 0.6) if noisy else (np.mean(noise) < 0.4), noise
     plain = PolicyObservation(Decision(game))
-    search.act({key: plain[key] for key in plain if key != "history"})  # no history: opponent_noise alone
-    assert search._noisy.seat_noise == [0.0, 0.1, 0.1, 0.1]
+    search.act({key: plain[key] for key in plain if key != "history"})  # no history: no noise
+    assert search._noisy.seat_noise == [0.0, 0.0, 0.0, 0.0]
     assert SearchPolicy(infer_opponents=0)._noisy is None
 
 
 # ----------------------------------------------------------------------------- the search
-@settings(max_examples=60, deadline=None)
-@given(
-    st.lists(st.one_of(st.floats(-60, 0), st.just(-math.inf)), min_size=1, max_size=40),
-    st.floats(0, 1),
-)
-def test_tempered_weights_keep_the_effective_sample_size_above_the_floor(log_weights, strength):
-    lw = np.array(log_weights)
-    w = tempered_weights(lw, strength)
-    assert w.shape == lw.shape and (w >= 0).all() and (w <= 1).all()
-    finite = np.isfinite(lw)
-    if not finite.any():  # no deal explains the history: all alike, as without it
-        assert (w == 1).all()
-        return
-    assert (w[~finite] == 0).all()
-    ess = w.sum() ** 2 / (w * w).sum()
-    assert ess >= min((1 - strength) * len(lw), finite.sum()) * (1 - 1e-6)
-    full = np.where(finite, np.exp(np.where(finite, lw - lw[finite].max(), 0.0)), 0.0)
-    if full.sum() ** 2 / (full * full).sum() >= (1 - strength) * len(lw):
-        np.testing.assert_allclose(w, full)  # no tempering needed: the weights as they are
-
-
-def test_tempered_weights_at_the_ends():
-    lw = np.array([0.0, -1.0, -5.0, -math.inf])
-    np.testing.assert_allclose(tempered_weights(lw, 1.0), [1.0, math.exp(-1), math.exp(-5), 0.0])
-    np.testing.assert_allclose(tempered_weights(lw, 0.0)[:3], [1.0, 1.0, 1.0], atol=1e-5)
-    assert tempered_weights(np.array([]), 0.5).shape == (0,)
-
-
 def test_the_search_reads_the_history_only_with_infer_opponents_and_without_it_plays_as_before():
     game, _ = play_game(5, "smart", stop=20)
     obs = PolicyObservation(Decision(game), extended=True)

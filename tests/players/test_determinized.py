@@ -10,10 +10,11 @@ import pytest
 
 from big2_env.engine.cards import mask_to_cards
 from big2_env.observations.decision import observation_dict
-from big2_env.players.dealers import PassConsistentDealer, UniformDealer, WeightedDealer, deal_consistent, deal_unseen
+from big2_env.players.dealers import PassConsistentDealer, UniformDealer
 from big2_env.players.determinized import best_mean, determinized_search, leave_blueprint, top_candidates
 from big2_env.players.search import public_state
 from big2_env.engine.rules import Rules
+from tests.reference.dealers import deal_consistent, deal_unseen
 
 from .test_search import position
 
@@ -129,22 +130,9 @@ def test_the_uniform_dealer_deals_what_deal_unseen_deals(seed):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_the_pass_consistent_dealer_deals_what_deal_consistent_deals_in_python_and_in_the_core(seed):
+def test_the_pass_consistent_dealer_deals_what_deal_consistent_deals(seed):
     state = public_state(observation_dict(position(seed, 8 + 4 * seed)))
     rng = np.random.default_rng(seed)
     expected = [deal_consistent(state, rng, Rules(), 1.0) for _ in range(5)]
-    for compiled in (False, True):
-        dealer = PassConsistentDealer(state, np.random.default_rng(seed), Rules(), 1.0, compiled=compiled)
-        assert dealer.deal(2).tolist() + dealer.deal(3).tolist() == expected
-
-
-def test_the_weighted_dealer_draws_its_pool_in_proportion_and_checks_its_weights():
-    pool = np.array([[0, 1, 2, 4], [0, 2, 4, 1], [0, 4, 1, 2]], dtype=np.int64)
-    dealer = WeightedDealer(pool, np.array([0.0, 0.25, 0.75]), np.random.default_rng(0))
-    drawn = dealer.deal(4000)[:, 1].tolist()
-    assert 1 not in drawn and 0.2 < drawn.count(2) / 4000 < 0.3 and 0.7 < drawn.count(4) / 4000 < 0.8
-    for bad in ([0.5, 0.5, 0.5], [1.0, 0.5, -0.5], [1.0, 0.0]):
-        with pytest.raises(ValueError, match="weights must be probabilities"):
-            WeightedDealer(pool, np.array(bad), np.random.default_rng(0))
-    weighed = WeightedDealer.of(CountingDealer(), 3, lambda hands: hands[:, 1] + 1.0, np.random.default_rng(0))
-    assert weighed.weights.tolist() == pytest.approx([1 / 6, 2 / 6, 3 / 6])
+    dealer = PassConsistentDealer(state, np.random.default_rng(seed), Rules(), 1.0)
+    assert dealer.deal(2).tolist() + dealer.deal(3).tolist() == expected

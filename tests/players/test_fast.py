@@ -76,10 +76,11 @@ def test_the_search_with_smarts_weights_in_the_core_is_the_smart_search():
 def test_the_core_plays_the_fast_model_as_the_python_engine_does(seed):
     rules = Rules.preset("charlesworth") if seed % 2 else Rules()
     obs = PolicyObservation(Decision(played_position(seed, rules)), extended=True)
+    from tests.reference.rollouts import EngineFastRollout
+
     means = []
-    for core in (True, False):
-        search = SearchPolicy(rules, budget=24, seed=seed, rollout=FastRollout(rules=rules), core=core, inner=0,
-                              method="flat", infer_opponents=0)
+    for rollout in (FastRollout(rules=rules), EngineFastRollout(rules=rules)):
+        search = SearchPolicy(rules, budget=24, seed=seed, rollout=rollout, inner=0, infer_opponents=0)
         search.act(obs)
         means.append(search.last_stats["means"])
     assert means[0] == means[1]
@@ -89,7 +90,7 @@ def test_sampled_rollouts_are_reproducible_and_differ_from_the_best_move():
     obs = PolicyObservation(Decision(played_position(5, Rules())), extended=True)
     runs = []
     for sample in (True, True, False):
-        search = SearchPolicy(budget=48, seed=2, rollout=FastRollout(sample=sample), method="flat", infer_opponents=0)
+        search = SearchPolicy(budget=48, seed=2, rollout=FastRollout(sample=sample), infer_opponents=0)
         search.act(obs)
         runs.append(search.last_stats["means"])
     assert runs[0] == runs[1]

@@ -137,13 +137,13 @@ def test_ismcts_agent_specs():
 def test_the_core_ismcts_decides_what_the_python_ismcts_decides(rules):
     from tests.differential.test_search_core import choice_observations
 
-    core, python = ISMCTSPolicy(rules, budget=48, seed=5), ISMCTSPolicy(rules, budget=48, seed=5, core=False)
-    assert core.core and not python.core and not ISMCTSPolicy(rollout="greedy").core
+    from tests.reference.rollouts import EngineSmartRollout
+
+    core, python = ISMCTSPolicy(rules, budget=48, seed=5), ISMCTSPolicy(rules, budget=48, seed=5,
+                                                                         rollout=EngineSmartRollout(rules))
     observations = choice_observations(rules, range(10))
     for obs in observations:
         assert core.act(obs) == python.act(obs)
         a, b = core.last_stats, python.last_stats
         assert (a["visits"], a["means"], a["nodes"]) == (b["visits"], b["means"], b["nodes"])
     assert len(observations) >= 5 and core.rng.random() == python.rng.random()
-    with pytest.raises(ValueError, match="core must be True or False"):
-        ISMCTSPolicy(core=1)  # type: ignore[arg-type]

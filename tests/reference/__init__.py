@@ -9,7 +9,10 @@ beside it. :mod:`tests.reference.smart` is the pure-Python Smart (Algorithm 2) t
 Smart of :class:`big2_env.players.smart.SmartPolicy` is tested against; :mod:`tests.reference.paper_view`
 is the pure-Python 277-number view that the compiled one of :mod:`big2_env.observations.compiled` is
 tested against. It imports only
-``big2_env.engine.cards`` and ``big2_env.engine.rules`` (card text and the rules value), never the core.
+``big2_env.engine.cards`` and ``big2_env.engine.rules`` (card text and the rules value), never the core;
+but for the searches' oracles, which read the search's own types: :mod:`tests.reference.dealers` (the
+determinisations in Python, against the compiled deals) and :mod:`tests.reference.rollouts` (Smart and the
+fast model as rollout policies on the Python engine, against the compiled play-outs).
 """
 
 from .combos import Combo, beats, classify, enumerate_combos

@@ -23,10 +23,6 @@ TABLE_SIZE = len(TABLE_FIELDS)
 GAME_SIZE = 4 + TABLE_SIZE
 """Columns of a game row of the plain layout: the four hands (0..3), then the table (4..12)."""
 HANDS_AT, TABLE_AT = 0, 4
-LEAF_SIZE = GAME_SIZE + 4
-"""Columns of a game row followed by the four seats' played cards (from :data:`PLAYED_AT`): the
-positions the search's leaves hold and the paper's view reads."""
-PLAYED_AT = GAME_SIZE
 
 
 # The helpers address a game as a row ``g`` of a 2-D int64 array, with its hands at column

@@ -185,10 +185,10 @@ def warm_up() -> float:
     root[T_OPENING], root[T_WINNER] = 1, -1
     candidates = np.array([[1, 1, 0, 0]], dtype=np.int64)
     for model in (fast.SEAT_SMART, fast.SEAT_FAST_SAMPLE):
-        rollouts.play_outs(deals, root, candidates, np.zeros(1, dtype=np.int64), np.zeros(4), rng, rules_arr, 0,
-                           np.empty((1, 1)), np.full(4, model, dtype=np.int64), np.zeros(fast.N_FEATURES))
+        rollouts.play_outs(deals, root, candidates, np.zeros(1, dtype=np.int64), np.zeros(4), rng, rules_arr, np.empty((1, 1)),
+                           np.full(4, model, dtype=np.int64), np.zeros(fast.N_FEATURES))
     course = np.zeros((1, len(rollouts.COURSE_FIELDS)), dtype=np.int64)
     course[0, 1], course[0, 6] = 1, 1
-    rollouts.replay_seat(course, 0, np.array([hand], dtype=np.int64), rules_arr, np.arange(4, dtype=np.int64), -0.05, -3.0,
-                         np.zeros(fast.N_FEATURES), np.empty((1, 4)))
+    rollouts.replay_seat(course, 0, np.array([hand], dtype=np.int64), rules_arr, np.arange(3, dtype=np.int64), -0.05, -3.0,
+                         np.empty((1, 3)))
     return time.perf_counter() - started

@@ -2,19 +2,18 @@
 replay of the move history (numba).
 
 These kernels are the hot loops of :class:`big2_env.players.search.SearchPolicy` and of
-:mod:`big2_env.players.beliefs`, which remain their reference in Python. They take the same
-``numpy.random.Generator`` and draw from it in the same order, so that with the same seed the
-search deals the same hands and makes the same decisions on either path:
+:mod:`big2_env.players.beliefs`. Their references in Python (the tests' oracles, the beliefs' own
+functions, and the rollout policies on the engine) take the same ``numpy.random.Generator`` and draw
+from it in the same order, so that with the same seed the search deals the same hands and makes the
+same decisions on either path:
 
-* :func:`deal_hands` is :func:`big2_env.players.search.deal_consistent` (and ``deal_unseen``);
+* :func:`deal_hands` deals as ``tests/reference/dealers.py``'s ``deal_consistent`` (and ``deal_unseen``);
 * :func:`play_outs` plays many games to the end together, every step visiting the games still
   running in order, as :func:`big2_env.players.search.play_out` does with a
   :class:`~big2_env.players.search.NoisyOpponents` around Smart (an opponent seat plays a
   uniformly random legal move with its noise probability, else Smart's choice);
 * :func:`smart_finish` plays one game on from any position with Smart in every seat, as ``play_out``
   does with a ``SmartRollout``: the rollouts of :class:`~big2_env.players.ismcts.ISMCTSPolicy`;
-* :func:`leaves` plays each deal after each candidate only until the searcher is next on move:
-  the positions a value network judges (``SearchPolicy(value=...)``);
 * :func:`replay_seat` is :func:`big2_env.players.beliefs.seat_log_likelihoods`, and
   :func:`replay_seat_moves` the same move by move.
 
@@ -30,11 +29,10 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .fast import N_FEATURES, SEAT_FAST_SAMPLE, SEAT_SMART, fast_features, fast_pick
+from .fast import N_FEATURES, SEAT_FAST_SAMPLE, SEAT_SMART, fast_pick
 from ...engine.core.games import (
     GAME_SIZE,
     HANDS_AT,
-    PLAYED_AT,
     TABLE_AT,
     T_CATEGORY,
     T_MASK,
@@ -65,8 +63,7 @@ from ...engine.core.kernels import (
 from .smart import smart_pick, smart_scores
 
 DEAL_TRIES = 20
-OBJECTIVE_SCORE, OBJECTIVE_WIN, OBJECTIVE_MIXED = range(3)
-MODEL_SMART, MODEL_GREEDY, MODEL_RANDOM, MODEL_FAST = range(4)
+MODEL_SMART, MODEL_GREEDY, MODEL_RANDOM = range(3)
 COURSE_FIELDS = ("seat", "mask", "trick_size", "trick_strength", "trick_category", "trick_mask", "opening",
                  "left1", "left2", "left3", "passes", "locked")
 """The columns of a course array (one row per move of the history, see :func:`replay_seat`):
@@ -168,7 +165,7 @@ def deal_hands(rng, n, hand, unseen, left, declined, belief, rules, out):  # pra
     """``n`` determinisations into ``out`` (n, 4): seat 0 keeps ``hand``, the ``unseen`` cards (ascending)
     go to seats 1..3 in their counts ``left``, respecting each pass constraint of ``declined``
     (4, 5: per seat and trick size, the weakest strength it passed on, or -1) kept with
-    probability ``belief``, as :func:`big2_env.players.search.deal_consistent` does."""
+    probability ``belief``, as ``tests/reference/dealers.py``'s ``deal_consistent`` does."""
     masks = np.empty(CAPACITY, dtype=np.int64)
     sizes = np.empty(CAPACITY, dtype=np.int64)
     strengths = np.empty(CAPACITY, dtype=np.int64)
@@ -243,7 +240,7 @@ def _pool(deals, rules):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective, values, seat_model, weights,
+def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, values, seat_model, weights,
               inner=0):  # pragma: no cover - compiled
     """Play every deal (rows of ``deals``, (D, 4) hands) after every alive candidate (``candidates[alive[a]]``:
     ``(mask, size, strength, category)``, mask 0 a pass) from the table ``root`` to the end,
@@ -259,8 +256,7 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
     is made. The deal is known inside a play-out, so this inner search sees the cards (its
     play-outs move every seat by ``seat_model`` too).
 
-    Writes what each game is worth to seat 0 (``objective``: its score, 1 for a win, or
-    ``score / 13 + win``) to ``values[d, a]``.
+    Writes seat 0's final score in each game to ``values[d, a]``.
     """
     n_deals, n_alive = deals.shape[0], len(alive)
     n_games = n_deals * n_alive
@@ -287,7 +283,7 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
             if games[g, t + T_WINNER] < 0:
                 running += 1
             else:
-                values[d, a] = _value(games, g, rules[R_SCORING], objective, scores)
+                values[d, a] = _value(games, g, rules[R_SCORING], scores)
     while running:
         for g in range(n_games):
             if games[g, t + T_WINNER] >= 0:
@@ -309,7 +305,7 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
                     pick = rng.integers(0, total)
             if pick < 0 and inner > 0 and p == 0:
                 pick = _inner_pick(games, g, n_games, d, legal, k, pm, ps, pst, pc, masks, sizes, strengths, categories,
-                                   offsets, counts, seat_noise, noisy, rng, rules, objective, inner, scores_work,
+                                   offsets, counts, seat_noise, noisy, rng, rules, inner, scores_work,
                                    inner_legal, scores, seat_model, weights, work)
             if pick < 0:
                 pick = _model_pick(games, g, p, pm, ps, pst, pc, legal, k, rules, seat_model, weights, rng, work)
@@ -320,7 +316,7 @@ def play_outs(deals, root, candidates, alive, seat_noise, rng, rules, objective,
                 apply_move(games, g, h, t, pm[i], ps[i], pst[i], pc[i])
                 if games[g, t + T_WINNER] >= 0:
                     running -= 1
-                    values[d, g % n_alive] = _value(games, g, rules[R_SCORING], objective, scores)
+                    values[d, g % n_alive] = _value(games, g, rules[R_SCORING], scores)
 
 
 @njit(cache=True)
@@ -361,7 +357,7 @@ def smart_finish(row, rules, scores):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _inner_pick(games, g, spare, d, legal, k, pm, ps, pst, pc, masks, sizes, strengths, categories, offsets, counts,
-                seat_noise, noisy, rng, rules, objective, width, ranks, inner_legal, scores, seat_model, weights,
+                seat_noise, noisy, rng, rules, width, ranks, inner_legal, scores, seat_model, weights,
                 work):  # pragma: no cover - compiled
     """Seat 0's move in game ``g`` by a one-ply search on the known deal: Smart's ``width`` favourite
     plays and pass (when legal), each played out once in the spare row; returns the best's index
@@ -388,7 +384,7 @@ def _inner_pick(games, g, spare, d, legal, k, pm, ps, pst, pc, masks, sizes, str
             ranks[chosen] = done
             plays_tried += 1
         value = _finish(games, spare, d, masks, sizes, strengths, categories, offsets, counts, seat_noise, noisy, rng,
-                        rules, objective, inner_legal, scores, seat_model, weights, work)
+                        rules, inner_legal, scores, seat_model, weights, work)
         if value > best_value:
             best, best_value = chosen, value
         chosen = -1  # next: Smart's next favourite while fewer than ``width`` plays were tried, then pass
@@ -403,12 +399,12 @@ def _inner_pick(games, g, spare, d, legal, k, pm, ps, pst, pc, masks, sizes, str
 
 
 @njit(cache=True)
-def _finish(games, g, d, masks, sizes, strengths, categories, offsets, counts, seat_noise, noisy, rng, rules, objective,
-            legal, scores, seat_model, weights, work):  # pragma: no cover - compiled
+def _finish(games, g, d, masks, sizes, strengths, categories, offsets, counts, seat_noise, noisy, rng, rules, legal,
+            scores, seat_model, weights, work):  # pragma: no cover - compiled
     """Play game ``g`` to the end, every seat by its ``seat_model`` (noisy opponents as in
     :func:`play_outs`); its value to seat 0.
 
-    Its move step is written out again in :func:`play_outs` and :func:`leaves` on purpose: moved
+    Its move step is written out again in :func:`play_outs` on purpose: moved
     into shared helpers (returning the seat's combinations, or only their offset, inlined or not)
     it makes the default search take 20 to 50% longer a decision, with the same decisions."""
     h, t = HANDS_AT, TABLE_AT
@@ -434,7 +430,7 @@ def _finish(games, g, d, masks, sizes, strengths, categories, offsets, counts, s
         else:
             i = legal[pick]
             apply_move(games, g, h, t, pm[i], ps[i], pst[i], pc[i])
-    return _value(games, g, rules[R_SCORING], objective, scores)
+    return _value(games, g, rules[R_SCORING], scores)
 
 
 _ModelWork = namedtuple("_ModelWork", ("smart", "features", "scores", "left"))
@@ -459,110 +455,22 @@ def _model_pick(games, g, p, pm, ps, pst, pc, legal, k, rules, seat_model, weigh
 
 
 @njit(cache=True)
-def _value(games, g, scoring, objective, scores):  # pragma: no cover - compiled
-    winner = games[g, TABLE_AT + T_WINNER]
-    final_scores(games, g, HANDS_AT, winner, scoring, scores)
-    won = 1.0 if winner == 0 else 0.0
-    if objective == OBJECTIVE_SCORE:
-        return float(scores[0])
-    if objective == OBJECTIVE_WIN:
-        return won
-    return scores[0] / 13.0 + won
-
-
-@njit(cache=True)
-def leaves(deals, root, played_by, candidates, alive, seat_noise, rng, rules, objective, values, out):  # pragma: no cover
-    """The positions where seat 0 is next on move: every deal (rows of ``deals``) after every alive
-    candidate (as in :func:`play_outs`), the opponents then playing Smart (noisy as in
-    :func:`play_outs`) until seat 0 is on move again or the game ends. Game ``d * len(alive) + a``
-    is written to row ``out[g]`` (:data:`~big2_env.engine.core.games.LEAF_SIZE` columns: hands, table, and each seat's played
-    cards, starting from ``played_by``); a game that ended writes what it is worth to seat 0
-    (``objective``) to ``values[d, a]``, any other ``values[d, a]`` is NaN.
-
-    With no opponent noise the opponents' moves are those of :func:`play_outs` on the same deal,
-    so that a leaf lies on the path of that deal's play-out. The games are played one after
-    another (a noisy play-out draws its random moves in another order than :func:`play_outs`).
-    """
-    n_deals, n_alive = deals.shape[0], len(alive)
-    masks, sizes, strengths, categories, offsets, counts = _pool(deals, rules)
-    legal = np.empty(CAPACITY, dtype=np.int64)
-    scores = np.empty(4, dtype=np.int64)
-    h, t, b = HANDS_AT, TABLE_AT, PLAYED_AT
-    noisy = seat_noise[1] > 0 or seat_noise[2] > 0 or seat_noise[3] > 0
-    for d in range(n_deals):
-        for a in range(n_alive):
-            g = d * n_alive + a
-            for k in range(TABLE_SIZE):
-                out[g, t + k] = root[k]
-            for p in range(4):
-                out[g, h + p] = deals[d, p]
-                out[g, b + p] = played_by[p]
-            c = alive[a]
-            out[g, b] |= candidates[c, 0]
-            apply_move(out, g, h, t, candidates[c, 0], candidates[c, 1], candidates[c, 2], candidates[c, 3])
-            while out[g, t + T_WINNER] < 0 and out[g, t + T_PLAYER] != 0:
-                p = out[g, t + T_PLAYER]
-                o, n = offsets[d, p], counts[d, p]
-                pm, ps, pst, pc = masks[o:o + n], sizes[o:o + n], strengths[o:o + n], categories[o:o + n]
-                hand = out[g, h + p]
-                trick_size = out[g, t + T_SIZE]
-                k = legal_from(pm, ps, pst, n, hand, trick_size, out[g, t + T_STRENGTH], out[g, t + T_OPENING],
-                               rules[R_OPENING], locked(out, g, t, rules), legal)
-                total = k + 1 if trick_size else k
-                pick = -1
-                if total == 1:
-                    pick = 0
-                elif noisy and seat_noise[p] > 0:
-                    if rng.random() < seat_noise[p]:
-                        pick = rng.integers(0, total)
-                if pick < 0:
-                    pick = smart_pick(hand, pm, ps, pc, legal, k, trick_size, out[g, t + T_CATEGORY], out[g, t + T_MASK],
-                                      rules)
-                if pick == k:
-                    apply_move(out, g, h, t, 0, 0, 0, 0)
-                else:
-                    i = legal[pick]
-                    out[g, b + p] |= pm[i]
-                    apply_move(out, g, h, t, pm[i], ps[i], pst[i], pc[i])
-            if out[g, t + T_WINNER] >= 0:
-                values[d, a] = _value(out, g, rules[R_SCORING], objective, scores)
-            else:
-                values[d, a] = np.nan
+def _value(games, g, scoring, scores):  # pragma: no cover - compiled
+    """Seat 0's final score in the ended game ``g``."""
+    final_scores(games, g, HANDS_AT, games[g, TABLE_AT + T_WINNER], scoring, scores)
+    return float(scores[0])
 
 
 # ----------------------------------------------------------------------------- the history's replay
 @njit(cache=True)
-def _fast_log_probability(hand, masks, sizes, strengths, categories, legal, k, row, rules, weights, smart_work,
-                          features, left, observed):  # pragma: no cover - compiled
-    """``log softmax(w . phi)`` of move ``observed`` (``k``: pass) at the course row ``row``."""
-    left[0] = popcount(hand)
-    for i in range(3):
-        left[i + 1] = row[C_LEFT + i]
-    total = fast_features(hand, masks, sizes, strengths, categories, legal, k, row[C_SIZE], row[C_CATEGORY],
-                          row[C_TRICK], left, row[C_PASSES], rules, smart_work, features)
-    top = -math.inf
-    for r in range(total):
-        s = 0.0
-        for c in range(N_FEATURES):
-            s += weights[c] * features[r, c]
-        features[r, 0] = s  # the row's features are spent: keep its score in place
-        top = max(top, s)
-    z = 0.0
-    for r in range(total):
-        z += math.exp(features[r, 0] - top)
-    return features[observed, 0] - top - math.log(z)
-
-
-@njit(cache=True)
-def replay_seat(course, seat, starts, rules, models, keep, other, weights, out):  # pragma: no cover - compiled
-    """Per starting hand ``starts[h]`` and model ``models[j]`` (smart, greedy, random, fast), the
+def replay_seat(course, seat, starts, rules, models, keep, other, out):  # pragma: no cover - compiled
+    """Per starting hand ``starts[h]`` and model ``models[j]`` (smart, greedy, random), the
     log-probability that ``seat`` would have made its moves of ``course`` (rows of
     :data:`COURSE_FIELDS`), written to ``out[h, j]`` (``-inf`` when a move is impossible from
-    the hand); ``keep`` and ``other`` are ``log(1 - tremble)`` and ``log(tremble)``; ``weights``
-    the fast model's (:mod:`.fast`: the move's log-softmax of ``w . phi``). The sum over the
+    the hand); ``keep`` and ``other`` are ``log(1 - tremble)`` and ``log(tremble)``. The sum over the
     moves of :func:`replay_seat_moves`."""
     terms = np.empty((len(starts), course.shape[0], len(models)))
-    replay_seat_moves(course, seat, starts, rules, models, keep, other, weights, terms)
+    replay_seat_moves(course, seat, starts, rules, models, keep, other, terms)
     for h in range(len(starts)):
         for j in range(len(models)):
             total = 0.0
@@ -572,14 +480,11 @@ def replay_seat(course, seat, starts, rules, models, keep, other, weights, out):
 
 
 @njit(cache=True)
-def replay_seat_moves(course, seat, starts, rules, models, keep, other, weights, out):  # pragma: no cover - compiled
+def replay_seat_moves(course, seat, starts, rules, models, keep, other, out):  # pragma: no cover - compiled
     """:func:`replay_seat` move by move: ``out[h, t, j]`` is the log-probability under ``models[j]`` that
     ``seat``, from starting hand ``starts[h]``, made the move of row ``t`` of ``course``: 0 for another
     seat's move and for a forced one, and ``-inf`` for every move of ``seat`` from the first that is
     impossible from the hand on."""
-    smart_work = np.empty(CAPACITY, dtype=np.int64)
-    features = np.empty((CAPACITY + 1, N_FEATURES))
-    left = np.empty(4, dtype=np.int64)
     masks = np.empty(CAPACITY, dtype=np.int64)
     sizes = np.empty(CAPACITY, dtype=np.int64)
     strengths = np.empty(CAPACITY, dtype=np.int64)
@@ -619,11 +524,6 @@ def replay_seat_moves(course, seat, starts, rules, models, keep, other, weights,
                     model = models[j]
                     if model == MODEL_RANDOM:
                         out[h, t, j] = -math.log(total)
-                        continue
-                    if model == MODEL_FAST:
-                        out[h, t, j] = _fast_log_probability(hand, masks, sizes, strengths, categories, legal, k,
-                                                             course[t], rules, weights, smart_work, features, left,
-                                                             observed)
                         continue
                     if model == MODEL_SMART:
                         if smart < 0:
