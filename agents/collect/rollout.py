@@ -77,9 +77,7 @@ class Rollout:
     ``candidate_actions`` (M,) their action indices (ascending within a decision).
     Per game: ``scores`` (G, 4) final scores, ``turns`` (G,), ``winners`` (G,).
     ``decisions``: every decision made (recorded or not); ``model_decisions``:
-    those made by networks. ``candidate_values`` (M,) float32, or ``None``: a search
-    teacher's mean final score of each candidate (NaN for those it did not search), which
-    distillation's soft targets learn from.
+    those made by networks.
 
     Optional, for PPO on the compiled vector env: ``hands`` (N, 4) int64, every seat's hand
     (card bitmasks) at the decision, which the full critic reads (:mod:`agents.critic`);
@@ -108,7 +106,6 @@ class Rollout:
     decisions: int = 0
     model_decisions: int = 0
     seat_plans: list = field(default_factory=list, repr=False)
-    candidate_values: np.ndarray | None = field(default=None, repr=False)
     hands: np.ndarray | None = field(default=None, repr=False)
     critic_value: np.ndarray | None = field(default=None, repr=False)
     cut: np.ndarray | None = field(default=None, repr=False)
@@ -169,7 +166,6 @@ def concat_rollouts(parts: Sequence[Rollout]) -> Rollout:
         decisions=sum(p.decisions for p in parts),
         model_decisions=sum(p.model_decisions for p in parts),
         seat_plans=[plan for p in parts for plan in p.seat_plans],
-        candidate_values=_joined(parts, "candidate_values"),
         hands=_joined(parts, "hands"),
         critic_value=_joined(parts, "critic_value"),
         cut=_joined(parts, "cut"),
@@ -198,7 +194,6 @@ def select_rows(rollout: Rollout, rows: np.ndarray) -> Rollout:
         counts=counts, offsets=np.cumsum(counts) - counts, choice=rollout.choice[rows], action=rollout.action[rows],
         logp=rollout.logp[rows], value=rollout.value[rows], game=rollout.game[rows], seat=rollout.seat[rows],
         turn=rollout.turn[rows], scores=rollout.scores, turns=rollout.turns, winners=rollout.winners,
-        candidate_values=None if rollout.candidate_values is None else rollout.candidate_values[candidate],
         hands=pick(rollout.hands), critic_value=pick(rollout.critic_value), cut=pick(rollout.cut), ended=rollout.ended,
     )
 

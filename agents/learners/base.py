@@ -3,7 +3,7 @@
 The trainer owns what every algorithm shares: the network (``model``, the learner's copy, on the
 learner's device), its Adam optimiser, the minibatch stream ``rng`` and the loop. A learner owns what
 only its algorithm has (PPO's schedules and full critic, the value learners' exploration and target
-network, distill's replay of recent batches), and its part of the checkpoint.
+network), and its part of the checkpoint.
 """
 
 from __future__ import annotations

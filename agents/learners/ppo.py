@@ -67,7 +67,7 @@ def linear_lr_at(batch: int, total: int, peak: float, min_fraction: float = 0.0)
 
 
 def scheduled_lr(args: TrainArgs, batch: int, peak: float, warmup_fraction: float, min_fraction: float) -> float:
-    """PPO's and distill's learning rate at ``batch``: warm-up and cosine decay (:func:`lr_at`), or
+    """PPO's learning rate at ``batch``: warm-up and cosine decay (:func:`lr_at`), or
     ``--lr-schedule linear`` (:func:`linear_lr_at`), over ``args.batches``."""
     if args.lr_schedule == "linear":
         return linear_lr_at(batch, args.batches, peak, min_fraction)

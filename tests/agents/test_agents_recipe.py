@@ -43,7 +43,6 @@ def test_other_learners_keep_their_paper_defaults_under_both_presets():
     for preset in ("default", "paper"):
         args = TrainArgs(algo="mcq", preset=preset).validate().resolved()
         assert (args.lr, args.minibatch, args.games_per_batch, args.reward_scale) == (3e-5, 256, 64, 1.0 / 13.0)
-        assert TrainArgs(algo="distill", preset=preset).validate().resolved().env == "engine"  # no vector env for teachers
 
 
 def test_auto_env_falls_back_to_the_engine_where_the_vector_env_does_not_apply():
