@@ -15,8 +15,6 @@ torch; ``import agents`` itself does not):
   encoder, dot-product scorer and value head (paper section 3.2, appendix B);
 * :mod:`agents.policy`: :class:`~agents.policy.NetworkPolicy`, a network as a
   :class:`big2_env.players.Policy` (one batched forward pass per ``act_batch``);
-* :mod:`agents.critic`: :class:`~agents.critic.FullCritic`, PPO's critic that also sees the other
-  three hands (``--critic full``; training only, never in a policy file);
 * :mod:`agents.curriculum`: self, checkpoint, OSFP, mixed and fixed-opponent curricula;
 
 Collection (playing the games a batch learns from): :mod:`agents.collect`, each collector a

@@ -47,6 +47,7 @@ REMOVED_ALGOS = {"distill": "learning-from-search", "exit": "learning-from-searc
 REMOVED_FIELDS: dict[str, tuple[Any, str]] = {
     "teacher": (None, "learning-from-search"), "replay": (1, "learning-from-search"),
     "soft_targets": (0.0, "learning-from-search"), "leaf_value": (0.0, "learning-from-search"),
+    "critic": ("observation", "charlesworth-recipe"),
 }
 """Training arguments measured and removed: each with the value that left it off (``None``: any value, it acted
 for a removed algorithm only) and its study. A saved run or config file with that value loads without it; any
@@ -68,10 +69,6 @@ DESIGNS = ("paper", "plus", "mlp", "charlesworth")
 OBSERVATIONS = ("paper", "extended", "charlesworth")
 """The observations a network may read (:class:`NetworkConfig.observation`): the paper's 277 numbers,
 the extended 315, or Charlesworth's 412 (:func:`big2_env.players.charlesworth.network_input`)."""
-
-CRITICS = ("observation", "full")
-"""PPO's critics (``TrainArgs.critic``): the value head on the policy's own inputs, or a separate
-network that also reads the other three hands (:mod:`agents.critic`; training only)."""
 
 LR_SCHEDULES = ("cosine", "linear")
 """PPO's learning-rate schedules (``TrainArgs.lr_schedule``, :func:`agents.learners.ppo.lr_at`)."""
@@ -494,7 +491,7 @@ class CommonArgs(Flags):
 @dataclass
 class PPOArgs(Flags):
     """PPO's own flags (:class:`PPOConfig`, :class:`agents.learners.ppo.PPOLearner`): its entropy bonus
-    and clip and their schedules, the learning-rate schedule, its critic, and Charlesworth's
+    and clip and their schedules, the learning-rate schedule, and Charlesworth's
     cadence of games stepped across batches on the compiled vector env."""
 
     entropy: float = _arg(0.05, "entropy coefficient (paper best 0.05)", within=(0.0, 10.0))
@@ -514,11 +511,6 @@ class PPOArgs(Flags):
         "scores the games report, and the evaluations, are unchanged (0: the score alone, the paper's reward)",
         within=(0.0, 100.0),
     )
-    critic: str = _arg(
-        "observation",
-        "PPO's critic: observation (the network's own value head) or full (a separate network that also reads the "
-        "other three hands, for the advantages; training only: model.pt never holds it; --env vector)",
-    )
     steps_per_batch: int = _arg(
         0, "--env vector: 0 plays each batch's games to the end; N steps each of the --games-per-batch games N "
         "decisions per batch, the games running on across batches (Charlesworth's 20), the values bootstrapped",
@@ -536,11 +528,6 @@ class PPOArgs(Flags):
     def check(args: TrainArgs) -> None:
         if args.lr_schedule not in LR_SCHEDULES:
             raise ValueError(f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}; got {args.lr_schedule!r}")
-        if args.critic not in CRITICS:
-            raise ValueError(f"critic must be one of {', '.join(CRITICS)}; got {args.critic!r}")
-        if args.critic == "full" and (args.algo != "ppo" or args.env_in_use() != "vector"):
-            raise ValueError("--critic full is PPO's on the compiled vector env (--algo ppo, --env vector or auto, "
-                             f"--curriculum self); got algo {args.algo!r} on env {args.env_in_use()!r}")
         if args.steps_per_batch and (args.algo != "ppo" or args.env_in_use() != "vector"):
             raise ValueError("--steps-per-batch runs games on across batches in the compiled vector env: PPO with --env "
                              f"vector (or auto) only; got algo {args.algo!r} on env {args.env_in_use()!r}")

@@ -47,8 +47,6 @@ TRAIN_LOG_FIELDS = (
     "clip_fraction",
     "grad_norm",
     "explained_variance",
-    "policy_explained_variance",
-    "critic_loss",
     "grad_ratio",
     "epsilon",
     "q_loss",

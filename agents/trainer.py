@@ -44,7 +44,7 @@ from .policy import NetworkPolicy
 CHECKPOINT_NAME = "checkpoint.pt"
 MODEL_NAME = "model.pt"
 MODELS_DIR = "models"  # OUT/models/model_BATCH.pt: the snapshots --keep-models-every keeps
-LEARNER_STATE = ("target_state", "critic_state", "critic_optimizer_state")
+LEARNER_STATE = ("target_state",)
 """The learners' parts of a checkpoint (``None`` where the run's learner has none)."""
 
 
@@ -176,8 +176,7 @@ class Trainer:
         args = self.args
         skip_forced = not args.train_forced
         if args.env == "vector":
-            return VectorCollector(self.vector_env, skip_forced, self.learner.record_hands, args.steps_per_batch,
-                                   args.random_opponent_prob)
+            return VectorCollector(self.vector_env, skip_forced, args.steps_per_batch, args.random_opponent_prob)
         if self.processes > 1:
             return PoolCollector(self.start_workers, self.rules, skip_forced)
         return EngineCollector(self.rules, skip_forced)
@@ -345,7 +344,6 @@ class Trainer:
         optimiser's moment tensors), so that it can be saved after training has moved on."""
         state = self.state_dict()
         state["optimizer_state"] = deepcopy(state["optimizer_state"])
-        state["critic_optimizer_state"] = deepcopy(state["critic_optimizer_state"])  # PPO's full critic
         return state
 
     def sync_actor(self) -> None:

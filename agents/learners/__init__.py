@@ -1,5 +1,5 @@
 """The learners: PPO (appendix C), the value learners and and Deep Monte Carlo.
-May import: torch, big2_env, agents' config, network, policy and critic modules, and agents.collect (never agents.train).
+May import: torch, big2_env, agents' config, network and policy modules, and agents.collect (never agents.train).
 
 Each algorithm is a :class:`~agents.learners.base.Learner` (:mod:`~agents.learners.base`: its schedule, its
 update step, its part of the checkpoint), named by ``--algo`` in :data:`agents.learners.registry.LEARNERS`.

@@ -52,26 +52,24 @@ def test_the_trainer_picks_the_learner_and_the_collector_once(kwargs, learner, c
 def test_a_learner_keeps_its_part_of_the_checkpoint():
     sarsa = Trainer(TrainArgs(algo="sarsa", env="engine", workers=1, model=dict(SMALL), games_per_batch=2, progress=False))
     state = sarsa.state_dict()
-    assert state["target_state"] is not None and state["critic_state"] is None and state["critic_optimizer_state"] is None
-    ppo = Trainer(TrainArgs(algo="ppo", env="vector", critic="full", model=dict(SMALL), games_per_batch=2, progress=False))
-    state = ppo.state_dict()
-    assert state["target_state"] is None and state["critic_state"] is not None
-    assert state["critic_optimizer_state"] is not None
+    assert state["target_state"] is not None
+    ppo = Trainer(TrainArgs(algo="ppo", env="vector", model=dict(SMALL), games_per_batch=2, progress=False))
+    assert ppo.state_dict()["target_state"] is None
 
 
 def test_train_args_is_its_groups_and_the_shared_fields_each_flag_once():
     names = [f.name for f in fields(TrainArgs)]
-    assert len(names) == len(set(names)) == 55
+    assert len(names) == len(set(names)) == 54
     grouped = {f.name for group in FLAG_GROUPS for f in fields(group)}
     shared = set(names) - grouped
     assert {"algo", "lr", "batches", "seed", "model"} <= shared and len(shared) < len(grouped)
-    assert {"entropy", "clip", "critic"} <= {f.name for f in fields(PPOArgs)}
+    assert {"entropy", "clip", "steps_per_batch"} <= {f.name for f in fields(PPOArgs)}
 
 
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(critic="full", env="engine"), "--critic full is PPO's"),  # PPO's group
+        (dict(steps_per_batch=3, env="engine"), "--steps-per-batch runs games on across batches"),  # PPO's group
         (dict(curriculum="x"), "curriculum must be one of"),  # the curriculum's
         (dict(eval_opponents=["smart", "smart"]), "must name each opponent once"),  # the evaluation's
         (dict(ray_address="auto"), "ray_address applies to --backend ray only"),  # the run's
