@@ -38,8 +38,8 @@ ALGOS = ("ppo",) + VALUE_ALGOS
 (:mod:`agents.learners.value`)."""
 
 REMOVED_AT = "cbad168"
-"""The commit that still runs every algorithm and option measured and removed (:data:`REMOVED_ALGOS`,
-:data:`REMOVED_FIELDS`)."""
+"""The commit that still runs every algorithm, option and design measured and removed (:data:`REMOVED_ALGOS`,
+:data:`REMOVED_FIELDS`, :data:`REMOVED_DESIGNS`)."""
 
 REMOVED_ALGOS = {"distill": "learning-from-search", "exit": "learning-from-search"}
 """Algorithms measured and removed, each with its study (``experiments/STUDY.md``): a run of one is refused by name."""
@@ -47,7 +47,7 @@ REMOVED_ALGOS = {"distill": "learning-from-search", "exit": "learning-from-searc
 REMOVED_FIELDS: dict[str, tuple[Any, str]] = {
     "teacher": (None, "learning-from-search"), "replay": (1, "learning-from-search"),
     "soft_targets": (0.0, "learning-from-search"), "leaf_value": (0.0, "learning-from-search"),
-    "critic": ("observation", "charlesworth-recipe"),
+    "critic": ("observation", "charlesworth-recipe"), "win_bonus": (0.0, "paper-table2"),
 }
 """Training arguments measured and removed: each with the value that left it off (``None``: any value, it acted
 for a removed algorithm only) and its study. A saved run or config file with that value loads without it; any
@@ -63,8 +63,11 @@ MAX_WIDTH = 4096
 :func:`agents.network.check_size` also bounds the total parameter count before anything is allocated."""
 
 
-DESIGNS = ("paper", "plus", "mlp", "charlesworth")
+DESIGNS = ("paper", "plus", "charlesworth")
 """The network designs (:class:`NetworkConfig.design`)."""
+
+REMOVED_DESIGNS = {"mlp": "learner-runs"}
+"""Network designs measured and removed, each with its study: a model config naming one is refused by name."""
 
 OBSERVATIONS = ("paper", "extended", "charlesworth")
 """The observations a network may read (:class:`NetworkConfig.observation`): the paper's 277 numbers,
@@ -122,8 +125,7 @@ class NetworkConfig:
         design: ``"paper"`` (default: the paper's network, unchanged), ``"charlesworth"`` (his network:
             412 inputs, a 512-unit ReLU layer, then 256 and a masked 1695-way policy, and from the first
             layer a 256-unit branch to the value; orthogonal initialisation as his baselines code; it reads
-            ``observation="charlesworth"``), ``"mlp"`` (an MLP with a
-            fixed 1695-way action head, see ``mlp_hidden``) or ``"plus"`` (the
+            ``observation="charlesworth"``) or ``"plus"`` (the
             stronger network of :mod:`agents.network`: candidates scored by an MLP over the
             state, the candidate and the hand it would leave; a full-rank path for the card
             sets; own hand size).
@@ -133,10 +135,8 @@ class NetworkConfig:
             ``design="paper"``, whose state embedding then starts from a ``mlp_hidden``-unit ReLU
             layer over them in place of the card encoders; candidates are scored as always).
         scorer_hidden: hidden width of the ``"plus"`` design's candidate scorer.
-        mlp_hidden: first hidden width of the ``"mlp"`` design (a plain MLP over the state's
-            368 binary numbers, ``mlp_hidden`` then ``state_dim`` wide, with a fixed 1695-way head
-            masked to the legal actions, like Charlesworth's network), of the ``"charlesworth"``
-            design, and of the ``"paper"`` design's first layer over Charlesworth's 412 inputs.
+        mlp_hidden: first hidden width of the ``"charlesworth"`` design, and of the ``"paper"``
+            design's first layer over Charlesworth's 412 inputs.
         scorer_blocks: residual blocks stacked on the ``"plus"`` scorer's hidden layer (0 to
             :data:`MAX_SCORER_BLOCKS`; default 0): each ``h = relu(h + W2 relu(W1 h))`` at width
             ``scorer_hidden``, the wide residual stack of the Big 2 Deep Monte Carlo study
@@ -173,6 +173,8 @@ class NetworkConfig:
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name in _CHOICES:
+                if f.name == "design" and isinstance(value, str) and value in REMOVED_DESIGNS:
+                    raise removed(f"NetworkConfig design={value!r}", REMOVED_DESIGNS[value])
                 if value not in _CHOICES[f.name]:
                     raise ValueError(f"NetworkConfig.{f.name} must be one of {', '.join(_CHOICES[f.name])}; got {value!r}")
             elif f.name in ("value_head", "win_head"):
@@ -195,9 +197,6 @@ class NetworkConfig:
         if self.observation == "charlesworth" and self.design not in ("charlesworth", "paper"):
             raise ValueError("NetworkConfig observation='charlesworth' (his 412 numbers) is read by design='charlesworth' "
                              f"(his network) or design='paper' (ours on his inputs); got design={self.design!r}")
-        if self.design == "mlp" and self.observation != "paper":
-            raise ValueError("NetworkConfig design='mlp' reads the paper's 277 numbers only; got observation="
-                             f"{self.observation!r}")
         if self.win_head and self.value_head:
             raise ValueError("NetworkConfig.win_head is for the value learners (value_head=False): PPO samples its policy")
 
@@ -234,7 +233,6 @@ class PPOConfig:
     epochs: int = 2
     minibatch: int = 4096
     reward_scale: float = 1.0 / 13.0
-    win_bonus: float = 0.0
 
 
 PAPER_PPO = PPOConfig(lr=3e-5, min_lr_fraction=0.0, epochs=4, minibatch=256, reward_scale=1.0)
@@ -505,11 +503,6 @@ class PPOArgs(Flags):
     )
     clip_anneal: bool = _arg(
         False, "PPO: the clip (policy ratio and value) falls linearly to 0 over the planned batches, as his does"
-    )
-    win_bonus: float = _arg(
-        0.0, "PPO: the winner's training reward gets this many points more than its score (x --reward-scale); the "
-        "scores the games report, and the evaluations, are unchanged (0: the score alone, the paper's reward)",
-        within=(0.0, 100.0),
     )
     steps_per_batch: int = _arg(
         0, "--env vector: 0 plays each batch's games to the end; N steps each of the --games-per-batch games N "
@@ -794,7 +787,6 @@ class TrainArgs(RunArgs, EvalArgs, CurriculumArgs, ValueArgs, PPOArgs, CommonArg
             epochs=self.algo_int("epochs"),
             minibatch=self.algo_int("minibatch"),
             reward_scale=self.algo_default("reward_scale"),
-            win_bonus=self.win_bonus,
         )
 
     def validate(self) -> "TrainArgs":

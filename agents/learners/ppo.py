@@ -129,15 +129,13 @@ def gae(
     return advantages, advantages + values
 
 
-def seat_trajectories(
-    rollout: Rollout, reward_scale: float = 1.0, win_bonus: float = 0.0
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def seat_trajectories(rollout: Rollout, reward_scale: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Order the recorded decisions by (game, seat, time) and give each seat its own rewards.
 
     Returns ``(order, rewards, dones)``: ``order`` indexes the rollout's rows so that
     each (game, seat) trajectory is contiguous and in time order; ``rewards[i]`` and
     ``dones[i]`` belong to row ``order[i]``: the seat's final score (times
-    ``reward_scale``; the winner's plus ``win_bonus`` points) and True at its last decision, 0 and
+    ``reward_scale``) and True at its last decision, 0 and
     False elsewhere (a ``cut`` row, whose game goes on into the next batch, gets no reward).
     """
     order = np.lexsort((rollout.turn, rollout.seat, rollout.game))
@@ -148,8 +146,7 @@ def seat_trajectories(
     if n > 1:
         dones[:-1] = (game[1:] != game[:-1]) | (seat[1:] != seat[:-1])
     rewards = np.zeros(n, dtype=np.float64)
-    won = rollout.winners[game[dones]] == seat[dones]
-    rewards[dones] = (rollout.scores[game[dones], seat[dones]] + win_bonus * won) * reward_scale
+    rewards[dones] = rollout.scores[game[dones], seat[dones]] * reward_scale
     if rollout.cut is not None:
         rewards[rollout.cut[order]] = 0.0
     return order, rewards, dones
@@ -158,7 +155,7 @@ def seat_trajectories(
 def advantages_and_returns(rollout: Rollout, config: PPOConfig) -> tuple[np.ndarray, np.ndarray]:
     """Per-row advantages (not yet normalised) and returns, in the rollout's row order (0 and the
     value itself at ``cut`` rows, which are not learned in this batch)."""
-    order, rewards, dones = seat_trajectories(rollout, config.reward_scale, config.win_bonus)
+    order, rewards, dones = seat_trajectories(rollout, config.reward_scale)
     cuts = None if rollout.cut is None else rollout.cut[order]
     adv_sorted, ret_sorted = gae(rewards, rollout.value[order], dones, config.gamma, config.gae_lambda, cuts)
     advantages = np.empty(len(order), dtype=np.float64)
