@@ -255,7 +255,7 @@ class ValueConfig:
     target_sync: int = 10
     epsilon_start: float = 0.5
     epsilon_end: float = 0.0
-    epochs: int = 1
+    epochs: int = 4
     minibatch: int = 256
     win_coef: float = 1.0
 
@@ -321,27 +321,25 @@ GAMES_PER_BATCH = {"vector": 512, "engine": 64}
 every other learner): the vector env batches the network over every game on move, so more games
 make larger forward passes."""
 
-_CONFIGS: list[tuple[str, PPOConfig | ValueConfig]] = [("ppo", PPOConfig())]
-
-
 def _algo_defaults(algo: str, config: PPOConfig | ValueConfig) -> dict[str, float]:
+    """The values ``config`` gives the ``TrainArgs`` fields that default to ``None`` (the learners without a
+    learning-rate schedule or exploration report a floor of 0 and PPO's epsilon fields their unused defaults)."""
     return {
         "max_grad_norm": config.max_grad_norm,
         "reward_scale": config.reward_scale,
-        "gamma": getattr(config, "gamma", 0.99),
+        "gamma": config.gamma,
         "epsilon_start": getattr(config, "epsilon_start", 0.5),
         "epsilon_end": getattr(config, "epsilon_end", 0.0),
-        # PPO's own; the other learners take the paper's PPO values (:data:`PAPER_PPO`)
-        "lr": config.lr if isinstance(config, PPOConfig) else 3e-5,
-        "min_lr_fraction": config.min_lr_fraction if isinstance(config, PPOConfig) else 0.0,
-        "minibatch": config.minibatch if isinstance(config, PPOConfig) else 256,
-        "epochs": config.epochs if isinstance(config, PPOConfig) else 4,
+        "lr": config.lr,
+        "min_lr_fraction": getattr(config, "min_lr_fraction", 0.0),
+        "minibatch": config.minibatch,
+        "epochs": config.epochs,
         **(DMC_DEFAULTS if algo == "dmc" else {}),
     }
 
 
 ALGO_DEFAULTS: dict[str, dict[str, float]] = {
-    algo: _algo_defaults(algo, config) for algo, config in _CONFIGS + [(a, ValueConfig(algo=a)) for a in VALUE_ALGOS]
+    "ppo": _algo_defaults("ppo", PPOConfig()), **{a: _algo_defaults(a, ValueConfig(algo=a)) for a in VALUE_ALGOS}
 }
 """The per-algorithm values of the ``TrainArgs`` fields left at ``None`` (preset ``default``): the
 defaults of :class:`PPOConfig` (the recipe that learns) and
@@ -350,6 +348,7 @@ defaults of :class:`PPOConfig` (the recipe that learns) and
 PAPER_DEFAULTS: dict[str, dict[str, float]] = {
     **ALGO_DEFAULTS, "ppo": _algo_defaults("ppo", PAPER_PPO)
 }
+""":data:`ALGO_DEFAULTS` under ``--preset paper``: PPO takes :data:`PAPER_PPO`."""
 
 PRESET_DEFAULTS: dict[str, dict[str, dict[str, float]]] = {
     "default": ALGO_DEFAULTS,
@@ -360,7 +359,6 @@ PRESET_DEFAULTS: dict[str, dict[str, dict[str, float]]] = {
 """The values of the ``None`` fields under each preset (``--preset charlesworth`` also sets
 fields that have plain defaults: :func:`args_from_mapping` and :meth:`TrainArgs.from_preset` apply
 :data:`CHARLESWORTH_PRESET`)."""
-""":data:`ALGO_DEFAULTS` under ``--preset paper``: PPO takes :data:`PAPER_PPO`."""
 
 LEGACY_PPO = {"reward_scale": 1.0}
 """The values of fields left at ``None`` in runs saved before presets existed (their PPO scored raw)."""
@@ -432,14 +430,16 @@ class CommonArgs(Flags):
     rules: str = _arg("paper", "rules preset")
     lr: float | None = _arg(None, "peak Adam learning rate (None: 1e-3 for PPO, 3e-5 with --preset paper and for "
                             "the other learners)", type=float, within=(0.0, 1.0), low_open=True)
-    warmup_fraction: float = _arg(0.02, "share of the planned batches spent in linear warm-up", within=(0.0, 1.0))
+    warmup_fraction: float = _arg(
+        PPOConfig.warmup_fraction, "share of the planned batches spent in linear warm-up", within=(0.0, 1.0)
+    )
     min_lr_fraction: float | None = _arg(
         None, "the cosine decay ends at this fraction of --lr (None: 0.1 for PPO, 0 with --preset paper and otherwise)",
         type=float,
         within=(0.0, 1.0),
     )
     gamma: float | None = _arg(None, "discount (None: 0.99, 1 for dmc)", type=float, within=(0.0, 1.0))
-    value_coef: float = _arg(0.5, "value loss coefficient", within=(0.0, 100.0))
+    value_coef: float = _arg(PPOConfig.value_coef, "value loss coefficient", within=(0.0, 100.0))
     max_grad_norm: float | None = _arg(
         None, "global gradient-norm clip (None: 0.5 for ppo, 1.0 for the value learners)", type=float,
         within=(0.0, 1e6), low_open=True,
@@ -492,7 +492,7 @@ class PPOArgs(Flags):
     and clip and their schedules, the learning-rate schedule, and Charlesworth's
     cadence of games stepped across batches on the compiled vector env."""
 
-    entropy: float = _arg(0.05, "entropy coefficient (paper best 0.05)", within=(0.0, 10.0))
+    entropy: float = _arg(PPOConfig.entropy_coef, "entropy coefficient (paper best 0.05)", within=(0.0, 10.0))
     entropy_anneal: float = _arg(
         0.0, "PPO: anneal the entropy coefficient linearly to 0 over this last fraction of the planned batches (0: constant)",
         within=(0.0, 1.0),
@@ -514,8 +514,8 @@ class PPOArgs(Flags):
         "(uniform over the legal actions), only its decisions recorded; the rest stay self-play (0: self-play only)",
         within=(0.0, 1.0),
     )
-    gae_lambda: float = _arg(0.95, "GAE lambda", within=(0.0, 1.0))
-    clip: float = _arg(0.2, "PPO ratio clip and value clip", within=(0.0, 10.0), low_open=True)
+    gae_lambda: float = _arg(PPOConfig.gae_lambda, "GAE lambda", within=(0.0, 1.0))
+    clip: float = _arg(PPOConfig.clip, "PPO ratio clip and value clip", within=(0.0, 10.0), low_open=True)
 
     @staticmethod
     def check(args: TrainArgs) -> None:
@@ -545,9 +545,12 @@ class ValueArgs(Flags):
         within=(0.0, 1.0),
     )
     win_coef: float = _arg(
-        1.0, "value learners with a win head (--model win_head=true): weight of its cross-entropy", within=(0.0, 100.0)
+        ValueConfig.win_coef, "value learners with a win head (--model win_head=true): weight of its cross-entropy",
+        within=(0.0, 100.0),
     )
-    target_sync: int = _arg(10, "sarsa, qlearning: copy the network to the target network every this many batches", least=1)
+    target_sync: int = _arg(
+        ValueConfig.target_sync, "sarsa, qlearning: copy the network to the target network every this many batches", least=1
+    )
 
 
 @dataclass
@@ -659,12 +662,10 @@ class RunArgs(Flags):
         check_device(args.device)
         if args.env not in ENVS:
             raise ValueError(f"env must be one of {', '.join(ENVS)}; got {args.env!r}")
-        if args.env == "vector":
-            if args.curriculum != "self":
-                raise ValueError("--env vector plays current-policy self-play: it needs --curriculum self")
-            if args.model.get("observation", "paper") == "extended":
-                raise ValueError("--env vector gives the paper's 277 numbers or Charlesworth's 412: it cannot train model "
-                                 "observation=extended")
+        if args.env == "vector" and not args.vector_applies():
+            raise ValueError("--env vector plays current-policy self-play (it needs --curriculum self) of a network that "
+                             "reads the paper's 277 numbers or Charlesworth's 412 (it cannot train model observation=extended); "
+                             f"got curriculum {args.curriculum!r}, observation {args.model.get('observation', 'paper')!r}")
         his_view = args.model.get("observation", "paper") == "charlesworth"
         if his_view and args.env_in_use() != "vector":
             raise ValueError("model observation=charlesworth (his 412 numbers) is computed by the compiled vector env: "

@@ -53,8 +53,6 @@ TRAIN_LOG_FIELDS = (
     "mean_q",
     "mean_target",
     "win_loss",
-    "cross_entropy",
-    "accuracy",
     "batch_decisions",
     "trained_decisions",
     "mean_game_turns",
