@@ -8,15 +8,13 @@ torch; ``import agents`` itself does not):
   ``.pt`` files, run folders) and the ``big2 train`` / ``big2 plot`` commands (torch-free);
 
 * :mod:`agents.config`: the dataclasses :class:`~agents.config.NetworkConfig`, each learner's
-  config (:class:`~agents.config.PPOConfig`, :class:`~agents.config.ValueConfig`,
-  :class:`~agents.config.DistillConfig`) and :class:`~agents.config.TrainArgs`, every ``big2 train``
+  config (:class:`~agents.config.PPOConfig`, :class:`~agents.config.ValueConfig`) and
+  :class:`~agents.config.TrainArgs`, every ``big2 train``
   flag, composed of one group of fields per algorithm and concern (torch-free);
 * :mod:`agents.network`: :class:`~agents.network.Big2Net`, the state encoder, candidate
   encoder, dot-product scorer and value head (paper section 3.2, appendix B);
 * :mod:`agents.policy`: :class:`~agents.policy.NetworkPolicy`, a network as a
   :class:`big2_env.players.Policy` (one batched forward pass per ``act_batch``);
-* :mod:`agents.critic`: :class:`~agents.critic.FullCritic`, PPO's critic that also sees the other
-  three hands (``--critic full``; training only, never in a policy file);
 * :mod:`agents.curriculum`: self, checkpoint, OSFP, mixed and fixed-opponent curricula;
 
 Collection (playing the games a batch learns from): :mod:`agents.collect`, each collector a
@@ -26,13 +24,12 @@ Collection (playing the games a batch learns from): :mod:`agents.collect`, each 
   every game on move (the default);
 * :mod:`~agents.collect.rollout`: games on the Python engine stepped together, one forward pass per step;
 * :mod:`~agents.collect.parallel` and :mod:`~agents.collect.ray_workers`: rollout workers in helper
-  processes and Ray actors (they only play; :mod:`agents.learners.processes` adds PPO's shared gradients);
-* :mod:`~agents.collect.teachers`: a teacher's games, the batches of distill and expert iteration;
+  processes and Ray actors (they only play; :mod:`agents.learners.processes` adds PPO's shared gradients).
 
 The learners: :mod:`agents.learners`, each algorithm a :class:`~agents.learners.base.Learner`
 (:data:`agents.learners.registry.LEARNERS`): :mod:`~agents.learners.ppo` (per-seat GAE and the clipped
-PPO update, appendix C), :mod:`~agents.learners.value` (Monte Carlo Q, SARSA, Q-learning, Deep
-Monte Carlo) and :mod:`~agents.learners.distill` (learning from the search).
+PPO update, appendix C) and :mod:`~agents.learners.value` (Monte Carlo Q, SARSA, Q-learning, Deep
+Monte Carlo).
 
 The loop:
 

@@ -187,9 +187,9 @@ def check_config(data: Mapping[str, Any], expected: NetworkConfig, path: str | o
 
 MODEL_INFO = ("algo", "curriculum", "entropy", "seed", "rules")
 """The run's arguments a policy file's ``info`` states (beside its ``batch`` and ``games``)."""
-MODEL_INFO_IF_SET = ("init", "win_bonus", "random_opponent_prob")
-"""Arguments a policy file's ``info`` states only where the run set them: the file it started from,
-a bonus for going out first, games against Random players."""
+MODEL_INFO_IF_SET = ("init", "random_opponent_prob")
+"""Arguments a policy file's ``info`` states only where the run set them: the file it started from
+and games against Random players."""
 
 
 def policy_info(state: Mapping[str, Any]) -> dict[str, Any]:

@@ -4,12 +4,11 @@
   every checkpoint);
 * :class:`PPOConfig`: PPO's hyperparameters (:mod:`agents.learners.ppo`);
 * :class:`ValueConfig`: the value learners' hyperparameters (:mod:`agents.learners.value`);
-* :class:`DistillConfig`: learning from a teacher's moves (:mod:`agents.learners.distill`);
 * :class:`TrainArgs`: every argument of a training run, each field a ``big2 train`` flag
   (``--games-per-batch`` ...) and a key of a ``--config`` JSON or TOML file
   (:func:`load_config_file`), flat as a run folder saves them; its fields are grouped, each group a
   dataclass with the checks between its fields and the run's (:data:`FLAG_GROUPS`:
-  :class:`PPOArgs`, :class:`ValueArgs`, :class:`DistillArgs`, :class:`CurriculumArgs`,
+  :class:`PPOArgs`, :class:`ValueArgs`, :class:`CurriculumArgs`,
   :class:`EvalArgs`, :class:`RunArgs`), and each field declares its bounds (:func:`check_bounds`).
 
 ``big2_env.cli`` builds ``big2 train``'s parser from :class:`TrainArgs` without
@@ -34,13 +33,25 @@ CURRICULA = ("self", "checkpoint", "osfp", "fixed:smart", "fixed:greedy", "fixed
 VALUE_ALGOS = ("mcq", "sarsa", "qlearning", "dmc")
 """The value learners (:mod:`agents.learners.value`; ``dmc`` is Deep Monte Carlo)."""
 
-DISTILLING = ("distill", "exit")
-"""The learners of a search teacher's moves (:mod:`agents.learners.distill`): ``distill`` from a
-fixed teacher, ``exit`` (expert iteration) from a search whose prior is the network being trained."""
-
-ALGOS = ("ppo",) + VALUE_ALGOS + DISTILLING
+ALGOS = ("ppo",) + VALUE_ALGOS
 """The trainers: PPO (:mod:`agents.learners.ppo`), the value learners and Deep Monte Carlo
-(:mod:`agents.learners.value`) and learning from search (:mod:`agents.learners.distill`)."""
+(:mod:`agents.learners.value`)."""
+
+REMOVED_AT = "cbad168"
+"""The commit that still runs every algorithm, option and design measured and removed (:data:`REMOVED_ALGOS`,
+:data:`REMOVED_FIELDS`, :data:`REMOVED_DESIGNS`)."""
+
+REMOVED_ALGOS = {"distill": "learning-from-search", "exit": "learning-from-search"}
+"""Algorithms measured and removed, each with its study (``experiments/STUDY.md``): a run of one is refused by name."""
+
+REMOVED_FIELDS: dict[str, tuple[Any, str]] = {
+    "teacher": (None, "learning-from-search"), "replay": (1, "learning-from-search"),
+    "soft_targets": (0.0, "learning-from-search"), "leaf_value": (0.0, "learning-from-search"),
+    "critic": ("observation", "charlesworth-recipe"), "win_bonus": (0.0, "paper-table2"),
+}
+"""Training arguments measured and removed: each with the value that left it off (``None``: any value, it acted
+for a removed algorithm only) and its study. A saved run or config file with that value loads without it; any
+other value is refused by name."""
 
 BACKENDS = ("process", "ray")
 ENVS = ("auto", "engine", "vector")
@@ -52,16 +63,15 @@ MAX_WIDTH = 4096
 :func:`agents.network.check_size` also bounds the total parameter count before anything is allocated."""
 
 
-DESIGNS = ("paper", "plus", "mlp", "charlesworth")
+DESIGNS = ("paper", "plus", "charlesworth")
 """The network designs (:class:`NetworkConfig.design`)."""
+
+REMOVED_DESIGNS = {"mlp": "learner-runs"}
+"""Network designs measured and removed, each with its study: a model config naming one is refused by name."""
 
 OBSERVATIONS = ("paper", "extended", "charlesworth")
 """The observations a network may read (:class:`NetworkConfig.observation`): the paper's 277 numbers,
 the extended 315, or Charlesworth's 412 (:func:`big2_env.players.charlesworth.network_input`)."""
-
-CRITICS = ("observation", "full")
-"""PPO's critics (``TrainArgs.critic``): the value head on the policy's own inputs, or a separate
-network that also reads the other three hands (:mod:`agents.critic`; training only)."""
 
 LR_SCHEDULES = ("cosine", "linear")
 """PPO's learning-rate schedules (``TrainArgs.lr_schedule``, :func:`agents.learners.ppo.lr_at`)."""
@@ -80,6 +90,20 @@ def check_rho(value: Any, name: str = "rho") -> float:
     if not is_number(value, 0, 1):
         raise ValueError(f"{name} must be a number in [0, 1]; got {value!r}")
     return float(value)
+
+
+def removed(what: str, study: str) -> ValueError:
+    """The error for an algorithm or option that was measured and removed."""
+    return ValueError(f"{what} was removed after its study (experiments/{study}.md); commit {REMOVED_AT} still runs it")
+
+
+def check_algo(algo: Any) -> None:
+    """Refuse (``ValueError``) an algorithm that is not one of :data:`ALGOS`, naming the commit that still
+    runs a removed one."""
+    if isinstance(algo, str) and algo in REMOVED_ALGOS:
+        raise removed(f"algo {algo!r}", REMOVED_ALGOS[algo])
+    if algo not in ALGOS:
+        raise ValueError(f"algo must be one of {', '.join(ALGOS)}; got {algo!r}")
 
 
 @dataclass(frozen=True)
@@ -101,8 +125,7 @@ class NetworkConfig:
         design: ``"paper"`` (default: the paper's network, unchanged), ``"charlesworth"`` (his network:
             412 inputs, a 512-unit ReLU layer, then 256 and a masked 1695-way policy, and from the first
             layer a 256-unit branch to the value; orthogonal initialisation as his baselines code; it reads
-            ``observation="charlesworth"``), ``"mlp"`` (an MLP with a
-            fixed 1695-way action head, see ``mlp_hidden``) or ``"plus"`` (the
+            ``observation="charlesworth"``) or ``"plus"`` (the
             stronger network of :mod:`agents.network`: candidates scored by an MLP over the
             state, the candidate and the hand it would leave; a full-rank path for the card
             sets; own hand size).
@@ -112,10 +135,8 @@ class NetworkConfig:
             ``design="paper"``, whose state embedding then starts from a ``mlp_hidden``-unit ReLU
             layer over them in place of the card encoders; candidates are scored as always).
         scorer_hidden: hidden width of the ``"plus"`` design's candidate scorer.
-        mlp_hidden: first hidden width of the ``"mlp"`` design (a plain MLP over the state's
-            368 binary numbers, ``mlp_hidden`` then ``state_dim`` wide, with a fixed 1695-way head
-            masked to the legal actions, like Charlesworth's network), of the ``"charlesworth"``
-            design, and of the ``"paper"`` design's first layer over Charlesworth's 412 inputs.
+        mlp_hidden: first hidden width of the ``"charlesworth"`` design, and of the ``"paper"``
+            design's first layer over Charlesworth's 412 inputs.
         scorer_blocks: residual blocks stacked on the ``"plus"`` scorer's hidden layer (0 to
             :data:`MAX_SCORER_BLOCKS`; default 0): each ``h = relu(h + W2 relu(W1 h))`` at width
             ``scorer_hidden``, the wide residual stack of the Big 2 Deep Monte Carlo study
@@ -152,6 +173,8 @@ class NetworkConfig:
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name in _CHOICES:
+                if f.name == "design" and isinstance(value, str) and value in REMOVED_DESIGNS:
+                    raise removed(f"NetworkConfig design={value!r}", REMOVED_DESIGNS[value])
                 if value not in _CHOICES[f.name]:
                     raise ValueError(f"NetworkConfig.{f.name} must be one of {', '.join(_CHOICES[f.name])}; got {value!r}")
             elif f.name in ("value_head", "win_head"):
@@ -174,9 +197,6 @@ class NetworkConfig:
         if self.observation == "charlesworth" and self.design not in ("charlesworth", "paper"):
             raise ValueError("NetworkConfig observation='charlesworth' (his 412 numbers) is read by design='charlesworth' "
                              f"(his network) or design='paper' (ours on his inputs); got design={self.design!r}")
-        if self.design == "mlp" and self.observation != "paper":
-            raise ValueError("NetworkConfig design='mlp' reads the paper's 277 numbers only; got observation="
-                             f"{self.observation!r}")
         if self.win_head and self.value_head:
             raise ValueError("NetworkConfig.win_head is for the value learners (value_head=False): PPO samples its policy")
 
@@ -213,7 +233,6 @@ class PPOConfig:
     epochs: int = 2
     minibatch: int = 4096
     reward_scale: float = 1.0 / 13.0
-    win_bonus: float = 0.0
 
 
 PAPER_PPO = PPOConfig(lr=3e-5, min_lr_fraction=0.0, epochs=4, minibatch=256, reward_scale=1.0)
@@ -236,7 +255,7 @@ class ValueConfig:
     target_sync: int = 10
     epsilon_start: float = 0.5
     epsilon_end: float = 0.0
-    epochs: int = 1
+    epochs: int = 4
     minibatch: int = 256
     win_coef: float = 1.0
 
@@ -248,27 +267,6 @@ class ValueConfig:
     def uses_target(self) -> bool:
         """SARSA and Q-learning bootstrap from a delayed target network; Monte Carlo Q and DMC do not."""
         return self.algo not in ("mcq", "dmc")
-
-
-@dataclass(frozen=True)
-class DistillConfig:
-    """Learning from a teacher's moves (:mod:`agents.learners.distill`): cross-entropy to its choice plus
-    ``value_coef`` x the value head's squared error against the final score x ``reward_scale``.
-
-    ``replay``: each update learns from this batch's decisions and those of the ``replay - 1``
-    batches before it. ``soft_targets``: 0 learns the teacher's choice; ``T > 0`` learns the
-    softmax of a search teacher's candidate means divided by ``T`` (points of final score)."""
-
-    lr: float = 3e-4
-    warmup_fraction: float = 0.02
-    min_lr_fraction: float = 0.0
-    value_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    epochs: int = 4
-    minibatch: int = 256
-    reward_scale: float = 1.0 / 13.0
-    replay: int = 1
-    soft_targets: float = 0.0
 
 
 DMC_DEFAULTS = {"gamma": 1.0, "epsilon_start": 0.01, "epsilon_end": 0.01}
@@ -323,37 +321,34 @@ GAMES_PER_BATCH = {"vector": 512, "engine": 64}
 every other learner): the vector env batches the network over every game on move, so more games
 make larger forward passes."""
 
-_CONFIGS: list[tuple[str, PPOConfig | DistillConfig | ValueConfig]] = [
-    ("ppo", PPOConfig()), ("distill", DistillConfig()), ("exit", DistillConfig())
-]
-
-
-def _algo_defaults(algo: str, config: PPOConfig | DistillConfig | ValueConfig) -> dict[str, float]:
+def _algo_defaults(algo: str, config: PPOConfig | ValueConfig) -> dict[str, float]:
+    """The values ``config`` gives the ``TrainArgs`` fields that default to ``None`` (the learners without a
+    learning-rate schedule or exploration report a floor of 0 and PPO's epsilon fields their unused defaults)."""
     return {
         "max_grad_norm": config.max_grad_norm,
         "reward_scale": config.reward_scale,
-        "gamma": getattr(config, "gamma", 0.99),
+        "gamma": config.gamma,
         "epsilon_start": getattr(config, "epsilon_start", 0.5),
         "epsilon_end": getattr(config, "epsilon_end", 0.0),
-        # PPO's own; the other learners take the paper's PPO values (:data:`PAPER_PPO`)
-        "lr": config.lr if isinstance(config, PPOConfig) else 3e-5,
-        "min_lr_fraction": config.min_lr_fraction if isinstance(config, PPOConfig) else 0.0,
-        "minibatch": config.minibatch if isinstance(config, PPOConfig) else 256,
-        "epochs": config.epochs if isinstance(config, PPOConfig) else 4,
+        "lr": config.lr,
+        "min_lr_fraction": getattr(config, "min_lr_fraction", 0.0),
+        "minibatch": config.minibatch,
+        "epochs": config.epochs,
         **(DMC_DEFAULTS if algo == "dmc" else {}),
     }
 
 
 ALGO_DEFAULTS: dict[str, dict[str, float]] = {
-    algo: _algo_defaults(algo, config) for algo, config in _CONFIGS + [(a, ValueConfig(algo=a)) for a in VALUE_ALGOS]
+    "ppo": _algo_defaults("ppo", PPOConfig()), **{a: _algo_defaults(a, ValueConfig(algo=a)) for a in VALUE_ALGOS}
 }
 """The per-algorithm values of the ``TrainArgs`` fields left at ``None`` (preset ``default``): the
-defaults of :class:`PPOConfig` (the recipe that learns), :class:`DistillConfig` and
+defaults of :class:`PPOConfig` (the recipe that learns) and
 :class:`ValueConfig` (the paper's), and :data:`DMC_DEFAULTS` for ``dmc``."""
 
 PAPER_DEFAULTS: dict[str, dict[str, float]] = {
     **ALGO_DEFAULTS, "ppo": _algo_defaults("ppo", PAPER_PPO)
 }
+""":data:`ALGO_DEFAULTS` under ``--preset paper``: PPO takes :data:`PAPER_PPO`."""
 
 PRESET_DEFAULTS: dict[str, dict[str, dict[str, float]]] = {
     "default": ALGO_DEFAULTS,
@@ -364,7 +359,6 @@ PRESET_DEFAULTS: dict[str, dict[str, dict[str, float]]] = {
 """The values of the ``None`` fields under each preset (``--preset charlesworth`` also sets
 fields that have plain defaults: :func:`args_from_mapping` and :meth:`TrainArgs.from_preset` apply
 :data:`CHARLESWORTH_PRESET`)."""
-""":data:`ALGO_DEFAULTS` under ``--preset paper``: PPO takes :data:`PAPER_PPO`."""
 
 LEGACY_PPO = {"reward_scale": 1.0}
 """The values of fields left at ``None`` in runs saved before presets existed (their PPO scored raw)."""
@@ -425,9 +419,7 @@ class CommonArgs(Flags):
     )
     algo: str = _arg(
         "ppo",
-        "training algorithm: ppo, mcq (Monte Carlo Q), sarsa, qlearning, dmc (Deep Monte Carlo), "
-        "distill (learn the --teacher's moves) or exit (expert iteration: learn the moves of the --teacher search "
-        "whose prior is the network being trained)",
+        "training algorithm: ppo, mcq (Monte Carlo Q), sarsa, qlearning or dmc (Deep Monte Carlo)",
     )
     batches: int = _arg(5000, "planned number of batches (the learning-rate schedule spans them)", least=1)
     games_per_batch: int | None = _arg(
@@ -438,20 +430,22 @@ class CommonArgs(Flags):
     rules: str = _arg("paper", "rules preset")
     lr: float | None = _arg(None, "peak Adam learning rate (None: 1e-3 for PPO, 3e-5 with --preset paper and for "
                             "the other learners)", type=float, within=(0.0, 1.0), low_open=True)
-    warmup_fraction: float = _arg(0.02, "share of the planned batches spent in linear warm-up", within=(0.0, 1.0))
+    warmup_fraction: float = _arg(
+        PPOConfig.warmup_fraction, "share of the planned batches spent in linear warm-up", within=(0.0, 1.0)
+    )
     min_lr_fraction: float | None = _arg(
         None, "the cosine decay ends at this fraction of --lr (None: 0.1 for PPO, 0 with --preset paper and otherwise)",
         type=float,
         within=(0.0, 1.0),
     )
     gamma: float | None = _arg(None, "discount (None: 0.99, 1 for dmc)", type=float, within=(0.0, 1.0))
-    value_coef: float = _arg(0.5, "value loss coefficient", within=(0.0, 100.0))
+    value_coef: float = _arg(PPOConfig.value_coef, "value loss coefficient", within=(0.0, 100.0))
     max_grad_norm: float | None = _arg(
         None, "global gradient-norm clip (None: 0.5 for ppo, 1.0 for the value learners)", type=float,
         within=(0.0, 1e6), low_open=True,
     )
     epochs: int | None = _arg(
-        None, "PPO, distill and dmc: passes over each batch (None: 2 for PPO, 4 with --preset paper and otherwise)", type=int,
+        None, "PPO and dmc: passes over each batch (None: 2 for PPO, 4 with --preset paper and otherwise)", type=int,
         least=1,
     )
     minibatch: int | None = _arg(
@@ -469,7 +463,7 @@ class CommonArgs(Flags):
         "by default they are played without a forward pass and left out of the trajectories",
     )
     init: str = _arg(
-        "", "start from this model file's weights (a model.pt, a run folder such as a distill run, or a shipped network: "
+        "", "start from this model file's weights (a model.pt, a run folder, or a shipped network: "
         "pretrained-default-recipe for the default design, pretrained with --preset charlesworth); same --model"
     )
     model: dict = _arg(
@@ -486,8 +480,7 @@ class CommonArgs(Flags):
                 "were not set (model is empty). Build it with TrainArgs.from_preset('charlesworth', FIELD=VALUE, ...), "
                 "as big2 train --preset charlesworth does"
             )
-        if args.algo not in ALGOS:
-            raise ValueError(f"algo must be one of {', '.join(ALGOS)}; got {args.algo!r}")
+        check_algo(args.algo)
         if not isinstance(args.init, str):
             raise ValueError(f"init must be a model file or run folder path (or empty); got {args.init!r}")
         Rules.preset(args.rules)
@@ -496,10 +489,10 @@ class CommonArgs(Flags):
 @dataclass
 class PPOArgs(Flags):
     """PPO's own flags (:class:`PPOConfig`, :class:`agents.learners.ppo.PPOLearner`): its entropy bonus
-    and clip and their schedules, the learning-rate schedule (distill's too), its critic, and Charlesworth's
+    and clip and their schedules, the learning-rate schedule, and Charlesworth's
     cadence of games stepped across batches on the compiled vector env."""
 
-    entropy: float = _arg(0.05, "entropy coefficient (paper best 0.05)", within=(0.0, 10.0))
+    entropy: float = _arg(PPOConfig.entropy_coef, "entropy coefficient (paper best 0.05)", within=(0.0, 10.0))
     entropy_anneal: float = _arg(
         0.0, "PPO: anneal the entropy coefficient linearly to 0 over this last fraction of the planned batches (0: constant)",
         within=(0.0, 1.0),
@@ -511,16 +504,6 @@ class PPOArgs(Flags):
     clip_anneal: bool = _arg(
         False, "PPO: the clip (policy ratio and value) falls linearly to 0 over the planned batches, as his does"
     )
-    win_bonus: float = _arg(
-        0.0, "PPO: the winner's training reward gets this many points more than its score (x --reward-scale); the "
-        "scores the games report, and the evaluations, are unchanged (0: the score alone, the paper's reward)",
-        within=(0.0, 100.0),
-    )
-    critic: str = _arg(
-        "observation",
-        "PPO's critic: observation (the network's own value head) or full (a separate network that also reads the "
-        "other three hands, for the advantages; training only: model.pt never holds it; --env vector)",
-    )
     steps_per_batch: int = _arg(
         0, "--env vector: 0 plays each batch's games to the end; N steps each of the --games-per-batch games N "
         "decisions per batch, the games running on across batches (Charlesworth's 20), the values bootstrapped",
@@ -531,18 +514,13 @@ class PPOArgs(Flags):
         "(uniform over the legal actions), only its decisions recorded; the rest stay self-play (0: self-play only)",
         within=(0.0, 1.0),
     )
-    gae_lambda: float = _arg(0.95, "GAE lambda", within=(0.0, 1.0))
-    clip: float = _arg(0.2, "PPO ratio clip and value clip", within=(0.0, 10.0), low_open=True)
+    gae_lambda: float = _arg(PPOConfig.gae_lambda, "GAE lambda", within=(0.0, 1.0))
+    clip: float = _arg(PPOConfig.clip, "PPO ratio clip and value clip", within=(0.0, 10.0), low_open=True)
 
     @staticmethod
     def check(args: TrainArgs) -> None:
         if args.lr_schedule not in LR_SCHEDULES:
             raise ValueError(f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}; got {args.lr_schedule!r}")
-        if args.critic not in CRITICS:
-            raise ValueError(f"critic must be one of {', '.join(CRITICS)}; got {args.critic!r}")
-        if args.critic == "full" and (args.algo != "ppo" or args.env_in_use() != "vector"):
-            raise ValueError("--critic full is PPO's on the compiled vector env (--algo ppo, --env vector or auto, "
-                             f"--curriculum self); got algo {args.algo!r} on env {args.env_in_use()!r}")
         if args.steps_per_batch and (args.algo != "ppo" or args.env_in_use() != "vector"):
             raise ValueError("--steps-per-batch runs games on across batches in the compiled vector env: PPO with --env "
                              f"vector (or auto) only; got algo {args.algo!r} on env {args.env_in_use()!r}")
@@ -567,48 +545,12 @@ class ValueArgs(Flags):
         within=(0.0, 1.0),
     )
     win_coef: float = _arg(
-        1.0, "value learners with a win head (--model win_head=true): weight of its cross-entropy", within=(0.0, 100.0)
+        ValueConfig.win_coef, "value learners with a win head (--model win_head=true): weight of its cross-entropy",
+        within=(0.0, 100.0),
     )
-    target_sync: int = _arg(10, "sarsa, qlearning: copy the network to the target network every this many batches", least=1)
-
-
-@dataclass
-class DistillArgs(Flags):
-    """Distill's and expert iteration's own flags (:class:`DistillConfig`,
-    :class:`agents.learners.distill.DistillLearner`): the teacher, the replay, soft targets, the leaf value."""
-
-    teacher: str = _arg("search:64", "distill: the agent whose moves are learned (any agent spec: search:N, smart, a model)")
-    replay: int = _arg(1, "distill: each update learns from this batch and the REPLAY-1 before it (kept in memory)", least=1)
-    soft_targets: float = _arg(
-        0.0,
-        "distill: 0 learns the teacher's choice; T > 0 learns softmax(the search teacher's candidate means / T), T in points",
-        within=(0.0, 1e6),
+    target_sync: int = _arg(
+        ValueConfig.target_sync, "sarsa, qlearning: copy the network to the target network every this many batches", least=1
     )
-    leaf_value: float = _arg(
-        0.0, "exit: the search teacher also judges its leaves by the network's value head with this weight against its "
-        "rollouts (0: the network is its prior only; 1: the value replaces the rollouts)",
-        within=(0.0, 1.0),
-    )
-
-    @staticmethod
-    def check(args: TrainArgs) -> None:
-        if args.algo in DISTILLING and args.curriculum != "self":
-            raise ValueError(
-                f"{args.algo} plays the --teacher in all four seats: --curriculum does not apply (got {args.curriculum!r})"
-            )
-        if not isinstance(args.teacher, str) or not args.teacher:
-            raise ValueError(f"teacher must be an agent spec such as search:64 or smart; got {args.teacher!r}")
-        if args.algo not in DISTILLING and (args.replay != 1 or args.soft_targets != 0):
-            raise ValueError(
-                f"replay and soft_targets are distill's and exit's (learning a teacher's moves); algo {args.algo!r} takes neither"
-            )
-        if args.leaf_value and args.algo != "exit":
-            raise ValueError(
-                f"leaf_value is expert iteration's (--algo exit); algo {args.algo!r} has no search to give a value to"
-            )
-        if args.leaf_value and (not args.model.get("value_head", True) or args.model.get("observation", "paper") != "paper"):
-            raise ValueError("leaf_value needs a network with a value head that reads the paper's 277 numbers "
-                             "(the search's leaves give those)")
 
 
 @dataclass
@@ -691,7 +633,7 @@ class RunArgs(Flags):
         "auto",
         "where the games are played: engine (the Python engine, every curriculum and learner), vector (the compiled "
         "vector env: current-policy self-play, the network batched over every game on move; --curriculum self, "
-        "paper observation, no distill; --workers does not apply) or auto (vector where it applies, else engine)",
+        "paper observation; --workers does not apply) or auto (vector where it applies, else engine)",
     )
     backend: str = _arg(
         "process",
@@ -720,17 +662,14 @@ class RunArgs(Flags):
         check_device(args.device)
         if args.env not in ENVS:
             raise ValueError(f"env must be one of {', '.join(ENVS)}; got {args.env!r}")
-        if args.env == "vector":
-            if args.algo in DISTILLING or args.curriculum != "self":
-                raise ValueError("--env vector plays current-policy self-play: it needs --curriculum self and no distill")
-            if args.model.get("observation", "paper") == "extended":
-                raise ValueError("--env vector gives the paper's 277 numbers or Charlesworth's 412: it cannot train model "
-                                 "observation=extended")
+        if args.env == "vector" and not args.vector_applies():
+            raise ValueError("--env vector plays current-policy self-play (it needs --curriculum self) of a network that "
+                             "reads the paper's 277 numbers or Charlesworth's 412 (it cannot train model observation=extended); "
+                             f"got curriculum {args.curriculum!r}, observation {args.model.get('observation', 'paper')!r}")
         his_view = args.model.get("observation", "paper") == "charlesworth"
-        if his_view and args.algo not in DISTILLING and args.env_in_use() != "vector":
-            raise ValueError("model observation=charlesworth (his 412 numbers) is computed by the compiled vector env "
-                             "(or, for distill and exit, from the teacher's games): train it with --env vector (or auto) "
-                             "and --curriculum self")
+        if his_view and args.env_in_use() != "vector":
+            raise ValueError("model observation=charlesworth (his 412 numbers) is computed by the compiled vector env: "
+                             "train it with --env vector (or auto) and --curriculum self")
         if args.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {args.backend!r}")
         address = args.ray_address
@@ -739,11 +678,11 @@ class RunArgs(Flags):
 
 
 @dataclass
-class TrainArgs(RunArgs, EvalArgs, CurriculumArgs, DistillArgs, ValueArgs, PPOArgs, CommonArgs):
+class TrainArgs(RunArgs, EvalArgs, CurriculumArgs, ValueArgs, PPOArgs, CommonArgs):
     """Arguments of a training run; every field is also a ``big2 train`` flag (``--games-per-batch``, ...).
 
     Its fields are those every algorithm reads (:class:`CommonArgs`) and one group for each
-    algorithm and concern (:data:`FLAG_GROUPS`: PPO's, the value learners', distill's, the
+    algorithm and concern (:data:`FLAG_GROUPS`: PPO's, the value learners', the
     curriculum's, the evaluation's, the run's), each a dataclass with the checks between its fields
     and the run's. They are one flat namespace, as the command line and a run folder's saved
     arguments give them.
@@ -768,11 +707,11 @@ class TrainArgs(RunArgs, EvalArgs, CurriculumArgs, DistillArgs, ValueArgs, PPOAr
 
     def network_config(self) -> NetworkConfig:
         """The model: defaults, ``model`` overrides; the value head exactly for PPO."""
-        wanted = self.algo in ("ppo",) + DISTILLING
+        wanted = self.algo == "ppo"
         if self.model.get("value_head", wanted) != wanted:
             raise ValueError(
                 f"model value_head={self.model['value_head']!r} does not fit algo {self.algo!r} "
-                "(PPO and distill have a value head, the value learners do not); leave value_head out"
+                "(PPO has a value head, the value learners do not); leave value_head out"
             )
         return NetworkConfig.from_dict({**self.model, "value_head": wanted})
 
@@ -791,8 +730,8 @@ class TrainArgs(RunArgs, EvalArgs, CurriculumArgs, DistillArgs, ValueArgs, PPOAr
 
     def vector_applies(self) -> bool:
         """Whether the compiled vector env can play this run's games: current-policy self-play
-        (``--curriculum self``) of a network that reads the paper's 277 numbers, not distill."""
-        return (self.algo not in DISTILLING and self.curriculum == "self"
+        (``--curriculum self``) of a network that reads the paper's 277 numbers."""
+        return (self.curriculum == "self"
                 and self.model.get("observation", "paper") in ("paper", "charlesworth"))
 
     def env_in_use(self) -> str:
@@ -835,20 +774,6 @@ class TrainArgs(RunArgs, EvalArgs, CurriculumArgs, DistillArgs, ValueArgs, PPOAr
             win_coef=self.win_coef,
         )
 
-    def distill_config(self) -> DistillConfig:
-        return DistillConfig(
-            lr=self.algo_default("lr"),
-            warmup_fraction=self.warmup_fraction,
-            min_lr_fraction=self.algo_default("min_lr_fraction"),
-            value_coef=self.value_coef,
-            max_grad_norm=self.algo_default("max_grad_norm"),
-            epochs=self.algo_int("epochs"),
-            minibatch=self.algo_int("minibatch"),
-            reward_scale=self.algo_default("reward_scale"),
-            replay=self.replay,
-            soft_targets=self.soft_targets,
-        )
-
     def ppo_config(self) -> PPOConfig:
         return PPOConfig(
             lr=self.algo_default("lr"),
@@ -863,7 +788,6 @@ class TrainArgs(RunArgs, EvalArgs, CurriculumArgs, DistillArgs, ValueArgs, PPOAr
             epochs=self.algo_int("epochs"),
             minibatch=self.algo_int("minibatch"),
             reward_scale=self.algo_default("reward_scale"),
-            win_bonus=self.win_bonus,
         )
 
     def validate(self) -> "TrainArgs":
@@ -879,7 +803,7 @@ class TrainArgs(RunArgs, EvalArgs, CurriculumArgs, DistillArgs, ValueArgs, PPOAr
         return asdict(self)
 
 
-FLAG_GROUPS: tuple[type[Flags], ...] = (CurriculumArgs, DistillArgs, EvalArgs, RunArgs, PPOArgs, ValueArgs)
+FLAG_GROUPS: tuple[type[Flags], ...] = (CurriculumArgs, EvalArgs, RunArgs, PPOArgs, ValueArgs)
 """The groups of :class:`TrainArgs`'s fields beside :class:`CommonArgs`, in the order :meth:`TrainArgs.validate`
 checks them (after the common fields and every field's bounds)."""
 
@@ -954,18 +878,26 @@ def eval_opponent_name(opponent: str) -> str:
     return opponent.split(":", 1)[0]
 
 
+def without_removed(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` (training arguments) without the :data:`REMOVED_FIELDS` left off; ``ValueError`` naming a
+    removed algorithm or a removed option that was on (a run saved, or a config file written, before they went)."""
+    if "algo" in data:
+        check_algo(data["algo"])
+    for name, (off, study) in REMOVED_FIELDS.items():
+        if name in data and off is not None and data[name] != off:
+            raise removed(f"{name}={data[name]!r}", study)
+    return {k: v for k, v in data.items() if k not in REMOVED_FIELDS}
+
+
 def args_from_mapping(data: Mapping[str, Any], base: TrainArgs | None = None) -> TrainArgs:
     """``TrainArgs`` from a dict (a config file, a checkpoint); unknown keys raise ``ValueError``."""
+    data = without_removed(data)
     known = {f.name: f for f in fields(TrainArgs)}
     unknown = sorted(set(data) - set(known))
     if unknown:
         raise ValueError(f"unknown training argument(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     if data.get("preset") == "charlesworth":  # his recipe beneath what the run sets itself
-        preset = dict(CHARLESWORTH_PRESET)
-        if data.get("algo") in DISTILLING:  # distill and exit play the teacher's games on the engine, not the vector env
-            for key in ("env", "steps_per_batch"):  # (and his cadence of games stepped across batches is PPO's)
-                preset.pop(key)
-        data = {**preset, **data, "model": {**CHARLESWORTH_PRESET["model"], **dict(data.get("model", {}))}}
+        data = {**CHARLESWORTH_PRESET, **data, "model": {**CHARLESWORTH_PRESET["model"], **dict(data.get("model", {}))}}
     values = (base or TrainArgs()).to_dict()
     values.update({k: (list(v) if k == "eval_opponents" else (dict(v) if k == "model" else v)) for k, v in data.items()})
     return TrainArgs(**values)
@@ -990,7 +922,7 @@ def load_config_file(path: str | os.PathLike) -> dict[str, Any]:
         raise ValueError(f"could not parse config file {str(path)!r}: {err}") from None
     if not isinstance(data, dict):
         raise ValueError(f"config file {str(path)!r} must hold a table/object of training arguments")
-    data = {k.replace("-", "_"): v for k, v in data.items()}
+    data = without_removed({k.replace("-", "_"): v for k, v in data.items()})
     args_from_mapping(data)  # validates the names
     return data
 

@@ -501,8 +501,7 @@ class NetworkSearch(Policy):
         return cls(network, rules, **kwargs)
 
     def use_network(self, network: NetworkPolicy) -> None:
-        """Make ``network`` the blueprint: the candidates and every move of the rollouts (expert
-        iteration, ``big2 train --algo exit --teacher search-net``, gives it the network being trained each batch)."""
+        """Make ``network`` the blueprint: the candidates and every move of the rollouts."""
         if not isinstance(network, NetworkPolicy):
             raise ValueError(f"network must be a NetworkPolicy (NetworkSearch.from_spec loads one by name); got {network!r}")
         rollout = NetworkRollouts(network.model, self.rules, sample=self.sample, rng=self.rng)

@@ -41,7 +41,7 @@ every checkpoint); ``Big2Net(NetworkConfig())`` has about 2.3e5 parameters
 (:func:`count_parameters`), under 1 MB of float32 weights.
 
 Each design is its own class, named by ``NetworkConfig.design`` in :data:`NETWORKS`:
-:class:`PaperNet` (``"paper"``, above), :class:`PlusNet` (``"plus"``), :class:`MLPNet` (``"mlp"``)
+:class:`PaperNet` (``"paper"``, above), :class:`PlusNet` (``"plus"``)
 and :class:`CharlesworthNet` (``"charlesworth"``), all :class:`Big2Net`, which holds what they
 share. ``Big2Net(config)`` and :func:`build_network` build the class the config names.
 
@@ -59,12 +59,6 @@ adds, on top of everything above:
   indicator minus the play's cards, through a linear layer and ReLU):
   ``score = w . relu(A s + B a + C l + b) + c``. Whether a play breaks a pair or a
   straight, or leaves low orphans, is a function of ``l`` the MLP can learn.
-
-**A plain MLP with a fixed action head** (``NetworkConfig(design="mlp")``, like Charlesworth's
-network): the state as 368 binary numbers (:meth:`MLPNet.mlp_inputs`) through two ReLU layers
-(``mlp_hidden``, then ``state_dim``) into one logit per action of the 1695-action index; each
-candidate's logit is looked up by its index, computed from its cards' places in the owner's
-sorted hand (:meth:`ActionIndexNet.action_indices`), so the same ragged interface serves every design.
 
 ``NetworkConfig(scorer_blocks=n)`` (plus design) stacks ``n`` residual blocks
 ``h = relu(h + W2 relu(W1 h))`` on the scorer's hidden layer: the wide residual
@@ -104,7 +98,7 @@ from big2_env.observations.extended import EXTENDED_SIZE
 
 from .config import CHARLESWORTH_INPUTS, NetworkConfig
 
-__all__ = ["MAX_PARAMETERS", "NETWORKS", "ActionIndexNet", "Big2Net", "CharlesworthNet", "HandEncoder", "MLPNet",
+__all__ = ["MAX_PARAMETERS", "NETWORKS", "ActionIndexNet", "Big2Net", "CharlesworthNet", "HandEncoder",
            "NetworkConfig", "PaperNet", "PlusNet", "build_network", "charlesworth_network", "count_parameters",
            "network_class", "pack_candidates", "parameter_count"]
 
@@ -122,7 +116,6 @@ _COUNT_VALUES = 14  # one-hot width of each count (0..13)
 _COUNT_INPUT = 4 * _COUNT_VALUES
 _EXTRA = slice(OBS_SIZE, EXTENDED_SIZE)  # the extended observation's 38 extra numbers
 _RAW_SETS = 6 * NUM_CARDS  # hand, trick, seen, played by next, across, previous: the plus design's full-rank path
-_MLP_INPUT = NUM_CARDS + 104 + _COUNT_INPUT + 156  # hand, trick and seen, counts one-hot, each opponent's plays
 _CW_BRANCH = 256  # Charlesworth's network: the width of its policy and value branches
 _CW_HAND = 13 * 22  # his inputs open with 13 hand slots of 22 numbers: value one-hot (13), suit one-hot (4), flags
 _KEY_BLOCK = 16
@@ -544,8 +537,7 @@ class PlusNet(PaperNet):
 class ActionIndexNet(Big2Net):
     """A network with a fixed head of one output per action of the 1695-action index: each
     candidate's output is looked up by its index (:meth:`action_indices`), so the ragged
-    candidate interface serves it as it does the scorers. The base of :class:`MLPNet` and
-    :class:`CharlesworthNet`."""
+    candidate interface serves it as it does the scorers. The base of :class:`CharlesworthNet`."""
 
     _slot_index: torch.Tensor  # action index of each 13-bit set of hand slots
     action_head: nn.Linear
@@ -576,33 +568,6 @@ class ActionIndexNet(Big2Net):
             2, self.action_indices(obs, features, owner).view(-1, 1, 1).expand(-1, self.outputs, 1)
         ).squeeze(-1)  # (M, outputs)
         return picked.squeeze(-1) if self.outputs == 1 else picked
-
-
-class MLPNet(ActionIndexNet):
-    """A plain MLP with a fixed action head (``design="mlp"``): the 368 binary inputs of
-    :meth:`mlp_inputs` through two ReLU layers into one logit per action."""
-
-    design = "mlp"
-
-    def __init__(self, config: NetworkConfig | None = None) -> None:
-        super().__init__(config)
-        cfg = self.config
-        self.trunk = nn.Sequential(
-            nn.Linear(_MLP_INPUT, cfg.mlp_hidden), nn.ReLU(), nn.Linear(cfg.mlp_hidden, cfg.state_dim), nn.ReLU()
-        )
-        self.action_head = nn.Linear(cfg.state_dim, NUM_ACTIONS * self.outputs)
-        self._register_slot_index()
-        self.value = self._value_head(cfg)
-
-    def mlp_inputs(self, obs: torch.Tensor) -> torch.Tensor:
-        """The 368 binary inputs: the hand's 52-card indicator, the trick and the seen cards, the
-        counts (opponents' cards left, passes) one-hot, each opponent's plays."""
-        return torch.cat((self.hand_indicator(obs), obs[:, 13:117], self.counts_one_hot(obs), obs[:, 121:277]), dim=1)
-
-    def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
-        """(B, 277) information states -> (B, state_dim): the MLP's last hidden layer."""
-        self.check_obs(obs)
-        return self.trunk(self.mlp_inputs(obs))
 
 
 class CharlesworthNet(ActionIndexNet):
@@ -653,7 +618,7 @@ class CharlesworthNet(ActionIndexNet):
         return (hidden * weight).sum(-1) + self.action_head.bias.index_select(0, index)
 
 
-NETWORKS: dict[str, type[Big2Net]] = {cls.design: cls for cls in (PaperNet, PlusNet, MLPNet, CharlesworthNet)}
+NETWORKS: dict[str, type[Big2Net]] = {cls.design: cls for cls in (PaperNet, PlusNet, CharlesworthNet)}
 """The network class of each ``NetworkConfig.design``."""
 
 
@@ -673,8 +638,8 @@ def build_network(config: NetworkConfig | None = None) -> Big2Net:
     """The network of ``config`` (default: the paper's), of the class its design names; the same as
     ``Big2Net(config)``.
 
-    >>> type(build_network(NetworkConfig(design="mlp"))).__name__
-    'MLPNet'
+    >>> type(build_network(NetworkConfig(design="plus"))).__name__
+    'PlusNet'
     """
     return network_class(config or NetworkConfig())(config)
 
@@ -746,14 +711,6 @@ def parameter_count(config: NetworkConfig) -> int:
         count += linear(_CW_BRANCH, NUM_ACTIONS * (2 if c.win_head else 1))
         if c.value_head:
             count += linear(c.mlp_hidden, _CW_BRANCH) + linear(_CW_BRANCH, 1)
-        if count > MAX_PARAMETERS:
-            raise ValueError(f"this model config has {count:,} parameters, more than the {MAX_PARAMETERS:,} allowed: {config}")
-        return count
-    if c.design == "mlp":
-        count = linear(_MLP_INPUT, c.mlp_hidden) + linear(c.mlp_hidden, c.state_dim)
-        count += linear(c.state_dim, NUM_ACTIONS * (2 if c.win_head else 1))
-        if c.value_head:
-            count += linear(c.state_dim, c.value_hidden) + linear(c.value_hidden, 1)
         if count > MAX_PARAMETERS:
             raise ValueError(f"this model config has {count:,} parameters, more than the {MAX_PARAMETERS:,} allowed: {config}")
         return count

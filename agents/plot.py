@@ -137,7 +137,6 @@ _HEALTH = (
     ("approx_kl", "approximate KL per minibatch", True),
     ("clip_fraction", "clip fraction", False),
     ("explained_variance", "explained variance of the advantages' critic", False),
-    ("policy_explained_variance", "explained variance of the policy's own value head (--critic full)", False),
     ("entropy", "entropy over legal moves (nats)", False),
     ("grad_ratio", "value / policy gradient on the shared layers", True),
     ("lr", "learning rate", True),

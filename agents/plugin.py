@@ -183,7 +183,7 @@ def add_train_command(sub: Any) -> None:
     """``big2 train``: one flag per :class:`~agents.config.TrainArgs` field, ``--config`` and ``--resume``."""
     parser = sub.add_parser(
         "train",
-        help="train the card-aware agent: PPO, Monte Carlo Q, SARSA, Q-learning, Deep Monte Carlo or distill (needs torch)",
+        help="train the card-aware agent: PPO, Monte Carlo Q, SARSA, Q-learning or Deep Monte Carlo (needs torch)",
         description="Train the card-aware agent by self-play, PPO or a value learner (paper sections 3-5). "
         "Flags override --config; "
         "with --resume the run's own arguments are used and only budget, logging and thread flags may change.",

@@ -239,8 +239,8 @@ class NetworkPolicy(Policy):
     def state_values(self, observations: np.ndarray) -> np.ndarray:
         """The value head's estimate for each row of ``observations`` ((N, 277) float32, or 315 for
         a network of the extended view): what the network expects the player to score, times the
-        reward scale it was trained with (1/13 for ``pretrained-default-recipe`` and distillation's
-        default). What :class:`~big2_env.players.search.SearchPolicy` reads as its ``value``. Networks
+        reward scale it was trained with (1/13 for ``pretrained-default-recipe``).
+        What :class:`~big2_env.players.search.SearchPolicy` reads as its ``value``. Networks
         of the paper's and the extended design only (Charlesworth's 412 inputs need the move
         history: :meth:`observation_value`).
 

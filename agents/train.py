@@ -89,7 +89,7 @@ from big2_env.devtools.records import portable
 
 from .checkpoint import CHECKPOINT_KIND, CheckpointError, check_config, read_file, remove_stale_temporaries
 from .config import (
-    ALGO_DEFAULTS, DISTILLING, EVAL_CLASSES, LEGACY_PPO, RESUME_MUTABLE, VALUE_ALGOS, NetworkConfig, TrainArgs,
+    ALGO_DEFAULTS, EVAL_CLASSES, LEGACY_PPO, RESUME_MUTABLE, VALUE_ALGOS, NetworkConfig, TrainArgs,
     args_from_mapping, duel_deals, eval_opponent_name,
 )
 from .learners.ppo import ClipMonitor
@@ -300,10 +300,8 @@ def _loop(
     per_bar = 1 if args.steps_per_batch else args.games_in_batch()  # a step-based batch ends no fixed number of games
     bar = Progress(args.batches * per_bar, start_batch * per_bar, args.progress, "batch" if args.steps_per_batch else "game")
     if start_batch == 0:
-        who = (f"teacher {args.teacher} in all four seats" if args.algo in DISTILLING
-               else f"curriculum {trainer.curriculum.describe()}")
         bar.write(
-            f"big2 train: {args.algo}, {who}; "
+            f"big2 train: {args.algo}, curriculum {trainer.curriculum.describe()}; "
             f"{count_parameters(trainer.model):,} parameters; "
             + (f"the compiled vector env ({args.games_in_batch()} games at once)" if args.env == "vector"
                else f"{trainer.process_count} process(es)")

@@ -3,8 +3,8 @@
 A trainer holds what every algorithm shares: the network (the CPU actor and, on a GPU, the
 learner), the optimiser, the random streams and the curriculum. At start-up it picks the run's
 learner (:data:`agents.learners.registry.LEARNERS`: the algorithm's update step and schedules) and
-its collector (:meth:`Trainer.make_collector`: the compiled vector env, the Python engine, rollout
-workers, or a teacher's games, each a :class:`agents.collect.base.Collector`).
+its collector (:meth:`Trainer.make_collector`: the compiled vector env, the Python engine or rollout
+workers, each a :class:`agents.collect.base.Collector`).
 :meth:`Trainer.train_batch` draws a batch's deals and seats, has the collector play them and the
 learner learn from them. It also evaluates, and gives and takes its whole state for the
 checkpoints. :func:`process_layout` and :func:`idle_cores` decide processes and threads.
@@ -30,10 +30,9 @@ from .checkpoint import CHECKPOINT_KIND, FORMAT_VERSION, atomic_save, check_conf
 from .collect.base import Batch, Collector, EngineCollector
 from .collect.parallel import PoolCollector, RolloutPool
 from .collect.rollout import Rollout
-from .collect.teachers import TeacherCollector, TeacherPool, check_teacher
 from .collect.vector import VectorCollector
 from .config import (
-    DISTILLING, EVAL_CLASSES, NetworkConfig, TrainArgs, check_device, check_eval_opponent, duel_deals, eval_opponent_name,
+    EVAL_CLASSES, NetworkConfig, TrainArgs, check_device, check_eval_opponent, duel_deals, eval_opponent_name,
 )
 from .curriculum import make_curriculum
 from .learners.ppo import PPOLearner, make_optimizer
@@ -45,7 +44,7 @@ from .policy import NetworkPolicy
 CHECKPOINT_NAME = "checkpoint.pt"
 MODEL_NAME = "model.pt"
 MODELS_DIR = "models"  # OUT/models/model_BATCH.pt: the snapshots --keep-models-every keeps
-LEARNER_STATE = ("target_state", "critic_state", "critic_optimizer_state")
+LEARNER_STATE = ("target_state",)
 """The learners' parts of a checkpoint (``None`` where the run's learner has none)."""
 
 
@@ -138,8 +137,6 @@ class Trainer:
         self.model = self.actor if self.device.type == "cpu" else deepcopy(self.actor).to(self.device)  # the learner
         self.optimizer = make_optimizer(self.model, args.algo_default("lr"))
         self.learner = LEARNERS[args.algo](self.model, self.optimizer, args, self.shuffle_rng)
-        if args.algo in DISTILLING:  # fail now, not in a worker at the first batch
-            check_teacher(args, self.rules)
         self.curriculum = make_curriculum(
             args.curriculum,
             seat_seq,
@@ -173,16 +170,13 @@ class Trainer:
         self.epsilon = self.learner.epsilon_at(0)
 
     def make_collector(self) -> Collector:
-        """The collector of this run's batches: the compiled vector env (``--env vector``), the teacher's
-        games (distill, exit), rollout workers sharing the engine's games (more than one process), or
+        """The collector of this run's batches: the compiled vector env (``--env vector``), rollout workers
+        sharing the engine's games (more than one process), or
         the engine in this process."""
         args = self.args
         skip_forced = not args.train_forced
         if args.env == "vector":
-            return VectorCollector(self.vector_env, skip_forced, self.learner.record_hands, args.steps_per_batch,
-                                   args.random_opponent_prob)
-        if args.algo in DISTILLING:
-            return TeacherCollector(self.start_teachers, expert=args.algo == "exit")
+            return VectorCollector(self.vector_env, skip_forced, args.steps_per_batch, args.random_opponent_prob)
         if self.processes > 1:
             return PoolCollector(self.start_workers, self.rules, skip_forced)
         return EngineCollector(self.rules, skip_forced)
@@ -291,14 +285,6 @@ class Trainer:
             self._vector_env = Big2VectorEnv(self.args.games_in_batch(), rules=self.rules, observation=view)
         return self._vector_env
 
-    def start_teachers(self) -> TeacherPool:
-        """distill's teacher games, spread over ``workers`` processes."""
-        return TeacherPool(
-            self.processes, self.rules, self.args.teacher, self.config.observation, self.args.backend,
-            self.args.ray_address,
-            self.args.leaf_value, 1.0 / self.args.algo_default("reward_scale"),  # the value head learns score x reward_scale
-        )
-
     def close(self) -> None:
         """Stop the collector's processes, if any (the trainer stays usable: they restart on demand)."""
         self.collector.close()
@@ -307,7 +293,7 @@ class Trainer:
     def evaluate(self, opponents: list[str], n_games: int, seed: int, deterministic: bool) -> dict[str, Any]:
         from big2_env.evaluation.versus import evaluate
 
-        greedy = deterministic or not self.learner.samples  # the value learners and distill play their argmax, as from a file
+        greedy = deterministic or not self.learner.samples  # the value learners play their argmax, as from a file
         policy = NetworkPolicy(self.actor, deterministic=greedy, rules=self.rules, name=self.args.algo)
         results = {}
         for opponent in opponents:
@@ -358,7 +344,6 @@ class Trainer:
         optimiser's moment tensors), so that it can be saved after training has moved on."""
         state = self.state_dict()
         state["optimizer_state"] = deepcopy(state["optimizer_state"])
-        state["critic_optimizer_state"] = deepcopy(state["critic_optimizer_state"])  # PPO's full critic
         return state
 
     def sync_actor(self) -> None:

@@ -15,7 +15,7 @@ Subcommands:
     big2 arena --refit DIR                                         an arena's ratings again from its games
     big2 serve [--host 127.0.0.1] [--port 8000] [--opponents AGENT ...] [--rules PRESET] [--no-browser]
                                                                    the web table (big2_env.web), in the browser
-    big2 train [--algo ppo|mcq|sarsa|qlearning|dmc|distill] [--curriculum self] [--entropy 0.05] [--batches N]
+    big2 train [--algo ppo|mcq|sarsa|qlearning|dmc] [--curriculum self] [--entropy 0.05] [--batches N]
                [--games-per-batch 64] [--seed S] [--out DIR] [--config FILE] [--resume] [--model design=plus]
                [--teacher search:64] [--init RUN] [--device auto|cpu|cuda] ...
                                                                    train the card-aware agent: PPO, a value learner

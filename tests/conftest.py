@@ -23,7 +23,7 @@ def _quiet_machine(request, monkeypatch):
 SLOW_MODULES = frozenset({
     # whole training runs, example scripts, Ray, the browser and the docs' commands: most of the suite's
     # time in `python -m pytest --durations=0` (docs/testing.md)
-    "test_agents_ray.py", "test_agents_safety.py", "test_docs.py", "test_reproduce.py", "test_agents_distill.py",
+    "test_agents_ray.py", "test_agents_safety.py", "test_docs.py", "test_reproduce.py",
     "test_agents_recipe.py", "test_agents_train.py", "test_agents_cli.py", "test_agents_rollout.py",
     "test_agents_parallel.py", "test_agents_workers.py", "test_examples.py", "test_examples_libraries.py",
     "test_examples_rllib.py", "test_examples_agilerl.py", "test_web_browser.py",

@@ -13,7 +13,6 @@ Modules: :mod:`~agents.collect.base` (the protocol and the engine's collector in
 :mod:`~agents.collect.vector` (self-play on the compiled vector env, the network batched over every game on
 move: the default), :mod:`~agents.collect.rollout` (games on the Python engine stepped together, one forward pass per
 step, and the :class:`~agents.collect.rollout.Rollout` every collector returns), :mod:`~agents.collect.parallel`
-(rollout workers, and the pool that splits a batch's games between them), :mod:`~agents.collect.ray_workers` (the same
-rollout workers as Ray actors) and :mod:`~agents.collect.teachers` (a teacher's games, for distill and expert iteration,
-in processes or Ray tasks).
+(rollout workers, and the pool that splits a batch's games between them) and :mod:`~agents.collect.ray_workers` (the
+same rollout workers as Ray actors).
 """

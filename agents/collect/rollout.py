@@ -77,14 +77,9 @@ class Rollout:
     ``candidate_actions`` (M,) their action indices (ascending within a decision).
     Per game: ``scores`` (G, 4) final scores, ``turns`` (G,), ``winners`` (G,).
     ``decisions``: every decision made (recorded or not); ``model_decisions``:
-    those made by networks. ``candidate_values`` (M,) float32, or ``None``: a search
-    teacher's mean final score of each candidate (NaN for those it did not search), which
-    distillation's soft targets learn from.
+    those made by networks.
 
-    Optional, for PPO on the compiled vector env: ``hands`` (N, 4) int64, every seat's hand
-    (card bitmasks) at the decision, which the full critic reads (:mod:`agents.critic`);
-    ``critic_value`` (N,) float32, that critic's value, which the advantages then use instead of
-    ``value``; ``cut`` (N,) bool, a seat's last decision in a game that goes on into the next
+    Optional, for PPO on the compiled vector env: ``cut`` (N,) bool, a seat's last decision in a game that goes on into the next
     batch (:func:`agents.collect.vector.SteppedCollector`): its value bootstraps the decisions
     before it, and it is learned in the next batch, not in this one; ``ended`` (G,) bool, the games
     that ended (only their ``scores``, ``turns`` and ``winners`` are set).
@@ -108,9 +103,6 @@ class Rollout:
     decisions: int = 0
     model_decisions: int = 0
     seat_plans: list = field(default_factory=list, repr=False)
-    candidate_values: np.ndarray | None = field(default=None, repr=False)
-    hands: np.ndarray | None = field(default=None, repr=False)
-    critic_value: np.ndarray | None = field(default=None, repr=False)
     cut: np.ndarray | None = field(default=None, repr=False)
     ended: np.ndarray | None = field(default=None, repr=False)
 
@@ -169,9 +161,6 @@ def concat_rollouts(parts: Sequence[Rollout]) -> Rollout:
         decisions=sum(p.decisions for p in parts),
         model_decisions=sum(p.model_decisions for p in parts),
         seat_plans=[plan for p in parts for plan in p.seat_plans],
-        candidate_values=_joined(parts, "candidate_values"),
-        hands=_joined(parts, "hands"),
-        critic_value=_joined(parts, "critic_value"),
         cut=_joined(parts, "cut"),
         ended=_joined(parts, "ended"),
     )
@@ -198,8 +187,7 @@ def select_rows(rollout: Rollout, rows: np.ndarray) -> Rollout:
         counts=counts, offsets=np.cumsum(counts) - counts, choice=rollout.choice[rows], action=rollout.action[rows],
         logp=rollout.logp[rows], value=rollout.value[rows], game=rollout.game[rows], seat=rollout.seat[rows],
         turn=rollout.turn[rows], scores=rollout.scores, turns=rollout.turns, winners=rollout.winners,
-        candidate_values=None if rollout.candidate_values is None else rollout.candidate_values[candidate],
-        hands=pick(rollout.hands), critic_value=pick(rollout.critic_value), cut=pick(rollout.cut), ended=rollout.ended,
+        cut=pick(rollout.cut), ended=rollout.ended,
     )
 
 
@@ -208,18 +196,14 @@ class _Recorder:
 
     def __init__(self, width: int = 277) -> None:
         self.width = width  # of an empty rollout's obs
-        self.recording_hands = False  # an empty rollout still says it records hands
         self.obs: list[np.ndarray] = []
         self.features: list[np.ndarray] = []
         self.candidates: list[np.ndarray] = []
         self.counts: list[np.ndarray] = []
         self.ints: list[np.ndarray] = []  # (k, 5): choice, action, game, seat, turn
         self.floats: list[np.ndarray] = []  # (k, 2): logp, value
-        self.hands: list[np.ndarray] = []  # (k, 4): every seat's hand, when recorded
 
-    def add(self, obs, features, candidates, counts, choice, action, game, seat, turn, logp, value, hands=None) -> None:
-        if hands is not None:
-            self.hands.append(np.asarray(hands, dtype=np.int64))
+    def add(self, obs, features, candidates, counts, choice, action, game, seat, turn, logp, value) -> None:
         self.obs.append(obs)
         self.features.append(features)
         self.candidates.append(candidates)
@@ -262,7 +246,6 @@ class _Recorder:
             decisions=decisions,
             model_decisions=model_decisions,
             seat_plans=list(plans),
-            hands=(np.concatenate(self.hands) if self.hands else np.zeros((0, 4), np.int64)) if self.recording_hands else None,
         )
 
 

@@ -35,7 +35,6 @@ def collect_vector(
     seed: int,
     skip_forced: bool = False,
     epsilon: float | None = None,
-    record_hands: bool = False,
 ) -> Rollout:
     """Play ``venv.num_envs`` self-play games of ``model`` (all four seats) and record every decision.
 
@@ -46,7 +45,6 @@ def collect_vector(
         seed: the deals' seed for this batch.
         skip_forced: a decision with one legal action is played without a forward pass and not recorded.
         epsilon: ``None`` samples the softmax (PPO); a number plays epsilon-greedy (value learners).
-        record_hands: also record every seat's hand at each decision (``Rollout.hands``, for the full critic).
     """
     check_view(venv, model)
     n = venv.num_envs
@@ -57,7 +55,6 @@ def collect_vector(
     turns = np.zeros(n, dtype=np.int64)
     winners = np.full(n, -1, dtype=np.int64)
     recorder = _Recorder(model.obs_size)
-    recorder.recording_hands = record_hands
     decisions = 0
     games = np.arange(n, dtype=np.int64)
     while active.any():
@@ -77,8 +74,7 @@ def collect_vector(
             actions[index] = picked
             values = value if value is not None else np.zeros(len(index), np.float32)
             recorder.add(state, chosen_features, candidates[rows], chosen_counts, choice, picked, games[index],
-                         obs["current_player"][index], turn[index], logp[np.arange(len(index)), choice], values,
-                         venv.hands()[index] if record_hands else None)
+                         obs["current_player"][index], turn[index], logp[np.arange(len(index)), choice], values)
         obs, rewards, terminations, _, infos = venv.step(actions)
         turn[active] += 1
         ended = active & terminations
@@ -139,13 +135,12 @@ class SteppedCollector:
             self.versus_random[slots] = self.seat_rng.random(len(slots)) < self.random_prob
             self.model_seat[slots] = self.seat_rng.integers(0, 4, len(slots))
 
-    def collect(self, model: Big2Net, rng: np.random.Generator | None, steps: int, record_hands: bool = False) -> Rollout:
+    def collect(self, model: Big2Net, rng: np.random.Generator | None, steps: int) -> Rollout:
         """Step every game ``steps`` decisions, ``model`` in all four seats (in one against Random where
         ``random_prob`` > 0); see the class docstring."""
         check_view(self.venv, model)
         venv, n = self.venv, self.venv.num_envs
         recorder = _Recorder(model.obs_size)
-        recorder.recording_hands = record_hands
         results: dict[int, tuple[np.ndarray, int, int]] = {}  # uid -> scores, turns, winner
         slots = np.arange(n, dtype=np.int64)
         recorded = 0
@@ -169,8 +164,7 @@ class SteppedCollector:
                 picked[index] = candidates[offsets[index] + choice]
                 values = value if value is not None else np.zeros(len(index), np.float32)
                 recorder.add(state[index], chosen_features, candidates[rows], chosen_counts, choice, picked[index],
-                             self.uid[index], mover[index], self.turn[index], logp[np.arange(len(index)), choice], values,
-                             venv.hands()[index] if record_hands else None)
+                             self.uid[index], mover[index], self.turn[index], logp[np.arange(len(index)), choice], values)
                 recorded += len(index)
             self.obs, rewards, terminations, _, infos = venv.step(picked)
             self.turn += 1
@@ -217,13 +211,12 @@ class VectorCollector(Collector):
     ``steps`` > 0, the :class:`SteppedCollector`'s games stepped ``steps`` decisions each (it is
     started at the first batch, with that batch's first seed).
 
-    ``make_env`` gives the env (made at the first batch: it sets the compiled core's threads);
-    ``record_hands`` records every seat's hand (PPO's full critic reads them).
+    ``make_env`` gives the env (made at the first batch: it sets the compiled core's threads).
     """
 
-    def __init__(self, make_env: Callable[[], Big2VectorEnv], skip_forced: bool, record_hands: bool = False,
-                 steps: int = 0, random_prob: float = 0.0) -> None:
-        self.make_env, self.skip_forced, self.record_hands = make_env, skip_forced, record_hands
+    def __init__(self, make_env: Callable[[], Big2VectorEnv], skip_forced: bool, steps: int = 0,
+                 random_prob: float = 0.0) -> None:
+        self.make_env, self.skip_forced = make_env, skip_forced
         self.steps, self.random_prob = steps, random_prob
         self.stepper: SteppedCollector | None = None
 
@@ -231,7 +224,7 @@ class VectorCollector(Collector):
         seed = int(batch.seeds[0])
         if not self.steps:
             return collect_vector(self.make_env(), batch.actor, batch.rng, seed, skip_forced=self.skip_forced,
-                                  epsilon=batch.epsilon, record_hands=self.record_hands)
+                                  epsilon=batch.epsilon)
         if self.stepper is None:
             self.stepper = SteppedCollector(self.make_env(), seed, self.random_prob)
-        return self.stepper.collect(batch.actor, batch.rng, self.steps, self.record_hands)
+        return self.stepper.collect(batch.actor, batch.rng, self.steps)

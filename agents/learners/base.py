@@ -2,8 +2,8 @@
 
 The trainer owns what every algorithm shares: the network (``model``, the learner's copy, on the
 learner's device), its Adam optimiser, the minibatch stream ``rng`` and the loop. A learner owns what
-only its algorithm has (PPO's schedules and full critic, the value learners' exploration and target
-network, distill's replay of recent batches), and its part of the checkpoint.
+only its algorithm has (PPO's schedules, the value learners' exploration and target
+network), and its part of the checkpoint.
 """
 
 from __future__ import annotations
@@ -26,11 +26,9 @@ class Learner(ABC):
     Class attributes:
         samples: the trained policy plays by sampling its softmax (PPO); else by its argmax
             (evaluation plays it so, unless ``--eval-deterministic``).
-        record_hands: the collector must record every seat's hand (PPO's full critic).
     """
 
     samples = False
-    record_hands = False
 
     def __init__(self, model: Big2Net, optimizer: torch.optim.Optimizer, args: TrainArgs, rng: np.random.Generator) -> None:
         self.model, self.optimizer, self.args, self.rng = model, optimizer, args, rng

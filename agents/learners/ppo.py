@@ -32,7 +32,7 @@ import torch
 from ..config import PPOConfig, TrainArgs
 from ..network import Big2Net
 from ..collect.rollout import Rollout, candidate_rows, select_rows
-from .base import Learner, tensors
+from .base import Learner
 
 
 def lr_at(batch: int, total: int, peak: float, warmup_fraction: float = 0.02, min_fraction: float = 0.0) -> float:
@@ -67,7 +67,7 @@ def linear_lr_at(batch: int, total: int, peak: float, min_fraction: float = 0.0)
 
 
 def scheduled_lr(args: TrainArgs, batch: int, peak: float, warmup_fraction: float, min_fraction: float) -> float:
-    """PPO's and distill's learning rate at ``batch``: warm-up and cosine decay (:func:`lr_at`), or
+    """PPO's learning rate at ``batch``: warm-up and cosine decay (:func:`lr_at`), or
     ``--lr-schedule linear`` (:func:`linear_lr_at`), over ``args.batches``."""
     if args.lr_schedule == "linear":
         return linear_lr_at(batch, args.batches, peak, min_fraction)
@@ -129,15 +129,13 @@ def gae(
     return advantages, advantages + values
 
 
-def seat_trajectories(
-    rollout: Rollout, reward_scale: float = 1.0, win_bonus: float = 0.0
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def seat_trajectories(rollout: Rollout, reward_scale: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Order the recorded decisions by (game, seat, time) and give each seat its own rewards.
 
     Returns ``(order, rewards, dones)``: ``order`` indexes the rollout's rows so that
     each (game, seat) trajectory is contiguous and in time order; ``rewards[i]`` and
     ``dones[i]`` belong to row ``order[i]``: the seat's final score (times
-    ``reward_scale``; the winner's plus ``win_bonus`` points) and True at its last decision, 0 and
+    ``reward_scale``) and True at its last decision, 0 and
     False elsewhere (a ``cut`` row, whose game goes on into the next batch, gets no reward).
     """
     order = np.lexsort((rollout.turn, rollout.seat, rollout.game))
@@ -148,25 +146,18 @@ def seat_trajectories(
     if n > 1:
         dones[:-1] = (game[1:] != game[:-1]) | (seat[1:] != seat[:-1])
     rewards = np.zeros(n, dtype=np.float64)
-    won = rollout.winners[game[dones]] == seat[dones]
-    rewards[dones] = (rollout.scores[game[dones], seat[dones]] + win_bonus * won) * reward_scale
+    rewards[dones] = rollout.scores[game[dones], seat[dones]] * reward_scale
     if rollout.cut is not None:
         rewards[rollout.cut[order]] = 0.0
     return order, rewards, dones
 
 
-def baseline(rollout: Rollout) -> np.ndarray:
-    """The values the advantages are taken against: the full critic's when the rollout has them,
-    else the policy network's own value head's."""
-    return rollout.value if rollout.critic_value is None else rollout.critic_value
-
-
 def advantages_and_returns(rollout: Rollout, config: PPOConfig) -> tuple[np.ndarray, np.ndarray]:
     """Per-row advantages (not yet normalised) and returns, in the rollout's row order (0 and the
     value itself at ``cut`` rows, which are not learned in this batch)."""
-    order, rewards, dones = seat_trajectories(rollout, config.reward_scale, config.win_bonus)
+    order, rewards, dones = seat_trajectories(rollout, config.reward_scale)
     cuts = None if rollout.cut is None else rollout.cut[order]
-    adv_sorted, ret_sorted = gae(rewards, baseline(rollout)[order], dones, config.gamma, config.gae_lambda, cuts)
+    adv_sorted, ret_sorted = gae(rewards, rollout.value[order], dones, config.gamma, config.gae_lambda, cuts)
     advantages = np.empty(len(order), dtype=np.float64)
     returns = np.empty(len(order), dtype=np.float64)
     advantages[order] = adv_sorted
@@ -199,8 +190,7 @@ class UpdateData:
     ``obs`` (N, 277), the candidates' ``features`` (M, 80) with their
     :func:`candidate_keys` ``keys`` (M,), ``counts`` / ``offsets`` (N,) locating each
     decision's candidates, ``choice``, behaviour ``old_logp`` and ``old_value``, and the
-    normalised ``advantages`` and ``returns`` (N,). With the full critic: ``hidden`` (N, 156), the
-    other three hands (:func:`agents.critic.hidden_hands`), and ``old_critic`` (N,), its values.
+    normalised ``advantages`` and ``returns`` (N,).
     """
 
     obs: np.ndarray
@@ -213,8 +203,6 @@ class UpdateData:
     old_value: np.ndarray
     advantages: np.ndarray
     returns: np.ndarray
-    hidden: np.ndarray | None = None
-    old_critic: np.ndarray | None = None
 
     @classmethod
     def from_rollout(cls, rollout: Rollout, config: PPOConfig) -> "UpdateData":
@@ -226,12 +214,6 @@ class UpdateData:
             advantages, returns = advantages[keep], returns[keep]
             rollout = select_rows(rollout, keep)
         advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-        hidden = None
-        if rollout.critic_value is not None:
-            from ..critic import hidden_hands
-
-            assert rollout.hands is not None, "the full critic's values come with the hands they read"
-            hidden = hidden_hands(rollout.hands, rollout.seat)
         return cls(
             obs=rollout.obs,
             features=rollout.features,
@@ -243,20 +225,7 @@ class UpdateData:
             old_value=rollout.value,
             advantages=advantages.astype(np.float32),
             returns=returns.astype(np.float32),
-            hidden=hidden,
-            old_critic=rollout.critic_value,
         )
-
-
-def critic_loss(critic: Any, data: UpdateData, index: np.ndarray, clip: float) -> torch.Tensor:
-    """The full critic's clipped value loss on the decisions ``index`` (the form of :func:`loss_terms`)."""
-    assert data.hidden is not None and data.old_critic is not None
-    device = next(critic.parameters()).device
-    value = critic(torch.from_numpy(data.obs[index]).to(device), torch.from_numpy(data.hidden[index]).to(device))
-    ret = torch.from_numpy(data.returns[index]).to(device)
-    old = torch.from_numpy(data.old_critic[index]).to(device)
-    clipped = old + (value - old).clamp(-clip, clip)
-    return 0.5 * torch.max((value - ret).square(), (clipped - ret).square()).mean()
 
 
 def split_minibatch(index: np.ndarray, parts: int) -> list[np.ndarray]:
@@ -449,8 +418,6 @@ def ppo_update(
     rng: np.random.Generator,
     workers: GradientHelpers | None = None,
     probe: bool = True,
-    critic: Any = None,
-    critic_optimizer: torch.optim.Optimizer | None = None,
 ) -> dict[str, float]:
     """Run the PPO epochs on one collected batch; returns mean statistics.
 
@@ -461,10 +428,7 @@ def ppo_update(
     (``mean((r - 1) - log r)``), ``clip_fraction``, ``grad_norm`` (before
     clipping), ``explained_variance``, ``minibatches`` and ``grad_ratio`` (:func:`gradient_ratio`
     on the first minibatch's first :data:`GRADIENT_PROBE` decisions, before any step; absent
-    when ``probe`` is False). With ``critic`` (:class:`agents.critic.FullCritic`; the rollout then
-    carries its ``critic_value``) the advantages come from it, and each minibatch also steps
-    ``critic_optimizer`` on its clipped value loss (``critic_loss``; ``explained_variance`` is then
-    the critic's, ``policy_explained_variance`` the policy's own value head's).
+    when ``probe`` is False).
     """
     data = UpdateData.from_rollout(rollout, config)
     n = len(data.obs)
@@ -476,8 +440,6 @@ def ppo_update(
     params = [p for p in model.parameters() if p.requires_grad]
     flat_grad = attach_flat_grad(params)
     sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0, "grad_norm": 0.0}
-    if critic is not None:
-        sums["critic_loss"] = 0.0
     steps = 0
     model.train()
     ratio = float("nan")
@@ -500,14 +462,6 @@ def ppo_update(
         if grad_norm > config.max_grad_norm:  # global gradient-norm clipping (as torch.nn.utils.clip_grad_norm_)
             flat_grad.mul_(config.max_grad_norm / (grad_norm + 1e-6))
         optimizer.step()
-        if critic is not None:
-            assert critic_optimizer is not None
-            critic_optimizer.zero_grad(set_to_none=True)
-            loss_c = critic_loss(critic, data, index, config.clip)
-            (config.value_coef * loss_c).backward()
-            torch.nn.utils.clip_grad_norm_(critic.parameters(), config.max_grad_norm)
-            critic_optimizer.step()
-            sums["critic_loss"] += float(loss_c.detach())
         for weight, part in shares:
             for key, value in part.items():
                 sums[key] += weight * value
@@ -516,13 +470,7 @@ def ppo_update(
     stats_out = {key: value / steps for key, value in sums.items()}
     returns = data.returns.astype(np.float64)
     var = float(np.var(returns))
-
-    def explained(values: np.ndarray) -> float:
-        return float(1.0 - np.var(returns - values) / var) if var > 0 else float("nan")
-
-    stats_out["explained_variance"] = explained(data.old_value if data.old_critic is None else data.old_critic)
-    if data.old_critic is not None:
-        stats_out["policy_explained_variance"] = explained(data.old_value)
+    stats_out["explained_variance"] = float(1.0 - np.var(returns - data.old_value) / var) if var > 0 else float("nan")
     stats_out["minibatches"] = steps
     if probe:
         stats_out["grad_ratio"] = ratio
@@ -531,8 +479,7 @@ def ppo_update(
 
 class PPOLearner(Learner):
     """PPO (``--algo ppo``): :func:`ppo_update` on each batch with the schedules of the learning rate
-    (:func:`scheduled_lr`), the entropy coefficient (:func:`entropy_at`) and the clip (``--clip-anneal``);
-    with ``--critic full`` its own critic (:class:`agents.critic.FullCritic`, the advantages' baseline).
+    (:func:`scheduled_lr`), the entropy coefficient (:func:`entropy_at`) and the clip (``--clip-anneal``).
 
     :attr:`gradients` (set by the trainer when helper processes collect and the learner is the CPU
     actor itself) share every minibatch's gradient (:class:`agents.learners.processes.TrainHelpers`).
@@ -544,14 +491,6 @@ class PPOLearner(Learner):
         super().__init__(model, optimizer, args, rng)
         self.config = args.ppo_config()
         self.gradients: GradientHelpers | None = None
-        self.critic: Any = None  # --critic full: the value function that also reads the other hands (agents.critic)
-        self.critic_optimizer: torch.optim.Optimizer | None = None
-        if args.critic == "full":
-            from ..critic import FullCritic
-
-            self.critic = FullCritic(model.obs_size).to(next(model.parameters()).device)
-            self.critic_optimizer = make_optimizer(self.critic, args.algo_default("lr"))
-        self.record_hands = self.critic is not None
 
     def lr_at(self, batch: int) -> float:
         return scheduled_lr(self.args, batch, self.config.lr, self.config.warmup_fraction, self.config.min_lr_fraction)
@@ -567,31 +506,12 @@ class PPOLearner(Learner):
             return self.args.clip
         return self.args.clip * max(0.0, 1.0 - batch / max(1, self.args.batches))
 
-    def set_lr(self, lr: float) -> None:
-        super().set_lr(lr)
-        for group in self.critic_optimizer.param_groups if self.critic_optimizer is not None else ():
-            group["lr"] = lr
-
     def update(self, rollout: Rollout, batch: int, decisions: int) -> dict[str, float]:
-        if self.critic is not None:  # the advantages' baseline: the critic that sees every hand
-            assert rollout.hands is not None
-            rollout.critic_value = self.critic.values(rollout.obs, rollout.hands, rollout.seat)
         config = replace(self.config, entropy_coef=self.entropy_at(batch), clip=self.clip_at(batch))
-        extra = {} if self.critic is None else {"critic": self.critic, "critic_optimizer": self.critic_optimizer}
         probe = probe_due(decisions, decisions + rollout.decisions)
-        stats = ppo_update(self.model, self.optimizer, rollout, config, self.rng, self.gradients, probe=probe, **extra)
+        stats = ppo_update(self.model, self.optimizer, rollout, config, self.rng, self.gradients, probe=probe)
         stats["entropy_coef"] = config.entropy_coef
         return stats
 
     def progress(self, stats: Mapping[str, float]) -> dict[str, str]:
         return {"ent": f"{stats.get('entropy', float('nan')):.3f}", "kl": f"{stats.get('approx_kl', float('nan')):.4f}"}
-
-    def state_dict(self) -> dict[str, Any]:
-        if self.critic is None or self.critic_optimizer is None:
-            return {}
-        return {"critic_state": tensors(self.critic), "critic_optimizer_state": self.critic_optimizer.state_dict()}
-
-    def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        if self.critic is not None and self.critic_optimizer is not None:
-            self.critic.load_state_dict(state["critic_state"])
-            self.critic_optimizer.load_state_dict(state["critic_optimizer_state"])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from .base import Learner
-from .distill import DistillLearner
 from .ppo import PPOLearner
 from .value import ValueLearner
 
@@ -13,8 +12,6 @@ LEARNERS: dict[str, type[Learner]] = {
     "sarsa": ValueLearner,
     "qlearning": ValueLearner,
     "dmc": ValueLearner,
-    "distill": DistillLearner,
-    "exit": DistillLearner,
 }
 """Each algorithm's :class:`~agents.learners.base.Learner` (its config: ``TrainArgs.ppo_config``,
-``value_config``, ``distill_config``)."""
+``value_config``)."""

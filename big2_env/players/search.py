@@ -168,8 +168,7 @@ class SearchPolicy(Policy):
     Attributes:
         last_stats: what the last decision took: ``rollouts``, ``candidates``, ``rounds``,
             ``seconds``, ``means``, ``{action: mean}`` of every searched candidate (those
-            halving dropped early included, on their fewer deals; what distillation's soft
-            targets learn from) and ``visits``, ``{action: deals}`` it was played out on;
+            halving dropped early included, on their fewer deals) and ``visits``, ``{action: deals}`` it was played out on;
             only ``rollouts`` 0 and ``candidates`` 1 when one candidate was left (and
             ``means`` and ``visits`` empty).
     """

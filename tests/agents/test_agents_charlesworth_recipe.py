@@ -110,9 +110,8 @@ def test_our_network_on_his_inputs_plays_legal_games_from_the_table_view():
 
 
 def test_his_inputs_are_read_by_his_design_or_ours_only():
-    for design in ("plus", "mlp"):
-        with pytest.raises(ValueError, match="design='charlesworth' .his network. or design='paper'"):
-            NetworkConfig(design=design, observation="charlesworth")
+    with pytest.raises(ValueError, match="design='charlesworth' .his network. or design='paper'"):
+        NetworkConfig(design="plus", observation="charlesworth")
     with pytest.raises(ValueError, match="design='charlesworth' reads observation='charlesworth'"):
         NetworkConfig(design="charlesworth")
 
@@ -125,8 +124,8 @@ def test_the_preset_is_his_recipe_and_flags_override_it():
     assert (args.gamma, args.gae_lambda, args.reward_scale, args.train_forced) == (0.995, 0.95, 0.2, True)
     assert args.model == {"design": "charlesworth", "observation": "charlesworth"}
     assert args.batches == CHARLESWORTH_PRESET["batches"] == 781_250
-    mine = args_from_mapping({"preset": "charlesworth", "lr": 1e-3, "critic": "full"}).validate().resolved()
-    assert mine.lr == 1e-3 and mine.critic == "full" and mine.epochs == 5
+    mine = args_from_mapping({"preset": "charlesworth", "lr": 1e-3, "entropy": 0.02}).validate().resolved()
+    assert mine.lr == 1e-3 and mine.entropy == 0.02 and mine.epochs == 5
 
 
 def test_built_in_python_the_preset_is_the_same_recipe_and_a_direct_build_is_refused():
@@ -153,7 +152,7 @@ def stepped_batches(batches: int, games: int = 6, steps: int = 20, seed: int = 0
     collector = SteppedCollector(venv, seed)
     model = Big2Net(HIS)
     rng = np.random.default_rng(seed)
-    return collector, [collector.collect(model, rng, steps, record_hands=True) for _ in range(batches)]
+    return collector, [collector.collect(model, rng, steps) for _ in range(batches)]
 
 
 def test_every_decision_is_learned_exactly_once_across_batches():

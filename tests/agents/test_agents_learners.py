@@ -12,8 +12,6 @@ from agents.collect.base import EngineCollector  # noqa: E402
 from agents.collect.parallel import PoolCollector  # noqa: E402
 from agents.collect.vector import VectorCollector  # noqa: E402
 from agents.config import ALGOS, FLAG_GROUPS, PPOArgs, TrainArgs  # noqa: E402
-from agents.collect.teachers import TeacherCollector  # noqa: E402
-from agents.learners.distill import DistillLearner  # noqa: E402
 from agents.learners.ppo import PPOLearner  # noqa: E402
 from agents.learners.registry import LEARNERS  # noqa: E402
 from agents.learners.value import ValueLearner  # noqa: E402
@@ -27,7 +25,6 @@ def test_every_algorithm_has_its_learner():
     assert tuple(LEARNERS) == ALGOS
     assert LEARNERS["ppo"] is PPOLearner
     assert {LEARNERS[a] for a in ("mcq", "sarsa", "qlearning", "dmc")} == {ValueLearner}
-    assert {LEARNERS[a] for a in ("distill", "exit")} == {DistillLearner}
 
 
 @pytest.mark.parametrize(
@@ -37,7 +34,6 @@ def test_every_algorithm_has_its_learner():
         (dict(algo="ppo", env="vector", steps_per_batch=3), PPOLearner, VectorCollector),
         (dict(algo="sarsa", env="engine", workers=1), ValueLearner, EngineCollector),
         (dict(algo="dmc", env="engine", workers=2, backend="ray"), ValueLearner, PoolCollector),
-        (dict(algo="distill", teacher="smart", workers=1), DistillLearner, TeacherCollector),
     ],
 )
 def test_the_trainer_picks_the_learner_and_the_collector_once(kwargs, learner, collector):
@@ -56,27 +52,24 @@ def test_the_trainer_picks_the_learner_and_the_collector_once(kwargs, learner, c
 def test_a_learner_keeps_its_part_of_the_checkpoint():
     sarsa = Trainer(TrainArgs(algo="sarsa", env="engine", workers=1, model=dict(SMALL), games_per_batch=2, progress=False))
     state = sarsa.state_dict()
-    assert state["target_state"] is not None and state["critic_state"] is None and state["critic_optimizer_state"] is None
-    ppo = Trainer(TrainArgs(algo="ppo", env="vector", critic="full", model=dict(SMALL), games_per_batch=2, progress=False))
-    state = ppo.state_dict()
-    assert state["target_state"] is None and state["critic_state"] is not None
-    assert state["critic_optimizer_state"] is not None
+    assert state["target_state"] is not None
+    ppo = Trainer(TrainArgs(algo="ppo", env="vector", model=dict(SMALL), games_per_batch=2, progress=False))
+    assert ppo.state_dict()["target_state"] is None
 
 
 def test_train_args_is_its_groups_and_the_shared_fields_each_flag_once():
     names = [f.name for f in fields(TrainArgs)]
-    assert len(names) == len(set(names)) == 59
+    assert len(names) == len(set(names)) == 53
     grouped = {f.name for group in FLAG_GROUPS for f in fields(group)}
     shared = set(names) - grouped
     assert {"algo", "lr", "batches", "seed", "model"} <= shared and len(shared) < len(grouped)
-    assert {"entropy", "clip", "critic"} <= {f.name for f in fields(PPOArgs)}
+    assert {"entropy", "clip", "steps_per_batch"} <= {f.name for f in fields(PPOArgs)}
 
 
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(critic="full", env="engine"), "--critic full is PPO's"),  # PPO's group
-        (dict(replay=2), "replay and soft_targets are distill's"),  # distill's group
+        (dict(steps_per_batch=3, env="engine"), "--steps-per-batch runs games on across batches"),  # PPO's group
         (dict(curriculum="x"), "curriculum must be one of"),  # the curriculum's
         (dict(eval_opponents=["smart", "smart"]), "must name each opponent once"),  # the evaluation's
         (dict(ray_address="auto"), "ray_address applies to --backend ray only"),  # the run's

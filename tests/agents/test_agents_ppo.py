@@ -117,20 +117,3 @@ def test_ppo_smoke_two_batches_change_the_parameters_and_stay_finite():
     assert len(changed) > len(before) // 2
     assert all(torch.isfinite(v).all() for v in trainer.model.state_dict().values())
     assert trainer.batch == 2 and trainer.games == 8
-
-
-def test_a_win_bonus_adds_to_the_winners_reward_only():
-    torch.manual_seed(0)
-    model = Big2Net(NetworkConfig.from_dict(SMALL))
-    games = [Game(seed=s) for s in (4, 5)]
-    rollout = collect(games, SelfPlay(0).plan(2), {"current": model}, np.random.default_rng(0))
-    order, plain, dones = seat_trajectories(rollout, 0.5)
-    _, bonus, _ = seat_trajectories(rollout, 0.5, win_bonus=4.0)
-    extra = bonus - plain
-    for g, game in enumerate(games):
-        for seat in range(4):
-            mine = (rollout.game[order] == g) & (rollout.seat[order] == seat)
-            assert extra[mine].sum() == (2.0 if seat == game.winner else 0.0)  # 4 points x 0.5, the winner's alone
-    assert TrainArgs(win_bonus=3.0).ppo_config().win_bonus == 3.0
-    with pytest.raises(ValueError, match="win_bonus"):
-        TrainArgs(win_bonus=-1.0).validate()

@@ -14,7 +14,6 @@ import numpy as np  # noqa: E402
 
 from agents.config import TrainArgs  # noqa: E402
 from agents.curriculum import CheckpointPlay, FixedOpponent  # noqa: E402
-from agents.collect.teachers import TeacherPool  # noqa: E402
 from agents.config import NetworkConfig  # noqa: E402
 from agents.network import Big2Net  # noqa: E402
 from agents.collect.ray_workers import RAY_WORKER_NICENESS, RayWorkers, init_local_ray  # noqa: E402
@@ -196,14 +195,3 @@ def test_an_error_inside_an_actor_is_raised_with_its_traceback():
     finally:
         workers.close()
 
-
-def test_teacher_games_on_ray_tasks_equal_the_ones_played_here():
-    seeds = [3, 4, 5]
-    here = TeacherPool(1, Rules(), "smart", observation="paper").collect(seeds)
-    pool = TeacherPool(2, Rules(), "smart", observation="paper", backend="ray")
-    try:
-        spread = pool.collect(seeds)
-    finally:
-        pool.close()
-    for name in ("obs", "features", "counts", "choice", "action", "game", "seat", "scores"):
-        assert np.array_equal(getattr(here, name), getattr(spread, name)), name

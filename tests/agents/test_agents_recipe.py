@@ -43,7 +43,6 @@ def test_other_learners_keep_their_paper_defaults_under_both_presets():
     for preset in ("default", "paper"):
         args = TrainArgs(algo="mcq", preset=preset).validate().resolved()
         assert (args.lr, args.minibatch, args.games_per_batch, args.reward_scale) == (3e-5, 256, 64, 1.0 / 13.0)
-        assert TrainArgs(algo="distill", preset=preset).validate().resolved().env == "engine"  # no vector env for teachers
 
 
 def test_auto_env_falls_back_to_the_engine_where_the_vector_env_does_not_apply():
@@ -208,12 +207,12 @@ def test_the_ceiling_benchmark_leaves_the_trainer_as_it_was(tmp_path):
     assert [s["step"] for s in trainer.optimizer.state.values()] == steps_before
 
 
-# ----------------------------------------------------------------------------- the "mlp" design
-MLP = {"design": "mlp", "mlp_hidden": 32, "state_dim": 16, "value_hidden": 8}
+# ----------------------------------------------------------------------------- a fixed action head
+HIS_SMALL = {"design": "charlesworth", "observation": "charlesworth", "mlp_hidden": 32}
 
 
 @pytest.mark.parametrize("rules", ["paper", "charlesworth"])
-def test_the_mlp_design_scores_each_candidate_by_its_1695_action_index(rules):
+def test_a_fixed_action_head_scores_each_candidate_by_its_1695_action_index(rules):
     import numpy as np
 
     from agents.collect.vector import collect_vector
@@ -222,35 +221,22 @@ def test_the_mlp_design_scores_each_candidate_by_its_1695_action_index(rules):
     from big2_env import Rules
     from big2_env.envs.vector import Big2VectorEnv
 
-    model = Big2Net(NetworkConfig(**MLP))
-    rollout = collect_vector(Big2VectorEnv(6, rules=Rules.preset(rules)), model, np.random.default_rng(1), 3)
+    model = Big2Net(NetworkConfig(**HIS_SMALL))
+    venv = Big2VectorEnv(6, rules=Rules.preset(rules), observation="charlesworth")
+    rollout = collect_vector(venv, model, np.random.default_rng(1), 3)
     owner = torch.from_numpy(np.repeat(np.arange(len(rollout.counts)), rollout.counts))
     obs, features = torch.from_numpy(rollout.obs), torch.from_numpy(rollout.features)
     index = model.action_indices(obs, features, owner)
     assert index.tolist() == rollout.candidate_actions.tolist()  # the env's own action index, every candidate
     with torch.no_grad():
-        logits = model.action_head(model.encode_state(obs))
-        flat = model.candidate_outputs(model.encode_state(obs), obs, features, features, owner)
+        state = model.encode_state(obs)
+        logits = model.action_head(model.policy_hidden(state))
+        flat = model.candidate_outputs(state, obs, features, features, owner)
     assert torch.allclose(flat, logits[owner, index])
 
 
-def test_the_mlp_design_trains_resumes_and_plays(tmp_path):
+def test_a_removed_design_is_refused_naming_the_commit_that_runs_it():
     from agents.config import NetworkConfig
-    from agents.network import count_parameters, parameter_count
-    from agents.policy import NetworkPolicy
-    from big2_env import evaluate
 
-    config = NetworkConfig(**MLP)
-    assert parameter_count(config) == count_parameters(Trainer(TrainArgs(model=dict(MLP), out=str(tmp_path))).model)
-    out = tmp_path / "run"
-    args = dict(batches=2, games_per_batch=4, minibatch=64, model=dict(MLP), out=str(out), eval_opponents=[],
-                progress=False, tensorboard=False)
-    train(TrainArgs(**args, stop_after=1))
-    result = train(TrainArgs(**args), resume=True, explicit={*args, "stop_after"})  # stop_after 0: run to --batches
-    assert result.finished and result.batch == 2
-    policy = NetworkPolicy.from_file(str(out / "model.pt"))
-    assert evaluate(policy, "random", n_games=4, seed=0).n_games == 4
-    value = Trainer(TrainArgs(algo="mcq", games_per_batch=2, model=dict(MLP), out=str(tmp_path / "q")))
-    assert value.train_batch()["trained_decisions"] > 0  # the value learners score chosen pairs through it too
-    with pytest.raises(ValueError, match="design='mlp' reads the paper's 277 numbers"):
-        NetworkConfig(design="mlp", observation="extended")
+    with pytest.raises(ValueError, match="design='mlp' was removed .*commit cbad168 still runs it"):
+        NetworkConfig(design="mlp")

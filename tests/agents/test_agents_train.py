@@ -87,6 +87,23 @@ def test_resume_refuses_changes_to_the_experiment(tmp_path):
     assert result.batch == 3
 
 
+def test_a_run_saved_with_a_removed_algorithm_or_option_says_which_commit_runs_it(tmp_path):
+    train(tiny(tmp_path, batches=2, stop_after=1))
+    path = tmp_path / "checkpoint.pt"
+    state = read_file(path)
+    saved = dict(state["args"])
+    for bad, what in (({"algo": "distill", "teacher": "search:64"}, "algo 'distill'"), ({"replay": 4}, "replay=4"),
+                      ({"critic": "full"}, "critic='full'"), ({"win_bonus": 15.0}, "win_bonus=15.0")):
+        state["args"] = {**saved, **bad}
+        atomic_save(state, path)
+        with pytest.raises(ValueError, match=f"{what} was removed .*commit cbad168 still runs it"):
+            train(tiny(tmp_path, batches=2), resume=True)
+    state["args"] = {**saved, "teacher": "smart", "replay": 1, "soft_targets": 0.0, "leaf_value": 0.0,  # left off
+                     "critic": "observation", "win_bonus": 0.0}
+    atomic_save(state, path)
+    assert train(tiny(tmp_path, batches=2), resume=True).batch == 2
+
+
 def test_checkpoint_of_another_model_config_or_format_version_is_refused(tmp_path):
     model = Big2Net(NetworkConfig.from_dict(SMALL))
     path = save_policy(tmp_path / "m.pt", model, {"note": "tiny"})

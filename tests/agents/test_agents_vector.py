@@ -66,8 +66,6 @@ def test_big2_train_runs_on_the_vector_env(tmp_path):
         TrainArgs(env="gpu").validate()
     with pytest.raises(ValueError, match="observation=extended"):
         TrainArgs(env="vector", model={"observation": "extended"}).validate()
-    with pytest.raises(ValueError, match="no distill"):
-        TrainArgs(env="vector", algo="distill").validate()
 
 
 def test_the_vector_collector_refuses_a_network_of_the_extended_view():
