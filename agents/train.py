@@ -70,7 +70,7 @@ What a run writes in ``out``:
   and the learning rate batch by batch; written at the end (``big2 plot DIR``
   redraws them at any time);
 * ``args.json``: the arguments of the run, its paths without the machine's folders
-  (:func:`big2_env.devtools.records.portable`: his parameter file by its name, for one).
+  (:func:`big2_env.records.portable`: his parameter file by its name, for one).
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ from typing import Any, Collection, Mapping
 
 import torch
 
-from big2_env.devtools.records import portable
+from big2_env.records import portable
 
 from .checkpoint import CHECKPOINT_KIND, CheckpointError, check_config, read_file, remove_stale_temporaries
 from .config import (

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from big2_env import evaluate
-from big2_env.devtools.records import portable
+from big2_env.records import portable
 from big2_env.evaluation.loading import load_agent
 
 

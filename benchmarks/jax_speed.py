@@ -47,7 +47,7 @@ import numba
 import numpy as np
 
 from big2_env import vector_env
-from big2_env.devtools.records import portable
+from big2_env.records import portable
 from big2_env.jax import Big2
 
 OUT = Path(__file__).resolve().parent / "jax" / "speed.json"

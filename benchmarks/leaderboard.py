@@ -53,7 +53,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from big2_env.devtools.records import portable
+from big2_env.records import portable
 from big2_env.evaluation.arena import add_to_arena, run_arena
 from big2_env.evaluation.arena.ratings import AgentRating
 from big2_env.evaluation.arena.records import write_games

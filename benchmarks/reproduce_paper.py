@@ -485,7 +485,7 @@ def write_report(
     lines.append("")
     report = report_dir / "REPORT.md"
     report.write_text("\n".join(lines) + "\n")
-    from big2_env.devtools.records import portable
+    from big2_env.records import portable
 
     (report_dir / "results.json").write_text(
         json.dumps(portable(json.loads(json.dumps({"options": options, "runs": records, "full_ppo": full}, default=str))),

@@ -46,7 +46,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from big2_env.devtools.records import portable_path, publish_record
+from big2_env.records import portable_path, publish_record
 
 REPO = Path(__file__).resolve().parents[1]
 MIB = 1 << 20

@@ -44,7 +44,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from big2_env.devtools.records import portable_path, publish_record
+from big2_env.records import portable_path, publish_record
 from big2_env.evaluation.arena.run import read_arena
 from big2_env.evaluation.arena.schedule import CHUNK_MATCHES
 

@@ -12,7 +12,7 @@ Quick start::
         action = None if termination or truncation else int(obs["candidate_actions"][0])
         env.step(action)
 
-Layers, each importing only those above it in this list (``python -m big2_env.devtools.imports``
+Layers, each importing only those above it in this list (``python -m tools.imports``
 checks it): :mod:`big2_env.engine` (the rules), :mod:`big2_env.observations` (what a player
 sees), :mod:`big2_env.render`, :mod:`big2_env.players` (Random, Greedy, Smart, the search),
 :mod:`big2_env.evaluation` (the protocol and agent specs), :mod:`big2_env.envs` (PettingZoo and

@@ -5,7 +5,7 @@ is allowed; these two predicates are the shared test behind those errors, so tha
 seat, a seed or a probability is read the same way everywhere. ``bool`` is never a number here
 (``True`` is an ``int`` to Python, but a flag passed where a count belongs is a mistake), and a
 real number must be finite. The caller keeps its own message: the predicates only answer yes or
-no. This module sits below every layer (``python -m big2_env.devtools.imports``) and imports only
+no. This module sits below every layer (``python -m tools.imports``) and imports only
 numpy.
 
 Example:

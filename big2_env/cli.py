@@ -394,10 +394,10 @@ def eval_figures(args: argparse.Namespace, result: Any) -> dict[str, Any]:
     """What ``big2 eval --json`` writes: the agents as given, the rules preset, the games, seed and
     settings, the win rate and mean score with their 95% intervals, per seat, and the command. A file
     outside the repository is named by its name alone, never by this machine's path
-    (:func:`~big2_env.devtools.records.portable`)."""
+    (:func:`~big2_env.records.portable`)."""
     import datetime
 
-    from big2_env.devtools.records import portable
+    from big2_env.records import portable
 
     figures = result.to_dict()
     figures.update(

@@ -9,7 +9,7 @@ record, ``experiments/*.md`` (one page a study, ``experiments/README.md`` its in
 site's ``experiments/`` section.
 
 Every figure a page marks (``<!-- fig FILE KEY FORMAT -->...<!-- /fig -->``,
-:mod:`big2_env.devtools.figures`) is filled in from its results file as the page is built, so the
+:mod:`tools.figures`) is filled in from its results file as the page is built, so the
 site always shows what the benchmarks wrote. This file itself is kept out of the site
 (``exclude_docs`` in ``mkdocs.yml``).
 """
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import sys
 from pathlib import Path
 
 from mkdocs.structure.files import File, Files
@@ -32,7 +33,7 @@ PAGES = {  # site path -> file in the repository
     "ablation/distill_curve/learning_curves.png": "experiments/results/ablation/distill_curve/learning_curves.png",
     "experiments/index.md": "experiments/README.md",
     "tutorial/learning_curves.png": "benchmarks/tutorial/learning_curves.png",  # the training tutorial's run
-    "performance/env_speed.png": "benchmarks/core/env_speed.png",  # big2_env.devtools.pictures draws these two
+    "performance/env_speed.png": "benchmarks/core/env_speed.png",  # tools.pictures draws these two
     "jax/speed.png": "benchmarks/jax/speed.png",
     "agents/learning_curves.png": "experiments/results/long/paper/learning_curves.png",  # the default recipe's long run
 }
@@ -70,7 +71,9 @@ def relink(markdown: str, source: Path, uri: str) -> str:
 def on_page_markdown(markdown: str, page, config, files) -> str:
     """The page with each marked figure replaced by its results file's value (the comments go), and
     the links of a page kept outside ``docs/`` pointed at the site's copies."""
-    from big2_env.devtools.figures import fill
+    if str(REPO) not in sys.path:  # the checkout's tools (mkdocs does not put the working folder on the path)
+        sys.path.insert(0, str(REPO))
+    from tools.figures import fill
 
     source = Path(page.file.abs_src_path or page.file.src_uri)
     if source.is_absolute() and source.resolve().is_relative_to(REPO) and not source.resolve().is_relative_to(REPO / "docs"):

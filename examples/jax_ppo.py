@@ -51,7 +51,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from agents.config import CHARLESWORTH_PRESET as HIS
-from big2_env.devtools.records import portable
+from big2_env.records import portable
 from big2_env.jax import Big2
 
 LAG = 4  # a seat decides every fourth decision of its game

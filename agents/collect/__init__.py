@@ -1,7 +1,7 @@
 """Collection: the games a batch learns from, played on the compiled vector env, the engine, helper processes or Ray actors.
 May import: torch, big2_env (ray: only agents.collect.ray_workers), and agents' config, network, policy and curriculum
-modules; never agents.learners, agents.trainer or agents.train (``python -m big2_env.devtools.imports`` checks the
-layers, :data:`big2_env.devtools.imports.AGENT_LAYERS`). Collectors only collect: the learners import them
+modules; never agents.learners, agents.trainer or agents.train (``python -m tools.imports`` checks the
+layers, :data:`tools.imports.AGENT_LAYERS`). Collectors only collect: the learners import them
 (:class:`~agents.collect.rollout.Rollout` they train on; :mod:`agents.learners.processes` runs the rollout workers in
 the helper processes that also share PPO's gradients).
 

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from big2_env import Game, Rules
-from big2_env.devtools.records import portable
+from big2_env.records import portable
 from big2_env.evaluation.loading import load_agent
 from big2_env.observations.decision import Decision, PolicyObservation
 from big2_env.players.base import policy_actions, policy_view

@@ -65,7 +65,7 @@ def read_points(folder: Path) -> dict[tuple[str, str], list[dict]]:
 
 def table(points: dict[tuple[str, str], list[dict]], marked: str | None = None) -> str:
     """The Markdown table of the docs; with ``marked`` (the summary's path from the repository root),
-    each figure stands in a marker of :mod:`big2_env.devtools.figures` that quotes the summary."""
+    each figure stands in a marker of :mod:`tools.figures` that quotes the summary."""
     lines = ["| opponents | design | time a decision | games | win rate [95% CI] | mean score [95% CI] |",
              "| --- | --- | --- | --- | --- | --- |"]
     for (design, opponent), found in points.items():

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from big2_env import evaluate
-from big2_env.devtools.records import portable
+from big2_env.records import portable
 from big2_env.engine.game import NUM_PLAYERS
 from big2_env.evaluation.loading import load_agent
 from big2_env.evaluation.versus import duplicate_intervals, normal_interval

@@ -50,7 +50,7 @@ import torch
 from agents.net_search import NetworkRollouts, NetworkSearch, _Position
 from agents.network import charlesworth_network
 from big2_env import Game
-from big2_env.devtools.records import portable
+from big2_env.records import portable
 from big2_env.evaluation.loading import load_agent
 from big2_env.evaluation.versus import normal_interval
 from big2_env.observations.decision import Decision, PolicyObservation

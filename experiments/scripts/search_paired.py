@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from big2_env import evaluate
-from big2_env.devtools.records import portable
+from big2_env.records import portable
 from big2_env.evaluation.loading import load_agent
 from big2_env.players.search import SearchPolicy
 

@@ -1,5 +1,5 @@
 """The stated figures have one source: each marked figure of the README and the docs equals what its
-results file gives (:mod:`big2_env.devtools.figures`), and the site fills them in from the files."""
+results file gives (:mod:`tools.figures`), and the site fills them in from the files."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from types import SimpleNamespace
 import pytest
 from tests.scripts import load_script
 
-from big2_env.devtools import figures
-from big2_env.devtools.figures import FigureError, check, fill, main, render_value, write
+from tools import figures
+from tools.figures import FigureError, check, fill, main, render_value, write
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -187,7 +187,7 @@ def test_the_search_time_per_decision_is_quoted_or_dated():
 def test_the_pages_a_user_reads_state_few_untagged_measured_numbers():
     # every measured number on the README and docs/ is a figure tag read from its results file, or sits on a page a
     # script writes (its first lines say so); settings and versions go in code spans. A few may stand as prose.
-    from big2_env.devtools.figures import untagged_numbers, user_pages
+    from tools.figures import untagged_numbers, user_pages
 
     found = {str(page.relative_to(REPO)): untagged_numbers(page.read_text()) for page in user_pages(REPO)}
     total = sum(len(numbers) for numbers in found.values())
@@ -195,7 +195,7 @@ def test_the_pages_a_user_reads_state_few_untagged_measured_numbers():
 
 
 def test_the_untagged_count_sees_typed_figures_and_skips_tags_code_and_written_pages():
-    from big2_env.devtools.figures import WRITTEN, untagged_numbers
+    from tools.figures import WRITTEN, untagged_numbers
 
     assert untagged_numbers("won 47.3% and +0.55 a game at 12,700 decisions/s") == ["47.3%", "+0.55", "12,700"]
     assert untagged_numbers("<!-- fig a.json x .1% -->47.3%<!-- /fig --> `gamma 0.99`\n```text\n3.38\n```\n") == []

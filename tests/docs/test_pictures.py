@@ -1,4 +1,4 @@
-"""The docs' speed pictures (:mod:`big2_env.devtools.pictures`): each is drawn from its results file,
+"""The docs' speed pictures (:mod:`tools.pictures`): each is drawn from its results file,
 committed, and shown on the site."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from big2_env.devtools import pictures
+from tools import pictures
 
 REPO = Path(__file__).resolve().parents[2]
 

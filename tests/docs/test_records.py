@@ -1,6 +1,6 @@
 """No committed results file holds a path of the machine it was made on, and the writers of
 new ones (``big2 train``'s ``args.json``, ``big2 eval --json``, the benchmarks' figures) name files
-without it: :mod:`big2_env.devtools.records`."""
+without it: :mod:`big2_env.records`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from big2_env import cli
-from big2_env.devtools.records import machine_paths, portable, portable_path
+from big2_env.records import machine_paths, portable, portable_path
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = {  # folder: the suffixes of the results files kept there
@@ -37,7 +37,7 @@ def test_no_results_file_holds_a_machine_path():
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), start=1):
             found += [f"{path.relative_to(REPO)}:{number}: {hit}" for hit in machine_paths(line)]
     assert not found, (
-        f"{len(found)} machine paths in the results files (name the file, as big2_env.devtools.records.portable "
+        f"{len(found)} machine paths in the results files (name the file, as big2_env.records.portable "
         "does: his parameter file by its name, a run folder relative to the repository):\n" + "\n".join(found[:40])
     )
 

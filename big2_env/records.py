@@ -34,7 +34,7 @@ from typing import Any
 
 __all__ = ["MACHINE_ROOTS", "REPO_ROOT", "machine_paths", "portable", "portable_path", "publish_record"]
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 """The folder that holds this ``big2_env`` (the checkout, for an editable install)."""
 
 RUN_FILES = frozenset({"model.pt", "checkpoint.pt", "args.json", "metrics.csv", "train_log.csv"})

@@ -14,9 +14,9 @@ optionally, scalings (``*100``, ``/1e6``) then one Python format spec (``,.0f``,
 ``.1%``, ``+.2f``; without one the value is written as ``str`` would).
 Between the comments stands the figure as the file gives it.
 
-* ``python -m big2_env.devtools.figures`` checks every page and exits 1 listing each figure
+* ``python -m tools.figures`` checks every page and exits 1 listing each figure
   that disagrees with its file (``tests/docs/test_figures.py`` runs the same check);
-* ``python -m big2_env.devtools.figures --write`` rewrites the stale figures in place, after a
+* ``python -m tools.figures --write`` rewrites the stale figures in place, after a
   benchmark has written new results;
 * the site's hook (``docs/hooks.py``) fills every page from the files when the site is built.
 
@@ -49,8 +49,8 @@ from typing import Any
 
 __all__ = ["MARKER", "Figure", "FigureError", "PAGES", "check", "figures", "fill", "main", "render_value", "write"]
 
-REPO = Path(__file__).resolve().parents[2]
-"""The checkout (this module sits in ``big2_env/devtools``)."""
+REPO = Path(__file__).resolve().parents[1]
+"""The checkout (this module sits in ``tools``)."""
 
 PAGES = ("README.md", "docs/*.md", "experiments/*.md", "experiments/results/*/README.md", "agents/data/README.md",
          "benchmarks/README.md", "benchmarks/*/README.md")
@@ -269,7 +269,7 @@ def untagged_numbers(text: str) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m big2_env.devtools.figures",
+        prog="python -m tools.figures",
         description="Check (or --write) the figures the README and the docs quote from the benchmarks' results files.",
     )
     parser.add_argument("--write", action="store_true", help="rewrite stale figures in place from their files")
@@ -299,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     for line in problems:
         print(line, file=sys.stderr)
     if problems:
-        print(f"{len(problems)} figure(s) disagree with their files: python -m big2_env.devtools.figures --write",
+        print(f"{len(problems)} figure(s) disagree with their files: python -m tools.figures --write",
               file=sys.stderr)
         return 1
     print(f"every marked figure agrees with its file ({sum(len(figures(p.read_text(), p)) for p in pages(args.root))})")

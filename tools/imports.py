@@ -3,8 +3,8 @@
 
 Run it from the repository root (exit status 1 and a report when anything is wrong)::
 
-    python -m big2_env.devtools.imports            # big2_env and agents, beside this big2_env
-    python -m big2_env.devtools.imports --root DIR big2_env agents
+    python -m tools.imports            # big2_env and agents, beside this big2_env
+    python -m tools.imports --root DIR big2_env agents
 
 How the graph is read (from the source files, with :mod:`ast`; nothing is imported):
 
@@ -21,7 +21,7 @@ The layer contracts (:data:`LAYERS`, :data:`AGENT_LAYERS`) are the architecture 
 agents. big2_env's: the engine at the bottom, then observations, render, players, evaluation, envs,
 the JAX core and the web table, with the command line at the top. agents': settings, networks and
 policies, collection, learners, the training loop. A module may import its own layer and those
-below it. :data:`SHARED` modules (checks, errors, plugins, devtools) import no layer and may be imported from anywhere.
+below it. :data:`SHARED` modules (checks, errors, plugins, records) import no layer and may be imported from anywhere.
 
 Example:
     >>> report = check(SOURCE_ROOT)
@@ -54,10 +54,10 @@ policies and searches over them; collection (it only plays games); the learners 
 collectors, and run the helper processes that share PPO's gradients); the training loop and the
 ``big2_env`` plugin. Each may import only its own layer and those before it."""
 
-SHARED = ("checks", "errors", "plugins", "devtools")
+SHARED = ("checks", "errors", "plugins", "records")
 """big2_env modules outside the layers: they import no layer, and any layer may import them."""
 
-SOURCE_ROOT = Path(__file__).resolve().parents[2]
+SOURCE_ROOT = Path(__file__).resolve().parents[1]
 """The folder that holds this ``big2_env`` (the checkout, for an editable install)."""
 
 FORBIDDEN = (("big2_env", "agents"),)
@@ -278,7 +278,7 @@ def check(root: Path, packages: tuple[str, ...] = ("big2_env", "agents")) -> Rep
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m big2_env.devtools.imports",
+        prog="python -m tools.imports",
         description="Fail on any import circle, any import of agents from big2_env, and any upward import between "
         "big2_env's layers.",
     )

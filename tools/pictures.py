@@ -3,8 +3,8 @@
 Each picture is drawn from one results file and saved beside it; the pages show it (the site maps
 it in ``docs/hooks.py``). Rerun this after the benchmark that writes the file::
 
-    python -m big2_env.devtools.pictures            # redraw every picture
-    python -m big2_env.devtools.pictures --list     # what is drawn from what
+    python -m tools.pictures            # redraw every picture
+    python -m tools.pictures --list     # what is drawn from what
 
 The pictures:
 
@@ -27,7 +27,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 """The checkout that holds this ``big2_env`` (the benchmarks' results live in it)."""
 
 REFERENCE_OF = {"(b)": "(d)", "(c)": "(d)", "(e)": "(a)", "(f)": "(d)", "(g)": "(h)", "(i)": "(a)"}
