@@ -67,6 +67,7 @@ from big2_env.observations.paper import OBS_CARDS_LEFT, OBS_HAND
 from big2_env.players.base import Policy
 from big2_env.players.dealers import Dealer, UniformDealer
 from big2_env.players.determinized import determinized_search, leave_blueprint, top_candidates
+from big2_env.players.determinized import parse_budget
 from big2_env.players.beliefs import (
     DEFAULT_TREMBLE,
     course_array,
@@ -75,12 +76,11 @@ from big2_env.players.beliefs import (
     seat_log_likelihood_table,
 )
 
-from .budget import parse_budget
 from .network import Big2Net, CharlesworthNet
 from .policy import NetworkPolicy, choose, score_numpy
 
 __all__ = ["DEFAULT_BUDGET", "ROLLOUT_MODELS", "NetworkRollouts", "NetworkSearch", "OpponentModels", "RolloutValues",
-           "SearchStats", "parse_budget"]
+           "SearchStats"]
 
 DEFAULT_BUDGET = 640
 """The search's default budget: 640 rollouts a decision (0.23 to 0.56 s a decision, forced ones
@@ -433,7 +433,8 @@ class NetworkSearch(Policy):
     Args:
         network: the blueprint, a :class:`~agents.policy.NetworkPolicy` (:meth:`from_spec` loads one by name).
         rules: the rule set of the table.
-        budget: a number of rollouts a decision (an int; :data:`DEFAULT_BUDGET`, 640) or seconds (``"0.25s"``).
+        budget: a number of rollouts a decision (an int; :data:`DEFAULT_BUDGET`, 640) or seconds (``"0.25s"``, ``0.25``;
+            :func:`~big2_env.players.determinized.parse_budget`).
         top_k: how many of the blueprint's most probable moves are candidates (pass is added when legal).
         margin: how many standard errors of the paired difference a candidate's mean gain over the
             blueprint's move must exceed before the search leaves the blueprint (0: always take the
@@ -465,7 +466,7 @@ class NetworkSearch(Policy):
                  sample: bool = DEFAULT_SAMPLE,
                  opponent_models: Sequence[str] | None = None, opponent_switch: float = OPPONENT_SWITCH_NATS,
                  seed: int | None = None, name: str | None = None) -> None:
-        self.seconds, self.rollouts = parse_budget(budget)
+        self.rollouts, self.seconds = parse_budget(budget)
         self.budget = budget
         for what, value, low, high in (("top_k", top_k, 1, 64), ("deals", deals, 1, 4096)):
             if not is_int(value, low, high):

@@ -124,8 +124,9 @@ class SearchPolicy(Policy):
     Args:
         rules: the game's rule set (the search replays the game under them).
         budget: rollouts per decision (an int, default :data:`DEFAULT_BUDGET`: deterministic for
-            a seed), or a time per decision such as ``"0.25s"`` (rounds of rollouts until the
-            time is up; then the moves depend on the machine's speed).
+            a seed), or a time per decision such as ``"0.25s"`` or ``0.25`` (rounds of rollouts
+            until the time is up; then the moves depend on the machine's speed); see
+            :func:`~big2_env.players.determinized.parse_budget`.
         rollout: the rollout policy in every seat: ``"smart"`` (default, the fast engine-level
             Smart), another policy name (``"greedy"``, ``"random"``, a model spec), a
             :class:`~big2_env.players.Policy` or a :class:`RolloutPolicy`.
@@ -208,7 +209,7 @@ class SearchPolicy(Policy):
         self.infer_opponents = int(infer_opponents)
         self._noisy: NoisyOpponents | None = None
         if self.infer_opponents and "random" in self.opponent_models:
-            self._noisy = NoisyOpponents(self.rollout, 0.0, seed)
+            self._noisy = NoisyOpponents(self.rollout, seed)
         self._playing: RolloutPolicy = self._noisy or self.rollout  # what the rollouts run
         base = self._noisy.base if self._noisy is not None else self.rollout
         # the rollouts run in the compiled core for Smart or the fast model under the search's rules; other

@@ -7,7 +7,8 @@ import pytest
 
 pytest.importorskip("torch")
 
-from agents.net_search import NetworkRollouts, NetworkSearch, parse_budget  # noqa: E402
+from agents.net_search import NetworkRollouts, NetworkSearch  # noqa: E402
+from big2_env.players.determinized import parse_budget  # noqa: E402
 from big2_env import Game, Rules, evaluate  # noqa: E402
 from big2_env.errors import LoadError  # noqa: E402
 from big2_env.evaluation.loading import load_agent  # noqa: E402
@@ -23,8 +24,8 @@ def _search(budget=24, **kwargs) -> NetworkSearch:
 
 
 def test_budgets_parse_and_bad_ones_are_refused():
-    assert parse_budget("0.25s") == (0.25, None) and parse_budget(0.1) == (0.1, None)
-    assert parse_budget(64) == (None, 64) and parse_budget("64") == (None, 64)
+    assert parse_budget("0.25s") == (None, 0.25) and parse_budget(0.1) == (None, 0.1)
+    assert parse_budget(64) == (64, None) and parse_budget("64") == (64, None)
     for bad in (0, -1, "fast", True, "0s", 1e6):
         with pytest.raises(ValueError, match="budget must be"):
             parse_budget(bad)
