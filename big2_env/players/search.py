@@ -58,7 +58,7 @@ from ..checks import is_int
 from ..engine.combos import Entry
 from ..engine.game import Game
 from ..engine.rules import Rules
-from ..observations.extended import extended_view, history_moves
+from ..observations.extended import extended_view
 from ..observations.paper import NUM_ACTIONS, entry_action_indices
 from .base import Observation, Policy, legal_actions
 from .beliefs import DEFAULT_TREMBLE, MODELS, Move, check_models, game_course, model_posteriors
@@ -240,10 +240,8 @@ class SearchPolicy(Policy):
             self.last_stats = {"rollouts": 0, "candidates": 1, "means": {}, "visits": {}}
             return legal[0]
         self._course = None
-        if self.infer_opponents and "history" in obs:
-            moves = history_moves(obs["history"])
-            if any(seat for seat, _ in moves):  # an opponent has moved: there is something to read
-                self._course = game_course(moves, self.rules)
+        if self.infer_opponents and any(seat for seat, _ in state.history):  # an opponent has moved: something to read
+            self._course = game_course(state.history, self.rules)
         self._dealer = PassConsistentDealer(state, self.rng, self.rules, self.pass_inference)
         if self._noisy is not None:
             self._noisy.seat_noise = self._seat_noise(state)
