@@ -62,10 +62,9 @@ from big2_env.evaluation.workers import set_numba_threads
 from big2_env.envs.positions import PositionGames
 from big2_env.observations.compiled import PASS_ACTION
 from big2_env.players.base import Policy
-from big2_env.players.public import PublicState, public_state
 from big2_env.players.dealers import Dealer, UniformDealer
-from big2_env.players.determinized import determinized_search, leave_blueprint, top_candidates
-from big2_env.players.determinized import parse_budget
+from big2_env.players.determinized import determinized_search, leave_blueprint, parse_budget, top_candidates
+from big2_env.players.public import PublicState, public_state
 from big2_env.players.beliefs import (
     DEFAULT_TREMBLE,
     course_array,
