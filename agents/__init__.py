@@ -1,7 +1,7 @@
 """The learners of big2-env: the paper's card-aware network, its learners and the shipped agents.
 May import: big2_env (never the reverse: big2_env finds this package through entry points, agents.plugin).
 
-Modules (all but :mod:`agents.config`, :mod:`agents.shipped`, :mod:`agents.budget` and :mod:`agents.plugin` import
+Modules (all but :mod:`agents.config`, :mod:`agents.shipped` and :mod:`agents.plugin` import
 torch; ``import agents`` itself does not):
 
 * :mod:`agents.plugin`: the entry points big2_env reads: the agent specs (``pretrained``,
@@ -46,7 +46,6 @@ The loop:
 * :mod:`agents.pretrained`: :func:`~agents.pretrained.load_pretrained`, the shipped agents.
 * :mod:`agents.net_search`: :class:`~agents.net_search.NetworkSearch`, the search over a network
   (``search-net``: network rollouts from sampled deals, the network's move left only past a margin);
-* :mod:`agents.budget`: ``search-net``'s budget, rollouts or seconds (torch-free, for checks without a network).
 
 Install the extra first: ``pip install torch==2.13.0 && pip install -e ".[agents]"``.
 """

@@ -57,16 +57,14 @@ import numpy as np
 import torch
 
 from big2_env.checks import is_int, is_number
-from big2_env.engine.cards import NUM_CARDS, THREE_OF_DIAMONDS, mask_to_cards
 from big2_env.engine.rules import Rules
 from big2_env.evaluation.workers import set_numba_threads
 from big2_env.envs.positions import PositionGames
 from big2_env.observations.compiled import PASS_ACTION
-from big2_env.observations.extended import history_moves
-from big2_env.observations.paper import OBS_CARDS_LEFT, OBS_HAND
 from big2_env.players.base import Policy
 from big2_env.players.dealers import Dealer, UniformDealer
-from big2_env.players.determinized import determinized_search, leave_blueprint, top_candidates
+from big2_env.players.determinized import determinized_search, leave_blueprint, parse_budget, top_candidates
+from big2_env.players.public import PublicState, public_state
 from big2_env.players.beliefs import (
     DEFAULT_TREMBLE,
     course_array,
@@ -75,12 +73,11 @@ from big2_env.players.beliefs import (
     seat_log_likelihood_table,
 )
 
-from .budget import parse_budget
 from .network import Big2Net, CharlesworthNet
 from .policy import NetworkPolicy, choose, score_numpy
 
 __all__ = ["DEFAULT_BUDGET", "ROLLOUT_MODELS", "NetworkRollouts", "NetworkSearch", "OpponentModels", "RolloutValues",
-           "SearchStats", "parse_budget"]
+           "SearchStats"]
 
 DEFAULT_BUDGET = 640
 """The search's default budget: 640 rollouts a decision (0.23 to 0.56 s a decision, forced ones
@@ -105,7 +102,6 @@ about 20 to 1 each step. Results: ``experiments/results/search_net/duel_640_mode
 ``duel_640_switch0_625.json``, ``duel_640_switch1_1000.json``; ``experiments/search-net-opponent-models.md``)."""
 _MODEL_LEVELS = {"network": 0, "smart": 1, "greedy": 1, "random": 2}
 """The models in the order a seat moves through them: the blueprint, the rules, no rule."""
-_FULL_DECK = (1 << NUM_CARDS) - 1
 ROLLOUT_MODELS = ("network", "smart", "greedy", "random")
 """Who can move for a seat in :class:`NetworkRollouts` (and model an opponent in :class:`NetworkSearch`)."""
 
@@ -433,7 +429,8 @@ class NetworkSearch(Policy):
     Args:
         network: the blueprint, a :class:`~agents.policy.NetworkPolicy` (:meth:`from_spec` loads one by name).
         rules: the rule set of the table.
-        budget: a number of rollouts a decision (an int; :data:`DEFAULT_BUDGET`, 640) or seconds (``"0.25s"``).
+        budget: a number of rollouts a decision (an int; :data:`DEFAULT_BUDGET`, 640) or seconds (``"0.25s"``, ``0.25``;
+            :func:`~big2_env.players.determinized.parse_budget`).
         top_k: how many of the blueprint's most probable moves are candidates (pass is added when legal).
         margin: how many standard errors of the paired difference a candidate's mean gain over the
             blueprint's move must exceed before the search leaves the blueprint (0: always take the
@@ -465,7 +462,7 @@ class NetworkSearch(Policy):
                  sample: bool = DEFAULT_SAMPLE,
                  opponent_models: Sequence[str] | None = None, opponent_switch: float = OPPONENT_SWITCH_NATS,
                  seed: int | None = None, name: str | None = None) -> None:
-        self.seconds, self.rollouts = parse_budget(budget)
+        self.rollouts, self.seconds = parse_budget(budget)
         self.budget = budget
         for what, value, low, high in (("top_k", top_k, 1, 64), ("deals", deals, 1, 4096)):
             if not is_int(value, low, high):
@@ -545,7 +542,9 @@ class NetworkSearch(Policy):
         candidates = top_candidates(order, self.top_k, PASS_ACTION if mask[PASS_ACTION] else None)
         if len(candidates) == 1:
             return blueprint
-        position = _Position.of(obs, self.rules)
+        if "history" not in obs:
+            raise ValueError("search-net reads the public move history: give it the extended view (observation_kind)")
+        position = public_state(obs)
         self.stats.searched += 1
         models = self.seat_models(position) if len(self.opponent_models) > 1 else None
         for seat_model in (models or ("network",) * 4)[1:]:
@@ -561,33 +560,33 @@ class NetworkSearch(Policy):
                      "probabilities": [probabilities[a] for a in candidates]}
         return int(move)
 
-    def _values(self, position: "_Position", candidates: np.ndarray, models: Sequence[str] | None = None) -> np.ndarray:
+    def _values(self, position: PublicState, candidates: np.ndarray, models: Sequence[str] | None = None) -> np.ndarray:
         """Rounds of ``deals`` deals until the budget is spent (:func:`~big2_env.players.determinized.determinized_search`):
         the searcher's score ``(deals, candidates)`` (``models``: who moves for each seat in the rollouts,
         :meth:`NetworkRollouts.play`; ``None``: the network everywhere)."""
         started = time.perf_counter()
-        valuer = RolloutValues(self.rollout, position.first, position.moves, candidates, models)
+        valuer = RolloutValues(self.rollout, position.opener, _move_masks(position), candidates, models)
         tally = determinized_search(len(candidates), self._dealer(position), valuer, self.rollouts, self.seconds,
                                     batch=self.deals, started=started, clock=time.perf_counter)
         self.stats.rollouts += tally.rollouts
         return tally.table()
 
-    def _dealer(self, position: "_Position") -> Dealer:
-        """The decision's dealer: the hidden cards dealt uniformly (:meth:`_Position.dealer`)."""
-        return position.dealer(self.rng)
+    def _dealer(self, position: PublicState) -> Dealer:
+        """The decision's dealer: the starting hands, the hidden cards dealt uniformly (:meth:`UniformDealer.starting`)."""
+        return UniformDealer.starting(position, self.rng)
 
-    def _others_moves(self, position: "_Position", rng: np.random.Generator,
+    def _others_moves(self, position: PublicState, rng: np.random.Generator,
                       n: int) -> tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray] | None:
         """The other seats' moves so far, seen from ``n`` deals of the hidden cards drawn with ``rng``
         (``None``, and nothing drawn, before any of them has moved): the deals ``(n, 4)``; the flat
         rows ``deal * R + move`` where the mover had a choice (R: the others' moves so far; forced
         moves say nothing); R; each such row's count of legal actions; and the network's
         log-probability of the move made there. What the opponent models weigh."""
-        record = position.others_moves()
+        record = _others_moves(position)
         if not record:
             return None
-        hands = position.deal(rng, n)
-        views, masks, actions = self.rollout.games.history_views(hands, position.first, position.moves, record)
+        hands = UniformDealer.starting(position, rng).deal(n)
+        views, masks, actions = self.rollout.games.history_views(hands, position.opener, _move_masks(position), record)
         b, r = actions.shape
         flat = masks.reshape(b * r, -1)
         legal = flat.sum(axis=1)
@@ -598,7 +597,7 @@ class NetworkSearch(Policy):
                                                   actions.reshape(-1)[chosen])
         return hands, chosen, r, legal[chosen], logp
 
-    def seat_models(self, position: "_Position") -> tuple[str, ...]:
+    def seat_models(self, position: PublicState) -> tuple[str, ...]:
         """Who the rollouts make move for each seat (relative: 0, the searcher, is always the network): per
         other seat, the model of ``opponent_models`` that best explains its moves so far
         (:meth:`model_log_likelihoods`): a seat keeps the network unless Smart or Greedy does better by
@@ -607,7 +606,7 @@ class NetworkSearch(Policy):
         score = self.model_log_likelihoods(position)
         return ("network",) * 4 if score is None else self.opponents.choose(self.opponent_models, score)
 
-    def model_log_likelihoods(self, position: "_Position") -> np.ndarray | None:
+    def model_log_likelihoods(self, position: PublicState) -> np.ndarray | None:
         """``(4, len(opponent_models))``: how well each model of ``opponent_models`` explains each seat's moves so
         far, the sum over its moves of the log of the move's probability under the model averaged over
         :data:`OPPONENT_DEALS` uniform deals of the hidden cards (drawn with a generator of their own). Smart
@@ -620,14 +619,12 @@ class NetworkSearch(Policy):
         if seen is None:
             return None
         hands, chosen, r, _, logp = seen
-        record = np.array(position.others_moves(), dtype=np.int64)  # the history's rows of the others' moves
-        movers = np.array(position.movers, dtype=np.int64)[record]
+        record = np.array(_others_moves(position), dtype=np.int64)  # the history's rows of the others' moves
+        movers = np.array([seat for seat, _ in position.history], dtype=np.int64)[record]
         per_move = np.zeros((len(hands), r, len(self.opponent_models)))  # log-probability by deal, move, model
         per_move[chosen // r, chosen % r, 0] = logp
         heuristics = [m for m in self.opponent_models if m != "network"]
-        course = game_course([(seat, tuple(mask_to_cards(mask))) for seat, mask in zip(position.movers, position.moves)],
-                             self.rules)
-        rows = course_array(course, self.rules)
+        rows = course_array(game_course(position.history, self.rules), self.rules)
         for seat in np.unique(movers).tolist():
             terms = seat_log_likelihood_table(rows, seat, hands[:, seat].tolist(), self.rules, heuristics,
                                               DEFAULT_TREMBLE, by_move=True)
@@ -656,65 +653,11 @@ def _generators(seed: int | None) -> tuple[np.random.Generator, np.random.Genera
     return np.random.default_rng(seed), np.random.default_rng(seed if seed is None else [seed, 1])
 
 
-@dataclass(frozen=True)
-class _Position:
-    """The searcher's position in *relative* seats (0: the searcher): its hand, the public history,
-    and what is hidden, read from an extended observation."""
+def _move_masks(state: PublicState) -> list[int]:
+    """The card bitmask of each move of ``state``'s history (0 for a pass)."""
+    return [sum(1 << c for c in play) for _, play in state.history]
 
-    hand: int
-    moves: tuple[int, ...]
-    movers: tuple[int, ...]
-    first: int
-    played_by: tuple[int, int, int, int]
-    left: tuple[int, int, int, int]
 
-    @classmethod
-    def of(cls, obs: Mapping[str, Any], rules: Rules) -> "_Position":
-        if "history" not in obs:
-            raise ValueError("search-net reads the public move history: give it the extended view (observation_kind)")
-        vector = np.asarray(obs["observation"])
-        hand = 0
-        for c in vector[OBS_HAND].tolist():
-            if 0 <= c < NUM_CARDS:
-                hand |= 1 << int(c)
-        history = history_moves(obs["history"])
-        played = [0, 0, 0, 0]
-        moves = []
-        movers = tuple(seat for seat, _ in history)
-        for seat, play in history:
-            mask = sum(1 << c for c in play)
-            played[seat] |= mask
-            moves.append(mask)
-        first = history[0][0] if history else 0
-        left = (hand.bit_count(),) + tuple(int(x) for x in vector[OBS_CARDS_LEFT])
-        return cls(hand, tuple(moves), movers, first, (played[0], played[1], played[2], played[3]),
-                   (left[0], left[1], left[2], left[3]))
-
-    def others_moves(self) -> list[int]:
-        """The indices in the history of the other seats' moves (not the searcher's)."""
-        return [t for t, seat in enumerate(self.movers) if seat != 0]
-
-    def _hidden(self) -> tuple[np.ndarray, list[int], list[int]]:
-        """The cards whose seat is unknown, the cards each seat is known to hold (3D with the opener who has
-        not played it) and how many unknown cards each seat holds (none for the searcher)."""
-        unseen_mask = _FULL_DECK & ~self.hand & ~(self.played_by[0] | self.played_by[1] | self.played_by[2]
-                                                   | self.played_by[3])
-        unseen = np.array([c for c in range(NUM_CARDS) if unseen_mask >> c & 1], dtype=np.int64)
-        fixed = [0, 0, 0, 0]
-        counts = [0, self.left[1], self.left[2], self.left[3]]
-        if unseen_mask >> THREE_OF_DIAMONDS & 1 and self.first != 0:  # the opener held 3D and has not played it
-            fixed[self.first] |= 1 << THREE_OF_DIAMONDS
-            counts[self.first] -= 1
-            unseen = unseen[unseen != THREE_OF_DIAMONDS]
-        return unseen, fixed, counts
-
-    def dealer(self, rng: np.random.Generator) -> UniformDealer:
-        """The dealer of :meth:`deal`, drawing with ``rng``."""
-        unseen, fixed, counts = self._hidden()
-        known = [fixed[0] | self.hand, fixed[1], fixed[2], fixed[3]]
-        return UniformDealer(rng, unseen.tolist(), counts, known, self.played_by)
-
-    def deal(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        """``n`` determinisations as *starting* hands ``(n, 4)``: the unseen cards dealt uniformly to seats
-        1..3 in their counts (3D to the first mover when it is unseen), each seat's played cards added."""
-        return self.dealer(rng).deal(n)
+def _others_moves(state: PublicState) -> list[int]:
+    """The indices in ``state``'s history of the other seats' moves (not the searcher's)."""
+    return [t for t, (seat, _) in enumerate(state.history) if seat != 0]

@@ -33,9 +33,9 @@ from big2_env.engine.rules import Rules
 from big2_env.errors import LoadError, MissingDependencyError
 from big2_env.evaluation.loading import display_name
 from big2_env.players.base import Policy
+from big2_env.players.determinized import parse_budget
 from big2_env.plugins import AgentSpecs, CommandError
 
-from .budget import parse_budget
 from .config import TrainArgs
 from .shipped import SHIPPED
 
@@ -93,7 +93,7 @@ def check_spec(spec: str, what: str = "agent") -> None:
     >>> check_spec("search-net@0")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    big2_env.errors.LoadError: agent 'search-net@0': budget must be seconds in [0.001, 600] ... got '0'
+    big2_env.errors.LoadError: agent 'search-net@0': budget must be rollouts per decision ... got '0'
     """
     if spec in PRETRAINED_SPECS:
         return

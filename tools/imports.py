@@ -43,7 +43,7 @@ LAYERS = ("engine", "observations", "render", "players", "evaluation", "envs", "
 """big2_env's subpackages (and ``cli``), lowest first: each may import only itself and those before it."""
 
 AGENT_LAYERS = (
-    ("config", "budget", "runlog", "shipped", "plot"),
+    ("config", "runlog", "shipped", "plot"),
     ("network", "checkpoint", "policy", "average", "pretrained", "net_search"),
     ("collect", "curriculum"),
     ("learners",),

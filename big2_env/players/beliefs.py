@@ -53,7 +53,6 @@ import numpy as np
 from ..checks import is_number
 from ..engine.cards import mask_to_cards
 from ..engine.combos import classify
-from ..engine.game import HAND_SIZE
 from ..engine.legal import PASS_ENTRY, legal_entries
 from .greedy import _classify_cached, greedy_choice
 from .smart import smart_choice
@@ -90,8 +89,6 @@ class Move:
         trick: the trick it faced (``None`` when leading).
         trick_strength: that trick's strength (0 when leading).
         opening: the game's first play (the opening rule applies).
-        left: the cards each seat held before the move (by seat number).
-        passes: the passes since the trick was made (0 when leading).
         locked: the mover may only pass: it passed earlier in this trick, under the
             ``pass_locks`` rule.
     """
@@ -102,8 +99,6 @@ class Move:
     trick: tuple[int, ...] | None
     trick_strength: int
     opening: bool
-    left: tuple[int, int, int, int] = (HAND_SIZE,) * 4
-    passes: int = 0
     locked: bool = False
 
 
@@ -111,24 +106,20 @@ def game_course(moves: Sequence[tuple[int, tuple[int, ...]]], rules: Rules | str
     """The table before each of ``moves`` (``(seat, play)`` pairs from the start of the game,
     ``()`` for a pass), under the engine's rules: three passes in a row end the trick and its
     player leads (and, under ``pass_locks``, a seat that passed in a trick is locked until it
-    ends). Each :class:`Move` also counts the cards every seat held before it, from the
-    13-card deal of a game of four. Raises ``ValueError`` for a play that is not a combination
+    ends). Raises ``ValueError`` for a play that is not a combination
     under ``rules``."""
     rules = Rules.coerce(rules)
     course = []
     trick: tuple[int, ...] | None = None
     strength = passes = 0
     opening = True
-    left = [HAND_SIZE] * 4
     passed = 0  # the seats that passed in this trick
     for seat, play in moves:
         if not 0 <= seat < 4:
             raise ValueError(f"the history's seats are 0..3; got {seat!r}")
         mask = sum(1 << c for c in play)
         locked = rules.pass_locks and bool(passed >> seat & 1)
-        course.append(Move(seat, tuple(play), mask, trick, strength, opening, (left[0], left[1], left[2], left[3]), passes,
-                           locked))
-        left[seat] -= len(play)
+        course.append(Move(seat, tuple(play), mask, trick, strength, opening, locked))
         if play:
             combo = classify(tuple(play), rules)
             if combo is None:
@@ -204,19 +195,18 @@ def check_models(models: Sequence[str], tremble: float, name: str = "models") ->
 def course_array(course: Sequence[Move], rules: Rules | str | dict | None = None) -> np.ndarray:
     """``course`` as the compiled core reads it: an int64 array with one row of
     :data:`~big2_env.players.kernels.rollouts.COURSE_FIELDS` per move (seat, play mask, the trick's
-    size, strength, category and mask, opening, the cards of the three seats after the mover's
-    the passes, and whether the mover was locked)."""
+    size, strength, category and mask, opening, and whether the mover was locked)."""
+    from .kernels.rollouts import C_LOCKED, C_MASK, C_OPENING, C_SEAT, C_SIZE, C_TRICK, COURSE_FIELDS  # numba on first use
+
     rules = Rules.coerce(rules)
-    rows = np.zeros((len(course), 12), dtype=np.int64)  # the core's COURSE_FIELDS
+    rows = np.zeros((len(course), len(COURSE_FIELDS)), dtype=np.int64)
     for t, move in enumerate(course):
-        rows[t, 0], rows[t, 1], rows[t, 6] = move.seat, move.mask, move.opening
-        rows[t, 7:10] = [move.left[(move.seat + r) % 4] for r in (1, 2, 3)]
-        rows[t, 10], rows[t, 11] = move.passes, move.locked
+        rows[t, C_SEAT], rows[t, C_MASK], rows[t, C_OPENING], rows[t, C_LOCKED] = move.seat, move.mask, move.opening, move.locked
         if move.trick:
             combo = _classify_cached(tuple(sorted(move.trick)), rules)
             if combo is None:
                 raise ValueError(f"the course holds the trick {move.trick}, not a combination under {rules}")
-            rows[t, 2:6] = len(move.trick), move.trick_strength, combo.category, sum(1 << c for c in move.trick)
+            rows[t, C_SIZE:C_TRICK + 1] = len(move.trick), move.trick_strength, combo.category, sum(1 << c for c in move.trick)
     return rows
 
 

@@ -28,7 +28,7 @@ from typing import Any, Protocol, Sequence
 import numpy as np
 
 from ..checks import is_number
-from ..engine.cards import mask_to_cards
+from ..engine.cards import NUM_CARDS, THREE_OF_DIAMONDS, mask_to_cards
 from ..engine.rules import Rules
 from .public import PublicState
 
@@ -117,9 +117,8 @@ class PassConsistentDealer:
 
 class UniformDealer:
     """The ``unseen`` cards dealt uniformly to seats 1..3 (:func:`uniform_hands`, ``counts[seat]`` each),
-    every deal then given ``known`` (per seat, the cards it is known to hold, seat 0's hand among them).
-    ``starting=True`` also adds ``played`` (per seat, the cards it has played): the hands each seat
-    started the game with."""
+    every deal then given ``known`` (per seat, the cards it is known to hold, seat 0's hand among them)
+    and ``played`` (per seat, the cards it has played: then the hands each seat started the game with)."""
 
     def __init__(self, rng: np.random.Generator, unseen: Sequence[int], counts: Sequence[int], known: Sequence[int],
                  played: Sequence[int] = (0, 0, 0, 0)) -> None:
@@ -127,6 +126,20 @@ class UniformDealer:
             raise ValueError(f"the counts {list(counts)} must share out the {len(unseen)} unseen cards to seats 1..3")
         self.rng, self.unseen, self.counts = rng, [int(c) for c in unseen], [int(c) for c in counts]
         self.add = np.array([k | p for k, p in zip(known, played)], dtype=np.int64)
+
+    @classmethod
+    def starting(cls, state: PublicState, rng: np.random.Generator) -> "UniformDealer":
+        """The hands each seat started with behind ``state``: its unseen cards dealt uniformly to seats
+        1..3 in their counts (the 3 of diamonds to the opener, :attr:`PublicState.opener`, while it is
+        unseen), each seat's played cards added."""
+        unseen = [c for c in range(NUM_CARDS) if state.unseen_mask >> c & 1]
+        known = [state.hand_mask, 0, 0, 0]
+        counts = [0, *state.cards_left[1:]]
+        if THREE_OF_DIAMONDS in unseen and state.opener != 0:  # the opener held 3D and has not played it
+            known[state.opener] |= 1 << THREE_OF_DIAMONDS
+            counts[state.opener] -= 1
+            unseen.remove(THREE_OF_DIAMONDS)
+        return cls(rng, unseen, counts, known, state.played_by)
 
     def deal(self, n: int) -> np.ndarray:
         return uniform_hands(self.rng, self.unseen, self.counts, n) | self.add

@@ -40,20 +40,25 @@ __all__ = ["Tally", "best_mean", "determinized_search", "leave_blueprint", "pars
 
 
 def parse_budget(budget: Any, unit: str = "rollouts") -> tuple[int | None, float | None]:
-    """``(count, seconds)``: an int is ``unit`` (rollouts, iterations) per decision; a string ``"0.25s"`` is seconds."""
-    if isinstance(budget, str) and budget.endswith("s"):
-        try:
-            seconds = float(budget[:-1])
-        except ValueError:
-            seconds = math.nan
-        if not (math.isfinite(seconds) and seconds > 0):
-            raise ValueError(f"budget in seconds must look like '0.25s' (a positive number, then s); got {budget!r}")
-        return None, seconds
-    if not is_int(budget, 1, 10_000_000):
-        raise ValueError(
-            f"budget must be {unit} per decision (an int in 1..10000000) or seconds such as '0.25s'; got {budget!r}"
-        )
-    return int(budget), None
+    """``(count, seconds)`` of a budget: an int (or a string of digits) is ``unit`` (rollouts,
+    iterations) per decision, in 1..10000000; a float or a string such as ``"0.25s"`` is seconds
+    per decision, in [0.001, 600].
+
+    >>> parse_budget(200), parse_budget("64"), parse_budget("0.25s"), parse_budget(1.0)
+    ((200, None), (64, None), (None, 0.25), (None, 1.0))
+    """
+    count = int(budget) if isinstance(budget, str) and budget.isdigit() else budget
+    if is_int(count, 1, 10_000_000):
+        return int(count), None
+    text = budget[:-1] if isinstance(budget, str) and budget.endswith("s") else budget
+    try:
+        seconds = math.nan if isinstance(budget, bool) else float(text)
+    except (TypeError, ValueError):
+        seconds = math.nan
+    if not 0.001 <= seconds <= 600:
+        raise ValueError(f"budget must be {unit} per decision (an int in 1..10000000) or seconds in [0.001, 600] "
+                         f"(such as '0.25s' or 0.25); got {budget!r}")
+    return None, seconds
 
 
 def top_candidates(ranked: Sequence[int], k: int, pass_action: int | None = None) -> list[int]:

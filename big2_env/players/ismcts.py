@@ -89,7 +89,8 @@ class ISMCTSPolicy(Policy):
     Args:
         rules: the game's rule set.
         budget: iterations per decision (an int, default :data:`DEFAULT_ITERATIONS`; deterministic
-            for a seed) or a time per decision such as ``"0.25s"``.
+            for a seed) or a time per decision such as ``"0.25s"`` or ``0.25`` (see
+            :func:`~big2_env.players.determinized.parse_budget`).
         exploration: the UCB constant ``c`` in ``mean + c * sqrt(ln(available) / visits)``, with
             rewards in final points / 13 (default :data:`DEFAULT_EXPLORATION`).
         rollout: the policy in every seat below the tree: ``"smart"`` (default), another policy

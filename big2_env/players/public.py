@@ -3,7 +3,7 @@
 :func:`public_state` reads the 277 numbers of the paper's observation (or the 315 of the
 extended one) into a :class:`PublicState` in relative seats: its own hand, the trick and who made
 it, every card played and by whom, the cards left per seat, the passes, whether this is the
-opening, and (extended) who passed on what. :func:`state_game` builds an engine
+opening, and (extended) who passed on what and the move history. :func:`state_game` builds an engine
 :class:`~big2_env.engine.game.Game` at that state from a guess of the hidden hands. The search,
 ISMCTS and the fast move model (:mod:`big2_env.players.fast`) all decide from it, so they never
 see the real table's hidden cards.
@@ -20,7 +20,14 @@ from ..engine.cards import NUM_CARDS, mask_to_cards
 from ..engine.combos import classify
 from ..engine.game import HAND_SIZE, Game
 from ..engine.rules import Rules
-from ..observations.extended import EXT_DECLINED, EXT_DECLINED_STRENGTH, EXT_PASSED_ROUND, EXTENDED_SIZE, decode_declined
+from ..observations.extended import (
+    EXT_DECLINED,
+    EXT_DECLINED_STRENGTH,
+    EXT_PASSED_ROUND,
+    EXTENDED_SIZE,
+    decode_declined,
+    history_moves,
+)
 from ..observations.paper import (
     OBS_CARDS_LEFT,
     OBS_HAND,
@@ -59,6 +66,8 @@ class PublicState:
             (under ``pass_locks`` they may only pass until it ends): the ``passes`` seats just
             before the player on move, and, from the extended observation, every seat that
             passed in the round.
+        history: every move so far as ``(relative seat, play)``, ``()`` for a pass (empty when the
+            observation has no ``"history"``, :func:`~big2_env.observations.extended.history_array`).
     """
 
     hand: tuple[int, ...]
@@ -71,6 +80,7 @@ class PublicState:
     opening: bool
     declined: tuple[tuple[int, ...], ...] = ((-1,) * 5,) * 4
     passed: int = 0
+    history: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
     @property
     def hand_mask(self) -> int:
@@ -81,6 +91,11 @@ class PublicState:
         """The cards the player cannot see: neither in its hand nor played."""
         return _FULL_DECK & ~self.hand_mask & ~self.played_mask
 
+    @property
+    def opener(self) -> int:
+        """The relative seat that made the game's first move (0, the player on move, before any)."""
+        return self.history[0][0] if self.history else 0
+
 
 def _bits_to_mask(bits: np.ndarray) -> int:
     return int.from_bytes(np.packbits(bits.astype(bool), bitorder="little").tobytes(), "little")
@@ -88,7 +103,8 @@ def _bits_to_mask(bits: np.ndarray) -> int:
 
 def public_state(obs: Observation | np.ndarray) -> PublicState:
     """The :class:`PublicState` of an observation dict (or its ``"observation"``): the paper's
-    277 numbers, or the 315 of the extended observation (then with who passed on what).
+    277 numbers, or the 315 of the extended observation (then with who passed on what), and
+    the move history where the dict has one.
 
     Raises ``ValueError`` when the numbers cannot come from a real game (wrong size,
     cards in two places, counts that do not add up to 52).
@@ -155,6 +171,7 @@ def public_state(obs: Observation | np.ndarray) -> PublicState:
         opening=played_mask == 0,
         declined=declined,
         passed=passed,
+        history=tuple(history_moves(obs["history"])) if isinstance(obs, Mapping) and "history" in obs else (),
     )
 
 

@@ -58,7 +58,7 @@ from ..checks import is_int
 from ..engine.combos import Entry
 from ..engine.game import Game
 from ..engine.rules import Rules
-from ..observations.extended import extended_view, history_moves
+from ..observations.extended import extended_view
 from ..observations.paper import NUM_ACTIONS, entry_action_indices
 from .base import Observation, Policy, legal_actions
 from .beliefs import DEFAULT_TREMBLE, MODELS, Move, check_models, game_course, model_posteriors
@@ -124,8 +124,9 @@ class SearchPolicy(Policy):
     Args:
         rules: the game's rule set (the search replays the game under them).
         budget: rollouts per decision (an int, default :data:`DEFAULT_BUDGET`: deterministic for
-            a seed), or a time per decision such as ``"0.25s"`` (rounds of rollouts until the
-            time is up; then the moves depend on the machine's speed).
+            a seed), or a time per decision such as ``"0.25s"`` or ``0.25`` (rounds of rollouts
+            until the time is up; then the moves depend on the machine's speed); see
+            :func:`~big2_env.players.determinized.parse_budget`.
         rollout: the rollout policy in every seat: ``"smart"`` (default, the fast engine-level
             Smart), another policy name (``"greedy"``, ``"random"``, a model spec), a
             :class:`~big2_env.players.Policy` or a :class:`RolloutPolicy`.
@@ -208,7 +209,7 @@ class SearchPolicy(Policy):
         self.infer_opponents = int(infer_opponents)
         self._noisy: NoisyOpponents | None = None
         if self.infer_opponents and "random" in self.opponent_models:
-            self._noisy = NoisyOpponents(self.rollout, 0.0, seed)
+            self._noisy = NoisyOpponents(self.rollout, seed)
         self._playing: RolloutPolicy = self._noisy or self.rollout  # what the rollouts run
         base = self._noisy.base if self._noisy is not None else self.rollout
         # the rollouts run in the compiled core for Smart or the fast model under the search's rules; other
@@ -239,10 +240,8 @@ class SearchPolicy(Policy):
             self.last_stats = {"rollouts": 0, "candidates": 1, "means": {}, "visits": {}}
             return legal[0]
         self._course = None
-        if self.infer_opponents and "history" in obs:
-            moves = history_moves(obs["history"])
-            if any(seat for seat, _ in moves):  # an opponent has moved: there is something to read
-                self._course = game_course(moves, self.rules)
+        if self.infer_opponents and any(seat for seat, _ in state.history):  # an opponent has moved: something to read
+            self._course = game_course(state.history, self.rules)
         self._dealer = PassConsistentDealer(state, self.rng, self.rules, self.pass_inference)
         if self._noisy is not None:
             self._noisy.seat_noise = self._seat_noise(state)

@@ -180,16 +180,16 @@ class FastRollout(RolloutPolicy):
 
 
 class NoisyOpponents(RolloutPolicy):
-    """``base`` in every seat, except that a seat other than the searcher's (seat 0) plays a
-    uniformly random legal move with probability ``noise``: an opponent model that hedges
-    against opponents who are not the rollout policy (e.g. Random players). ``seat_noise``
-    (per relative seat, seat 0's unused) may be set per decision: the search sets it from
-    what the move history says about each opponent (``infer_opponents``)."""
+    """``base`` in every seat, except that an opponent seat ``s`` (relative to the searcher, seat 0)
+    plays a uniformly random legal move with probability ``seat_noise[s]``: an opponent model
+    that hedges against opponents who are not the rollout policy (e.g. Random players). The search
+    sets ``seat_noise`` per decision from what the move history says about each opponent
+    (``infer_opponents``); it starts at 0 for every seat."""
 
-    def __init__(self, base: RolloutPolicy, noise: float, seed: int | None = None) -> None:
-        self.base, self.noise = base, noise
-        self.seat_noise = [0.0, noise, noise, noise]
-        self.name = f"{base.name}+noise{noise:g}"
+    def __init__(self, base: RolloutPolicy, seed: int | None = None) -> None:
+        self.base = base
+        self.seat_noise = [0.0] * 4
+        self.name = f"{base.name}+noise"
         self.rng = np.random.default_rng(seed)
 
     def choose_batch(self, games: Sequence[Game]) -> list[int]:

@@ -47,7 +47,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from agents.net_search import NetworkRollouts, NetworkSearch, _Position
+from agents.net_search import NetworkRollouts, NetworkSearch
 from agents.network import charlesworth_network
 from big2_env import Game
 from big2_env.records import portable
@@ -56,6 +56,8 @@ from big2_env.evaluation.versus import normal_interval
 from big2_env.observations.decision import Decision, PolicyObservation
 from big2_env.players.base import policy_actions
 from big2_env.players.charlesworth import load_parameters
+from big2_env.players.dealers import UniformDealer
+from big2_env.players.public import PublicState, public_state
 
 NOISY_DEALS = 64
 FIGURES = ("measured", "fresh", "table", "table_argmax", "true")
@@ -85,15 +87,15 @@ class OracleSearch(NetworkSearch):
     swaps = 0
     placed: list[float]
 
-    def _dealer(self, position: _Position) -> "_Pool":
+    def _dealer(self, position: PublicState) -> "_Pool":
         return _Pool(*self._weighed_deals(position), self.rng)
 
-    def _weighed_deals(self, position: _Position, every: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def _weighed_deals(self, position: PublicState, every: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         if self.real is None:
             raise RuntimeError("OracleSearch.real is not set: give it the game's starting hands first")
         if not self.swaps:
             return self.real[None], np.ones(1)
-        unseen = position._hidden()[0]
+        unseen = np.array(UniformDealer.starting(position, self.rng).unseen, dtype=np.int64)  # the cards whose seat is unknown
         hands = np.repeat(self.real[None], NOISY_DEALS, axis=0)
         for row in hands:
             owner = {int(c): s for c in unseen for s in (1, 2, 3) if row[s] >> int(c) & 1}
@@ -140,19 +142,20 @@ def summary(rows: list[dict[str, float]], games: int, searched: int,
     return out
 
 
-def revalue(search: NetworkSearch, tables: Sequence[NetworkRollouts], position: _Position, moves: np.ndarray,
+def revalue(search: NetworkSearch, tables: Sequence[NetworkRollouts], position: PublicState, moves: np.ndarray,
             rng: np.random.Generator, deals: int, real: np.ndarray) -> list[float]:
     """The second move's mean gain over the first on ``deals`` fresh deals: by the search's rollouts (with the
     opponent models it reads now), then by each of ``tables`` (his network in the other seats), then by the
     last of them on the real starting hands ``real`` (relative seats, the searcher first) in every rollout."""
     models = search.seat_models(position) if len(search.opponent_models) > 1 else None
-    hands = np.repeat(position.deal(rng, deals), len(moves), axis=0)
+    hands = np.repeat(UniformDealer.starting(position, rng).deal(deals), len(moves), axis=0)
     actions = np.tile(moves, deals)
     gains = []
     truth = np.repeat(np.asarray(real, dtype=np.int64)[None], len(hands), axis=0)
     runs = [(search.rollout, hands, models)] + [(table, hands, None) for table in tables] + [(tables[-1], truth, None)]
     for rollout, starting, seats in runs:
-        scores = rollout.play(starting, position.first, position.moves, actions, seats)[:, 0].reshape(deals, -1)
+        scores = rollout.play(starting, position.opener, [sum(1 << c for c in play) for _, play in position.history], actions,
+                              seats)[:, 0].reshape(deals, -1)
         gains.append(float((scores[:, 1] - scores[:, 0]).mean()))
     return gains
 
@@ -186,7 +189,7 @@ def run(params: str, games: int, seed: int, budget: int, fresh: int, options: di
                 move = search.act(obs)
                 last = search.last
                 if last is not None and last["chosen"] != last["blueprint"]:
-                    position = _Position.of(obs, search.rules)
+                    position = public_state(obs)
                     pair = np.array([last["blueprint"], last["chosen"]], dtype=np.int64)
                     ours, theirs, argmax, true = revalue(search, tables, position, pair, rng, fresh // 2, real)
                     rows.append({"measured": float(last["gain"]), "fresh": ours, "table": theirs,

@@ -188,7 +188,7 @@ class ModelOpponents(NoisyOpponents):
     Greedy's move with probability ``seat_greedy[seat]``, else the base policy's."""
 
     def __init__(self, base: Any, seed: int | None = None) -> None:
-        super().__init__(base, 0.0, seed)
+        super().__init__(base, seed)
         self.seat_greedy = [0.0] * 4
 
     def choose_batch(self, games: Sequence[Game]) -> list[int]:

@@ -7,7 +7,10 @@ import pytest
 
 pytest.importorskip("torch")
 
-from agents.net_search import NetworkRollouts, NetworkSearch, parse_budget  # noqa: E402
+from agents.net_search import NetworkRollouts, NetworkSearch  # noqa: E402
+from big2_env.players.dealers import UniformDealer  # noqa: E402
+from big2_env.players.determinized import parse_budget  # noqa: E402
+from big2_env.players.public import PublicState, public_state  # noqa: E402
 from big2_env import Game, Rules, evaluate  # noqa: E402
 from big2_env.errors import LoadError  # noqa: E402
 from big2_env.evaluation.loading import load_agent  # noqa: E402
@@ -23,8 +26,8 @@ def _search(budget=24, **kwargs) -> NetworkSearch:
 
 
 def test_budgets_parse_and_bad_ones_are_refused():
-    assert parse_budget("0.25s") == (0.25, None) and parse_budget(0.1) == (0.1, None)
-    assert parse_budget(64) == (None, 64) and parse_budget("64") == (None, 64)
+    assert parse_budget("0.25s") == (None, 0.25) and parse_budget(0.1) == (None, 0.1)
+    assert parse_budget(64) == (64, None) and parse_budget("64") == (64, None)
     for bad in (0, -1, "fast", True, "0s", 1e6):
         with pytest.raises(ValueError, match="budget must be"):
             parse_budget(bad)
@@ -122,14 +125,13 @@ def test_the_spec_loads_and_plays_legal_moves_counting_its_departures():
 
 
 def _position_after(moves: int, seed: int = 2):
-    from agents.net_search import _Position
 
     game = Game("charlesworth", seed=seed)
     while (len(game.history) < moves or len(game.legal_plays()) < 3) and not game.is_over:
         game.play_index(len(game.legal_plays()) // 2)  # not always the smallest play: some moves had a choice
     assert not game.is_over
     obs = _extended(game)
-    return obs, _Position.of(obs, Rules.preset("charlesworth"))
+    return obs, public_state(obs)
 
 
 def test_the_web_tables_insight_shows_the_searched_candidates_and_a_forced_move_shows_none():
@@ -254,13 +256,13 @@ def test_each_models_score_is_the_sum_of_the_logs_of_its_moves_probabilities_ave
     search = _search(opponent_models=("network", "smart", "greedy", "random"))
     search.models_rng = np.random.default_rng(7)
     score = search.model_log_likelihoods(position)
-    deals = position.deal(np.random.default_rng(7), net_search.OPPONENT_DEALS)
+    deals = UniformDealer.starting(position, np.random.default_rng(7)).deal(net_search.OPPONENT_DEALS)
     heuristics = {"smart": SmartPolicy(rules), "greedy": GreedyPolicy(rules)}
     expected = np.zeros((4, 3))
-    by_move: list[list[list[float]]] = [[] for _ in position.moves]  # per move, per deal: smart, greedy, random
+    by_move: list[list[list[float]]] = [[] for _ in position.history]  # per move, per deal: smart, greedy, random
     for hands in deals:
-        game = Game.from_hands([mask_to_cards(int(h)) for h in hands], rules, current_player=position.first, opening=True)
-        for t, (seat, mask) in enumerate(zip(position.movers, position.moves)):
+        game = Game.from_hands([mask_to_cards(int(h)) for h in hands], rules, current_player=position.opener, opening=True)
+        for t, (seat, play) in enumerate(position.history):
             n = len(game.legal_plays())
             row = [1.0, 1.0, 1.0]
             if n > 1:
@@ -269,11 +271,11 @@ def test_each_models_score_is_the_sum_of_the_logs_of_its_moves_probabilities_ave
                     choice = heuristics[kind].act(obs)
                     chosen = Decision(game).actions.tolist().index(choice)
                     played = game.legal_plays()[chosen] if chosen < len(game.legal_plays()) else ()
-                    row[j] = 0.95 if _mask(played) == mask else 0.05 / (n - 1)
+                    row[j] = 0.95 if _mask(played) == _mask(play) else 0.05 / (n - 1)
                 row[2] = 1.0 / n
             by_move[t].append(row)
-            game.play(mask_to_cards(mask))
-    for t, seat in enumerate(position.movers):
+            game.play(list(play))
+    for t, (seat, _) in enumerate(position.history):
         if seat != 0:
             expected[seat] += np.log(np.mean(by_move[t], axis=0))
     np.testing.assert_allclose(score[:, 1:], expected, atol=1e-9)
@@ -347,19 +349,17 @@ def test_every_drawn_deal_keeps_each_seats_played_cards_and_count():
     for moves in (6, 14):
         _, position = _position_after(moves)
         full = (1 << 52) - 1
-        for row in position.deal(np.random.default_rng(moves), 40).tolist():
+        for row in UniformDealer.starting(position, np.random.default_rng(moves)).deal(40).tolist():
             assert row[0] | row[1] | row[2] | row[3] == full and sum(h.bit_count() for h in row) == 52  # a partition
             for seat in range(4):  # each seat: its played cards and as many more as it holds
                 assert row[seat] & position.played_by[seat] == position.played_by[seat]
-                assert (row[seat] & ~position.played_by[seat]).bit_count() == position.left[seat]
+                assert (row[seat] & ~position.played_by[seat]).bit_count() == position.cards_left[seat]
 
 
 def test_the_three_of_diamonds_stays_with_the_opener_who_has_not_played_it_in_every_deal():
-    from agents.net_search import _Position
-
-    hand = _mask(c for c in range(52) if c not in (0, 5, 9, 20, 31, 44))  # 3D (card 0) and five others unseen
-    position = _Position(hand, (), (), 2, (0, 0, 0, 0), (46, 2, 2, 2))
-    deals = position.deal(np.random.default_rng(0), 200)
+    hand = tuple(c for c in range(52) if c not in (0, 5, 9, 20, 31, 44))  # 3D (card 0) and five others unseen
+    position = PublicState(hand, None, None, 0, 0, (0, 0, 0, 0), (46, 2, 2, 2), False, history=((2, ()),))  # seat 2 opened
+    deals = UniformDealer.starting(position, np.random.default_rng(0)).deal(200)
     assert (deals[:, 2] & 1 == 1).all() and not (deals[:, [1, 3]] & 1).any()  # seat 2 holds 3D and one more
 
 
@@ -384,9 +384,10 @@ def test_argmax_seats_play_the_networks_argmax_where_the_others_sample():
 def test_the_log_probabilities_of_a_views_legal_actions_are_a_softmax_over_them():
     _, position = _position_after(16)
     search = _search()
-    seat_moves = [t for t, seat in enumerate(position.movers) if seat != 0]
-    views, masks, _ = search.rollout.games.history_views(position.deal(np.random.default_rng(0), 1), position.first,
-                                                         position.moves, seat_moves)
+    seat_moves = [t for t, (seat, _) in enumerate(position.history) if seat != 0]
+    deal = UniformDealer.starting(position, np.random.default_rng(0)).deal(1)
+    views, masks, _ = search.rollout.games.history_views(deal, position.opener, [_mask(play) for _, play in position.history],
+                                                         seat_moves)
     row = next(i for i in range(len(seat_moves)) if masks[0, i].sum() > 2)
     legal = np.flatnonzero(masks[0, row])
     v, m = np.repeat(views[0, row:row + 1], len(legal), axis=0), np.repeat(masks[0, row:row + 1], len(legal), axis=0)

@@ -103,7 +103,8 @@ def test_the_oracle_run_keeps_each_games_score_and_is_not_merged_with_a_plain_on
 def test_a_noisy_oracle_deals_the_real_cards_after_the_swaps_and_says_how_many_it_places_right(tmp_path):
     from big2_env import Game
     from big2_env.observations.decision import Decision, PolicyObservation
-    from agents.net_search import _Position
+    from big2_env.players.dealers import UniformDealer
+    from big2_env.players.public import public_state
 
     search = bench.OracleSearch.from_spec("pretrained-charlesworth", rules="charlesworth", budget=24, seed=0)
     game = Game("charlesworth", seed=7)
@@ -114,10 +115,10 @@ def test_a_noisy_oracle_deals_the_real_cards_after_the_swaps_and_says_how_many_i
     me = game.current_player
     search.real = np.array([start[(me + k) % 4] for k in range(4)], dtype=np.int64)
     search.swaps, search.placed = 2, []
-    position = _Position.of(PolicyObservation(Decision(game), extended=True), search.rules)
+    position = public_state(PolicyObservation(Decision(game), extended=True))
     hands, weights = search._weighed_deals(position)
     assert hands.shape == (bench.NOISY_DEALS, 4) and weights.sum() == pytest.approx(1.0)
-    hidden = sum(1 << int(c) for c in position._hidden()[0])
+    hidden = sum(1 << c for c in UniformDealer.starting(position, np.random.default_rng(0)).unseen)
     for row in hands.tolist():
         assert row[0] == search.real[0]  # its own hand untouched
         for seat in (1, 2, 3):  # each seat keeps its count, and its known cards

@@ -183,15 +183,6 @@ def test_the_history_tells_which_model_the_opponents_follow(policy):
     assert mean.argmax() == MODELS.index(policy), mean
 
 
-def test_the_course_counts_each_seats_cards_and_the_passes():
-    game = Game.from_hands(["3D 6H 9S", "4S 5D 7C", "7D 8C TH", "9D TC JS"], current_player=0)
-    for play in ("3D", "5D", "pass", "pass", "pass"):
-        game.play(play)
-    course = game_course(game.history)  # counts from the 13-card deal of a real game
-    assert [m.left for m in course] == [(13, 13, 13, 13), (12, 13, 13, 13)] + [(12, 12, 13, 13)] * 3
-    assert [m.passes for m in course] == [0, 0, 0, 1, 2]
-
-
 @pytest.mark.parametrize(
     "kwargs, match",
     [({"models": ("smart", "psychic")}, "models must be"), ({"models": "smart"}, "models must be"),

@@ -55,6 +55,9 @@ def test_public_state_matches_the_real_game_in_relative_seats(seed, moves, varia
     assert state.opening == game.is_opening
     if game.trick is not None:
         assert seat[state.trick_player] == game.trick_player and state.passes == game.passes
+    assert state.history == tuple(((s - me) % 4, tuple(sorted(play))) for s, play in game.history)
+    assert state.opener == ((game.history[0][0] - me) % 4 if game.history else 0)
+    assert public_state(observation_dict(game)["observation"]).history == ()  # the numbers alone: no history
 
 
 @settings(max_examples=60, deadline=None)
@@ -204,7 +207,7 @@ def test_a_time_budget_stops_near_its_limit(monkeypatch):
 @pytest.mark.parametrize(
     "kwargs, match",
     [({"budget": 0}, "budget must be"), ({"budget": -5}, "budget must be"), ({"budget": True}, "budget must be"),
-     ({"budget": 1.5}, "budget must be"), ({"budget": "fast"}, "budget must be"), ({"budget": "0s"}, "seconds"),
+     ({"budget": 1e6}, "budget must be"), ({"budget": "fast"}, "budget must be"), ({"budget": "0s"}, "seconds"),
      ({"budget": "nans"}, "seconds"), ({"rollout": "search"}, "cannot itself"),
      ({"rollout": "wizard"}, "unknown policy"), ({"rules": "nope"}, "nope")],
 )

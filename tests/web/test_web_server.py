@@ -254,7 +254,7 @@ def test_the_offered_agents_are_checked_before_serving_and_the_page_starts_on_th
     for bad, words in ((("wizard",), "no such agent name or file"), (("search:fast",), "search:fast"),
                        ((str(tmp_path / "missing.pt"),), "no such agent name or file"),
                        (("charlesworth:" + str(tmp_path / "nothing.bin"),), "no such agent name or file"),
-                       (("search-net@0",), "budget must be seconds"), (("search-net@fast",), "budget must be seconds"),
+                       (("search-net@0",), "budget must be rollouts"), (("search-net@fast",), "budget must be rollouts"),
                        (("search-net:" + str(tmp_path / "none.pt"),), "neither a shipped network"),
                        (("search-net:",), r"search-net\[:NETWORK\]\[@BUDGET\]")):
         with pytest.raises(ValueError, match=words):

@@ -64,13 +64,10 @@ from .smart import smart_pick, smart_scores
 
 DEAL_TRIES = 20
 MODEL_SMART, MODEL_GREEDY, MODEL_RANDOM = range(3)
-COURSE_FIELDS = ("seat", "mask", "trick_size", "trick_strength", "trick_category", "trick_mask", "opening",
-                 "left1", "left2", "left3", "passes", "locked")
+COURSE_FIELDS = ("seat", "mask", "trick_size", "trick_strength", "trick_category", "trick_mask", "opening", "locked")
 """The columns of a course array (one row per move of the history, see :func:`replay_seat`):
-``left1..3`` are the cards held by the seats after the mover's (1: the next), ``passes`` the
-passes since the trick was made, both before the move (what the fast model reads), ``locked``
-1 when the mover may only pass (it passed earlier in the trick, under ``pass_locks``)."""
-C_SEAT, C_MASK, C_SIZE, C_STRENGTH, C_CATEGORY, C_TRICK, C_OPENING, C_LEFT, C_PASSES, C_LOCKED = 0, 1, 2, 3, 4, 5, 6, 7, 10, 11
+``locked`` is 1 when the mover may only pass (it passed earlier in the trick, under ``pass_locks``)."""
+C_SEAT, C_MASK, C_SIZE, C_STRENGTH, C_CATEGORY, C_TRICK, C_OPENING, C_LOCKED = range(len(COURSE_FIELDS))
 
 
 # ----------------------------------------------------------------------------- determinisations
