@@ -213,6 +213,7 @@ class Game:
             table[1:5] = len(trick), strength, category, mask
         self.rules = rules
         self._row = np.array([hands + table], dtype=np.int64)
+        self._hand_masks = self._row[0, :4].tolist()
         self._hand_cards = [mask_to_cards(h) for h in hands]
         self.trick, self.trick_player = trick, trick_player
         self.played_by_mask = list(played_by)
@@ -222,11 +223,10 @@ class Game:
         self._read()
 
     def _read(self) -> None:
-        """Copy the rules state (the core's row of :data:`~big2_env.engine.core.games.TABLE_FIELDS`, after the
-        four hands) into the attributes that the envs and players read."""
-        (h0, h1, h2, h3, self.current_player, size, self._trick_strength, _, self._trick_mask, self.passes, opening,
-         winner, self.passed_mask) = self._row.tolist()[0]
-        self._hand_masks = [h0, h1, h2, h3]
+        """Copy the core's table (its row's :data:`~big2_env.engine.core.games.TABLE_FIELDS`, after the four
+        hands) into the attributes that the envs and players read."""
+        (self.current_player, size, self._trick_strength, _, self._trick_mask, self.passes, opening, winner,
+         self.passed_mask) = self._row[0, 4:].tolist()
         self._opening = opening == 1
         self.winner: int | None = None if winner < 0 else winner
         if not size:
@@ -333,11 +333,13 @@ class Game:
         :func:`~big2_env.engine.core.games.apply_move` changes the rules state, and the game records the move."""
         strength, play, mask, category, _ = entry
         player = self.current_player
-        _games.apply_move(self._row, 0, 0, _games.TABLE_AT, mask, len(play), strength, category)
+        row = self._row
+        _games.apply_move(row, 0, 0, _games.TABLE_AT, mask, len(play), strength, category)
         self.history.append((player, play))
         self.turn += 1
         if mask:
             self._hand_cards[player] = [c for c in self._hand_cards[player] if not mask >> c & 1]
+            self._hand_masks[player] = int(row[0, player])
             self.played_mask |= mask
             self.played_by_mask[player] |= mask
             self.trick, self.trick_player = play, player
