@@ -28,7 +28,7 @@ from typing import Any, Protocol, Sequence
 import numpy as np
 
 from ..checks import is_number
-from ..engine.cards import NUM_CARDS, THREE_OF_DIAMONDS, mask_to_cards
+from ..engine.cards import THREE_OF_DIAMONDS, mask_to_cards
 from ..engine.rules import Rules
 from .public import PublicState
 
@@ -132,7 +132,7 @@ class UniformDealer:
         """The hands each seat started with behind ``state``: its unseen cards dealt uniformly to seats
         1..3 in their counts (the 3 of diamonds to the opener, :attr:`PublicState.opener`, while it is
         unseen), each seat's played cards added."""
-        unseen = [c for c in range(NUM_CARDS) if state.unseen_mask >> c & 1]
+        unseen = mask_to_cards(state.unseen_mask)
         known = [state.hand_mask, 0, 0, 0]
         counts = [0, *state.cards_left[1:]]
         if THREE_OF_DIAMONDS in unseen and state.opener != 0:  # the opener held 3D and has not played it
