@@ -22,7 +22,7 @@ Examples:
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -47,7 +47,6 @@ from .rules import Rules
 NUM_PLAYERS = 4
 HAND_SIZE = 13
 _MAX_LISTED = 12
-_games: Any = None  # big2_env.engine.core.games, imported by the first game (numba loads on first use)
 
 
 class IllegalPlayError(ValueError):
@@ -202,11 +201,6 @@ class Game:
         whether it is the ``opening``, the active ``trick`` (a legal play, or ``None``) that ``trick_player``
         made, the ``passes`` since and the seats that ``passed`` in it (a mask), and each seat's cards
         played so far (the trick's included)."""
-        global _games
-        if _games is None:
-            from .core import games
-
-            _games = games
         table = [player, 0, 0, 0, 0, passes, int(opening), -1, passed]  # the core's table, field by field
         if trick is not None:
             strength, _, mask, category, _ = native.entries_of([sum(1 << c for c in trick)], rules)[0]
@@ -220,18 +214,18 @@ class Game:
         self.played_mask = played_by[0] | played_by[1] | played_by[2] | played_by[3]
         self.turn = 0
         self.history: list[tuple[int, tuple[int, ...]]] = []
-        self._read()
+        self._legal: list[Entry] | None = None
+        self._read(self._row[0, 4:].tolist())
 
-    def _read(self) -> None:
-        """Copy the core's table (its row's :data:`~big2_env.engine.core.games.TABLE_FIELDS`, after the four
-        hands) into the attributes that the envs and players read."""
+    def _read(self, table: Sequence[int]) -> None:
+        """Copy the core's ``table`` (a row's :data:`~big2_env.engine.core.games.TABLE_FIELDS`, after the
+        four hands) into the attributes that the envs and players read."""
         (self.current_player, size, self._trick_strength, _, self._trick_mask, self.passes, opening, winner,
-         self.passed_mask) = self._row[0, 4:].tolist()
+         self.passed_mask) = table
         self._opening = opening == 1
         self.winner: int | None = None if winner < 0 else winner
         if not size:
             self.trick = None
-        self._legal: list[Entry] | None = None
 
     # ----------------------------------------------------------------- queries
     @property
@@ -329,21 +323,20 @@ class Game:
         self._apply(legal[index])
 
     def _apply(self, entry: Entry) -> None:
-        """Make a legal play (an entry of :meth:`legal_entries`): the core's
-        :func:`~big2_env.engine.core.games.apply_move` changes the rules state, and the game records the move."""
-        strength, play, mask, category, _ = entry
+        """Make a legal play (an entry of :meth:`legal_entries`): the core changes the rules state and
+        lists the next legal plays (:func:`big2_env.engine.native.move`); the game records the move."""
+        play, mask = entry[1], entry[2]
         player = self.current_player
-        row = self._row
-        _games.apply_move(row, 0, 0, _games.TABLE_AT, mask, len(play), strength, category)
+        self._legal, table = native.move(self._row, entry, self.rules)
         self.history.append((player, play))
         self.turn += 1
         if mask:
             self._hand_cards[player] = [c for c in self._hand_cards[player] if not mask >> c & 1]
-            self._hand_masks[player] = int(row[0, player])
+            self._hand_masks[player] ^= mask
             self.played_mask |= mask
             self.played_by_mask[player] |= mask
             self.trick, self.trick_player = play, player
-        self._read()
+        self._read(table)
 
     def _explain_illegal(self, play: tuple[int, ...]) -> str:
         player = self.current_player

@@ -28,6 +28,7 @@ PASS_ENTRY: Entry = (-1, (), 0, -1, -1)
 
 _local = threading.local()
 _kernels: Any = None
+_games: Any = None
 
 
 def _scratch() -> tuple[Any, np.ndarray]:
@@ -82,6 +83,27 @@ def legal_entries(hand_mask: int, trick_size: int, trick_strength: int, opening:
     if trick_size:
         entries.append(PASS_ENTRY)
     return entries
+
+
+def move(row: np.ndarray, entry: Entry, rules: Rules) -> tuple[list[Entry], tuple[int, ...]]:
+    """Make the legal play ``entry`` in the core's one-game ``row`` (shape ``(1, n)``, the plain layout of
+    :mod:`~big2_env.engine.core.games`). Returns the legal entries of the seat on move after it, as
+    :func:`legal_entries` lists them (none when the game is over), and the row's table after it
+    (:data:`~big2_env.engine.core.games.TABLE_FIELDS`)."""
+    _, scratch = _scratch()
+    global _games
+    if _games is None:
+        from .core import games
+
+        _games = games
+    strength, play, mask, category, _ = entry
+    k, *table = _games.move_and_list(row, mask, len(play), strength, category, _rules_data(rules)[0], scratch)
+    if k < 0:
+        return [] if k == -1 else [PASS_ENTRY], table
+    entries = entries_from(scratch, k, rules)
+    if table[1]:  # facing a trick
+        entries.append(PASS_ENTRY)
+    return entries, table
 
 
 def entries_from(scratch: np.ndarray, k: int, rules: Rules) -> list[Entry]:

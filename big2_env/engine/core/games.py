@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .kernels import R_PASS_LOCKS, hand_penalty, popcount
+from .kernels import R_PASS_LOCKS, hand_penalty, legal_rows, popcount
 
 T_PLAYER, T_SIZE, T_STRENGTH, T_CATEGORY, T_MASK, T_PASSES, T_OPENING, T_WINNER, T_PASSED = range(9)
 TABLE_FIELDS = ("player", "trick_size", "trick_strength", "trick_category", "trick_mask", "passes", "opening", "winner",
@@ -65,6 +65,26 @@ def apply_move(rows, g, h, t, mask: int, size: int, strength: int, category: int
         rows[g, t + T_WINNER] = player
     else:
         rows[g, t + T_PLAYER] = (player + 1) % 4
+
+
+@njit(cache=True)
+def move_and_list(rows, mask: int, size: int, strength: int, category: int, rules, scratch):  # pragma: no cover
+    """:func:`apply_move` in the one game of ``rows`` (the plain layout), then the legal non-pass plays
+    of the seat on move after it, written to ``scratch`` as :func:`~big2_env.engine.core.kernels.legal_rows`
+    writes them. Returns their count (-1 when the move ended the game, -2 when the seat on move may
+    only pass: :func:`locked`) and the table after the move, field by field: one call rather than
+    two or three, for a one-game :class:`~big2_env.engine.game.Game`."""
+    apply_move(rows, 0, HANDS_AT, TABLE_AT, mask, size, strength, category)
+    t = TABLE_AT
+    if rows[0, t + T_WINNER] >= 0:
+        k = -1
+    elif locked(rows, 0, t, rules):
+        k = -2
+    else:
+        k = legal_rows(rows[0, HANDS_AT + rows[0, t + T_PLAYER]], rules, rows[0, t + T_SIZE], rows[0, t + T_STRENGTH],
+                       rows[0, t + T_OPENING] == 1, scratch)
+    return (k, rows[0, t], rows[0, t + 1], rows[0, t + 2], rows[0, t + 3], rows[0, t + 4], rows[0, t + 5],
+            rows[0, t + 6], rows[0, t + 7], rows[0, t + 8])
 
 
 @njit(cache=True)
