@@ -303,7 +303,7 @@ class Game:
             play = tuple(mask_to_cards(check_hand(cards, "play")))
         for entry in self.legal_entries():
             if entry[1] == play:
-                self._apply(entry)
+                self._apply(entry, listing=True)
                 return
         raise IllegalPlayError(self._explain_illegal(play))
 
@@ -320,14 +320,15 @@ class Game:
         legal = self.legal_entries()
         if not 0 <= index < len(legal):
             raise IllegalPlayError(f"play index {index} out of range: {len(legal)} legal plays")
-        self._apply(legal[index])
+        self._apply(legal[index], listing=True)
 
-    def _apply(self, entry: Entry) -> None:
-        """Make a legal play (an entry of :meth:`legal_entries`): the core changes the rules state and
-        lists the next legal plays (:func:`big2_env.engine.native.move`); the game records the move."""
+    def _apply(self, entry: Entry, listing: bool = False) -> None:
+        """Make a legal play (an entry of :meth:`legal_entries`): the core changes the rules state
+        (:func:`big2_env.engine.native.move`; with ``listing`` it lists the next legal plays in the same
+        call), and the game records the move."""
         play, mask = entry[1], entry[2]
         player = self.current_player
-        self._legal, table = native.move(self._row, entry, self.rules)
+        self._legal, table = native.move(self._row, entry, self.rules, listing)
         self.history.append((player, play))
         self.turn += 1
         if mask:

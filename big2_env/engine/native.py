@@ -85,19 +85,22 @@ def legal_entries(hand_mask: int, trick_size: int, trick_strength: int, opening:
     return entries
 
 
-def move(row: np.ndarray, entry: Entry, rules: Rules) -> tuple[list[Entry], tuple[int, ...]]:
+def move(row: np.ndarray, entry: Entry, rules: Rules, listing: bool) -> tuple[list[Entry] | None, tuple[int, ...]]:
     """Make the legal play ``entry`` in the core's one-game ``row`` (shape ``(1, n)``, the plain layout of
     :mod:`~big2_env.engine.core.games`). Returns the legal entries of the seat on move after it, as
-    :func:`legal_entries` lists them (none when the game is over), and the row's table after it
-    (:data:`~big2_env.engine.core.games.TABLE_FIELDS`)."""
-    _, scratch = _scratch()
+    :func:`legal_entries` lists them (with ``listing``, else ``None``), and the row's table after it
+    (:data:`~big2_env.engine.core.games.TABLE_FIELDS`). A game played by its legal plays lists them
+    after every move, in the same call into the core; the envs read them from their view's kernel."""
     global _games
     if _games is None:
         from .core import games
 
         _games = games
     strength, play, mask, category, _ = entry
-    k, *table = _games.move_and_list(row, mask, len(play), strength, category, _rules_data(rules)[0], scratch)
+    if not listing:
+        return None, _games.move_one(row, mask, len(play), strength, category)
+    _, scratch = _scratch()
+    k, table = _games.move_and_list(row, mask, len(play), strength, category, _rules_data(rules)[0], scratch)
     if k < 0:
         return [] if k == -1 else [PASS_ENTRY], table
     entries = entries_from(scratch, k, rules)

@@ -68,23 +68,29 @@ def apply_move(rows, g, h, t, mask: int, size: int, strength: int, category: int
 
 
 @njit(cache=True)
-def move_and_list(rows, mask: int, size: int, strength: int, category: int, rules, scratch):  # pragma: no cover
-    """:func:`apply_move` in the one game of ``rows`` (the plain layout), then the legal non-pass plays
-    of the seat on move after it, written to ``scratch`` as :func:`~big2_env.engine.core.kernels.legal_rows`
-    writes them. Returns their count (-1 when the move ended the game, -2 when the seat on move may
-    only pass: :func:`locked`) and the table after the move, field by field: one call rather than
-    two or three, for a one-game :class:`~big2_env.engine.game.Game`."""
+def move_one(rows, mask: int, size: int, strength: int, category: int):  # pragma: no cover - compiled
+    """:func:`apply_move` in the one game of ``rows`` (the plain layout); returns the table after it,
+    field by field (:data:`TABLE_FIELDS`): what a one-game :class:`~big2_env.engine.game.Game` reads back."""
     apply_move(rows, 0, HANDS_AT, TABLE_AT, mask, size, strength, category)
     t = TABLE_AT
-    if rows[0, t + T_WINNER] >= 0:
-        k = -1
-    elif locked(rows, 0, t, rules):
-        k = -2
-    else:
-        k = legal_rows(rows[0, HANDS_AT + rows[0, t + T_PLAYER]], rules, rows[0, t + T_SIZE], rows[0, t + T_STRENGTH],
-                       rows[0, t + T_OPENING] == 1, scratch)
-    return (k, rows[0, t], rows[0, t + 1], rows[0, t + 2], rows[0, t + 3], rows[0, t + 4], rows[0, t + 5],
+    return (rows[0, t], rows[0, t + 1], rows[0, t + 2], rows[0, t + 3], rows[0, t + 4], rows[0, t + 5],
             rows[0, t + 6], rows[0, t + 7], rows[0, t + 8])
+
+
+@njit(cache=True)
+def move_and_list(rows, mask: int, size: int, strength: int, category: int, rules, scratch):  # pragma: no cover
+    """:func:`move_one`, then the legal non-pass plays of the seat on move after it, written to
+    ``scratch`` as :func:`~big2_env.engine.core.kernels.legal_rows` writes them. Returns their count
+    (-1 when the game is over, -2 when the seat on move may only pass: :func:`locked`) and the table."""
+    table = move_one(rows, mask, size, strength, category)
+    t = TABLE_AT
+    if rows[0, t + T_WINNER] >= 0:
+        return -1, table
+    if locked(rows, 0, t, rules):
+        return -2, table
+    k = legal_rows(rows[0, HANDS_AT + rows[0, t + T_PLAYER]], rules, rows[0, t + T_SIZE], rows[0, t + T_STRENGTH],
+                   rows[0, t + T_OPENING] == 1, scratch)
+    return k, table
 
 
 @njit(cache=True)
