@@ -25,7 +25,7 @@ def _counts(state, rules, counts, chunks):  # pragma: no cover - compiled
     n = state.shape[0]
     for chunk in prange(chunks):
         ws_masks, ws_sizes, ws_strengths, ws_categories, legal_at, work = workspace()
-        for g in range(chunk, n, chunks):
+        for g in range(chunk * n // chunks, (chunk + 1) * n // chunks):
             k = legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal_at, work)
             counts[g] = k + 1 if state[g, T0 + T_SIZE] else k
 
@@ -37,7 +37,7 @@ def _rows(state, rules, tables, feature_categories, offsets, features, actions, 
     n = state.shape[0]
     for chunk in prange(chunks):
         ws_masks, ws_sizes, ws_strengths, ws_categories, legal_at, work = workspace()
-        for g in range(chunk, n, chunks):
+        for g in range(chunk * n // chunks, (chunk + 1) * n // chunks):
             k = legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal_at, work)
             hand = state[g, H0 + state[g, T0 + T_PLAYER]]
             for j in range(k):  # action indices, then an insertion sort of (action, combination) by action
