@@ -98,7 +98,7 @@ from big2_env.observations.extended import EXTENDED_SIZE
 
 from .config import CHARLESWORTH_INPUTS, NetworkConfig
 
-__all__ = ["MAX_PARAMETERS", "NETWORKS", "ActionIndexNet", "Big2Net", "CharlesworthNet", "HandEncoder",
+__all__ = ["MAX_PARAMETERS", "NETWORKS", "Big2Net", "CharlesworthNet", "HandEncoder",
            "NetworkConfig", "PaperNet", "PlusNet", "build_network", "charlesworth_network", "count_parameters",
            "network_class", "pack_candidates", "parameter_count"]
 
@@ -534,47 +534,12 @@ class PlusNet(PaperNet):
         return out.squeeze(-1) if self.outputs == 1 else out
 
 
-class ActionIndexNet(Big2Net):
-    """A network with a fixed head of one output per action of the 1695-action index: each
-    candidate's output is looked up by its index (:meth:`action_indices`), so the ragged
-    candidate interface serves it as it does the scorers. The base of :class:`CharlesworthNet`."""
-
-    _slot_index: torch.Tensor  # action index of each 13-bit set of hand slots
-    action_head: nn.Linear
-
-    def _register_slot_index(self) -> None:
-        self.register_buffer("_slot_index", torch.from_numpy(SLOT_INDEX.copy()), persistent=False)
-
-    def action_indices(self, obs: torch.Tensor, features: torch.Tensor, owner: torch.Tensor) -> torch.Tensor:
-        """The 1695-action index of every candidate row (M,): its cards' positions in the owner's
-        sorted hand, as the index defines it (pass: 1694)."""
-        hand = self.hand_indicator(obs)
-        below = (torch.cumsum(hand, dim=1) - hand).index_select(0, owner)  # held cards under each card
-        bits = features[:, :NUM_CARDS] > 0.5
-        slots = (torch.exp2(below) * bits).sum(1).round().long()  # exact: at most 2^13 in float32
-        index = self._slot_index.index_select(0, slots.clamp_(0, self._slot_index.shape[0] - 1))
-        return torch.where(features[:, NUM_CARDS] > 0.5, torch.full_like(index, PASS_ACTION), index)
-
-    def policy_hidden(self, state: torch.Tensor) -> torch.Tensor:
-        """What the action head reads: the state embedding itself unless a design adds a branch."""
-        return state
-
-    def candidate_outputs(
-        self, state: torch.Tensor, obs: torch.Tensor, actions: torch.Tensor, features: torch.Tensor, owner: torch.Tensor
-    ) -> torch.Tensor:
-        """Each candidate's row(s) of the 1695-way head, picked by its action index."""
-        logits = self.action_head(self.policy_hidden(state)).view(state.shape[0], self.outputs, NUM_ACTIONS)
-        picked = logits.index_select(0, owner).gather(
-            2, self.action_indices(obs, features, owner).view(-1, 1, 1).expand(-1, self.outputs, 1)
-        ).squeeze(-1)  # (M, outputs)
-        return picked.squeeze(-1) if self.outputs == 1 else picked
-
-
-class CharlesworthNet(ActionIndexNet):
+class CharlesworthNet(Big2Net):
     """Charlesworth's network exactly (``design="charlesworth"``): his 412 inputs -> 512 -> 256 ->
     1695 logits, 512 -> 256 -> 1 value, with his baselines' orthogonal initialisation."""
 
     design = "charlesworth"
+    _slot_index: torch.Tensor  # action index of each 13-bit set of hand slots
 
     def __init__(self, config: NetworkConfig | None = None) -> None:
         super().__init__(config)
@@ -582,7 +547,7 @@ class CharlesworthNet(ActionIndexNet):
         self.trunk = nn.Sequential(nn.Linear(CHARLESWORTH_INPUTS, cfg.mlp_hidden), nn.ReLU())
         self.policy_branch = nn.Sequential(nn.Linear(cfg.mlp_hidden, _CW_BRANCH), nn.ReLU())
         self.action_head = nn.Linear(_CW_BRANCH, NUM_ACTIONS * self.outputs)
-        self._register_slot_index()
+        self.register_buffer("_slot_index", torch.from_numpy(SLOT_INDEX.copy()), persistent=False)
         value_layers = (nn.Linear(cfg.mlp_hidden, _CW_BRANCH), nn.Linear(_CW_BRANCH, 1))
         self.value = nn.Sequential(value_layers[0], nn.ReLU(), value_layers[1]) if cfg.value_head else None
         # his baselines fc layers: orthogonal weights (gain sqrt 2; the policy 0.01, the value 1), zero biases
@@ -600,22 +565,30 @@ class CharlesworthNet(ActionIndexNet):
         self.check_obs(obs)
         return self.trunk(obs)
 
-    def policy_hidden(self, state: torch.Tensor) -> torch.Tensor:
-        """His policy branch."""
-        return self.policy_branch(state)
+    def action_indices(self, obs: torch.Tensor, features: torch.Tensor, owner: torch.Tensor) -> torch.Tensor:
+        """The 1695-action index of every candidate row (M,): its cards' positions in the owner's
+        sorted hand, as the index defines it (pass: 1694)."""
+        hand = self.hand_indicator(obs)
+        below = (torch.cumsum(hand, dim=1) - hand).index_select(0, owner)  # held cards under each card
+        bits = features[:, :NUM_CARDS] > 0.5
+        slots = (torch.exp2(below) * bits).sum(1).round().long()  # exact: at most 2^13 in float32
+        index = self._slot_index.index_select(0, slots.clamp_(0, self._slot_index.shape[0] - 1))
+        return torch.where(features[:, NUM_CARDS] > 0.5, torch.full_like(index, PASS_ACTION), index)
 
     def candidate_outputs(
         self, state: torch.Tensor, obs: torch.Tensor, actions: torch.Tensor, features: torch.Tensor, owner: torch.Tensor
     ) -> torch.Tensor:
-        """Each candidate's logit; without a win head, only the candidates' rows of the head are
+        """Each candidate's output(s) of the 1695-way head, looked up by its action index
+        (:meth:`action_indices`). With one output, only the candidates' rows of the head are
         computed: the same logits, a fraction of the work (the head is half his network's weights,
         and a decision has a handful of legal actions)."""
-        if self.outputs != 1:
-            return super().candidate_outputs(state, obs, actions, features, owner)
         index = self.action_indices(obs, features, owner)
-        hidden = self.policy_branch(state).index_select(0, owner)
+        hidden = self.policy_branch(state)
+        if self.outputs != 1:
+            logits = self.action_head(hidden).view(state.shape[0], self.outputs, NUM_ACTIONS)
+            return logits.index_select(0, owner).gather(2, index.view(-1, 1, 1).expand(-1, self.outputs, 1)).squeeze(-1)
         weight = self.action_head.weight.index_select(0, index)
-        return (hidden * weight).sum(-1) + self.action_head.bias.index_select(0, index)
+        return (hidden.index_select(0, owner) * weight).sum(-1) + self.action_head.bias.index_select(0, index)
 
 
 NETWORKS: dict[str, type[Big2Net]] = {cls.design: cls for cls in (PaperNet, PlusNet, CharlesworthNet)}

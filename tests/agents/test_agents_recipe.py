@@ -230,7 +230,7 @@ def test_a_fixed_action_head_scores_each_candidate_by_its_1695_action_index(rule
     assert index.tolist() == rollout.candidate_actions.tolist()  # the env's own action index, every candidate
     with torch.no_grad():
         state = model.encode_state(obs)
-        logits = model.action_head(model.policy_hidden(state))
+        logits = model.action_head(model.policy_branch(state))
         flat = model.candidate_outputs(state, obs, features, features, owner)
     assert torch.allclose(flat, logits[owner, index])
 
