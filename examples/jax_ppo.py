@@ -443,7 +443,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         eval_key = jnp.asarray(arrays["eval_key"])
         done = int(runner.update)
         log: list[dict[str, Any]] = meta["log"]
-        print(f"resumed {resume} at update {done} ({done * decisions_per_update:,d} decisions)", flush=True)
+        print(f"resumed {resume} at update {done} ({done * decisions_per_update:,d} decisions) toward {args.updates}",
+              flush=True)
     else:
         runner = start(jax.random.PRNGKey(args.seed))
         eval_key = jax.random.PRNGKey(args.seed + 10_000)
