@@ -35,6 +35,25 @@ On a GPU, his cadence to 20.48M decisions (about two minutes on an H200; ``--max
 chunk's end when time runs short, the log and the policy file being rewritten after every chunk)::
 
     python examples/jax_ppo.py --updates 16000 --eval-every 1000 --eval-games 4096 --out runs/jax_gpu/ppo_20m
+
+After every chunk the run's whole state goes to ``DIR/checkpoint.npz`` (the parameters, Adam's moments and
+step, every game's state, the held decisions, the keys, the update count, and as JSON the arguments and
+the log): numpy arrays named by their paths in the state, read without unpickling, written to a temporary
+file and renamed into place. ``--resume DIR`` continues from it exactly where a straight run would be; it
+may change ``--updates``, ``--max-seconds``, ``--snapshot-every``, ``--eval-games`` and ``--out`` (by
+default DIR), and refuses any other argument that differs from the checkpoint's. ``--snapshot-every D``
+keeps ``DIR/snapshots/model_<decisions>.pt`` at the first chunk end past every multiple of D decisions
+and at the end. The two long regimes (docs/jax.md, "Long runs on a GPU, in spells"), each stopped at a
+chunk's end before 500 s and resumed in later spells::
+
+    # (a) his recipe at his cadence to 3 times his budget (524.8M decisions)
+    python examples/jax_ppo.py --updates 410000 --eval-every 2000 --eval-games 4096 --snapshot-every 30720000 \\
+        --max-seconds 500 --out runs/jax_a
+    # (b) Pgx's batch (524,288 decisions an update, minibatches of 4,096, 3 epochs, Adam at 3e-4) to 1B decisions
+    python examples/jax_ppo.py --num-envs 8192 --num-steps 64 --minibatch 4096 --epochs 3 --lr 3e-4 --horizon 1908 \\
+        --updates 1908 --eval-every 53 --eval-games 4096 --snapshot-every 166723584 --max-seconds 500 --out runs/jax_b
+    # each later spell
+    python examples/jax_ppo.py --resume runs/jax_a --max-seconds 500
 """
 
 from __future__ import annotations
