@@ -35,12 +35,32 @@ On a GPU, his cadence to 20.48M decisions (about two minutes on an H200; ``--max
 chunk's end when time runs short, the log and the policy file being rewritten after every chunk)::
 
     python examples/jax_ppo.py --updates 16000 --eval-every 1000 --eval-games 4096 --out runs/jax_gpu/ppo_20m
+
+After every chunk the run's whole state goes to ``DIR/checkpoint.npz`` (the parameters, Adam's moments and
+step, every game's state, the held decisions, the keys, the update count, and as JSON the arguments and
+the log): numpy arrays named by their paths in the state, read without unpickling, written to a temporary
+file and renamed into place. ``--resume DIR`` continues from it exactly where a straight run would be; it
+may change ``--updates``, ``--max-seconds``, ``--snapshot-every``, ``--eval-games`` and ``--out`` (by
+default DIR), and refuses any other argument that differs from the checkpoint's. ``--snapshot-every D``
+keeps ``DIR/snapshots/model_<decisions>.pt`` at the first chunk end past every multiple of D decisions
+and at the end. The two long regimes (docs/jax.md, "Long runs on a GPU, in spells"), each stopped at a
+chunk's end before 500 s and resumed in later spells::
+
+    # (a) his recipe at his cadence to 3 times his budget (524.8M decisions)
+    python examples/jax_ppo.py --updates 410000 --eval-every 2000 --eval-games 4096 --snapshot-every 30720000 \\
+        --max-seconds 500 --out runs/jax_a
+    # (b) Pgx's batch (524,288 decisions an update, minibatches of 4,096, 3 epochs, Adam at 3e-4) to 1B decisions
+    python examples/jax_ppo.py --num-envs 8192 --num-steps 64 --minibatch 4096 --epochs 3 --lr 3e-4 --horizon 1908 \\
+        --updates 1908 --eval-every 53 --eval-games 4096 --snapshot-every 166723584 --max-seconds 500 --out runs/jax_b
+    # each later spell
+    python examples/jax_ppo.py --resume runs/jax_a --max-seconds 500
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -79,7 +99,14 @@ class Args:
     eval_every: int = 100
     eval_games: int = 512
     max_seconds: float = 0.0  # start no chunk (after the first) that would end past this many seconds, at the last one's pace
+    snapshot_every: int = 0  # keep the policy file at the first chunk end past every multiple of these decisions (0: none)
     out: str = "runs/jax_ppo"
+
+
+FREE = ("updates", "max_seconds", "snapshot_every", "eval_games", "out")
+"""The arguments a resumed run may change: where it stops and what it writes. Every other one shapes the
+state or the schedule (``eval_every`` is the length of the compiled chunk), and must be the checkpoint's."""
+CHECKPOINT = "checkpoint.npz"
 
 
 # ------------------------------------------------------------------ the network (his design)
@@ -340,47 +367,130 @@ def save_policy(params: Any, path: Path, info: dict[str, Any]) -> None:
         raise AssertionError(f"{path}: the saved network does not give JAX's logits and values")
 
 
+# ------------------------------------------------------------------ the checkpoint
+def flatten(tree: Any, prefix: str) -> dict[str, np.ndarray]:
+    """The leaves of ``tree`` as numpy arrays, named by their paths (``runner.params['trunk_w']``)."""
+    leaves, _ = jax.tree_util.tree_flatten_with_path(tree)
+    return {prefix + jax.tree_util.keystr(path): np.asarray(leaf) for path, leaf in leaves}
+
+
+def unflatten(template: Any, prefix: str, arrays: dict[str, np.ndarray]) -> Any:
+    """``template``'s tree (arrays or shapes) with its leaves read from ``arrays``, each checked for shape and type."""
+    leaves, treedef = jax.tree_util.tree_flatten_with_path(template)
+    values = []
+    for path, leaf in leaves:
+        name = prefix + jax.tree_util.keystr(path)
+        if name not in arrays:
+            raise ValueError(f"the checkpoint has no {name}")
+        value = arrays[name]
+        if value.shape != tuple(leaf.shape) or value.dtype != leaf.dtype:
+            raise ValueError(f"the checkpoint's {name} is {value.dtype}{list(value.shape)}; "
+                             f"this run's is {leaf.dtype}{list(leaf.shape)}")
+        values.append(jnp.asarray(value))
+    return jax.tree_util.tree_unflatten(treedef, values)
+
+
+def save_checkpoint(folder: Path, runner: Runner, eval_key: Any, meta: dict[str, Any]) -> Path:
+    """The run's whole state in one file, ``folder/checkpoint.npz``: every array of the runner (the parameters,
+    Adam's moments and step, the games, the held decisions, the key, the update count) and the evaluation key,
+    named by their paths, and ``meta`` (the arguments, the counts, the log) as JSON text under ``meta.json``.
+    Written to a temporary file and renamed over the last one, so a kill mid-write keeps the last one whole."""
+    arrays = {**flatten(runner, "runner"), "eval_key": np.asarray(eval_key), "meta.json": np.array(json.dumps(meta))}
+    path, temporary = folder / CHECKPOINT, folder / (CHECKPOINT + ".tmp")
+    with open(temporary, "wb") as file:
+        np.savez_compressed(file, **arrays)
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(temporary, path)
+    return path
+
+
+def load_checkpoint(folder: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """``folder/checkpoint.npz``'s meta and arrays (read without unpickling)."""
+    path = folder / CHECKPOINT
+    if not path.is_file():
+        raise FileNotFoundError(f"--resume {folder}: no {CHECKPOINT} there")
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {name: data[name] for name in data.files}
+    return json.loads(str(arrays.pop("meta.json"))), arrays
+
+
 # ------------------------------------------------------------------ the loop
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     for name, value in asdict(Args()).items():
         parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
-    args = Args(**vars(parser.parse_args(argv)))
+    parser.add_argument("--resume", metavar="DIR", default="",
+                        help=f"continue the run whose {CHECKPOINT} is in DIR (its arguments are the defaults; "
+                             f"only --{', --'.join(n.replace('_', '-') for n in FREE)} may differ; --out defaults to DIR)")
+    meta: dict[str, Any] = {}
+    arrays: dict[str, np.ndarray] = {}
+    resume = parser.parse_known_args(argv)[0].resume
+    if resume:
+        try:
+            meta, arrays = load_checkpoint(Path(resume))
+        except FileNotFoundError as error:
+            parser.error(str(error))
+        parser.set_defaults(**{**meta["args"], "out": resume})
+    given = vars(parser.parse_args(argv))
+    del given["resume"]
+    args = Args(**given)
+    if resume:
+        differ = [f"--{name.replace('_', '-')} {value!r} (the checkpoint's: {meta['args'][name]!r})"
+                  for name, value in asdict(args).items() if name not in FREE and value != meta["args"][name]]
+        if differ:
+            parser.error(f"--resume {resume}: these arguments shape the state or the schedule and must be the "
+                         f"checkpoint's: {', '.join(differ)}")
     if args.num_envs * args.num_steps % args.minibatch:
         parser.error("--num-envs x --num-steps must be a multiple of --minibatch")
     if args.num_steps < LAG:
         parser.error(f"--num-steps must be at least {LAG}")
     if args.max_seconds < 0:
         parser.error(f"--max-seconds must be 0 (no limit) or more; got {args.max_seconds}")
+    if args.snapshot_every < 0:
+        parser.error(f"--snapshot-every must be 0 (none) or more; got {args.snapshot_every}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     env, start, update = make(args)
     evaluate = evaluate_vs_random(env, args.eval_games)
-    chunk = min(args.eval_every, args.updates)
+    chunk = meta["chunk"] if resume else min(args.eval_every, args.updates)  # updates a compiled chunk runs
     run = train_chunk(update, chunk)
-    runner = start(jax.random.PRNGKey(args.seed))
-    eval_key = jax.random.PRNGKey(args.seed + 10_000)
     decisions_per_update = args.num_envs * args.num_steps
-    log: list[dict[str, Any]] = []
-    win, score = evaluate(runner.params, eval_key)
-    log.append({"update": 0, "decisions": 0, "win_rate_vs_random": float(win), "mean_score_vs_random": float(score)})
-    print(f"update      0: vs 3 x Random win rate {float(win):.1%}, mean score {float(score):+.2f}", flush=True)
-    train_s = 0.0
-    done = 0
+    if resume:  # the state as the checkpoint has it, bit for bit
+        template = jax.eval_shape(start, jax.random.PRNGKey(args.seed))
+        runner = unflatten(template, "runner", arrays)
+        eval_key = jnp.asarray(arrays["eval_key"])
+        done = int(runner.update)
+        log: list[dict[str, Any]] = meta["log"]
+        print(f"resumed {resume} at update {done} ({done * decisions_per_update:,d} decisions) toward {args.updates}",
+              flush=True)
+    else:
+        runner = start(jax.random.PRNGKey(args.seed))
+        eval_key = jax.random.PRNGKey(args.seed + 10_000)
+        done = 0
+        win, score = evaluate(runner.params, eval_key)
+        log = [{"update": 0, "decisions": 0, "win_rate_vs_random": float(win), "mean_score_vs_random": float(score)}]
+        print(f"update      0: vs 3 x Random win rate {float(win):.1%}, mean score {float(score):+.2f}", flush=True)
+    spells = meta.get("spells", []) + [done]  # the update each spell (the first run and each resume) started at
+    train_s = meta.get("timed_s", 0.0)  # training seconds, each spell's first chunk left out (it includes compiling)
+    timed = meta.get("timed_decisions", 0)
+    wall_before = meta.get("wall_s", 0.0)
+    first = done
     started = time.perf_counter()
     summary: dict[str, Any] = {}
-    last_s = 0.0  # the last chunk's seconds, training and evaluation
+    last_s = 0.0  # the last chunk's seconds, training, evaluation and writing
 
-    def out_of_time() -> bool:  # never before the first chunk; 0 is no limit
-        return bool(done and args.max_seconds and time.perf_counter() - started + last_s > args.max_seconds)
+    def out_of_time() -> bool:  # never before the spell's first chunk; 0 is no limit
+        return bool(done > first and args.max_seconds and time.perf_counter() - started + last_s > args.max_seconds)
 
     while done < args.updates and not out_of_time():
         t0 = time.perf_counter()
         runner, metrics = run(runner)
         jax.block_until_ready(runner.params)
         elapsed = time.perf_counter() - t0
-        if done:  # the first chunk's time includes compiling it
+        if done > first:  # the spell's first chunk's time includes compiling it
             train_s += elapsed
+            timed += chunk * decisions_per_update
         done += chunk
         means = {k: float(np.mean(v)) for k, v in metrics.items()}
         win, score = evaluate(runner.params, eval_key)
@@ -392,23 +502,30 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
               f"loss pi {means['policy_loss']:+.4f} v {means['value_loss']:.3f} entropy {means['entropy']:.3f} "
               f"kl {means['approx_kl']:.4f} clip {means['clip_fraction']:.3f} ev {means['explained_variance']:.3f} | "
               f"vs 3 x Random win rate {float(win):.1%}, mean score {float(score):+.2f}", flush=True)
-        # the log and the policy are rewritten after every chunk: a run stopped from outside keeps its last chunk
-        timed = (done - chunk) * decisions_per_update
+        # the checkpoint, the log and the policy are rewritten after every chunk: a run stopped from outside
+        # keeps its last chunk, and --resume continues from it
         summary = {
             "args": asdict(args),
             "device": str(jax.devices()[0]),
             "decisions": done * decisions_per_update,
             "games": int(sum(row.get("games_ended", 0.0) * chunk for row in log[1:])),
             "decisions_per_s": timed / train_s if train_s else None,
-            "train_s": sum(r["chunk_s"] for r in log[1:]),  # every chunk's training, the first's compiling included
-            "wall_s": time.perf_counter() - started,
+            "train_s": sum(r["chunk_s"] for r in log[1:]),  # every chunk's training, the compiling included
+            "wall_s": wall_before + time.perf_counter() - started,
             "stopped_by_max_seconds": done < args.updates,
+            "spells": spells,
             "log": log,
         }
+        save_checkpoint(out, runner, eval_key, {**summary, "update": done, "chunk": chunk, "timed_s": train_s,
+                                                "timed_decisions": timed})
         (out / "log.json").write_text(json.dumps(portable(summary), indent=1) + "\n")
         info = {"algo": "ppo", "rules": "charlesworth", "batch": done, "games": summary["games"], "seed": args.seed,
                 "decisions": summary["decisions"], "trainer": "examples/jax_ppo.py"}
         save_policy(runner.params, out / "model.pt", info)
+        reached, every = done * decisions_per_update, args.snapshot_every
+        if every and (reached // every > (reached - chunk * decisions_per_update) // every or done >= args.updates):
+            (out / "snapshots").mkdir(exist_ok=True)
+            save_policy(runner.params, out / "snapshots" / f"model_{reached}.pt", info)
         last_s = time.perf_counter() - t0
     print(f"saved {out / 'model.pt'} (big2 eval --agent {out / 'model.pt'} --rules charlesworth --opponent random)")
     return summary

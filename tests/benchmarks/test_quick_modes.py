@@ -96,6 +96,29 @@ def test_the_gpu_script_runs_its_three_parts_at_toy_sizes(tmp_path):
     assert (tmp_path / "machine.txt").is_file() and (tmp_path / "ppo_speed").is_dir() and (tmp_path / "ppo_20m").is_dir()
 
 
+@pytest.mark.slow
+def test_the_gpu_script_runs_a_regime_in_spells_each_resuming_the_last_checkpoint(tmp_path):
+    pytest.importorskip("jax")
+    pytest.importorskip("torch")
+    env = dict(os.environ, BIG2_GPU_SMOKE="1", BIG2_GPU_REGIME="a", PYTHON=sys.executable,
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+
+    def spell(out, **more):
+        done = subprocess.run(["bash", "benchmarks/jax_gpu.sh", "300"], cwd=REPO, env=dict(env, OUT=str(out), **more),
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        return json.loads((out / "ppo_a" / "log.json").read_text())
+
+    first = spell(tmp_path / "one", BIG2_GPU_UPDATES="2")  # a spell cut short, as a time limit would
+    assert first["decisions"] == 128 and first["spells"] == [0]
+    second = spell(tmp_path / "two", BIG2_GPU_FROM=str(tmp_path / "one" / "ppo_a"))  # carried to a fresh machine
+    assert second["spells"] == [0, 2] and second["decisions"] == 6 * 64 and not second["stopped_by_max_seconds"]
+    # what comes back: the checkpoint, the log and this spell's snapshots, no more than 8 files
+    files = sorted(str(path.relative_to(tmp_path / "two")) for path in (tmp_path / "two").rglob("*") if path.is_file())
+    assert files == ["ppo_a/checkpoint.npz", "ppo_a/log.json", "ppo_a/snapshots/model_256.pt",
+                     "ppo_a/snapshots/model_384.pt"]
+
+
 def test_jax_vs_core_finds_no_mismatch(tmp_path):
     pytest.importorskip("jax")
     out = tmp_path / "differential.json"

@@ -299,3 +299,77 @@ def test_the_jax_ppo_example_trains_saves_a_policy_file_and_the_file_plays(tmp_p
     assert short["stopped_by_max_seconds"] and short["decisions"] == 2 * 1280 and len(short["log"]) == 2
     assert json.loads((tmp_path / "short" / "log.json").read_text())["decisions"] == 2 * 1280
     assert (tmp_path / "short" / "model.pt").is_file()
+    # the checkpoint is written at every chunk's end, the last one's too
+    assert json.loads(str(np.load(tmp_path / "short" / "checkpoint.npz")["meta.json"]))["update"] == 2
+
+
+def jax_ppo_module():
+    sys.path.insert(0, str(REPO / "examples"))
+    try:
+        import jax_ppo
+    finally:
+        sys.path.remove(str(REPO / "examples"))
+    return jax_ppo
+
+
+@needs_jax
+def test_the_jax_ppo_checkpoint_is_replaced_whole_and_a_resume_that_changes_the_recipe_is_refused(tmp_path, capsys,
+                                                                                                  monkeypatch):
+    from dataclasses import asdict
+
+    jax_ppo = jax_ppo_module()
+    args = asdict(jax_ppo.Args(num_envs=8, num_steps=8, minibatch=32, out=str(tmp_path)))
+    runner = {"params": {"w": np.arange(6, dtype=np.float32).reshape(2, 3)}, "key": np.array([1, 2], np.uint32)}
+    jax_ppo.save_checkpoint(tmp_path, runner, np.array([3, 4], np.uint32), {"args": args, "update": 2, "chunk": 2, "log": []})
+    meta, arrays = jax_ppo.load_checkpoint(tmp_path)  # read with allow_pickle=False
+    assert meta["update"] == 2 and meta["args"] == args
+    assert sorted(arrays) == ["eval_key", "runner['key']", "runner['params']['w']"]
+    assert arrays["runner['params']['w']"].tolist() == [[0, 1, 2], [3, 4, 5]]
+
+    def killed(file, **arrays):  # a write that dies half way
+        file.write(b"PK\x03\x04 half a zip")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(jax_ppo.np, "savez_compressed", killed)
+    with pytest.raises(KeyboardInterrupt):
+        jax_ppo.save_checkpoint(tmp_path, runner, np.array([3, 4], np.uint32), {"args": args, "update": 4})
+    assert jax_ppo.load_checkpoint(tmp_path)[0]["update"] == 2  # the last whole one is kept
+    monkeypatch.undo()
+
+    with pytest.raises(SystemExit):
+        jax_ppo.main(["--resume", str(tmp_path), "--updates", "8", "--lr", "0.001", "--num-envs", "16"])
+    assert ("these arguments shape the state or the schedule and must be the checkpoint's: "
+            "--num-envs 16 (the checkpoint's: 8), --lr 0.001 (the checkpoint's: 0.00025)") in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        jax_ppo.main(["--resume", str(tmp_path / "nothing")])
+    assert f"--resume {tmp_path / 'nothing'}: no checkpoint.npz there" in capsys.readouterr().err
+
+
+@needs_jax
+@pytest.mark.slow
+def test_a_resumed_jax_ppo_run_continues_bit_for_bit_where_a_straight_run_would_be(tmp_path):
+    pytest.importorskip("torch")
+    jax_ppo = jax_ppo_module()
+    tiny = ["--num-envs", "8", "--num-steps", "8", "--minibatch", "32", "--eval-every", "2", "--eval-games", "8",
+            "--snapshot-every", "100"]
+    straight = jax_ppo.main(tiny + ["--updates", "4", "--out", str(tmp_path / "straight")])
+    jax_ppo.main(tiny + ["--updates", "2", "--out", str(tmp_path / "spells")])
+    first, _ = jax_ppo.load_checkpoint(tmp_path / "spells")
+    resumed = jax_ppo.main(["--resume", str(tmp_path / "spells"), "--updates", "4"])
+    meta, arrays = jax_ppo.load_checkpoint(tmp_path / "straight")
+    resumed_meta, resumed_arrays = jax_ppo.load_checkpoint(tmp_path / "spells")
+    # every array of the state: the parameters, Adam's moments and step, the games, the held decisions, the keys
+    assert sorted(arrays) == sorted(resumed_arrays) and "runner.opt.mean['trunk_w']" in arrays
+    for name, value in arrays.items():
+        assert value.dtype == resumed_arrays[name].dtype and np.array_equal(value, resumed_arrays[name]), name
+    assert int(arrays["runner.opt.step"]) == 4 * 5 * 2  # updates x epochs x minibatches
+    assert int(arrays["runner.update"]) == meta["update"] == resumed_meta["update"] == 4
+    # the log goes on from the checkpoint's, and the health figures of the last chunk are the straight run's
+    assert [row["update"] for row in resumed["log"]] == [0, 2, 4] and resumed["log"][:2] == first["log"]
+    timing = {"chunk_s"}
+    assert ({k: v for k, v in resumed["log"][-1].items() if k not in timing}
+            == {k: v for k, v in straight["log"][-1].items() if k not in timing})
+    assert resumed["spells"] == [0, 2] and straight["spells"] == [0]
+    # a policy file at the first chunk end past each multiple of --snapshot-every decisions (chunks of 128)
+    for run in ("straight", "spells"):
+        assert sorted(p.name for p in (tmp_path / run / "snapshots").iterdir()) == ["model_128.pt", "model_256.pt"]
