@@ -96,7 +96,7 @@ def teacher_decisions(teacher: NetworkPolicy, rules: Rules, games: int, seed: in
                 hand = game._hand_masks[player]
                 order = {a: i for i, a in enumerate(d.actions.tolist())}
                 by_entry = np.array([p[order[a]] for a in entry_action_indices(entries, hand)])
-                left = [len(game._hand_cards[(player + r) % 4]) for r in range(4)]
+                left = [game.cards_left((player + r) % 4) for r in range(4)]
                 features.append(entry_features(hand, entries, game.trick, left, game.passes, rules))
                 probs.append(by_entry)
                 pick = int(rng.choice(len(entries), p=by_entry))

@@ -208,7 +208,6 @@ class Game:
         self.rules = rules
         self._row = np.array([hands + table], dtype=np.int64)
         self._hand_masks = self._row[0, :4].tolist()
-        self._hand_cards = [mask_to_cards(h) for h in hands]
         self.trick, self.trick_player = trick, trick_player
         self.played_by_mask = list(played_by)
         self.played_mask = played_by[0] | played_by[1] | played_by[2] | played_by[3]
@@ -231,14 +230,14 @@ class Game:
     @property
     def hands(self) -> tuple[tuple[int, ...], ...]:
         """Every seat's hand, each a sorted tuple of card ids."""
-        return tuple(tuple(h) for h in self._hand_cards)
+        return tuple(tuple(mask_to_cards(h)) for h in self._hand_masks)
 
     def hand(self, player: int) -> list[int]:
         """One seat's hand as a sorted list (a copy)."""
-        return list(self._hand_cards[player])
+        return mask_to_cards(self._hand_masks[player])
 
     def cards_left(self, player: int) -> int:
-        return len(self._hand_cards[player])
+        return self._hand_masks[player].bit_count()
 
     @property
     def is_over(self) -> bool:
@@ -332,7 +331,6 @@ class Game:
         self.history.append((player, play))
         self.turn += 1
         if mask:
-            self._hand_cards[player] = [c for c in self._hand_cards[player] if not mask >> c & 1]
             self._hand_masks[player] ^= mask
             self.played_mask |= mask
             self.played_by_mask[player] |= mask
@@ -350,7 +348,7 @@ class Game:
                     f"may only pass until it ends. Legal plays: pass")
         missing = [c for c in play if not self._hand_masks[player] >> c & 1]
         if missing:
-            return f"{format_cards(missing)} not in player {player}'s hand ({format_cards(self._hand_cards[player])})"
+            return f"{format_cards(missing)} not in player {player}'s hand ({format_cards(self.hand(player))})"
         text = format_play(play)
         combo = classify(play, self.rules)
         if combo is None:
@@ -373,7 +371,6 @@ class Game:
         other.__dict__.update(self.__dict__)
         other._row = self._row.copy()
         other._hand_masks = list(self._hand_masks)
-        other._hand_cards = [list(h) for h in self._hand_cards]
         other.played_by_mask = list(self.played_by_mask)
         other.history = list(self.history)
         other._legal = None
@@ -382,5 +379,5 @@ class Game:
     def __repr__(self) -> str:
         state = f"winner={self.winner}" if self.is_over else f"to_move={self.current_player}"
         trick = format_play(self.trick) if self.trick else "-"
-        return f"Game({state}, trick={trick!r}, cards_left={[len(h) for h in self._hand_cards]}, turn={self.turn})"
+        return f"Game({state}, trick={trick!r}, cards_left={[h.bit_count() for h in self._hand_masks]}, turn={self.turn})"
 

@@ -126,7 +126,7 @@ def extended_features(
 
 def extended_observation(game, player: int) -> np.ndarray:
     """The 315-number extended observation of ``player`` in ``game`` (a :class:`big2_env.engine.game.Game`)."""
-    extra = extended_features(game.history, player, len(game._hand_cards[player]), game.rules)
+    extra = extended_features(game.history, player, game.cards_left(player), game.rules)
     return np.concatenate((observation(game, player), extra))
 
 

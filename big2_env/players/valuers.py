@@ -101,7 +101,7 @@ class SmartRollout(RolloutPolicy):
         if index is None:
             if len(self._memo) >= self.MEMO_LIMIT:
                 self._memo.clear()
-            index = self._memo[key] = smart_choice(game._hand_cards[player], game.trick, [e[1] for e in entries], game.rules)
+            index = self._memo[key] = smart_choice(game.hand(player), game.trick, [e[1] for e in entries], game.rules)
         return index
 
     def __getstate__(self) -> dict[str, Any]:
@@ -168,7 +168,7 @@ class FastRollout(RolloutPolicy):
         player = game.current_player
         if player == 0 and not self.own:
             return self._smart.choose(game)
-        left = [len(game._hand_cards[(player + r) % 4]) for r in range(4)]
+        left = [game.cards_left((player + r) % 4) for r in range(4)]
         features = entry_features(game._hand_masks[player], entries, game.trick, left, game.passes, game.rules)
         scores = features @ self.model.weights
         if self.sample:

@@ -86,7 +86,6 @@ def _swapped(game: Game, rng: np.random.Generator) -> Game:
         hands[s] = tuple(sorted(pool[start:start + game.cards_left(s)]))
         start += game.cards_left(s)
     swapped = game.copy()
-    swapped._hand_cards = [list(h) for h in hands]
     swapped._hand_masks = [_mask(h) for h in hands]
     return swapped
 

@@ -142,7 +142,7 @@ def test_a_move_off_the_rule_costs_the_tremble_shared_among_the_other_moves(seed
         if s != seat or len(entries) == 1:
             continue
         plays = [e[1] for e in entries]
-        picks = {"smart": smart_choice(table._hand_cards[seat], table.trick, plays, table.rules),
+        picks = {"smart": smart_choice(table.hand(seat), table.trick, plays, table.rules),
                  "greedy": greedy_choice(plays, table.rules)}
         for model, pick in picks.items():
             expected[model] += math.log1p(-TREMBLE) if plays[pick] == play else math.log(TREMBLE / (len(plays) - 1))

@@ -79,10 +79,9 @@ def test_determinisation_deals_exactly_the_unseen_cards_in_the_public_counts(see
 def swap_hidden(game: Game, a: int, b: int, k: int) -> Game:
     """A copy of ``game`` where seats ``a`` and ``b`` swap their ``k`` lowest unplayed cards."""
     other = game.copy()
-    give_a, give_b = other._hand_cards[a][:k], other._hand_cards[b][:k]
+    give_a, give_b = other.hand(a)[:k], other.hand(b)[:k]
     for seat, out, inn in ((a, give_a, give_b), (b, give_b, give_a)):
-        cards = sorted(set(other._hand_cards[seat]) - set(out) | set(inn))
-        other._hand_cards[seat] = cards
+        cards = sorted(set(other.hand(seat)) - set(out) | set(inn))
         other._hand_masks[seat] = sum(1 << c for c in cards)
     other._legal = None
     return other
