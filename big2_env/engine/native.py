@@ -44,6 +44,16 @@ def _scratch() -> tuple[Any, np.ndarray]:
     return _kernels, scratch
 
 
+def _games_module() -> Any:
+    """The core's :mod:`~big2_env.engine.core.games` (imported on first use, as the kernels are)."""
+    global _games
+    if _games is None:
+        from .core import games
+
+        _games = games
+    return _games
+
+
 def rules_array(rules: Rules) -> np.ndarray:
     """The kernels' int64 rules array of ``rules`` (cached, read-only: the kernels only read it)."""
     return _rules_data(rules)[0]
@@ -79,10 +89,7 @@ def legal_entries(hand_mask: int, trick_size: int, trick_strength: int, opening:
     engine's order (by size, strength, then cards), then :data:`PASS_ENTRY` when facing a trick."""
     kernels, scratch = _scratch()
     k = kernels.legal_rows(hand_mask, _rules_data(rules)[0], trick_size, trick_strength, opening, scratch)
-    entries = entries_from(scratch, k, rules)
-    if trick_size:
-        entries.append(PASS_ENTRY)
-    return entries
+    return _listed(scratch, k, trick_size > 0, rules)
 
 
 def move(row: np.ndarray, entry: Entry, rules: Rules, listing: bool) -> tuple[list[Entry] | None, tuple[int, ...]]:
@@ -91,22 +98,25 @@ def move(row: np.ndarray, entry: Entry, rules: Rules, listing: bool) -> tuple[li
     :func:`legal_entries` lists them (with ``listing``, else ``None``), and the row's table after it
     (:data:`~big2_env.engine.core.games.TABLE_FIELDS`). A game played by its legal plays lists them
     after every move, in the same call into the core; the envs read them from their view's kernel."""
-    global _games
-    if _games is None:
-        from .core import games
-
-        _games = games
+    games = _games_module()
     strength, play, mask, category, _ = entry
     if not listing:
-        return None, _games.move_one(row, mask, len(play), strength, category)
+        return None, games.move_one(row, mask, len(play), strength, category)
     _, scratch = _scratch()
-    k, table = _games.move_and_list(row, mask, len(play), strength, category, _rules_data(rules)[0], scratch)
+    k, table = games.move_and_list(row, mask, len(play), strength, category, _rules_data(rules)[0], scratch)
+    return _listed(scratch, k, table[1] > 0, rules), table  # table[1]: the trick's size
+
+
+def _listed(scratch: np.ndarray, k: int, facing: bool, rules: Rules) -> list[Entry]:
+    """The entries of the ``k`` plays a kernel listed in ``scratch`` (:func:`entries_from`), then
+    :data:`PASS_ENTRY` when ``facing`` a trick; ``k`` -1: none (the game is over), -2: a pass alone
+    (the seat passed in this trick, under ``pass_locks``)."""
     if k < 0:
-        return [] if k == -1 else [PASS_ENTRY], table
+        return [] if k == -1 else [PASS_ENTRY]
     entries = entries_from(scratch, k, rules)
-    if table[1]:  # facing a trick
+    if facing:
         entries.append(PASS_ENTRY)
-    return entries, table
+    return entries
 
 
 def entries_from(scratch: np.ndarray, k: int, rules: Rules) -> list[Entry]:
@@ -158,10 +168,8 @@ def final_scores(row: np.ndarray, winner: int, rules: Rules) -> list[int]:
     the four hands first): each loser pays its hand's penalty to the winner (the core's
     :func:`~big2_env.engine.core.games.final_scores`)."""
     kernels, _ = _scratch()
-    from .core.games import final_scores as compiled
-
     scores = np.zeros(4, dtype=np.int64)
-    compiled(row, 0, 0, winner, _rules_data(rules)[0][kernels.R_SCORING], scores)
+    _games_module().final_scores(row, 0, 0, winner, _rules_data(rules)[0][kernels.R_SCORING], scores)
     return scores.tolist()
 
 
