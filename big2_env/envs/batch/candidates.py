@@ -15,7 +15,7 @@ from ...engine.core.games import T_PLAYER, T_SIZE
 from ...observations.compiled import FEATURE_CATEGORIES, PASS_ACTION, action_index, write_features
 from ...observations.paper import FEATURE_SIZE
 from .layout import H0, T0
-from .moves import TABLES, legal, workspace
+from .moves import TABLES, chunk_games, legal, workspace
 
 __all__ = ["candidate_arrays"]
 
@@ -25,7 +25,8 @@ def _counts(state, rules, counts, chunks):  # pragma: no cover - compiled
     n = state.shape[0]
     for chunk in prange(chunks):
         ws_masks, ws_sizes, ws_strengths, ws_categories, legal_at, work = workspace()
-        for g in range(chunk * n // chunks, (chunk + 1) * n // chunks):
+        start, stop = chunk_games(chunk, chunks, n)
+        for g in range(start, stop):
             k = legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal_at, work)
             counts[g] = k + 1 if state[g, T0 + T_SIZE] else k
 
@@ -37,7 +38,8 @@ def _rows(state, rules, tables, feature_categories, offsets, features, actions, 
     n = state.shape[0]
     for chunk in prange(chunks):
         ws_masks, ws_sizes, ws_strengths, ws_categories, legal_at, work = workspace()
-        for g in range(chunk * n // chunks, (chunk + 1) * n // chunks):
+        start, stop = chunk_games(chunk, chunks, n)
+        for g in range(start, stop):
             k = legal(state, g, rules, ws_masks, ws_sizes, ws_strengths, ws_categories, legal_at, work)
             hand = state[g, H0 + state[g, T0 + T_PLAYER]]
             for j in range(k):  # action indices, then an insertion sort of (action, combination) by action

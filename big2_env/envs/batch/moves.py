@@ -41,8 +41,8 @@ from ...observations.paper import ACTION_SLOTS
 from .layout import H0, P0, STATE_SIZE, T0, TURNS
 from .views import clear_memory, on_move, write_view
 
-__all__ = ["TABLES", "deal", "deal_hands", "decide", "legal", "play", "play_action", "play_cards", "play_opponents",
-           "rule_pick", "scores", "workspace", "write_mask"]
+__all__ = ["TABLES", "chunk_games", "deal", "deal_hands", "decide", "legal", "play", "play_action", "play_cards",
+           "play_opponents", "rule_pick", "scores", "workspace", "write_mask"]
 
 SLOTS = np.full((NUM_ACTIONS, 5), -1, dtype=np.int64)
 for _i, _s in enumerate(ACTION_SLOTS):
@@ -50,6 +50,13 @@ for _i, _s in enumerate(ACTION_SLOTS):
 TABLES = (SLOTS, SLOT_INDEX)
 """The action tables the kernels read (each action's hand slots, and the index of a set of slots),
 passed as arguments (numba cannot cache code that reads large global arrays)."""
+
+
+@njit(cache=True)
+def chunk_games(chunk: int, chunks: int, n: int):  # pragma: no cover - compiled
+    """The games ``[start, stop)`` of thread ``chunk`` of ``chunks``, out of ``n``: a block of consecutive
+    games (every ``chunks``-th game instead would put two threads' writes on one cache line)."""
+    return chunk * n // chunks, (chunk + 1) * n // chunks
 
 
 @njit(cache=True)

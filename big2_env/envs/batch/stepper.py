@@ -1,7 +1,7 @@
 """The batch stepper: the parallel loops over games that every compiled env runs, and their input checks.
 
 Each loop splits the games into ``chunks`` blocks of consecutive games, one per thread
-(:func:`thread_chunks`; interleaved games would put two threads' writes on one cache line), gives
+(:func:`thread_chunks`, :func:`~big2_env.envs.batch.moves.chunk_games`), gives
 each thread its scratch arrays and plays each game through :mod:`big2_env.envs.batch.moves`; the
 view the env writes is an id (:data:`~big2_env.envs.batch.views.VIEW_IDS`) with its memory array.
 
@@ -27,6 +27,7 @@ from ...engine.core.games import T_PLAYER, T_WINNER
 from ...observations.compiled import NUM_ACTIONS, PASS_ACTION, action_index
 from .layout import H0, T0, TURNS
 from .moves import (
+    chunk_games,
     deal,
     deal_hands,
     decide,
@@ -61,7 +62,8 @@ def reset_games(view, state, memory, decks, rules, tables, observations, masks, 
     n = state.shape[0]
     for chunk in prange(chunks):
         ws_masks, ws_sizes, ws_strengths, ws_categories, legal_at, work = workspace()
-        for g in range(chunk * n // chunks, (chunk + 1) * n // chunks):
+        start, stop = chunk_games(chunk, chunks, n)
+        for g in range(start, stop):
             deal(view, state, memory, g, decks[g])
             decide(view, state, memory, g, rules, tables, observations, masks, players, ws_masks, ws_sizes, ws_strengths,
                    ws_categories, legal_at, work)
@@ -84,7 +86,8 @@ def step_games(view, state, memory, actions, next_decks, rules, tables, observat
     n = state.shape[0]
     for chunk in prange(chunks):
         ws_masks, ws_sizes, ws_strengths, ws_categories, legal_at, work = workspace()
-        for g in range(chunk * n // chunks, (chunk + 1) * n // chunks):
+        start, stop = chunk_games(chunk, chunks, n)
+        for g in range(start, stop):
             rewards[g, :] = 0.0
             terminated[g] = False
             winners[g] = -1
@@ -115,7 +118,8 @@ def reset_against(view, state, memory, learners, decks, seats, rules, kinds, dra
     n = state.shape[0]
     for chunk in prange(chunks):
         ws_masks, ws_sizes, ws_strengths, ws_categories, legal_at, work = workspace()
-        for g in range(chunk * n // chunks, (chunk + 1) * n // chunks):
+        start, stop = chunk_games(chunk, chunks, n)
+        for g in range(start, stop):
             deal(view, state, memory, g, decks[g])
             learners[g] = seats[g]
             play_opponents(view, state, memory, g, learners[g], rules, kinds, draws, 0, ws_masks, ws_sizes, ws_strengths,
@@ -136,7 +140,8 @@ def step_against(view, state, memory, learners, actions, next_decks, next_seats,
     n = state.shape[0]
     for chunk in prange(chunks):
         ws_masks, ws_sizes, ws_strengths, ws_categories, legal_at, work = workspace()
-        for g in range(chunk * n // chunks, (chunk + 1) * n // chunks):
+        start, stop = chunk_games(chunk, chunks, n)
+        for g in range(start, stop):
             rewards[g] = 0.0
             terminated[g] = False
             winners[g] = -1
@@ -180,7 +185,8 @@ def start_positions(view, state, memory, hands, first, moves, rules, tables, obs
     n = state.shape[0]
     for chunk in prange(chunks):
         ws_masks, ws_sizes, ws_strengths, ws_categories, legal_at, work = workspace()
-        for g in range(chunk * n // chunks, (chunk + 1) * n // chunks):
+        start, stop = chunk_games(chunk, chunks, n)
+        for g in range(start, stop):
             deal_hands(view, state, memory, g, hands[g], first)
             for t in range(len(moves)):
                 play_cards(view, state, memory, g, moves[t], rules, ws_masks, ws_sizes, ws_strengths, ws_categories, work)
@@ -197,7 +203,8 @@ def record_positions(view, state, memory, hands, first, moves, rows, rules, tabl
     n = state.shape[0]
     for chunk in prange(chunks):
         ws_masks, ws_sizes, ws_strengths, ws_categories, legal_at, work = workspace()
-        for g in range(chunk * n // chunks, (chunk + 1) * n // chunks):
+        start, stop = chunk_games(chunk, chunks, n)
+        for g in range(start, stop):
             deal_hands(view, state, memory, g, hands[g], first)
             for t in range(len(moves)):
                 cards = moves[t]
@@ -220,7 +227,8 @@ def advance_positions(view, state, memory, actions, active, rules, tables, obser
     n = state.shape[0]
     for chunk in prange(chunks):
         ws_masks, ws_sizes, ws_strengths, ws_categories, legal_at, work = workspace()
-        for g in range(chunk * n // chunks, (chunk + 1) * n // chunks):
+        start, stop = chunk_games(chunk, chunks, n)
+        for g in range(start, stop):
             if not active[g]:
                 continue
             ended = play_action(view, state, memory, g, actions[g], rules, tables, ws_masks, ws_sizes, ws_strengths,
@@ -243,7 +251,8 @@ def heuristic_actions(state, active, kind, rules, tables, out, chunks):  # pragm
     n = state.shape[0]
     for chunk in prange(chunks):
         ws_masks, ws_sizes, ws_strengths, ws_categories, legal_at, work = workspace()
-        for g in range(chunk * n // chunks, (chunk + 1) * n // chunks):
+        start, stop = chunk_games(chunk, chunks, n)
+        for g in range(start, stop):
             out[g] = 0
             if not active[g]:
                 continue
